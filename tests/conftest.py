@@ -1,0 +1,67 @@
+"""Shared helpers for the end-to-end tests of simulated figures.
+
+The tolerance rule, wherever a simulated figure meets a truth: brewput reports a
+95 % Student-t interval over R replications. Widened by t(0.9995, R-1) / t(0.975, R-1)
+it becomes a 99.9 % interval, and the truth must lie inside it. Seeds are fixed,
+so a test that passes keeps passing; the wide coverage keeps the chance that a
+correct engine fails some fixed seed small even across many asserts.
+"""
+from functools import lru_cache
+from pathlib import Path
+
+from scipy.stats import t as student_t
+
+import brewput
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@lru_cache(maxsize=None)
+def simulated(path, params=(), **settings):
+    """brewput.simulate, run once per distinct call (params as a tuple of pairs).
+
+    Many tests read figures of the same run; the returned dict is shared, so
+    tests must not modify it.
+    """
+    return brewput.simulate(str(path), params=dict(params) or None, **settings)
+
+
+def figure(res, path):
+    """The figure at `path` (a tuple of keys) in a results dict and its 95 % CI."""
+    node = res
+    for name in path[:-1]:
+        node = node[name]
+    return node[path[-1]], node[path[-1] + "_ci"]
+
+
+def widened(res, path):
+    """The figure at `path` and its 99.9 % half-width (the 95 % CI's, widened)."""
+    value, (lo, hi) = figure(res, path)
+    r = res["settings"]["replications"]
+    factor = student_t.ppf(0.9995, r - 1) / student_t.ppf(0.975, r - 1)
+    return value, (hi - lo) / 2 * factor
+
+
+def assert_close(value, truth, tol, *, floor=0.0, what=""):
+    """|value - truth| <= max(tol, floor x |truth|)."""
+    allowed = max(tol, floor * abs(truth))
+    assert abs(value - truth) <= allowed, (
+        f"{what}: measured {value!r}, truth {truth!r}, allowed +-{allowed:.4g}")
+
+
+def check(res, path, truth, *, floor=0.0, resolution=0.0, max_rel_width=None):
+    """The figure at `path` matches `truth` under the tolerance rule.
+
+    `resolution` adds a known measurement resolution (e.g. the histograms' three
+    significant digits) to the tolerance; `floor` is a least relative tolerance
+    for figures whose CI is (nearly) zero. With `max_rel_width`, the 95 % CI must
+    also be tight (half-width at most that fraction of the truth), so that a pass
+    means something.
+    """
+    what = "/".join(map(str, path))
+    value, (lo, hi) = figure(res, path)
+    if max_rel_width is not None:
+        assert (hi - lo) / 2 <= max_rel_width * abs(truth), (
+            f"{what}: 95 % CI [{lo}, {hi}] too wide to test against {truth!r}")
+    _, tol = widened(res, path)
+    assert_close(value, truth, tol + resolution, floor=floor, what=what)
