@@ -1,0 +1,160 @@
+"""Every example model loads, simulates and obeys the laws any queueing network
+obeys; the coffee shops reproduce the talk's structural numbers.
+
+Tolerances follow conftest.py's rule (the reported 95 % CI widened to 99.9 %).
+The coffee shops' stages are a deterministic 1 ms, so their figures are nearly
+exact and their CIs nearly zero: there the tolerance is the widened CI or 0.1 % of
+the truth, whichever is larger (the 0.1 % covers the edges of the measurement
+window and the histograms' three significant digits).
+"""
+import pytest
+
+import brewput
+from conftest import EXAMPLES, assert_close, check, simulated, widened
+
+FLOOR = 1e-3
+MACHINES = ("grinder", "espresso", "steamer")
+PIPES = ("linearpipe-0", "linearpipe-1", "linearpipe-10")
+
+# For each example at its default parameters: the mean visits per customer to each
+# station, read off its route by hand, and for a closed class (population, mean think).
+EXPECTED = {
+    "coffee/ideal.yaml": ({"kitchen": 4}, (4, 0.0)),          # four steps, one station
+    "coffee/locking.yaml": ({"kitchen": 1}, (4, 0.0)),
+    **{f"coffee/{name}.yaml": (dict.fromkeys(MACHINES + ("counter",), 1), (4, 0.0))
+       for name in ("finelocking", "multi-2", "multi-4") + PIPES},
+    # after each latte at the counter a customer orders from either shop, w.p. 1/2 each
+    "coffee/multipipe-2.yaml": (
+        {"counter": 1, **{f"{m}_{shop}": 0.5 for m in MACHINES for shop in "ab"}}, (4, 0.0)),
+    "mmc.yaml": ({"desk": 1}, None),
+    "tandem.yaml": (dict.fromkeys(("order", "brew", "pickup"), 1), None),
+    # a CPU burst ends the job w.p. 0.1: 1 / 0.1 = 10 bursts, then 0.6 x 10 visits
+    # to disk1 and 0.3 x 10 to disk2
+    "central-server.yaml": ({"cpu": 10, "disk1": 6, "disk2": 3}, (10, 100.0)),
+}
+
+
+def run(name):
+    return simulated(EXAMPLES / name, seed=11, replications=5, customers=100_000)
+
+
+def the_class(res):
+    (name,) = res["classes"]  # every example has one class
+    return ("classes", name)
+
+
+def test_every_example_is_covered():
+    files = {p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*.yaml")}
+    assert files == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_example_loads(name):
+    assert brewput.load(str(EXAMPLES / name)) is not None
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_station_littles_law(name):
+    res = run(name)
+    for station in res["stations"]:
+        length, d_length = widened(res, ("stations", station, "queue_length"))
+        x, d_x = widened(res, ("stations", station, "throughput"))
+        r, d_r = widened(res, ("stations", station, "response_time"))
+        assert_close(length, x * r, d_length + x * d_r + r * d_x, floor=FLOOR,
+                     what=f"{name} {station}: L = X R")
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_class_littles_law(name):
+    res = run(name)
+    cls = the_class(res)
+    x, d_x = widened(res, cls + ("throughput",))
+    r, d_r = widened(res, cls + ("response_time", "mean"))
+    closed = EXPECTED[name][1]
+    if closed:  # every customer is thinking or in its cycle: N = X (Z + R)
+        population, think = closed
+        assert_close(x * (think + r), population, d_x * (think + r) + x * d_r,
+                     floor=FLOOR, what=f"{name}: N = X (Z + R)")
+    else:  # an open customer is at some station from arrival to exit
+        total = sum(res["stations"][s]["queue_length"] for s in res["stations"])
+        d_total = sum(widened(res, ("stations", s, "queue_length"))[1] for s in res["stations"])
+        assert_close(total, x * r, d_total + x * d_r + r * d_x, floor=FLOOR,
+                     what=f"{name}: sum L = X R")
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_job_conservation(name):
+    res = run(name)
+    visits = EXPECTED[name][0]
+    assert set(res["stations"]) == set(visits)
+    x, d_x = widened(res, the_class(res) + ("throughput",))
+    for station, v in visits.items():
+        value, tol = widened(res, ("stations", station, "throughput"))
+        assert_close(value, v * x, tol + v * d_x, floor=FLOOR,
+                     what=f"{name} {station}: X_station = visits x X_class")
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_utilizations_are_fractions(name):
+    res = run(name)
+    for station, figures in res["stations"].items():
+        u = figures["utilization"]
+        assert u is None or 0 <= u <= 1, (station, u)
+        assert figures["busy_servers"] >= 0, station
+    for resource, figures in res["resources"].items():
+        assert 0 <= figures["utilization"] <= 1, (resource, figures)
+
+
+# ---- the talk's structural numbers, cpus = 1..6 ----------------------------------
+
+CPUS = range(1, 7)
+
+
+def coffee(name, cpus):
+    return simulated(EXAMPLES / "coffee" / f"{name}.yaml", (("cpus", cpus),),
+                     seed=7, replications=3, customers=20_000)
+
+
+LATTES = ("classes", "latte", "throughput")
+LATENCY = ("classes", "latte", "response_time")
+
+
+@pytest.mark.parametrize("cpus", CPUS)
+def test_ideal_scales_with_cpus(cpus):
+    res = coffee("ideal", cpus)
+    check(res, LATTES, 0.25 * cpus, floor=FLOOR)
+    check(res, LATENCY + ("p50",), 4.0, floor=FLOOR)
+
+
+@pytest.mark.parametrize("cpus", CPUS)
+def test_locking_is_flat_and_latency_grows(cpus):
+    res = coffee("locking", cpus)
+    check(res, LATTES, 0.25, floor=FLOOR)
+    check(res, LATENCY + ("p50",), 4.0 * cpus, floor=FLOOR)  # 4 ms behind each of cpus-1
+
+
+@pytest.mark.parametrize("cpus", CPUS)
+def test_finelocking_flattens_at_the_grinder(cpus):
+    res = coffee("finelocking", cpus)
+    lattes = min(0.25 * cpus, 1.0)  # the grinder serves at most 1 latte per ms
+    check(res, LATTES, lattes, floor=FLOOR)
+    check(res, LATENCY + ("mean",), cpus / lattes, floor=FLOOR)  # Little: R = N / X
+
+
+@pytest.mark.parametrize("cpus", CPUS)
+@pytest.mark.parametrize("name", ["multi-2", "multi-4"])
+def test_more_machines_scale_to_six_cpus(name, cpus):
+    res = coffee(name, cpus)
+    check(res, LATTES, 0.25 * cpus, floor=FLOOR)
+    check(res, LATENCY + ("p50",), 4.0, floor=FLOOR)
+
+
+@pytest.mark.parametrize("cpus", CPUS)
+@pytest.mark.parametrize("name, machines", [(p, 1) for p in PIPES] + [("multipipe-2", 2)])
+def test_pipelines_stay_under_the_structural_bound(name, machines, cpus):
+    # Each latte takes 1 ms on a set's grinder and 4 ms of CPU: whatever the
+    # buffers, no replication can beat min(cpus / 4, sets of machines).
+    res = coffee(name, cpus)
+    bound = min(0.25 * cpus, machines)
+    assert res["classes"]["latte"]["throughput"] <= bound * (1 + FLOOR)
+    assert res["classes"]["latte"]["response_time"]["mean"] >= 4.0 * (1 - FLOOR)
