@@ -1,0 +1,34 @@
+# Two commands matter: `make demo` (build everything, run the coffee-shop study)
+# and `make test` (every cargo and pytest test). Everything else is a step of those.
+VENV   ?= .venv
+PYTHON := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test build rust-test py-test bench clean
+
+demo: build
+	$(VENV)/bin/brewput demo
+
+test: build rust-test py-test
+
+build: $(STAMP)
+	$(PYTHON) -m pip install --quiet --no-build-isolation --no-deps -e .
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(PYTHON) -m pip install --quiet --upgrade pip
+	$(PYTHON) -m pip install --quiet maturin 'pydantic>=2.5' 'pyyaml>=6' 'typer>=0.12' 'rich>=13' \
+		'pytest>=7' 'scipy>=1.10' 'numpy>=1.24' 'simpy>=4' 'ciw>=3'
+	touch $(STAMP)
+
+rust-test:
+	cargo test --workspace --release
+
+py-test:
+	$(PYTHON) -m pytest -q
+
+bench: build
+	$(PYTHON) bench/run.py
+
+clean:
+	rm -rf $(VENV) target

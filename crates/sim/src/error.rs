@@ -1,0 +1,33 @@
+use std::fmt;
+
+/// Everything that can stop a simulation. Never a panic: the binding turns these
+/// into Python exceptions with the message as it is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SimError {
+    /// The compiled model or run settings are malformed.
+    Input(String),
+    /// Every customer is blocked and nothing is scheduled: the run cannot go on.
+    Deadlock { time: f64 },
+    /// An open model's queues grew past any sensible size.
+    Unstable { time: f64, jobs: usize },
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::Input(what) => write!(f, "{what}"),
+            SimError::Deadlock { time } => write!(
+                f,
+                "the model deadlocked at time {time}: every customer is blocked \
+                 (finite buffers in a cycle?) and nothing else can happen"
+            ),
+            SimError::Unstable { time, jobs } => write!(
+                f,
+                "more than {jobs} customers in the system at time {time}: the model is \
+                 unstable (customers arrive faster than they can be served)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}

@@ -1,0 +1,34 @@
+//! brewput's discrete-event simulation engine.
+//!
+//! Data flows one way: a [`CompiledModel`] (from the Python side, or built in
+//! Rust) and [`RunSettings`] go into [`run`], which runs independent
+//! replications in parallel and returns a [`Summary`] with confidence intervals.
+
+mod error;
+mod event;
+mod model;
+mod plan;
+mod run;
+mod sampler;
+mod settings;
+mod simulation;
+mod station;
+mod stats;
+mod summary;
+mod wait_queue;
+
+pub use error::SimError;
+pub use model::{Class, CompiledModel, Discipline, Dist, Resource, Source, Station, Step};
+pub use run::{run, run_replications};
+pub use settings::{RunSettings, Stop, Warmup};
+pub use stats::ReplicationStats;
+pub use summary::{ClassSummary, Estimate, ResourceSummary, StationSummary, Summary, TimesEstimate};
+
+/// Runs a model given as JSON (docs/compiled-model.md) and returns the summary
+/// as JSON: the whole interface the Python binding needs.
+pub fn run_json(model: &str, settings: &str) -> Result<String, SimError> {
+    let model = CompiledModel::from_json(model)?;
+    let settings = RunSettings::from_json(settings)?;
+    let summary = run(&model, &settings)?;
+    serde_json::to_string(&summary).map_err(|e| SimError::Input(format!("cannot encode results: {e}")))
+}

@@ -1,0 +1,85 @@
+//! The compiled model made ready to run: samplers built, routes turned into
+//! cumulative tables, exit encoded as `EXIT`.
+
+use rand::Rng;
+
+use crate::error::SimError;
+use crate::model::{CompiledModel, Source};
+use crate::sampler::Sampler;
+
+/// A step index meaning "leave the route".
+pub const EXIT: u32 = u32::MAX;
+
+#[derive(Debug, Clone)]
+pub enum Route {
+    Fixed(u32),
+    Random { cumulative: Vec<f64>, targets: Vec<u32> },
+}
+
+impl Route {
+    #[inline]
+    pub fn choose<R: Rng>(&self, rng: &mut R) -> u32 {
+        match self {
+            Route::Fixed(target) => *target,
+            Route::Random { cumulative, targets } => {
+                let u: f64 = rng.gen();
+                let i = cumulative.iter().position(|&c| u < c).unwrap_or(targets.len() - 1);
+                targets[i]
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct StepPlan {
+    pub station: u32,
+    pub service: Sampler,
+    pub uses: Vec<u32>,
+    pub route: Route,
+}
+
+#[derive(Debug, Clone)]
+pub enum SourcePlan {
+    Open { interarrival: Sampler },
+    Closed { population: u32, think: Sampler },
+}
+
+#[derive(Debug, Clone)]
+pub struct ClassPlan {
+    /// Sort key under the `priority` discipline: smaller is served first, so the
+    /// negated priority (higher priority first).
+    pub priority_key: f64,
+    pub source: SourcePlan,
+    pub steps: Vec<StepPlan>,
+}
+
+pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
+    model.classes.iter().map(|class| {
+        let in_class = |e: SimError| SimError::Input(format!("class {}: {e}", class.name));
+        let source = match &class.source {
+            Source::Open { interarrival } => {
+                SourcePlan::Open { interarrival: Sampler::new(interarrival).map_err(in_class)? }
+            }
+            Source::Closed { population, think } => {
+                SourcePlan::Closed { population: *population, think: Sampler::new(think).map_err(in_class)? }
+            }
+        };
+        let steps = class.steps.iter().map(|step| {
+            let target = |t: Option<u32>| t.unwrap_or(EXIT);
+            let route = match step.next.as_slice() {
+                [(t, _)] => Route::Fixed(target(*t)),
+                pairs => Route::Random {
+                    cumulative: pairs.iter().scan(0.0, |acc, (_, p)| { *acc += p; Some(*acc) }).collect(),
+                    targets: pairs.iter().map(|(t, _)| target(*t)).collect(),
+                },
+            };
+            Ok(StepPlan {
+                station: step.station,
+                service: Sampler::new(&step.service).map_err(in_class)?,
+                uses: step.uses.clone(),
+                route,
+            })
+        }).collect::<Result<_, SimError>>()?;
+        Ok(ClassPlan { priority_key: -(class.priority as f64), source, steps })
+    }).collect()
+}

@@ -1,0 +1,515 @@
+//! One replication: the event loop and the life of a job.
+//!
+//! A job moves between stations by `depart`: it leaves where it is (a station,
+//! or outside: arriving or thinking) for its `next` step. Whenever a job leaves a
+//! station, that station may admit a blocked sender (`admit`); whenever a server
+//! or a resource token is freed or a job arrives, waiting jobs may start
+//! (`dispatch`). Both are deferred to `settle`, run after every event, so that
+//! every event sees the same ordering rules.
+
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::error::SimError;
+use crate::event::{Event, EventQueue};
+use crate::model::{CompiledModel, Discipline};
+use crate::plan::{plan_classes, ClassPlan, SourcePlan, EXIT};
+use crate::settings::{RunSettings, Stop, Warmup};
+use crate::station::StationState;
+use crate::stats::{Area, ClassStats, ReplicationStats, ResourceStats, TimeRecorder};
+
+/// Where a job is when it is at no station.
+const OUTSIDE: u32 = u32::MAX;
+
+/// Beyond this many customers in the system an open model is taken to be
+/// unstable: the run stops with an error instead of eating all memory.
+const MAX_JOBS_IN_SYSTEM: usize = 10_000_000;
+
+#[derive(Debug, Clone, Copy)]
+struct Job {
+    class: u32,
+    step: u32,
+    /// The step the job goes to next (`EXIT` to leave the route).
+    next: u32,
+    /// The station it is at, or `OUTSIDE`.
+    station: u32,
+    entered_system: f64,
+    entered_station: f64,
+    /// Service time of the current step; remaining work under processor sharing.
+    work: f64,
+    waited: f64,
+    /// Order of arrival at the current station: breaks ties first come first served.
+    seq: u64,
+}
+
+struct ResourceState {
+    free: u32,
+    in_use: Area,
+}
+
+struct ClassState {
+    completed: u64,
+    offered: u64,
+    lost: u64,
+    response: TimeRecorder,
+    waiting: TimeRecorder,
+}
+
+pub struct Simulation {
+    classes: Vec<ClassPlan>,
+    stations: Vec<StationState>,
+    resources: Vec<ResourceState>,
+    tokens: Vec<u32>,
+    class_stats: Vec<ClassState>,
+    jobs: Vec<Job>,
+    free_jobs: Vec<u32>,
+    events: EventQueue,
+    rng: Xoshiro256PlusPlus,
+    now: f64,
+    arrivals_seq: u64,
+    stop: Stop,
+    warmup: Warmup,
+    measuring: bool,
+    measure_start: f64,
+    /// Customers completed during warm-up, then after it.
+    completed: u64,
+    done: bool,
+    events_handled: u64,
+    uses_resources: bool,
+    to_admit: Vec<u32>,
+    to_dispatch: Vec<u32>,
+}
+
+impl Simulation {
+    /// A replication with its own random stream: stream `replication` of the
+    /// seed's generator, 2^128 draws away from its neighbours.
+    pub fn new(model: &CompiledModel, settings: &RunSettings, replication: u32) -> Result<Self, SimError> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(settings.seed);
+        for _ in 0..replication {
+            rng.jump();
+        }
+        let classes = plan_classes(model)?;
+        let uses_resources = classes.iter().flat_map(|c| &c.steps).any(|s| !s.uses.is_empty());
+        Ok(Simulation {
+            classes,
+            stations: model.stations.iter().map(StationState::new).collect(),
+            resources: model.resources.iter().map(|r| ResourceState { free: r.tokens, in_use: Area::default() }).collect(),
+            tokens: model.resources.iter().map(|r| r.tokens).collect(),
+            class_stats: model.classes.iter().map(|_| ClassState {
+                completed: 0,
+                offered: 0,
+                lost: 0,
+                response: TimeRecorder::new(model.time_resolution),
+                waiting: TimeRecorder::new(model.time_resolution),
+            }).collect(),
+            jobs: Vec::new(),
+            free_jobs: Vec::new(),
+            events: EventQueue::default(),
+            rng,
+            now: 0.0,
+            arrivals_seq: 0,
+            stop: settings.stop,
+            warmup: settings.warmup,
+            measuring: false,
+            measure_start: 0.0,
+            completed: 0,
+            done: false,
+            events_handled: 0,
+            uses_resources,
+            to_admit: Vec::new(),
+            to_dispatch: Vec::new(),
+        })
+    }
+
+    pub fn run(mut self) -> Result<ReplicationStats, SimError> {
+        self.start();
+        while !self.done {
+            let Some((time, event)) = self.events.pop() else {
+                return Err(SimError::Deadlock { time: self.now });
+            };
+            self.now = time;
+            self.events_handled += 1;
+            self.handle(event);
+            self.settle();
+            if self.jobs.len() - self.free_jobs.len() > MAX_JOBS_IN_SYSTEM {
+                return Err(SimError::Unstable { time: self.now, jobs: MAX_JOBS_IN_SYSTEM });
+            }
+        }
+        Ok(self.finish())
+    }
+
+    fn start(&mut self) {
+        match self.warmup {
+            Warmup::Customers { count: 0 } => self.start_measuring(),
+            Warmup::Time { time } if time <= 0.0 => self.start_measuring(),
+            Warmup::Time { time } => self.events.schedule(time, Event::WarmupEnd),
+            Warmup::Customers { .. } => {}
+        }
+        for class in 0..self.classes.len() as u32 {
+            match &self.classes[class as usize].source {
+                SourcePlan::Open { interarrival } => {
+                    let first = interarrival.sample(&mut self.rng);
+                    self.events.schedule(first, Event::Arrival { class });
+                }
+                SourcePlan::Closed { population, .. } => {
+                    for _ in 0..*population {
+                        let job = self.new_job(class);
+                        self.begin_cycle(job);
+                    }
+                }
+            }
+        }
+        self.settle();
+    }
+
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::Arrival { class } => self.open_arrival(class),
+            Event::ServiceEnd { job } => self.service_end(job),
+            Event::ThinkEnd { job } => self.closed_arrival(job),
+            Event::SharingEnd { station, version } => {
+                if self.stations[station as usize].version == version {
+                    self.sharing_end(station);
+                }
+            }
+            Event::WarmupEnd => self.start_measuring(),
+            Event::HorizonEnd => self.done = true,
+        }
+    }
+
+    fn start_measuring(&mut self) {
+        self.measuring = true;
+        self.measure_start = self.now;
+        self.completed = 0;
+        let now = self.now;
+        self.stations.iter_mut().for_each(|s| s.restart_stats(now));
+        self.resources.iter_mut().for_each(|r| r.in_use.restart(now));
+        for c in &mut self.class_stats {
+            c.completed = 0;
+            c.offered = 0;
+            c.lost = 0;
+            c.response.restart();
+            c.waiting.restart();
+        }
+        if let Stop::Horizon { time } = self.stop {
+            self.events.schedule(now + time, Event::HorizonEnd);
+        }
+    }
+
+    fn new_job(&mut self, class: u32) -> u32 {
+        let job = Job {
+            class,
+            step: 0,
+            next: 0,
+            station: OUTSIDE,
+            entered_system: self.now,
+            entered_station: self.now,
+            work: 0.0,
+            waited: 0.0,
+            seq: 0,
+        };
+        match self.free_jobs.pop() {
+            Some(id) => {
+                self.jobs[id as usize] = job;
+                id
+            }
+            None => {
+                self.jobs.push(job);
+                (self.jobs.len() - 1) as u32
+            }
+        }
+    }
+
+    fn first_station(&self, job: u32) -> u32 {
+        self.classes[self.jobs[job as usize].class as usize].steps[0].station
+    }
+
+    fn open_arrival(&mut self, class: u32) {
+        if let SourcePlan::Open { interarrival } = &self.classes[class as usize].source {
+            let gap = interarrival.sample(&mut self.rng);
+            self.events.schedule(self.now + gap, Event::Arrival { class });
+        }
+        let job = self.new_job(class);
+        let admitted = self.stations[self.first_station(job) as usize].has_room(false);
+        if self.measuring {
+            let stats = &mut self.class_stats[class as usize];
+            stats.offered += 1;
+            stats.lost += u64::from(!admitted);
+        }
+        if admitted {
+            self.depart(job);
+        } else {
+            self.free_jobs.push(job);
+        }
+    }
+
+    /// A closed customer starts a cycle: thinks, then arrives.
+    fn begin_cycle(&mut self, job: u32) {
+        let SourcePlan::Closed { think, .. } = &self.classes[self.jobs[job as usize].class as usize].source else {
+            unreachable!("only closed classes cycle");
+        };
+        let think = think.sample(&mut self.rng);
+        if think > 0.0 {
+            self.events.schedule(self.now + think, Event::ThinkEnd { job });
+        } else {
+            self.closed_arrival(job);
+        }
+    }
+
+    fn closed_arrival(&mut self, job: u32) {
+        let j = &mut self.jobs[job as usize];
+        j.entered_system = self.now;
+        j.waited = 0.0;
+        j.next = 0;
+        j.station = OUTSIDE;
+        let first = self.first_station(job);
+        if self.stations[first as usize].has_room(false) {
+            self.depart(job);
+        } else {
+            self.stations[first as usize].senders.push_back(job);
+        }
+    }
+
+    /// Moves a job from where it is to its `next` step (or out of the system).
+    fn depart(&mut self, job: u32) {
+        let j = self.jobs[job as usize];
+        if j.station != OUTSIDE {
+            let station = &mut self.stations[j.station as usize];
+            station.touch(self.now);
+            station.blocked -= 1;
+            station.present -= 1;
+            if self.measuring {
+                station.departures += 1;
+                station.response_sum += self.now - j.entered_station;
+            }
+            self.to_admit.push(j.station);
+            self.to_dispatch.push(j.station);
+        }
+        if j.next == EXIT {
+            self.complete_customer(job);
+        } else {
+            self.enter(job, j.next);
+        }
+    }
+
+    fn enter(&mut self, job: u32, step: u32) {
+        let class = &self.classes[self.jobs[job as usize].class as usize];
+        let plan = &class.steps[step as usize];
+        let work = plan.service.sample(&mut self.rng);
+        self.arrivals_seq += 1;
+        let seq = self.arrivals_seq;
+        let j = &mut self.jobs[job as usize];
+        j.step = step;
+        j.station = plan.station;
+        j.entered_station = self.now;
+        j.work = work;
+        j.seq = seq;
+        let station = &mut self.stations[plan.station as usize];
+        let key = match station.discipline {
+            Discipline::Priority => class.priority_key,
+            Discipline::Sjf => work,
+            _ => 0.0,
+        };
+        station.touch(self.now);
+        station.present += 1;
+        station.queue.push(job, key, seq);
+        self.to_dispatch.push(plan.station);
+    }
+
+    fn complete_customer(&mut self, job: u32) {
+        let j = self.jobs[job as usize];
+        if self.measuring {
+            let stats = &mut self.class_stats[j.class as usize];
+            stats.completed += 1;
+            stats.response.record(self.now - j.entered_system);
+            stats.waiting.record(j.waited);
+        }
+        self.completed += 1;
+        match (self.measuring, self.warmup, self.stop) {
+            (false, Warmup::Customers { count }, _) if self.completed >= count => self.start_measuring(),
+            (true, _, Stop::Customers { count }) if self.completed >= count => self.done = true,
+            _ => {}
+        }
+        match self.classes[j.class as usize].source {
+            SourcePlan::Closed { .. } => self.begin_cycle(job),
+            SourcePlan::Open { .. } => self.free_jobs.push(job),
+        }
+    }
+
+    fn service_end(&mut self, job: u32) {
+        let station = self.jobs[job as usize].station as usize;
+        let s = &mut self.stations[station];
+        s.touch(self.now);
+        s.busy -= 1;
+        s.blocked += 1;
+        self.finish_step(job);
+    }
+
+    fn sharing_end(&mut self, station: u32) {
+        let now = self.now;
+        self.advance_sharing(station);
+        let s = &mut self.stations[station as usize];
+        let jobs = &self.jobs;
+        let (index, &job) = s
+            .sharing
+            .iter()
+            .enumerate()
+            .min_by(|(_, a), (_, b)| jobs[**a as usize].work.total_cmp(&jobs[**b as usize].work))
+            .expect("a sharing departure is scheduled only while jobs share");
+        s.touch(now);
+        s.sharing.swap_remove(index);
+        s.busy -= 1;
+        s.blocked += 1;
+        self.reschedule_sharing(station);
+        self.finish_step(job);
+    }
+
+    /// Service is over: release the step's tokens, choose the next step, and
+    /// leave now or stay blocked on the server until the next station has room.
+    fn finish_step(&mut self, job: u32) {
+        let j = self.jobs[job as usize];
+        let plan = &self.classes[j.class as usize].steps[j.step as usize];
+        for &r in &plan.uses {
+            let resource = &mut self.resources[r as usize];
+            resource.in_use.advance((self.tokens[r as usize] - resource.free) as f64, self.now);
+            resource.free += 1;
+        }
+        let next = plan.route.choose(&mut self.rng);
+        self.jobs[job as usize].next = next;
+        if !plan.uses.is_empty() {
+            self.to_dispatch.push(j.station);
+        }
+        if next == EXIT {
+            return self.depart(job);
+        }
+        let target = self.classes[j.class as usize].steps[next as usize].station;
+        if self.stations[target as usize].has_room(target == j.station) {
+            self.depart(job);
+        } else {
+            self.stations[target as usize].senders.push_back(job);
+        }
+    }
+
+    /// Lets blocked senders into stations that have room again, then starts
+    /// whatever can start.
+    fn settle(&mut self) {
+        while let Some(station) = self.to_admit.pop() {
+            while let Some(&sender) = self.stations[station as usize].senders.front() {
+                let already_here = self.jobs[sender as usize].station == station;
+                if !self.stations[station as usize].has_room(already_here) {
+                    break;
+                }
+                self.stations[station as usize].senders.pop_front();
+                self.depart(sender);
+            }
+        }
+        if self.to_dispatch.is_empty() {
+            return;
+        }
+        if self.uses_resources {
+            // Tokens are shared across stations: hand them out in arrival order,
+            // whichever station the waiting job is at.
+            self.to_dispatch.clear();
+            while let Some(station) = self.oldest_startable() {
+                self.start_service(station);
+            }
+        } else {
+            while let Some(station) = self.to_dispatch.pop() {
+                while self.can_start(station) {
+                    self.start_service(station);
+                }
+            }
+        }
+    }
+
+    fn can_start(&self, station: u32) -> bool {
+        let s = &self.stations[station as usize];
+        let Some(job) = s.queue.head() else { return false };
+        if !s.has_free_server() {
+            return false;
+        }
+        let j = &self.jobs[job as usize];
+        let uses = &self.classes[j.class as usize].steps[j.step as usize].uses;
+        uses.iter().all(|&r| self.resources[r as usize].free > 0)
+    }
+
+    fn oldest_startable(&self) -> Option<u32> {
+        (0..self.stations.len() as u32)
+            .filter(|&s| self.can_start(s))
+            .min_by_key(|&s| {
+                let head = self.stations[s as usize].queue.head().expect("startable means a head");
+                self.jobs[head as usize].seq
+            })
+    }
+
+    fn start_service(&mut self, station: u32) {
+        let now = self.now;
+        let s = &mut self.stations[station as usize];
+        s.touch(now);
+        let job = s.queue.pop().expect("start_service only after can_start");
+        let j = &mut self.jobs[job as usize];
+        j.waited += now - j.entered_station;
+        let (class, step, work) = (j.class, j.step, j.work);
+        for &r in &self.classes[class as usize].steps[step as usize].uses {
+            let resource = &mut self.resources[r as usize];
+            resource.in_use.advance((self.tokens[r as usize] - resource.free) as f64, now);
+            resource.free -= 1;
+        }
+        if self.stations[station as usize].is_sharing() {
+            self.advance_sharing(station);
+            let s = &mut self.stations[station as usize];
+            s.sharing.push(job);
+            s.busy += 1;
+            self.reschedule_sharing(station);
+        } else {
+            self.stations[station as usize].busy += 1;
+            self.events.schedule(now + work, Event::ServiceEnd { job });
+        }
+    }
+
+    /// Charges the sharing jobs for the service they received since the last change.
+    fn advance_sharing(&mut self, station: u32) {
+        let s = &mut self.stations[station as usize];
+        let rate = s.sharing_rate(s.sharing.len());
+        let served = rate * (self.now - s.sharing_since);
+        for &job in &s.sharing {
+            self.jobs[job as usize].work -= served;
+        }
+        s.sharing_since = self.now;
+    }
+
+    fn reschedule_sharing(&mut self, station: u32) {
+        let s = &mut self.stations[station as usize];
+        s.version = s.version.wrapping_add(1);
+        let Some(least) = s.sharing.iter().map(|&j| self.jobs[j as usize].work).min_by(f64::total_cmp) else {
+            return;
+        };
+        let rate = s.sharing_rate(s.sharing.len());
+        let at = self.now + least.max(0.0) / rate;
+        self.events.schedule(at, Event::SharingEnd { station, version: s.version });
+    }
+
+    fn finish(mut self) -> ReplicationStats {
+        let now = self.now;
+        for s in &mut self.stations {
+            s.touch(now);
+        }
+        for (r, resource) in self.resources.iter_mut().enumerate() {
+            resource.in_use.advance((self.tokens[r] - resource.free) as f64, now);
+        }
+        ReplicationStats {
+            duration: now - self.measure_start,
+            events: self.events_handled,
+            classes: self.class_stats.iter().map(|c| ClassStats {
+                completed: c.completed,
+                offered: c.offered,
+                lost: c.lost,
+                response: c.response.summary(),
+                waiting: c.waiting.summary(),
+            }).collect(),
+            stations: self.stations.iter().map(StationState::stats).collect(),
+            resources: self.resources.iter().map(|r| ResourceStats { in_use_area: r.in_use.area }).collect(),
+        }
+    }
+}
+

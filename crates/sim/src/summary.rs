@@ -1,0 +1,164 @@
+//! Replications folded into estimates with 95 % confidence intervals.
+
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use crate::model::CompiledModel;
+use crate::stats::{ReplicationStats, TimeSummary};
+
+/// The mean of per-replication estimates and its 95 % Student-t interval
+/// (`None` with a single replication, where no interval can be formed).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Estimate {
+    pub mean: f64,
+    pub ci: Option<[f64; 2]>,
+}
+
+impl Estimate {
+    pub fn from_samples(xs: &[f64]) -> Estimate {
+        let n = xs.len();
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        if n < 2 || !mean.is_finite() {
+            return Estimate { mean, ci: None };
+        }
+        let variance = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
+            .expect("degrees of freedom are positive")
+            .inverse_cdf(0.975);
+        let half = t * (variance / n as f64).sqrt();
+        Estimate { mean, ci: Some([mean - half, mean + half]) }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TimesEstimate {
+    pub mean: Estimate,
+    pub p50: Estimate,
+    pub p90: Estimate,
+    pub p95: Estimate,
+    pub p99: Estimate,
+    pub p999: Estimate,
+    /// The largest over all replications.
+    pub max: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ClassSummary {
+    pub name: String,
+    pub throughput: Estimate,
+    pub response_time: TimesEstimate,
+    pub waiting_time: TimesEstimate,
+    pub completed: u64,
+    pub offered: u64,
+    pub lost: u64,
+    pub loss_probability: Estimate,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StationSummary {
+    pub name: String,
+    /// `None` for infinitely many servers.
+    pub utilization: Option<Estimate>,
+    pub busy_servers: Estimate,
+    pub queue_length: Estimate,
+    pub waiting: Estimate,
+    pub response_time: Estimate,
+    pub throughput: Estimate,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ResourceSummary {
+    pub name: String,
+    pub utilization: Estimate,
+    pub in_use: Estimate,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub replications: usize,
+    pub events: u64,
+    pub duration: Estimate,
+    pub classes: Vec<ClassSummary>,
+    pub stations: Vec<StationSummary>,
+    pub resources: Vec<ResourceSummary>,
+}
+
+impl Summary {
+    pub fn from_replications(model: &CompiledModel, reps: &[ReplicationStats]) -> Summary {
+        let over = |f: &dyn Fn(&ReplicationStats) -> f64| {
+            Estimate::from_samples(&reps.iter().map(f).collect::<Vec<_>>())
+        };
+        let ratio = |num: f64, den: f64| if den > 0.0 { num / den } else { f64::NAN };
+        let classes = model.classes.iter().enumerate().map(|(c, class)| {
+            let times = |pick: &dyn Fn(&ReplicationStats) -> &TimeSummary| TimesEstimate {
+                mean: over(&|r| pick(r).mean),
+                p50: over(&|r| pick(r).percentiles[0]),
+                p90: over(&|r| pick(r).percentiles[1]),
+                p95: over(&|r| pick(r).percentiles[2]),
+                p99: over(&|r| pick(r).percentiles[3]),
+                p999: over(&|r| pick(r).percentiles[4]),
+                max: reps.iter().map(|r| pick(r).max).fold(0.0, f64::max),
+            };
+            let total = |f: &dyn Fn(&ReplicationStats) -> u64| reps.iter().map(f).sum();
+            ClassSummary {
+                name: class.name.clone(),
+                throughput: over(&|r| ratio(r.classes[c].completed as f64, r.duration)),
+                response_time: times(&|r| &r.classes[c].response),
+                waiting_time: times(&|r| &r.classes[c].waiting),
+                completed: total(&|r| r.classes[c].completed),
+                offered: total(&|r| r.classes[c].offered),
+                lost: total(&|r| r.classes[c].lost),
+                loss_probability: over(&|r| ratio(r.classes[c].lost as f64, r.classes[c].offered as f64)),
+            }
+        }).collect();
+        let stations = model.stations.iter().enumerate().map(|(s, station)| {
+            let per_time = |f: &dyn Fn(&ReplicationStats) -> f64| over(&|r| ratio(f(r), r.duration));
+            StationSummary {
+                name: station.name.clone(),
+                utilization: station.servers.map(|c| per_time(&|r| r.stations[s].busy_area / c as f64)),
+                busy_servers: per_time(&|r| r.stations[s].busy_area),
+                queue_length: per_time(&|r| r.stations[s].present_area),
+                waiting: per_time(&|r| r.stations[s].waiting_area),
+                response_time: over(&|r| ratio(r.stations[s].response_sum, r.stations[s].departures as f64)),
+                throughput: per_time(&|r| r.stations[s].departures as f64),
+            }
+        }).collect();
+        let resources = model.resources.iter().enumerate().map(|(i, resource)| {
+            let in_use = |r: &ReplicationStats| ratio(r.resources[i].in_use_area, r.duration);
+            ResourceSummary {
+                name: resource.name.clone(),
+                utilization: over(&|r| in_use(r) / resource.tokens as f64),
+                in_use: over(&in_use),
+            }
+        }).collect();
+        Summary {
+            replications: reps.len(),
+            events: reps.iter().map(|r| r.events).sum(),
+            duration: over(&|r| r.duration),
+            classes,
+            stations,
+            resources,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interval_matches_a_hand_computed_t_interval() {
+        // mean 2, sd 1, n 4: half-width t(0.975, 3) * 1/2 = 3.182446 / 2.
+        let e = Estimate::from_samples(&[1.0, 2.0, 2.0, 3.0].map(|x: f64| x));
+        let sd = (2.0f64 / 3.0).sqrt();
+        let half = 3.182446305284263 * sd / 2.0;
+        assert_eq!(e.mean, 2.0);
+        let [lo, hi] = e.ci.unwrap();
+        assert!((lo - (2.0 - half)).abs() < 1e-9 && (hi - (2.0 + half)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn one_replication_has_no_interval() {
+        assert_eq!(Estimate::from_samples(&[5.0]), Estimate { mean: 5.0, ci: None });
+    }
+}

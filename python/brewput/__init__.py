@@ -1,0 +1,1 @@
+"""brewput: one model of a service system, answered three ways."""
