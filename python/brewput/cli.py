@@ -1,0 +1,103 @@
+"""The `brewput` command line: typer for the options, rich for what is printed.
+
+Every user error ends as one line on stderr and exit code 2; nothing here
+computes, it only reads options, calls the engines and prints.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import typer
+from rich.console import Console
+
+from .errors import BrewputError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="How fast will this service system be, where will it saturate, what should I change?")
+out = Console()
+err = Console(stderr=True)
+
+
+def user_errors(command):
+    """Turns BrewputError into one line on stderr and exit code 2."""
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except BrewputError as e:
+            err.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)
+            raise typer.Exit(2)
+        except KeyboardInterrupt:
+            err.print("interrupted")
+            raise typer.Exit(130)
+    return wrapper
+
+
+def parse_sets(pairs: List[str]) -> Dict[str, float]:
+    """`--set name=value` pairs as numbers."""
+    params: Dict[str, float] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        try:
+            if not (sep and name.strip()):
+                raise ValueError
+            number = float(value)
+        except ValueError:
+            raise BrewputError(f"--set {pair}: expected name=number, e.g. --set cpus=4") from None
+        params[name.strip()] = int(number) if number.is_integer() and "." not in value else number
+    return params
+
+
+SetOption = typer.Option([], "--set", help="Override a model param: name=value (repeatable).")
+
+
+@app.command()
+@user_errors
+def simulate(
+    model: Path = typer.Argument(..., help="Model file (YAML)."),
+    set_: List[str] = SetOption,
+    seed: int = typer.Option(1, help="Random seed: same seed, same numbers."),
+    replications: int = typer.Option(5, help="Independent replications (for confidence intervals)."),
+    customers: Optional[int] = typer.Option(None, help="Completed customers per replication [default: 1,000,000]."),
+    horizon: Optional[float] = typer.Option(None, help="Stop after this much model time instead."),
+    warmup: Optional[float] = typer.Option(
+        None, help="Discarded first: customers (or model time with --horizon) [default: 10 % of the run]."),
+    threads: Optional[int] = typer.Option(None, help="Worker threads [default: all cores]; results do not depend on it."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results schema as JSON."),
+):
+    """Simulate MODEL with the discrete-event engine."""
+    from .engine import simulate as run_simulation
+    from .report.table import results_tables
+
+    if warmup is not None and horizon is None:
+        if warmup != int(warmup):
+            raise BrewputError(f"--warmup: expected a whole number of customers, got {warmup}")
+        warmup = int(warmup)
+    res = run_simulation(model, params=parse_sets(set_) or None, seed=seed, replications=replications,
+                         customers=customers, horizon=horizon, warmup=warmup, threads=threads)
+    for warning in res["warnings"]:
+        err.print(f"[bold yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+    if as_json:
+        print(json.dumps(res, indent=2))
+        return
+    for table in results_tables(res):
+        out.print(table)
+
+
+@app.command()
+@user_errors
+def demo(
+    customers: int = typer.Option(20_000, help="Completed lattes per run."),
+    replications: int = typer.Option(2, help="Replications per run."),
+):
+    """Reproduce the coffee-shop talk: every implementation, 1 to 6 CPUs."""
+    from .demo import run_coffee_study
+
+    run_coffee_study(out, customers=customers, replications=replications)
+
+
+def main() -> None:
+    app()

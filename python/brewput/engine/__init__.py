@@ -1,0 +1,4 @@
+"""The engines that answer a model. For now: discrete-event simulation."""
+from .simulate import simulate
+
+__all__ = ["simulate"]

@@ -1,0 +1,96 @@
+"""`brewput.simulate`: a model in, the results schema out, through the Rust engine."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Mapping, Optional, Union
+
+from .. import _native
+from ..errors import BrewputError
+from ..model import Model, load
+from ..results import simulation_results
+from ..solve.traffic import instability_warnings
+
+DEFAULT_CUSTOMERS = 1_000_000
+DEFAULT_REPLICATIONS = 5
+WARMUP_SHARE = 0.1  # of the run, when no warm-up is given
+MAX_CUSTOMERS = 10**11  # past this a run would take days: certainly a typo
+MAX_REPLICATIONS = 100_000
+
+
+def simulate(
+    model: Union[Model, str, os.PathLike],
+    *,
+    params: Optional[Mapping[str, float]] = None,
+    seed: int = 1,
+    replications: int = DEFAULT_REPLICATIONS,
+    customers: Optional[int] = None,
+    horizon: Optional[float] = None,
+    warmup: Optional[float] = None,
+    threads: Optional[int] = None,
+) -> dict:
+    """Simulates `model` (a Model or a model file) and returns the results dict
+    (docs/results.md).
+
+    The run stops after `customers` completed customers per replication
+    (default 1,000,000) or after `horizon` model time units, not counting the
+    warm-up. `warmup` is in customers when stopping by customers and in model
+    time when stopping by horizon; by default a tenth of the run is discarded.
+    """
+    if isinstance(model, (str, os.PathLike)):
+        model = load(Path(model), params=params)
+    elif params:
+        model = model.with_params(**params)
+    settings = run_settings(seed, replications, customers, horizon, warmup, threads)
+    compiled = model.compile()
+    warnings = instability_warnings(compiled)
+    try:
+        summary = _native.simulate(json.dumps(compiled), json.dumps(settings))
+    except ValueError as e:
+        raise BrewputError(f"{model_label(model)}: {e}") from None
+    return simulation_results(model, settings, json.loads(summary), warnings)
+
+
+def model_label(model: Model) -> str:
+    return getattr(model, "file", None) or model.name
+
+
+def run_settings(seed, replications, customers, horizon, warmup, threads) -> dict:
+    """Checks the run options and turns them into the engine's settings."""
+    if customers is not None and horizon is not None:
+        raise BrewputError("--customers and --horizon: give one, not both")
+    _check_int("--seed", seed, 0, 2**64 - 1)
+    _check_int("--replications", replications, 1, MAX_REPLICATIONS)
+    if threads is not None:
+        _check_int("--threads", threads, 1, 4096)
+    if horizon is not None:
+        _check_positive("--horizon", horizon)
+        warmup_time = WARMUP_SHARE * horizon if warmup is None else warmup
+        _check_positive("--warmup", warmup_time, allow_zero=True)
+        stop = {"kind": "horizon", "time": float(horizon)}
+        warm = {"kind": "time", "time": float(warmup_time)}
+    else:
+        count = DEFAULT_CUSTOMERS if customers is None else customers
+        _check_int("--customers", count, 1, MAX_CUSTOMERS)
+        warm_count = int(WARMUP_SHARE * count) if warmup is None else warmup
+        _check_int("--warmup", warm_count, 0, MAX_CUSTOMERS)
+        stop = {"kind": "customers", "count": int(count)}
+        warm = {"kind": "customers", "count": int(warm_count)}
+    return {"seed": int(seed), "replications": int(replications), "threads": threads,
+            "stop": stop, "warmup": warm}
+
+
+def _check_int(option: str, value, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+        raise BrewputError(f"{option}: expected a whole number, got {value!r}")
+    if not low <= value <= high:
+        raise BrewputError(f"{option}: expected a number from {low:,} to {high:,}, got {value:,}")
+
+
+def _check_positive(option: str, value, allow_zero: bool = False) -> None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value \
+        and value != float("inf") and (value >= 0 if allow_zero else value > 0)
+    if not ok:
+        raise BrewputError(f"{option}: expected a {'non-negative' if allow_zero else 'positive'} "
+                           f"finite number, got {value!r}")

@@ -1,0 +1,1 @@
+"""Turning results into what people read: tables (and later charts and reports)."""

@@ -1,0 +1,1 @@
+"""Analytic answers from queueing theory (for now: the traffic equations)."""
