@@ -1,0 +1,55 @@
+"""Errors a user can cause. The CLI prints `str(e)` on one line and exits 2."""
+from __future__ import annotations
+
+import re
+from typing import Optional, Sequence, Union
+
+PathItem = Union[str, int]
+
+
+class BrewputError(Exception):
+    """Base of every user-facing error: its message is one line, never a traceback."""
+
+
+class ModelError(BrewputError):
+    """A problem in a model, shown as `FILE:LINE FIELD.PATH: problem`.
+
+    Models built in code have no file and show `<model>`; the line and the path
+    are left out when unknown.
+    """
+
+    def __init__(self, problem: str, path: Sequence[PathItem] = (),
+                 file: Optional[str] = None, line: Optional[int] = None):
+        self.problem = re.sub(r"\s*\n\s*", " ", str(problem)).strip()
+        self.path = tuple(path)
+        self.file = file
+        self.line = line
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = self.file or "<model>"
+        if self.line is not None:
+            where += f":{self.line}"
+        if self.path:
+            where += " " + format_path(self.path)
+        return f"{where}: {self.problem}"
+
+
+class FieldError(ValueError):
+    """A validator's complaint about one value, possibly about a part of it (`path`).
+
+    A ValueError so pydantic collects it with the field's location; the model
+    loader then turns it into a ModelError with file and line.
+    """
+
+    def __init__(self, problem: str, *path: PathItem):
+        super().__init__(problem)
+        self.path = path
+
+
+def format_path(path: Sequence[PathItem]) -> str:
+    """('classes', 'latte', 'route', 2, 'service') -> classes.latte.route[2].service"""
+    text = ""
+    for item in path:
+        text += f"[{item}]" if isinstance(item, int) else (f".{item}" if text else str(item))
+    return text

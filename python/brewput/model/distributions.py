@@ -1,0 +1,369 @@
+"""Distributions of the model language: each given by its mean (and spread), each
+knowing its mean and squared coefficient of variation (for the analytic solvers)
+and its compiled form (the sampling parameters the engine wants)."""
+from __future__ import annotations
+
+import csv
+import math
+import re
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, ClassVar, Dict, Tuple
+
+from ..errors import FieldError
+
+MAX_EMPIRICAL = 10_000_000
+MAX_PHASES = 10_000  # an erlang draw costs k exponentials
+_CALL = re.compile(r"^\s*([A-Za-z_]\w*)\s*\((.*)\)\s*$", re.DOTALL)
+
+
+def _number(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise FieldError(f"{name} must be a finite number, got {value!r}", name)
+    return float(value)
+
+
+def _require(ok: bool, name: str, problem: str, value: Any) -> None:
+    if not ok:
+        raise FieldError(f"{name} {problem}, got {value!r}", name)
+
+
+class Distribution:
+    """Base of the distributions. Subclasses are frozen dataclasses whose fields are
+    the model language's parameters, in the order the string form takes them, and
+    have `mean`, `scv` (squared coefficient of variation: variance / mean², 0 when
+    the mean is 0) and `compile()` (the engine's sampling parameters). `mean` is not
+    declared here because a dataclass would take the inherited attribute for a
+    default value of the subclasses' `mean` field."""
+
+    kind: ClassVar[str]
+    scv: float
+
+    def compile(self) -> Dict[str, Any]:
+        raise NotImplementedError
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            if f.type in ("float", float):
+                object.__setattr__(self, f.name, _number(getattr(self, f.name), f.name))
+        self._check()
+
+    def _check(self) -> None:
+        """Raise FieldError when the parameters are out of range."""
+
+
+@dataclass(frozen=True)
+class Const(Distribution):
+    value: float
+    kind: ClassVar[str] = "const"
+
+    def _check(self):
+        _require(self.value >= 0, "value", "must be >= 0", self.value)
+
+    mean = property(lambda self: self.value)
+    scv = property(lambda self: 0.0)
+
+    def compile(self):
+        return {"kind": "const", "value": self.value}
+
+
+@dataclass(frozen=True)
+class Exp(Distribution):
+    mean: float
+    kind: ClassVar[str] = "exp"
+
+    def _check(self):
+        _require(self.mean > 0, "mean", "must be positive", self.mean)
+
+    scv = property(lambda self: 1.0)
+
+    def compile(self):
+        return {"kind": "exp", "mean": self.mean}
+
+
+@dataclass(frozen=True)
+class Erlang(Distribution):
+    k: int
+    mean: float
+    kind: ClassVar[str] = "erlang"
+
+    def __post_init__(self):
+        k = self.k
+        whole = (isinstance(k, (int, float)) and not isinstance(k, bool)
+                 and math.isfinite(k) and k == int(k))
+        _require(whole and 1 <= k <= MAX_PHASES, "k", f"must be a positive integer (at most {MAX_PHASES})", k)
+        object.__setattr__(self, "k", int(k))
+        super().__post_init__()
+
+    def _check(self):
+        _require(self.mean > 0, "mean", "must be positive", self.mean)
+
+    scv = property(lambda self: 1.0 / self.k)
+
+    def compile(self):
+        return {"kind": "erlang", "k": self.k, "mean": self.mean}
+
+
+@dataclass(frozen=True)
+class Gamma(Distribution):
+    mean: float
+    cv: float
+    kind: ClassVar[str] = "gamma"
+
+    def _check(self):
+        _require(self.mean > 0, "mean", "must be positive", self.mean)
+        _require(self.cv > 0, "cv", "must be positive (use const for no variation)", self.cv)
+
+    scv = property(lambda self: self.cv**2)
+
+    def compile(self):
+        return {"kind": "gamma", "shape": 1 / self.cv**2, "scale": self.mean * self.cv**2}
+
+
+@dataclass(frozen=True)
+class Lognormal(Distribution):
+    mean: float
+    cv: float
+    kind: ClassVar[str] = "lognormal"
+
+    def _check(self):
+        _require(self.mean > 0, "mean", "must be positive", self.mean)
+        _require(self.cv >= 0, "cv", "must be >= 0", self.cv)
+
+    scv = property(lambda self: self.cv**2)
+
+    def compile(self):
+        sigma2 = math.log1p(self.cv**2)
+        return {"kind": "lognormal", "mu": math.log(self.mean) - sigma2 / 2, "sigma": math.sqrt(sigma2)}
+
+
+@dataclass(frozen=True)
+class Uniform(Distribution):
+    a: float
+    b: float
+    kind: ClassVar[str] = "uniform"
+
+    def _check(self):
+        _require(self.a >= 0, "a", "must be >= 0", self.a)
+        _require(self.b >= self.a, "b", f"must be >= a ({self.a!r})", self.b)
+
+    mean = property(lambda self: (self.a + self.b) / 2)
+    scv = property(lambda self: _scv(self.mean, (self.b - self.a) ** 2 / 12))
+
+    def compile(self):
+        return {"kind": "uniform", "low": self.a, "high": self.b}
+
+
+@dataclass(frozen=True)
+class Normal(Distribution):
+    """Normal truncated at 0 (negative draws are redrawn), so `mean` and `scv`
+    are those of the truncated distribution, not the raw `mu` and `sd`."""
+
+    mu: float
+    sd: float
+    kind: ClassVar[str] = "normal"
+
+    def _check(self):
+        # A positive mu keeps at least half the draws, so redrawing ends quickly.
+        _require(self.mu > 0, "mean", "must be positive", self.mu)
+        _require(self.sd >= 0, "sd", "must be >= 0", self.sd)
+
+    def _truncated(self) -> Tuple[float, float]:
+        if self.sd == 0:
+            return self.mu, 0.0
+        alpha = -self.mu / self.sd
+        kept = 0.5 * math.erfc(alpha / math.sqrt(2))  # P(X >= 0)
+        hazard = math.exp(-alpha * alpha / 2) / math.sqrt(2 * math.pi) / kept
+        mean = self.mu + self.sd * hazard
+        return mean, self.sd**2 * (1 + alpha * hazard - hazard**2)
+
+    mean = property(lambda self: self._truncated()[0])
+    scv = property(lambda self: _scv(*self._truncated()))
+
+    def compile(self):
+        return {"kind": "normal", "mean": self.mu, "sd": self.sd}
+
+
+@dataclass(frozen=True)
+class Hyperexp(Distribution):
+    """Two exponential phases with balanced means (p·mean1 = (1-p)·mean2)."""
+
+    mean: float
+    cv: float
+    kind: ClassVar[str] = "hyperexp"
+
+    def _check(self):
+        _require(self.mean > 0, "mean", "must be positive", self.mean)
+        _require(self.cv >= 1, "cv", "must be >= 1 (a hyperexponential varies at least as much "
+                 "as an exponential; use gamma or lognormal below 1)", self.cv)
+
+    scv = property(lambda self: self.cv**2)
+
+    def compile(self):
+        c2 = self.cv**2
+        p = (1 + math.sqrt((c2 - 1) / (c2 + 1))) / 2
+        return {"kind": "hyperexp", "p": p, "mean1": self.mean / (2 * p),
+                "mean2": self.mean / (2 * (1 - p))}
+
+
+@dataclass(frozen=True)
+class Jitter(Distribution):
+    """Uniform on mean ± width/2: a fixed time with bounded noise."""
+
+    mean: float
+    width: float
+    kind: ClassVar[str] = "jitter"
+
+    def _check(self):
+        _require(self.mean > 0, "mean", "must be positive", self.mean)
+        _require(0 <= self.width <= 2 * self.mean, "width",
+                 f"must be between 0 and 2*mean ({2 * self.mean!r}) so no time is negative", self.width)
+
+    scv = property(lambda self: _scv(self.mean, self.width**2 / 12))
+
+    def compile(self):
+        return {"kind": "uniform", "low": self.mean - self.width / 2, "high": self.mean + self.width / 2}
+
+
+@dataclass(frozen=True)
+class Empirical(Distribution):
+    """Each of `values` with equal probability."""
+
+    values: Tuple[float, ...]
+    kind: ClassVar[str] = "empirical"
+
+    def __post_init__(self):
+        values = self.values
+        if not isinstance(values, (list, tuple)) or not values:
+            raise FieldError(f"values must be a non-empty list of numbers, got {values!r}", "values")
+        if len(values) > MAX_EMPIRICAL:
+            raise FieldError(f"values: at most {MAX_EMPIRICAL:,} allowed, got {len(values):,}", "values")
+        numbers = tuple(_number(v, "values") for v in values)
+        bad = next((v for v in numbers if v < 0), None)
+        _require(bad is None, "values", "must be >= 0", bad)
+        object.__setattr__(self, "values", numbers)
+
+    mean = property(lambda self: math.fsum(self.values) / len(self.values))
+    scv = property(lambda self: _scv(self.mean, math.fsum((v - self.mean) ** 2 for v in self.values)
+                                      / len(self.values)))
+
+    def compile(self):
+        return {"kind": "empirical", "values": list(self.values)}
+
+
+def _scv(mean: float, variance: float) -> float:
+    return variance / mean**2 if mean > 0 else 0.0
+
+
+KINDS = {cls.kind: cls for cls in (Const, Exp, Erlang, Gamma, Lognormal, Uniform, Normal,
+                                   Hyperexp, Jitter, Empirical)}
+# The model language's names for each kind's parameters, in the string form's order
+# (normal's field is `mu` because its `mean` property is the truncated mean).
+PARAMETERS = {kind: tuple("mean" if f.name == "mu" else f.name for f in fields(cls))
+              for kind, cls in KINDS.items()}
+
+
+def parse_distribution(value: Any, base_dir: Path = Path(".")) -> Distribution:
+    """A number, a string like `gamma(2, 0.5)`, a mapping like `{dist: gamma, mean: 2,
+    cv: 0.5}`, or a Distribution. Relative empirical files are read from `base_dir`."""
+    if isinstance(value, Distribution):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not (math.isfinite(value) and value >= 0):
+            raise FieldError(f"expected a time >= 0, got {value!r}")
+        return Const(value)
+    if isinstance(value, str):
+        return _parse_string(value, base_dir)
+    if isinstance(value, dict):
+        return _parse_mapping(value, base_dir)
+    raise FieldError(f"expected a number, a distribution like exp(2) or a mapping with dist:, got {value!r}")
+
+
+def _parse_string(text: str, base_dir: Path) -> Distribution:
+    call = _CALL.match(text)
+    if not call:
+        raise FieldError(f"expected a number or a distribution like exp(2), got {text!r}")
+    kind, inner = call.group(1), call.group(2).strip()
+    names = _names(kind)
+    if kind == "empirical":
+        if inner.startswith("["):
+            if not inner.endswith("]"):
+                raise FieldError(f"{text}: unclosed [")
+            args = {"values": [_arg(a, text) for a in inner[1:-1].split(",") if a.strip()]}
+        else:
+            args = {"file": inner.strip("'\"")}
+    else:
+        parts = inner.split(",") if inner else []
+        if len(parts) != len(names):
+            raise FieldError(f"{text}: {kind} takes {len(names)} argument{'s' * (len(names) > 1)} "
+                             f"({', '.join(names)}), got {len(parts)}")
+        args = dict(zip(names, (_arg(a, text) for a in parts)))
+    try:
+        return _make(kind, args, base_dir)
+    except FieldError as e:
+        raise FieldError(f"{text}: {e}") from None
+
+
+def _parse_mapping(mapping: Dict[str, Any], base_dir: Path) -> Distribution:
+    if "dist" not in mapping:
+        raise FieldError(f"a distribution mapping needs dist: (one of {', '.join(KINDS)})")
+    kind = mapping["dist"]
+    names = _names(kind, "dist")
+    args = {k: v for k, v in mapping.items() if k != "dist"}
+    allowed = ("values", "file") if kind == "empirical" else names
+    for key in args:
+        if key not in allowed:
+            raise FieldError(f"unknown field '{key}' for {kind} (expected: {', '.join(allowed)})", key)
+    return _make(kind, args, base_dir)
+
+
+def _names(kind: Any, *path: str) -> Tuple[str, ...]:
+    if kind not in PARAMETERS:
+        raise FieldError(f"unknown distribution {kind!r} (known: {', '.join(KINDS)})", *path)
+    return PARAMETERS[kind]
+
+
+def _arg(text: str, call: str) -> float:
+    text = text.strip()
+    for kind in (int, float):  # int first, so errors show `k ... got 0`, not 0.0
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    hint = " (write ${" + text + "} to use a param)" if text.isidentifier() else ""
+    raise FieldError(f"{call}: {text!r} is not a number{hint}")
+
+
+def _make(kind: str, args: Dict[str, Any], base_dir: Path) -> Distribution:
+    """Build from the model language's parameter names (in any order)."""
+    if kind == "empirical":
+        if ("values" in args) == ("file" in args):
+            raise FieldError("empirical needs either values (a list) or file (a CSV)")
+        if "file" in args:
+            return Empirical(_read_column(args["file"], base_dir))
+    missing = [name for name in PARAMETERS[kind] if name not in args]
+    if missing:
+        raise FieldError(f"{kind} needs {', '.join(missing)}")
+    return KINDS[kind](*(args[name] for name in PARAMETERS[kind]))
+
+
+def _read_column(name: Any, base_dir: Path) -> Tuple[float, ...]:
+    """The first column of a CSV (or one number per line); a header line is skipped."""
+    if not isinstance(name, str) or not name:
+        raise FieldError(f"file must be a file name, got {name!r}", "file")
+    path = base_dir / name
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = [row for row in csv.reader(f) if row and row[0].strip()]
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise FieldError(f"cannot read empirical file '{name}': {getattr(e, 'strerror', None) or e}") from None
+    values = []
+    for number, row in enumerate(rows, 1):
+        try:
+            values.append(float(row[0]))
+        except ValueError:
+            if number > 1:
+                raise FieldError(f"empirical file '{name}', row {number}: {row[0]!r} is not a number") from None
+    if not values:
+        raise FieldError(f"empirical file '{name}' has no numbers")
+    return tuple(values)

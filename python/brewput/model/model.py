@@ -1,0 +1,130 @@
+"""`Model`: a model file or document, validated, with its params resolved."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any, Dict, Mapping, Optional, Union
+
+from pydantic import ValidationError
+
+from ..errors import FieldError, ModelError
+from .compile import compile_model
+from .params import Number, resolve_params, substitute
+from .schema import JobClass, ModelSpec, Station
+from .source import Origin, read
+
+_PYDANTIC_PROBLEMS = {  # the few checks left to pydantic itself, in our words
+    "missing": "missing required field",
+    "dict_type": "expected a mapping",
+    "model_type": "expected a mapping",
+    "list_type": "expected a list",
+    "extra_forbidden": "unknown field",
+}
+
+
+class Model:
+    """A validated model with its params resolved.
+
+    Build one with `brewput.load(path)`, `Model(brewput=1, stations=..., classes=...)`
+    or `Model.from_dict(data)`. It keeps the original document so that
+    `with_params` can resolve it again with other param values.
+    """
+
+    def __init__(self, **document: Any):
+        self._resolve(copy.deepcopy(document), {}, Origin())
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], params: Optional[Mapping[str, Any]] = None) -> Model:
+        return cls._new(copy.deepcopy(data), params or {}, Origin())
+
+    @classmethod
+    def _new(cls, raw: Any, overrides: Mapping[str, Any], origin: Origin) -> Model:
+        model = cls.__new__(cls)
+        model._resolve(raw, overrides, origin)
+        return model
+
+    def _resolve(self, raw: Any, overrides: Mapping[str, Any], origin: Origin) -> None:
+        if raw is None:
+            raw = {}
+        if not isinstance(raw, Mapping):
+            raise origin.error((), f"a model must be a mapping of fields, got {type(raw).__name__}")
+        params = resolve_params(raw.get("params"), overrides, origin)
+        data = substitute({k: v for k, v in raw.items() if k != "params"}, params, origin)
+        try:
+            spec = ModelSpec.model_validate({**data, "params": params},
+                                            context={"base_dir": origin.base_dir})
+        except ValidationError as e:
+            raise _first_problem(e, origin) from None
+        self._raw, self._overrides, self._origin, self._spec = raw, dict(overrides), origin, spec
+
+    def with_params(self, **overrides: Union[Number, str]) -> Model:
+        """The same model resolved again with some params replaced (strings are expressions)."""
+        return self._new(self._raw, {**self._overrides, **overrides}, self._origin)
+
+    def compile(self) -> Dict[str, Any]:
+        """The engine's input, as described in docs/compiled-model.md."""
+        return compile_model(self._spec)
+
+    @property
+    def name(self) -> str:
+        """The model's `name:`, else its file's name without extension, else "model"."""
+        if self._spec.name is not None:
+            return self._spec.name
+        return Path(self._origin.file).stem if self._origin.file else "model"
+
+    @property
+    def file(self) -> Optional[str]:
+        return self._origin.file
+
+    @property
+    def time_unit(self) -> str:
+        return self._spec.time_unit
+
+    @property
+    def params(self) -> Dict[str, Number]:
+        """Effective param values, overrides applied."""
+        return dict(self._spec.params)
+
+    @property
+    def resources(self) -> Dict[str, int]:
+        return dict(self._spec.resources)
+
+    @property
+    def stations(self) -> Dict[str, Station]:
+        return dict(self._spec.stations)
+
+    @property
+    def classes(self) -> Dict[str, JobClass]:
+        return dict(self._spec.classes)
+
+    def __repr__(self) -> str:
+        return (f"Model({self.name!r}, params={self.params}, stations={list(self._spec.stations)}, "
+                f"classes={list(self._spec.classes)})")
+
+
+def load(path: Union[str, Path], params: Optional[Mapping[str, Any]] = None) -> Model:
+    """Read, resolve and validate a model file; `params` overrides its params."""
+    raw, origin = read(path)
+    return Model._new(raw, params or {}, origin)
+
+
+def _first_problem(error: ValidationError, origin: Origin) -> ModelError:
+    """Pydantic's errors as one ModelError: the first in the file."""
+    problems = []
+    for e in error.errors(include_url=False):
+        path = tuple(item for item in e["loc"] if item != "[key]")
+        cause = (e.get("ctx") or {}).get("error")
+        if isinstance(cause, FieldError):
+            path += cause.path
+            problem = str(cause)
+        else:
+            problem = _PYDANTIC_PROBLEMS.get(e["type"], e["msg"])
+            if e["type"] != "missing":
+                problem += f", got {_brief(e['input'])}"
+        problems.append(origin.error(path, problem))
+    return min(problems, key=lambda p: (p.line is None, p.line or 0))
+
+
+def _brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

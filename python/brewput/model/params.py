@@ -1,0 +1,143 @@
+"""`params` and `${...}` expressions: safe arithmetic over numbers and earlier params."""
+from __future__ import annotations
+
+import ast
+import math
+import operator
+import re
+from typing import Any, Dict, Mapping, Optional, Union
+
+from ..errors import PathItem
+from .source import Origin, Path_
+
+Number = Union[int, float]
+
+_WHOLE = re.compile(r"^\$\{([^{}]*)\}$")
+_INLINE = re.compile(r"\$\{([^{}]*)\}")
+_OPERATORS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
+_FUNCTIONS = {"min": min, "max": max, "round": round, "floor": math.floor, "ceil": math.ceil}
+_MAX_INT = 2**63  # larger integers mean a runaway expression, not a model
+
+
+class ExpressionError(ValueError):
+    pass
+
+
+def evaluate(expr: str, names: Mapping[str, Number]) -> Number:
+    """Evaluate arithmetic over numbers and `names`; anything else is refused
+    (the AST is walked by hand: no eval, no attribute access, no calls but a few)."""
+    try:
+        tree = ast.parse(expr.strip(), mode="eval")
+    except SyntaxError:
+        raise ExpressionError(f"invalid expression '${{{expr.strip()}}}'") from None
+    try:
+        return _eval(tree.body, names)
+    except ZeroDivisionError:
+        problem = "division by zero"
+    except OverflowError:
+        problem = "result is too large"
+    except ExpressionError as e:
+        problem = str(e)
+    except (TypeError, ValueError) as e:  # e.g. min() with one number
+        problem = f"cannot evaluate: {e}"
+    whole = "${" + expr.strip() + "}"
+    raise ExpressionError(problem if f"'{expr.strip()}'" in problem else f"{problem} in '{whole}'")
+
+
+def _eval(node: ast.AST, names: Mapping[str, Number]) -> Number:
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id not in names:
+            raise ExpressionError(f"unknown param '{node.id}'")
+        return names[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _eval(node.operand, names)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        left, right = _eval(node.left, names), _eval(node.right, names)
+        if (isinstance(node.op, ast.Pow) and type(left) is type(right) is int
+                and right > 64 and abs(left) > 1):
+            raise ExpressionError("result is too large")
+        return _checked(_OPERATORS[type(node.op)](left, right))
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in _FUNCTIONS and node.args and not node.keywords):
+        return _FUNCTIONS[node.func.id](*(_eval(arg, names) for arg in node.args))
+    raise ExpressionError(f"'{ast.unparse(node)}' is not allowed (only numbers, params, "
+                          "+ - * / // % **, min, max, round, floor, ceil)")
+
+
+def _checked(result: Any) -> Number:
+    """Stop runaway arithmetic at each step, before it costs time or memory."""
+    if isinstance(result, complex):
+        raise ExpressionError("result is not a real number")
+    if isinstance(result, float) and not math.isfinite(result) or abs(result) > _MAX_INT:
+        raise ExpressionError("result is too large")
+    return result
+
+
+def resolve_params(raw: Any, overrides: Mapping[str, Any], origin: Origin) -> Dict[str, Number]:
+    """Effective param values, in file order; each may use the params before it.
+
+    An override replaces the file's value before anything is resolved; a string
+    override (as from `--set cpus=8`) is an expression, with or without `${}`.
+    """
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise origin.error(("params",), f"expected a mapping of names to numbers, got {raw!r}")
+    raw = dict(raw)
+    for name, value in overrides.items():
+        if name not in raw:
+            known = ", ".join(map(str, raw)) or "none"
+            raise origin.error(("params", name), f"cannot set unknown param '{name}' (params: {known})")
+        if isinstance(value, str) and not _WHOLE.match(value.strip()):
+            value = "${" + value + "}"
+        raw[name] = value.strip() if isinstance(value, str) else value
+    values: Dict[str, Number] = {}
+    for name, value in raw.items():
+        path = ("params", name)
+        if not (isinstance(name, str) and name.isidentifier()) or name in _FUNCTIONS:
+            raise origin.error(path, f"a param name must be an identifier other than "
+                                     f"{', '.join(_FUNCTIONS)}, got {name!r}")
+        values[name] = _number(value, values, origin, path)
+    return values
+
+
+def _number(value: Any, names: Mapping[str, Number], origin: Origin, path: Path_) -> Number:
+    """A param's value: a finite number or a whole `${expr}`."""
+    if isinstance(value, str) and _WHOLE.match(value):
+        try:
+            return evaluate(_WHOLE.match(value).group(1), names)
+        except ExpressionError as e:
+            raise origin.error(path, str(e)) from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise origin.error(path, f"expected a finite number or ${{expression}}, got {value!r}")
+    return value
+
+
+def substitute(data: Any, params: Mapping[str, Number], origin: Origin,
+               path: Path_ = ()) -> Any:
+    """Replace `${expr}` everywhere in `data`: a string that is exactly `${expr}`
+    becomes its number; `${expr}` inside a longer string (`exp(${mean})`) is
+    replaced by the number's text."""
+    if isinstance(data, dict):
+        return {k: substitute(v, params, origin, path + (k,)) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [substitute(v, params, origin, path + (i,)) for i, v in enumerate(data)]
+    if not isinstance(data, str) or "${" not in data:
+        return data
+    try:
+        whole = _WHOLE.match(data.strip())
+        if whole:
+            return evaluate(whole.group(1), params)
+        text = _INLINE.sub(lambda m: repr(evaluate(m.group(1), params)), data)
+    except ExpressionError as e:
+        raise origin.error(path, str(e)) from None
+    if "${" in text:
+        raise origin.error(path, f"unclosed or nested ${{ in {data!r}")
+    return text

@@ -1,0 +1,283 @@
+"""The model language's fields and rules, as pydantic models. Values here are
+already free of `${...}`; names are still names (compile.py turns them into indices).
+
+Every validator raises FieldError with the model language's own wording; the
+loader turns pydantic's errors into one-line ModelErrors with file and line."""
+from __future__ import annotations
+
+import math
+from collections import deque
+from pathlib import Path
+from typing import Annotated, Any, Callable, Dict, List, Optional, Tuple, Union
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainValidator, ValidationInfo, model_validator
+
+from ..errors import FieldError
+from .distributions import Const, Distribution, Exp, parse_distribution
+
+VERSION = 1
+MAX_SIZE = 10_000_000  # servers, buffer, tokens, population: beyond this it is a typo
+MAX_ITEMS = 10_000  # resources, stations, classes, steps of one route
+TIME_UNITS = ("ns", "us", "ms", "s", "min", "h")
+DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
+EXIT = "exit"
+PROBABILITY_TOLERANCE = 1e-9
+
+
+def _show(value: Any) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _known(names: Any) -> str:
+    names = list(names)
+    return ", ".join(names[:10]) + (f", ... ({len(names)} in all)" if len(names) > 10 else "") or "none"
+
+
+def _whole(value: Any) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and value == int(value))
+
+
+def _count(low: int, infinite: bool) -> Callable[[Any], Union[int, float]]:
+    """A size: an integer >= low (at most MAX_SIZE), or math.inf where allowed."""
+    what = ("a positive integer" if low else "a non-negative integer") + (" or inf" if infinite else "")
+
+    def check(value: Any) -> Union[int, float]:
+        if infinite and (value == "inf" or value == math.inf):
+            return math.inf
+        if not _whole(value) or value < low:
+            raise FieldError(f"expected {what}, got {_show(value)}")
+        if value > MAX_SIZE:
+            raise FieldError(f"{_show(value)} is too large (at most {MAX_SIZE:,})")
+        return int(value)
+
+    return check
+
+
+def _integer(value: Any) -> int:
+    if not _whole(value) or abs(value) > MAX_SIZE:
+        raise FieldError(f"expected an integer between {-MAX_SIZE:,} and {MAX_SIZE:,}, got {_show(value)}")
+    return int(value)
+
+
+def _positive(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise FieldError(f"expected a positive number, got {_show(value)}")
+    return float(value)
+
+
+def _name(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise FieldError(f"expected a name, got {_show(value)}")
+    return value
+
+
+def _one_of(*choices: str) -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        if value not in choices:
+            raise FieldError(f"expected one of {', '.join(choices)}, got {_show(value)}")
+        return value
+
+    return check
+
+
+def _version(value: Any) -> int:
+    if value != VERSION or isinstance(value, bool):
+        raise FieldError(f"unsupported model language version {_show(value)} "
+                         f"(this brewput reads brewput: {VERSION})")
+    return VERSION
+
+
+def _distribution(value: Any, info: ValidationInfo) -> Distribution:
+    base_dir = (info.context or {}).get("base_dir", Path("."))
+    return parse_distribution(value, base_dir)
+
+
+def _next(value: Any) -> Union[str, Dict[str, float]]:
+    """`next:` as given: a step id or `exit`, or {id or exit: probability} summing to 1."""
+    if isinstance(value, str):
+        return _name(value)
+    if not isinstance(value, dict) or not value:
+        raise FieldError(f"expected a step id, exit, or a mapping of them to probabilities, got {_show(value)}")
+    for target, p in value.items():
+        _name(target)
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
+            raise FieldError(f"expected a probability between 0 and 1, got {_show(p)}", target)
+    total = math.fsum(value.values())
+    if abs(total - 1) > PROBABILITY_TOLERANCE:
+        raise FieldError(f"probabilities must sum to 1, got {total:g}")
+    return {target: float(p) for target, p in value.items()}
+
+
+def _sized(what: str, required: bool) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        if isinstance(value, (dict, list)):
+            if required and not value:
+                raise FieldError(f"needs at least one {what}")
+            if len(value) > MAX_ITEMS:
+                raise FieldError(f"at most {MAX_ITEMS:,} allowed, got {len(value):,}")
+        return value
+
+    return check
+
+
+Name = Annotated[str, PlainValidator(_name)]
+Servers = Annotated[Union[int, float], PlainValidator(_count(1, infinite=True))]
+Buffer = Annotated[Union[int, float], PlainValidator(_count(0, infinite=True))]
+Count = Annotated[int, PlainValidator(_count(1, infinite=False))]
+Priority = Annotated[int, PlainValidator(_integer)]
+Rate = Annotated[float, PlainValidator(_positive)]
+Dist = Annotated[Distribution, PlainValidator(_distribution)]
+Next = Annotated[Union[str, Dict[str, float]], PlainValidator(_next)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_fields(cls, data: Any) -> Any:
+        # Our own check before pydantic's extra="forbid", to list the fields allowed.
+        if data is None:  # `grinder:` with nothing after it: all defaults
+            return {}
+        if isinstance(data, dict):
+            for key in data:
+                if key not in cls.model_fields:
+                    hint = ""
+                    if ")" in str(key):  # {service: gamma(2, 0.5)}: YAML split the value at its comma
+                        hint = '; inside {...} quote a value with commas: "gamma(2, 0.5)"'
+                    raise FieldError(f"unknown field (expected one of: {', '.join(cls.model_fields)}){hint}",
+                                     key)
+        return data
+
+
+class Station(_Strict):
+    servers: Servers = 1
+    buffer: Buffer = math.inf
+    discipline: Annotated[str, PlainValidator(_one_of(*DISCIPLINES))] = "fifo"
+
+
+class Step(_Strict):
+    station: Name
+    service: Dist
+    uses: List[Name] = []
+    id: Optional[Name] = None
+    next: Optional[Next] = None
+
+    @model_validator(mode="after")
+    def _check(self) -> Step:
+        for i, resource in enumerate(self.uses):
+            if resource in self.uses[:i]:
+                raise FieldError(f"resource '{resource}' is listed twice", "uses", i)
+        if self.id == EXIT:
+            raise FieldError(f"'{EXIT}' is reserved for leaving the route", "id")
+        return self
+
+
+Route = Annotated[List[Step], BeforeValidator(_sized("step", required=True))]
+
+
+class JobClass(_Strict):
+    """A class of customers: open (arrivals or rate) or closed (population)."""
+
+    arrivals: Optional[Dist] = None
+    rate: Optional[Rate] = None
+    population: Optional[Count] = None
+    think: Dist = Const(0.0)
+    priority: Priority = 0
+    route: Route
+
+    @property
+    def is_open(self) -> bool:
+        return self.population is None
+
+    @property
+    def interarrival(self) -> Optional[Distribution]:
+        """An open class's time between arrivals (`rate:` is Poisson); None if closed."""
+        return Exp(1 / self.rate) if self.rate is not None else self.arrivals
+
+    def routing(self) -> List[List[Tuple[Optional[int], float]]]:
+        """Each step's [(next step index or None for exit, probability)]."""
+        ids = {step.id: i for i, step in enumerate(self.route) if step.id is not None}
+        table = []
+        for i, step in enumerate(self.route):
+            if step.next is None:
+                table.append([(i + 1 if i + 1 < len(self.route) else None, 1.0)])
+                continue
+            pairs = {step.next: 1.0} if isinstance(step.next, str) else step.next
+            row = []
+            for target, p in pairs.items():
+                if target != EXIT and target not in ids:
+                    at = () if isinstance(step.next, str) else (target,)
+                    raise FieldError(f"unknown step id '{target}' (ids in this route: {_known(ids)}; "
+                                     f"or {EXIT})", "route", i, "next", *at)
+                row.append((ids.get(target), p))
+            table.append(row)
+        return table
+
+    @model_validator(mode="after")
+    def _check(self) -> JobClass:
+        if self.arrivals is not None and self.rate is not None:
+            raise FieldError("give arrivals or rate, not both", "rate")
+        is_open = self.interarrival is not None
+        if is_open and self.population is not None:
+            raise FieldError("a class is open (arrivals: or rate:) or closed (population:), not both")
+        if not is_open and self.population is None:
+            raise FieldError("needs arrivals: or rate: (an open class) or population: (a closed class)")
+        if is_open and "think" in self.model_fields_set:
+            raise FieldError("think: is for closed classes (an open class has arrivals)", "think")
+        if is_open and self.interarrival.mean <= 0:
+            raise FieldError("the mean time between arrivals must be positive", "arrivals")
+        seen: Dict[str, int] = {}
+        for i, step in enumerate(self.route):
+            if step.id in seen:
+                raise FieldError(f"duplicate step id '{step.id}' (also route[{seen[step.id]}])",
+                                 "route", i, "id")
+            if step.id is not None:
+                seen[step.id] = i
+        stuck = _never_exits(self.routing())
+        if stuck is not None:
+            raise FieldError("jobs reaching this step can never exit: every way on loops back "
+                             "for ever", "route", stuck)
+        return self
+
+
+def _never_exits(routing: List[List[Tuple[Optional[int], float]]]) -> Optional[int]:
+    """The first step reachable from the start with no way to exit, if any."""
+    reachable, todo = {0}, deque([0])
+    while todo:
+        for target, p in routing[todo.popleft()]:
+            if p > 0 and target is not None and target not in reachable:
+                reachable.add(target)
+                todo.append(target)
+    exits = {i for i, row in enumerate(routing) if any(t is None and p > 0 for t, p in row)}
+    grew = True
+    while grew:
+        more = {i for i, row in enumerate(routing) if any(p > 0 and t in exits for t, p in row)}
+        grew = not more <= exits
+        exits |= more
+    return min(reachable - exits, default=None)
+
+
+class ModelSpec(_Strict):
+    brewput: Annotated[int, PlainValidator(_version)]
+    name: Optional[Name] = None
+    time_unit: Annotated[str, PlainValidator(_one_of(*TIME_UNITS))] = "s"
+    params: Dict[str, Union[int, float]] = {}
+    resources: Annotated[Dict[Name, Count], BeforeValidator(_sized("resource", required=False))] = {}
+    stations: Annotated[Dict[Name, Station], BeforeValidator(_sized("station", required=True))]
+    classes: Annotated[Dict[Name, JobClass], BeforeValidator(_sized("class", required=True))]
+
+    @model_validator(mode="after")
+    def _check(self) -> ModelSpec:
+        for name, job_class in self.classes.items():
+            for i, step in enumerate(job_class.route):
+                at = ("classes", name, "route", i)
+                if step.station not in self.stations:
+                    raise FieldError(f"unknown station '{step.station}' (stations: {_known(self.stations)})",
+                                     *at, "station")
+                for j, resource in enumerate(step.uses):
+                    if resource not in self.resources:
+                        raise FieldError(f"unknown resource '{resource}' (resources: "
+                                         f"{_known(self.resources)})", *at, "uses", j)
+        return self
