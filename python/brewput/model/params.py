@@ -5,10 +5,9 @@ import ast
 import math
 import operator
 import re
-from typing import Any, Dict, Mapping, Optional, Union
+from typing import Any, Dict, Mapping, Union
 
-from ..errors import PathItem
-from .source import Origin, Path_
+from .source import KeyPath, Origin
 
 Number = Union[int, float]
 
@@ -66,7 +65,7 @@ def _eval(node: ast.AST, names: Mapping[str, Number]) -> Number:
         return _checked(_OPERATORS[type(node.op)](left, right))
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
             and node.func.id in _FUNCTIONS and node.args and not node.keywords):
-        return _FUNCTIONS[node.func.id](*(_eval(arg, names) for arg in node.args))
+        return _checked(_FUNCTIONS[node.func.id](*(_eval(arg, names) for arg in node.args)))
     raise ExpressionError(f"'{ast.unparse(node)}' is not allowed (only numbers, params, "
                           "+ - * / // % **, min, max, round, floor, ceil)")
 
@@ -96,8 +95,8 @@ def resolve_params(raw: Any, overrides: Mapping[str, Any], origin: Origin) -> Di
             known = ", ".join(map(str, raw)) or "none"
             raise origin.error(("params", name), f"cannot set unknown param '{name}' (params: {known})")
         if isinstance(value, str) and not _WHOLE.match(value.strip()):
-            value = "${" + value + "}"
-        raw[name] = value.strip() if isinstance(value, str) else value
+            value = "${" + value.strip() + "}"
+        raw[name] = value
     values: Dict[str, Number] = {}
     for name, value in raw.items():
         path = ("params", name)
@@ -108,11 +107,12 @@ def resolve_params(raw: Any, overrides: Mapping[str, Any], origin: Origin) -> Di
     return values
 
 
-def _number(value: Any, names: Mapping[str, Number], origin: Origin, path: Path_) -> Number:
+def _number(value: Any, names: Mapping[str, Number], origin: Origin, path: KeyPath) -> Number:
     """A param's value: a finite number or a whole `${expr}`."""
-    if isinstance(value, str) and _WHOLE.match(value):
+    whole = _WHOLE.match(value.strip()) if isinstance(value, str) else None
+    if whole:
         try:
-            return evaluate(_WHOLE.match(value).group(1), names)
+            return evaluate(whole.group(1), names)
         except ExpressionError as e:
             raise origin.error(path, str(e)) from None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -121,7 +121,7 @@ def _number(value: Any, names: Mapping[str, Number], origin: Origin, path: Path_
 
 
 def substitute(data: Any, params: Mapping[str, Number], origin: Origin,
-               path: Path_ = ()) -> Any:
+               path: KeyPath = ()) -> Any:
     """Replace `${expr}` everywhere in `data`: a string that is exactly `${expr}`
     becomes its number; `${expr}` inside a longer string (`exp(${mean})`) is
     replaced by the number's text."""

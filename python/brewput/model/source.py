@@ -11,7 +11,7 @@ import yaml
 
 from ..errors import ModelError, PathItem
 
-Path_ = Tuple[PathItem, ...]
+KeyPath = Tuple[PathItem, ...]
 MAX_ENTRIES = 1_000_000  # keys + list items: stops alias bombs and runaway files
 MAX_DEPTH = 64  # also stops self-referencing aliases (&a [*a])
 
@@ -22,7 +22,7 @@ class Origin:
     and the folder that relative paths in the model (empirical CSVs) start from."""
 
     file: Optional[str] = None
-    lines: Dict[Path_, int] = field(default_factory=dict)
+    lines: Dict[KeyPath, int] = field(default_factory=dict)
     base_dir: Path = Path(".")
 
     def line(self, path: Sequence[PathItem]) -> Optional[int]:
@@ -62,10 +62,10 @@ def read(path: str | Path) -> Tuple[Any, Origin]:
     return data, Origin(file, lines, Path(path).parent)
 
 
-def parse(text: str, file: Optional[str] = None) -> Tuple[Any, Dict[Path_, int]]:
+def parse(text: str, file: Optional[str] = None) -> Tuple[Any, Dict[KeyPath, int]]:
     """YAML text -> (plain data, {path: line}). Any YAML problem is a one-line ModelError."""
     loader = _Loader(text)
-    lines: Dict[Path_, int] = {}
+    lines: Dict[KeyPath, int] = {}
     try:
         node = loader.get_single_node()
         data = None if node is None else _build(loader, node, (), lines, file)
@@ -84,9 +84,9 @@ def parse(text: str, file: Optional[str] = None) -> Tuple[Any, Dict[Path_, int]]
     return data, lines
 
 
-def _build(loader: _Loader, node: yaml.Node, path: Path_, lines: Dict[Path_, int],
+def _build(loader: _Loader, node: yaml.Node, path: KeyPath, lines: Dict[KeyPath, int],
            file: Optional[str]) -> Any:
-    def fail(problem: str, at: yaml.Node, where: Path_ = path) -> ModelError:
+    def fail(problem: str, at: yaml.Node, where: KeyPath = path) -> ModelError:
         return ModelError(problem, where, file=file, line=at.start_mark.line + 1)
 
     if not path:
