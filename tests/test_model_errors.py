@@ -34,6 +34,9 @@ CASES = {
     "two documents": (BASE + "---\nbrewput: 1\n",
                       "m.yaml:9: invalid YAML: expected a single document in the stream, "
                       "but found another document"),
+    "unquoted ${} in a flow mapping": (edit("servers: 1", "servers: ${r}", WITH_PARAM),
+                                       "m.yaml:4: invalid YAML: expected ',' or '}', but got '{' (inside {...} "
+                                       "or [...], quote a value that has ${...}: '${2 * n}')"),
     "duplicate key": (edit("  desk: {servers: 1}\n", "  desk: {servers: 1}\n  desk: {servers: 2}\n"),
                       "m.yaml:4 stations.desk: duplicate key"),
     "duplicate key in a flow mapping": (edit("{servers: 1}", "{servers: 1, servers: 2}"),

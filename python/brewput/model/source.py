@@ -74,8 +74,11 @@ def parse(text: str, file: Optional[str] = None) -> Tuple[Any, Dict[KeyPath, int
         problem = e.problem or e.context or "malformed"
         if e.context and problem.startswith("but "):  # PyYAML split one sentence in two
             problem = f"{e.context}, {problem}"
+        bad_line = (text.splitlines()[mark.line:mark.line + 1] or [""])[0] if mark else ""
         if "'\\t'" in problem:
             problem += " (indent with spaces, not tabs)"
+        elif "${" in bad_line and "flow" in str(e.context):  # `${` is YAML flow syntax too
+            problem += " (inside {...} or [...], quote a value that has ${...}: '${2 * n}')"
         raise ModelError(f"invalid YAML: {problem}", file=file, line=mark.line + 1 if mark else None)
     except yaml.YAMLError as e:
         raise ModelError(f"invalid YAML: {e}", file=file)
