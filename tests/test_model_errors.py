@@ -182,6 +182,10 @@ CASES = {
                                     "(expected: mean)"),
     "mapping form: missing field": (edit("exp(0.5)", "{dist: gamma, mean: 2}"),
                                     "m.yaml:8 classes.c.route[0].service: gamma needs cv"),
+    "mapping form: dist not a name": (edit("exp(0.5)", "{dist: [exp], mean: 2}"),
+                                      "m.yaml:8 classes.c.route[0].service.dist: unknown distribution ['exp'] "
+                                      "(known: const, exp, erlang, gamma, lognormal, uniform, normal, hyperexp, "
+                                      "jitter, empirical)"),
     "empirical file missing": (edit("exp(0.5)", "empirical(times.csv)"),
                                "m.yaml:8 classes.c.route[0].service: empirical(times.csv): cannot read empirical "
                                "file 'times.csv': No such file or directory"),

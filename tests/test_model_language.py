@@ -161,6 +161,16 @@ def test_model_keeps_its_own_copy_of_the_document():
     assert model.with_params().classes["c"].population == 1
 
 
+def test_models_survive_pickling(tmp_path):
+    """Experiment runners ship models to worker processes."""
+    import pickle
+
+    model = brewput.load(write(tmp_path, PARAMS))
+    copy = pickle.loads(pickle.dumps(model))
+    assert copy.compile() == model.compile()
+    assert copy.with_params(cpus=2).params == model.with_params(cpus=2).params
+
+
 def test_distribution_objects_are_accepted_in_code():
     model = brewput.Model(brewput=1, stations={"s": {}}, classes={"c": {"rate": 1, "route": [
         {"station": "s", "service": Gamma(2, 0.5)}]}})

@@ -244,8 +244,11 @@ class Empirical(Distribution):
         object.__setattr__(self, "values", numbers)
 
     mean = property(lambda self: math.fsum(self.values) / len(self.values))
-    scv = property(lambda self: _scv(self.mean, math.fsum((v - self.mean) ** 2 for v in self.values)
-                                      / len(self.values)))
+
+    @property
+    def scv(self):
+        mean = self.mean
+        return _scv(mean, math.fsum((v - mean) ** 2 for v in self.values) / len(self.values))
 
     def compile(self):
         return {"kind": "empirical", "values": list(self.values)}
@@ -318,7 +321,7 @@ def _parse_mapping(mapping: Dict[str, Any], base_dir: Path) -> Distribution:
 
 
 def _names(kind: Any, *path: str) -> Tuple[str, ...]:
-    if kind not in PARAMETERS:
+    if not isinstance(kind, str) or kind not in PARAMETERS:
         raise FieldError(f"unknown distribution {kind!r} (known: {', '.join(KINDS)})", *path)
     return PARAMETERS[kind]
 
