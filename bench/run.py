@@ -73,9 +73,9 @@ def run_json_lines(cmd):
 
 
 def time_cli(args):
-    """Median wall time of CLI_RUNS runs of `brewput simulate`, Python start-up
+    """Median wall time of CLI_RUNS runs of `brewput ARGS`, Python start-up
     included, after one unrecorded run that warms the file cache."""
-    cmd = [str(CLI.relative_to(ROOT)), "simulate", MODEL, *args]
+    cmd = [str(CLI.relative_to(ROOT)), *args]
     print(f"$ {show(cmd)}   (1 warm-up + {CLI_RUNS} timed)", flush=True)
     times = []
     for i in range(CLI_RUNS + 1):
@@ -137,7 +137,7 @@ def write_results(path, r):
     minimal, engine, rep1, rep2 = (r["engine_speed"][k] for k in
                                    ("minimal", "brewput", "replications-1", "replications-2"))
     simpy, ciw = r["simpy"], r["ciw"]
-    cli1, cli5 = r["cli_1"], r["cli_5"]
+    cli1, cli5, cli_help = r["cli_1"], r["cli_5"], r["cli_help"]
     vs_minimal = engine["customers_per_s"] / minimal["customers_per_s"]
     vs_simpy = engine["customers_per_s"] / simpy["customers_per_s"]
     vs_ciw = engine["customers_per_s"] / ciw["customers_per_s"]
@@ -192,6 +192,8 @@ def write_results(path, r):
         "|---|---:|---|",
         f"| `{cli1['command']}` | {cli1['median']:.3f} s | {', '.join(f'{t:.3f}' for t in cli1['times'])} |",
         f"| `{cli5['command']}` | {cli5['median']:.3f} s | {', '.join(f'{t:.3f}' for t in cli5['times'])} |",
+        f"| `{cli_help['command']}` (start-up alone, for reference) | {cli_help['median']:.3f} s "
+        f"| {', '.join(f'{t:.3f}' for t in cli_help['times'])} |",
         "",
         f"Accuracy: {cli_check}",
         "",
@@ -243,8 +245,10 @@ def main():
     ciw_cmd = [sys.executable, "bench/ciw_mm3.py", "--customers", "50000"]
     r["simpy"] = run_json_lines(simpy_cmd)[0]
     r["ciw"] = run_json_lines(ciw_cmd)[0]
-    r["cli_1"] = time_cli(["--customers", str(CLI_CUSTOMERS), "--replications", "1"])
-    r["cli_5"] = time_cli(["--customers", str(CLI_CUSTOMERS)])
+    r["cli_1"] = time_cli(["simulate", MODEL, "--customers", str(CLI_CUSTOMERS), "--replications", "1"])
+    r["cli_5"] = time_cli(["simulate", MODEL, "--customers", str(CLI_CUSTOMERS)])
+    # Start-up alone (Python, imports, the help text), to show what the engine's share is.
+    r["cli_help"] = time_cli(["--help"])
     r["cli_check"] = cli_mean_response()
 
     r["wall"] = time.perf_counter() - start
@@ -256,6 +260,7 @@ def main():
                      *(show([python, *c[1:]]) for c in (simpy_cmd, ciw_cmd)),
                      f"{r['cli_1']['command']}   # {CLI_RUNS + 1} times, the first not counted",
                      f"{r['cli_5']['command']}   # {CLI_RUNS + 1} times, the first not counted",
+                     f"{r['cli_help']['command']}   # {CLI_RUNS + 1} times, the first not counted",
                      r["cli_check"][0]]
     write_results(args.output, r)
     print(f"wrote {args.output.relative_to(ROOT) if args.output.resolve().is_relative_to(ROOT) else args.output}"
