@@ -158,3 +158,18 @@ def test_pipelines_stay_under_the_structural_bound(name, machines, cpus):
     bound = min(0.25 * cpus, machines)
     assert res["classes"]["latte"]["throughput"] <= bound * (1 + FLOOR)
     assert res["classes"]["latte"]["response_time"]["mean"] >= 4.0 * (1 - FLOOR)
+
+
+@pytest.mark.parametrize("cpus", [4, 5, 6])
+def test_noise_holds_back_only_the_unbuffered_pipeline(cpus):
+    # The talk: with natural variance in the stages, the unbuffered pipeline falls
+    # behind fine-grained locking, and buffers of 1 or 10 win the difference back.
+    def lattes(name):
+        res = simulated(EXAMPLES / "coffee" / f"{name}.yaml", (("cpus", cpus), ("noise", 0.5)),
+                        seed=7, replications=5, customers=100_000)
+        return widened(res, LATTES)
+
+    unbuffered, tol = lattes("linearpipe-0")
+    for better in ("finelocking", "linearpipe-1", "linearpipe-10"):
+        x, tol_x = lattes(better)
+        assert unbuffered + tol < x - tol_x, (better, x, unbuffered)

@@ -134,7 +134,7 @@ def test_mm1_utilization_and_throughput(rho):
 @pytest.mark.parametrize("figure", ["mean", "p90", "p99"])
 def test_mmc_waiting_time(figure):
     lam, mu, c = 2.7, 1.0, 3
-    res = mmc(c, lam, 2_000_000)
+    res = mmc(c, lam, 3_000_000)
     path = ("classes", "customer", "waiting_time", figure)
     if figure == "mean":
         check(res, path, theory.mmc_wait_mean(lam, mu, c), max_rel_width=TIGHT)
@@ -167,7 +167,7 @@ classes:
 def test_mg1_mean_wait_is_pollaczek_khinchine(tmp_path, service, scv, rate):
     model = tmp_path / "mg1.yaml"
     model.write_text(MG1.format(service=service, rate=rate))
-    res = simulated(model, seed=SEED, replications=5, customers=1_000_000)
+    res = simulated(model, seed=SEED, replications=5, customers=2_000_000)
     wait = theory.pk_wait_mean(rate, 1.0, scv)
     check(res, ("classes", "customer", "waiting_time", "mean"), wait, max_rel_width=TIGHT)
     check(res, ("stations", "server", "waiting"), rate * wait, max_rel_width=TIGHT)  # Lq
