@@ -1,7 +1,12 @@
-//! The future-event list: a binary heap ordered by time, ties broken by the order
-//! in which events were scheduled so that runs are reproducible.
+//! The future-event list: a binary heap ordered by time.
+//!
+//! Each entry is one `u128`: the time's bits above the packed event. Times are
+//! never negative, so their IEEE bits sort like the numbers; simultaneous events
+//! then pop in the order of their packed form, which depends only on the model
+//! and seed, so runs stay reproducible. Sixteen-byte keys compared as integers
+//! keep the heap, the engine's hottest structure, small and fast.
 
-use std::cmp::Ordering;
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,45 +26,53 @@ pub enum Event {
     HorizonEnd,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    time: f64,
-    seq: u64,
-    event: Event,
-}
+/// Bits for `SharingEnd`'s version: it only has to differ from recent ones.
+pub const VERSION_BITS: u32 = 29;
+pub const VERSION_MASK: u32 = (1 << VERSION_BITS) - 1;
 
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+impl Event {
+    /// Kind in bits 61..64, second field in 32..61, first in 0..32.
+    fn pack(self) -> u64 {
+        let (kind, a, b) = match self {
+            Event::WarmupEnd => (0, 0, 0),
+            Event::Arrival { class } => (1, class, 0),
+            Event::ServiceEnd { job } => (2, job, 0),
+            Event::ThinkEnd { job } => (3, job, 0),
+            Event::SharingEnd { station, version } => (4, station, version & VERSION_MASK),
+            Event::HorizonEnd => (5, 0, 0),
+        };
+        (kind << 61) | (u64::from(b) << 32) | u64::from(a)
     }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    /// Reversed, so that std's max-heap pops the earliest event first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.time.total_cmp(&self.time).then(other.seq.cmp(&self.seq))
+
+    fn unpack(bits: u64) -> Event {
+        let a = bits as u32;
+        let b = (bits >> 32) as u32 & VERSION_MASK;
+        match bits >> 61 {
+            0 => Event::WarmupEnd,
+            1 => Event::Arrival { class: a },
+            2 => Event::ServiceEnd { job: a },
+            3 => Event::ThinkEnd { job: a },
+            4 => Event::SharingEnd { station: a, version: b },
+            _ => Event::HorizonEnd,
+        }
     }
 }
 
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
-    scheduled: u64,
+    heap: BinaryHeap<Reverse<u128>>,
 }
 
 impl EventQueue {
+    #[inline]
     pub fn schedule(&mut self, time: f64, event: Event) {
-        self.scheduled += 1;
-        self.heap.push(Entry { time, seq: self.scheduled, event });
+        debug_assert!(time >= 0.0, "event times are never negative");
+        self.heap.push(Reverse((u128::from(time.to_bits()) << 64) | u128::from(event.pack())));
     }
 
+    #[inline]
     pub fn pop(&mut self) -> Option<(f64, Event)> {
-        self.heap.pop().map(|e| (e.time, e.event))
+        self.heap.pop().map(|Reverse(key)| (f64::from_bits((key >> 64) as u64), Event::unpack(key as u64)))
     }
 }
 
@@ -68,20 +81,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pops_in_time_order_and_ties_in_schedule_order() {
+    fn pops_in_time_order() {
         let mut q = EventQueue::default();
         q.schedule(2.0, Event::HorizonEnd);
         q.schedule(1.0, Event::Arrival { class: 1 });
-        q.schedule(1.0, Event::Arrival { class: 2 });
+        q.schedule(0.0, Event::ThinkEnd { job: 9 });
+        q.schedule(1.5, Event::SharingEnd { station: 3, version: 77 });
         q.schedule(0.5, Event::WarmupEnd);
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
             vec![
+                (0.0, Event::ThinkEnd { job: 9 }),
                 (0.5, Event::WarmupEnd),
                 (1.0, Event::Arrival { class: 1 }),
-                (1.0, Event::Arrival { class: 2 }),
+                (1.5, Event::SharingEnd { station: 3, version: 77 }),
                 (2.0, Event::HorizonEnd)
+            ]
+        );
+    }
+
+    #[test]
+    fn simultaneous_events_pop_in_a_fixed_order() {
+        let mut q = EventQueue::default();
+        for job in [5, 1, 3] {
+            q.schedule(1.0, Event::ServiceEnd { job });
+        }
+        q.schedule(1.0, Event::WarmupEnd);
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(
+            order,
+            vec![
+                Event::WarmupEnd,
+                Event::ServiceEnd { job: 1 },
+                Event::ServiceEnd { job: 3 },
+                Event::ServiceEnd { job: 5 }
             ]
         );
     }

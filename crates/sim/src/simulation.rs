@@ -11,12 +11,12 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::error::SimError;
-use crate::event::{Event, EventQueue};
+use crate::event::{Event, EventQueue, VERSION_MASK};
 use crate::model::{CompiledModel, Discipline};
 use crate::plan::{plan_classes, ClassPlan, SourcePlan, EXIT};
 use crate::settings::{RunSettings, Stop, Warmup};
 use crate::station::StationState;
-use crate::stats::{Area, ClassStats, ReplicationStats, ResourceStats, TimeRecorder};
+use crate::stats::{ClassStats, ReplicationStats, ResourceStats, TimeAverage, TimeRecorder};
 
 /// Where a job is when it is at no station.
 const OUTSIDE: u32 = u32::MAX;
@@ -44,7 +44,19 @@ struct Job {
 
 struct ResourceState {
     free: u32,
-    in_use: Area,
+    in_use: TimeAverage,
+}
+
+impl ResourceState {
+    fn take(&mut self, now: f64) {
+        self.free -= 1;
+        self.in_use.change(1.0, now);
+    }
+
+    fn give_back(&mut self, now: f64) {
+        self.free += 1;
+        self.in_use.change(-1.0, now);
+    }
 }
 
 struct ClassState {
@@ -93,7 +105,7 @@ impl Simulation {
         Ok(Simulation {
             classes,
             stations: model.stations.iter().map(StationState::new).collect(),
-            resources: model.resources.iter().map(|r| ResourceState { free: r.tokens, in_use: Area::default() }).collect(),
+            resources: model.resources.iter().map(|r| ResourceState { free: r.tokens, in_use: TimeAverage::default() }).collect(),
             tokens: model.resources.iter().map(|r| r.tokens).collect(),
             class_stats: model.classes.iter().map(|_| ClassState {
                 completed: 0,
@@ -183,7 +195,9 @@ impl Simulation {
         self.completed = 0;
         let now = self.now;
         self.stations.iter_mut().for_each(|s| s.restart_stats(now));
-        self.resources.iter_mut().for_each(|r| r.in_use.restart(now));
+        for (resource, tokens) in self.resources.iter_mut().zip(&self.tokens) {
+            resource.in_use.restart((tokens - resource.free) as f64, now);
+        }
         for c in &mut self.class_stats {
             c.completed = 0;
             c.offered = 0;
@@ -275,14 +289,10 @@ impl Simulation {
         let j = self.jobs[job as usize];
         if j.station != OUTSIDE {
             let station = &mut self.stations[j.station as usize];
-            station.touch(self.now);
-            station.blocked -= 1;
-            station.present -= 1;
-            if self.measuring {
-                station.departures += 1;
-                station.response_sum += self.now - j.entered_station;
+            station.leave(self.now - j.entered_station, self.now, self.measuring);
+            if !station.senders.is_empty() {
+                self.to_admit.push(j.station);
             }
-            self.to_admit.push(j.station);
             self.to_dispatch.push(j.station);
         }
         if j.next == EXIT {
@@ -310,9 +320,7 @@ impl Simulation {
             Discipline::Sjf => work,
             _ => 0.0,
         };
-        station.touch(self.now);
-        station.present += 1;
-        station.queue.push(job, key, seq);
+        station.arrive(job, key, seq, self.now);
         self.to_dispatch.push(plan.station);
     }
 
@@ -338,10 +346,7 @@ impl Simulation {
 
     fn service_end(&mut self, job: u32) {
         let station = self.jobs[job as usize].station as usize;
-        let s = &mut self.stations[station];
-        s.touch(self.now);
-        s.busy -= 1;
-        s.blocked += 1;
+        self.stations[station].end_service(self.now);
         self.finish_step(job);
     }
 
@@ -356,10 +361,8 @@ impl Simulation {
             .enumerate()
             .min_by(|(_, a), (_, b)| jobs[**a as usize].work.total_cmp(&jobs[**b as usize].work))
             .expect("a sharing departure is scheduled only while jobs share");
-        s.touch(now);
         s.sharing.swap_remove(index);
-        s.busy -= 1;
-        s.blocked += 1;
+        s.end_service(now);
         self.reschedule_sharing(station);
         self.finish_step(job);
     }
@@ -370,9 +373,7 @@ impl Simulation {
         let j = self.jobs[job as usize];
         let plan = &self.classes[j.class as usize].steps[j.step as usize];
         for &r in &plan.uses {
-            let resource = &mut self.resources[r as usize];
-            resource.in_use.advance((self.tokens[r as usize] - resource.free) as f64, self.now);
-            resource.free += 1;
+            self.resources[r as usize].give_back(self.now);
         }
         let next = plan.route.choose(&mut self.rng);
         self.jobs[job as usize].next = next;
@@ -424,9 +425,12 @@ impl Simulation {
 
     fn can_start(&self, station: u32) -> bool {
         let s = &self.stations[station as usize];
-        let Some(job) = s.queue.head() else { return false };
+        let Some(job) = s.head() else { return false };
         if !s.has_free_server() {
             return false;
+        }
+        if !self.uses_resources {
+            return true;
         }
         let j = &self.jobs[job as usize];
         let uses = &self.classes[j.class as usize].steps[j.step as usize].uses;
@@ -437,32 +441,28 @@ impl Simulation {
         (0..self.stations.len() as u32)
             .filter(|&s| self.can_start(s))
             .min_by_key(|&s| {
-                let head = self.stations[s as usize].queue.head().expect("startable means a head");
+                let head = self.stations[s as usize].head().expect("startable means a head");
                 self.jobs[head as usize].seq
             })
     }
 
     fn start_service(&mut self, station: u32) {
         let now = self.now;
-        let s = &mut self.stations[station as usize];
-        s.touch(now);
-        let job = s.queue.pop().expect("start_service only after can_start");
+        let sharing = self.stations[station as usize].is_sharing();
+        if sharing {
+            self.advance_sharing(station);
+        }
+        let job = self.stations[station as usize].start_head(now);
         let j = &mut self.jobs[job as usize];
         j.waited += now - j.entered_station;
         let (class, step, work) = (j.class, j.step, j.work);
         for &r in &self.classes[class as usize].steps[step as usize].uses {
-            let resource = &mut self.resources[r as usize];
-            resource.in_use.advance((self.tokens[r as usize] - resource.free) as f64, now);
-            resource.free -= 1;
+            self.resources[r as usize].take(now);
         }
-        if self.stations[station as usize].is_sharing() {
-            self.advance_sharing(station);
-            let s = &mut self.stations[station as usize];
-            s.sharing.push(job);
-            s.busy += 1;
+        if sharing {
+            self.stations[station as usize].sharing.push(job);
             self.reschedule_sharing(station);
         } else {
-            self.stations[station as usize].busy += 1;
             self.events.schedule(now + work, Event::ServiceEnd { job });
         }
     }
@@ -480,7 +480,7 @@ impl Simulation {
 
     fn reschedule_sharing(&mut self, station: u32) {
         let s = &mut self.stations[station as usize];
-        s.version = s.version.wrapping_add(1);
+        s.version = (s.version + 1) & VERSION_MASK;
         let Some(least) = s.sharing.iter().map(|&j| self.jobs[j as usize].work).min_by(f64::total_cmp) else {
             return;
         };
@@ -489,14 +489,8 @@ impl Simulation {
         self.events.schedule(at, Event::SharingEnd { station, version: s.version });
     }
 
-    fn finish(mut self) -> ReplicationStats {
+    fn finish(self) -> ReplicationStats {
         let now = self.now;
-        for s in &mut self.stations {
-            s.touch(now);
-        }
-        for (r, resource) in self.resources.iter_mut().enumerate() {
-            resource.in_use.advance((self.tokens[r] - resource.free) as f64, now);
-        }
         ReplicationStats {
             duration: now - self.measure_start,
             events: self.events_handled,
@@ -507,8 +501,10 @@ impl Simulation {
                 response: c.response.summary(),
                 waiting: c.waiting.summary(),
             }).collect(),
-            stations: self.stations.iter().map(StationState::stats).collect(),
-            resources: self.resources.iter().map(|r| ResourceStats { in_use_area: r.in_use.area }).collect(),
+            stations: self.stations.iter().map(|s| s.stats(now)).collect(),
+            resources: self.resources.iter().zip(&self.tokens).map(|(r, tokens)| ResourceStats {
+                in_use_area: r.in_use.area((tokens - r.free) as f64, now),
+            }).collect(),
         }
     }
 }
