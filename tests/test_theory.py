@@ -69,6 +69,13 @@ def test_single_server_special_cases():
         theory.mmc_response_mean(lam, mu, 1), theory.mmc_response_mean(lam, 2 * mu, 1)]
 
 
+def test_blocking_pair_limits():
+    assert theory.blocking_pair_throughput(1.0, 1.0, 0) == pytest.approx((2 / 3, 1 / 3))
+    # a huge buffer decouples the two: the slower one sets the pace, nobody blocks
+    x, blocked = theory.blocking_pair_throughput(1.0, 2.0, 200)
+    assert isclose(x, 1.0) and blocked < 1e-12
+
+
 def test_mva_hand_worked_example():
     x, residence, queue = theory.mva([1.0, 2.0], think=1.0, population=2)
     assert isclose(x, 2 / 5.25)
@@ -144,6 +151,12 @@ def test_mmc_waiting_time(figure):
               max_rel_width=TIGHT if figure != "p99" else 0.03)
 
 
+def write(tmp_path, text):
+    path = tmp_path / "model.yaml"
+    path.write_text(text)
+    return path
+
+
 MG1 = """\
 brewput: 1
 name: M/G/1
@@ -165,12 +178,63 @@ classes:
     ("lognormal(1, 1.5)", 2.25, 0.6),       # M/G/1, a skewed service time
 ])
 def test_mg1_mean_wait_is_pollaczek_khinchine(tmp_path, service, scv, rate):
-    model = tmp_path / "mg1.yaml"
-    model.write_text(MG1.format(service=service, rate=rate))
+    model = write(tmp_path, MG1.format(service=service, rate=rate))
     res = simulated(model, seed=SEED, replications=5, customers=2_000_000)
     wait = theory.pk_wait_mean(rate, 1.0, scv)
     check(res, ("classes", "customer", "waiting_time", "mean"), wait, max_rel_width=TIGHT)
     check(res, ("stations", "server", "waiting"), rate * wait, max_rel_width=TIGHT)  # Lq
+
+
+ERLANG_LOSS = """\
+brewput: 1
+name: M/M/3/3
+time_unit: s
+stations:
+  desk: {servers: 3, buffer: 0}
+classes:
+  customer:
+    rate: 2.7
+    route:
+      - {station: desk, service: exp(1)}
+"""
+
+
+def test_erlang_loss(tmp_path):
+    # No room to wait: an arrival finding all 3 servers busy is lost, w.p. B(3, 2.7).
+    res = simulated(write(tmp_path, ERLANG_LOSS), seed=SEED, replications=5,
+                    customers=500_000)
+    loss = theory.erlang_b(3, 2.7)
+    check(res, ("classes", "customer", "loss_probability"), loss, max_rel_width=TIGHT)
+    check(res, ("classes", "customer", "throughput"), 2.7 * (1 - loss), max_rel_width=TIGHT)
+    check(res, ("stations", "desk", "utilization"), 2.7 * (1 - loss) / 3, max_rel_width=TIGHT)
+
+
+PAIR = """\
+brewput: 1
+name: Saturated pair with blocking
+time_unit: s
+stations:
+  first: {{servers: 1}}
+  second: {{servers: 1, buffer: {buffer}}}
+classes:
+  job:
+    population: {population}
+    think: 0
+    route:
+      - {{station: first, service: exp(1)}}
+      - {{station: second, service: exp({second})}}
+"""
+
+
+@pytest.mark.parametrize("second, buffer", [(1.0, 0), (1.0, 1), (0.8, 2)])
+def test_blocking_after_service(tmp_path, second, buffer):
+    # buffer + 3 jobs: the second holds at most buffer + 1, so the first never starves.
+    text = PAIR.format(second=second, buffer=buffer, population=buffer + 3)
+    res = simulated(write(tmp_path, text), seed=SEED, replications=5, customers=1_000_000)
+    x, blocked = theory.blocking_pair_throughput(1.0, 1 / second, buffer)
+    check(res, ("classes", "job", "throughput"), x, max_rel_width=TIGHT)
+    check(res, ("stations", "first", "utilization"), 1 - blocked, max_rel_width=TIGHT)
+    check(res, ("stations", "second", "utilization"), x * second, max_rel_width=TIGHT)
 
 
 TANDEM = {"order": (1 / 0.5, 1), "brew": (1 / 1.6, 2), "pickup": (1 / 0.6, 1)}  # (mu, c)

@@ -53,6 +53,21 @@ def mm1_response_quantile(lam, mu, q):
     return -log(1.0 - q) / (mu - lam)
 
 
+def blocking_pair_throughput(mu1, mu2, buffer):
+    """Throughput of two exponential single servers in series, the first never
+    starved, with room for `buffer` waiting jobs before the second and blocking
+    after service. Returns (throughput, p_first_blocked).
+
+    Count the jobs at the second station, plus one when the first is blocked:
+    k = 0 .. buffer + 2 rises at mu1 and falls at mu2, a birth-death chain with
+    pi_k proportional to (mu1 / mu2)^k. Throughput = mu2 P(k > 0); the first is
+    blocked in the top state. Equal rates, no buffer: 2/3 of mu (3 equal states).
+    """
+    weights = [(mu1 / mu2) ** k for k in range(buffer + 3)]
+    total = sum(weights)
+    return mu2 * (1.0 - weights[0] / total), weights[-1] / total
+
+
 def pk_wait_mean(lam, mean, scv):
     """Pollaczek-Khinchine mean wait of an M/G/1 queue.
 
