@@ -1,11 +1,12 @@
 //! One replication: the event loop and the life of a job.
 //!
 //! A job moves between stations by `depart`: it leaves where it is (a station,
-//! or outside: arriving or thinking) for its `next` step. Whenever a job leaves a
-//! station, that station may admit a blocked sender (`admit`); whenever a server
-//! or a resource token is freed or a job arrives, waiting jobs may start
-//! (`dispatch`). Both are deferred to `settle`, run after every event, so that
-//! every event sees the same ordering rules.
+//! or outside: arriving or thinking) for its `next` step. When a job leaves a
+//! station whose buffer was full, the blocked senders waiting for room there are
+//! let in by `settle` once the event is over (they may cascade upstream). When a
+//! server frees or a job arrives, `dispatch` starts what can start at once; in
+//! models with resources it too waits for `settle`, which hands out tokens
+//! across all stations in the order the jobs arrived.
 
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -89,7 +90,9 @@ pub struct Simulation {
     events_handled: u64,
     uses_resources: bool,
     to_admit: Vec<u32>,
-    to_dispatch: Vec<u32>,
+    /// Set when jobs arrived or tokens were freed in a model with resources:
+    /// `settle` then hands tokens out across all stations.
+    dispatch_pending: bool,
 }
 
 impl Simulation {
@@ -129,7 +132,7 @@ impl Simulation {
             events_handled: 0,
             uses_resources,
             to_admit: Vec::new(),
-            to_dispatch: Vec::new(),
+            dispatch_pending: false,
         })
     }
 
@@ -293,7 +296,7 @@ impl Simulation {
             if !station.senders.is_empty() {
                 self.to_admit.push(j.station);
             }
-            self.to_dispatch.push(j.station);
+            self.dispatch(j.station);
         }
         if j.next == EXIT {
             self.complete_customer(job);
@@ -321,7 +324,7 @@ impl Simulation {
             _ => 0.0,
         };
         station.arrive(job, key, seq, self.now);
-        self.to_dispatch.push(plan.station);
+        self.dispatch(plan.station);
     }
 
     fn complete_customer(&mut self, job: u32) {
@@ -378,7 +381,7 @@ impl Simulation {
         let next = plan.route.choose(&mut self.rng);
         self.jobs[job as usize].next = next;
         if !plan.uses.is_empty() {
-            self.to_dispatch.push(j.station);
+            self.dispatch_pending = true;
         }
         if next == EXIT {
             return self.depart(job);
@@ -391,8 +394,21 @@ impl Simulation {
         }
     }
 
-    /// Lets blocked senders into stations that have room again, then starts
-    /// whatever can start.
+    /// Starts what can start at `station` now. With resources, tokens are
+    /// shared across stations, so `settle` hands them out once the event is
+    /// over, in arrival order whichever station the waiting job is at.
+    fn dispatch(&mut self, station: u32) {
+        if self.uses_resources {
+            self.dispatch_pending = true;
+            return;
+        }
+        while self.can_start(station) {
+            self.start_service(station);
+        }
+    }
+
+    /// After an event: lets blocked senders into stations that have room
+    /// again, then hands out freed resource tokens.
     fn settle(&mut self) {
         while let Some(station) = self.to_admit.pop() {
             while let Some(&sender) = self.stations[station as usize].senders.front() {
@@ -404,21 +420,10 @@ impl Simulation {
                 self.depart(sender);
             }
         }
-        if self.to_dispatch.is_empty() {
-            return;
-        }
-        if self.uses_resources {
-            // Tokens are shared across stations: hand them out in arrival order,
-            // whichever station the waiting job is at.
-            self.to_dispatch.clear();
+        if self.dispatch_pending {
+            self.dispatch_pending = false;
             while let Some(station) = self.oldest_startable() {
                 self.start_service(station);
-            }
-        } else {
-            while let Some(station) = self.to_dispatch.pop() {
-                while self.can_start(station) {
-                    self.start_service(station);
-                }
             }
         }
     }

@@ -15,7 +15,7 @@ from ..solve.traffic import instability_warnings
 DEFAULT_CUSTOMERS = 1_000_000
 DEFAULT_REPLICATIONS = 5
 WARMUP_SHARE = 0.1  # of the run, when no warm-up is given
-MAX_CUSTOMERS = 10**11  # past this a run would take days: certainly a typo
+MAX_CUSTOMERS = 4 * 10**9  # per replication: the histograms count in u32 buckets
 MAX_REPLICATIONS = 100_000
 
 
