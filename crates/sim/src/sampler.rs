@@ -60,14 +60,6 @@ impl Sampler {
 
     #[inline]
     pub fn sample<R: Rng>(&self, rng: &mut R) -> f64 {
-        // The commonest kinds first, as plain branches: a jump table over all
-        // kinds mispredicts when a model mixes them, on the hottest path.
-        if let Sampler::Exp { mean } = self {
-            return mean * exp1(rng);
-        }
-        if let Sampler::Const(v) = self {
-            return *v;
-        }
         match self {
             Sampler::Const(v) => *v,
             Sampler::Exp { mean } => mean * exp1(rng),

@@ -52,9 +52,6 @@ impl WaitQueue {
     /// `key` orders keyed queues (smaller first); `seq` is the job's arrival order.
     #[inline]
     pub fn push(&mut self, job: u32, key: f64, seq: u64) {
-        if let WaitQueue::Fifo(q) = self {
-            return q.push_back(job);
-        }
         match self {
             WaitQueue::Fifo(q) => q.push_back(job),
             WaitQueue::Lifo(q) => q.push(job),
@@ -64,9 +61,6 @@ impl WaitQueue {
 
     #[inline]
     pub fn head(&self) -> Option<u32> {
-        if let WaitQueue::Fifo(q) = self {
-            return q.front().copied();
-        }
         match self {
             WaitQueue::Fifo(q) => q.front().copied(),
             WaitQueue::Lifo(q) => q.last().copied(),
@@ -76,9 +70,6 @@ impl WaitQueue {
 
     #[inline]
     pub fn pop(&mut self) -> Option<u32> {
-        if let WaitQueue::Fifo(q) = self {
-            return q.pop_front();
-        }
         match self {
             WaitQueue::Fifo(q) => q.pop_front(),
             WaitQueue::Lifo(q) => q.pop(),
