@@ -43,10 +43,9 @@ def simulate(
     elif params:
         model = model.with_params(**params)
     settings = run_settings(seed, replications, customers, horizon, warmup, threads)
-    compiled = model.compile()
-    warnings = instability_warnings(compiled)
+    warnings = instability_warnings(model)
     try:
-        summary = _native.simulate(json.dumps(compiled), json.dumps(settings))
+        summary = _native.simulate(json.dumps(model.compile()), json.dumps(settings))
     except ValueError as e:
         raise BrewputError(f"{model_label(model)}: {e}") from None
     return simulation_results(model, settings, json.loads(summary), warnings)

@@ -1,5 +1,5 @@
-"""Traffic equations on a compiled model: how often each step is visited per
-customer, and the load each station and resource is offered by open classes.
+"""Traffic equations: how often each step is visited per customer, and the load
+that open classes offer each station and resource.
 
 The simulator uses it to warn about unstable open models before running them;
 the analytic solver builds on the same visit ratios.
@@ -10,60 +10,26 @@ import math
 from dataclasses import dataclass
 from typing import Dict, List
 
-EXIT = None
+from ..model import Model
+from ..model.schema import JobClass
 
 
-def dist_mean(dist: dict) -> float:
-    """The mean of a compiled distribution (docs/compiled-model.md)."""
-    kind = dist["kind"]
-    if kind == "const":
-        return dist["value"]
-    if kind in ("exp", "erlang"):
-        return dist["mean"]
-    if kind == "gamma":
-        return dist["shape"] * dist["scale"]
-    if kind == "lognormal":
-        return math.exp(dist["mu"] + dist["sigma"] ** 2 / 2)
-    if kind == "uniform":
-        return (dist["low"] + dist["high"]) / 2
-    if kind == "normal":
-        return _normal_truncated_at_zero_mean(dist["mean"], dist["sd"])
-    if kind == "hyperexp":
-        return dist["p"] * dist["mean1"] + (1 - dist["p"]) * dist["mean2"]
-    if kind == "empirical":
-        return sum(dist["values"]) / len(dist["values"])
-    raise ValueError(f"unknown distribution kind {kind!r}")
-
-
-def _normal_truncated_at_zero_mean(mean: float, sd: float) -> float:
-    if sd == 0:
-        return mean
-    alpha = -mean / sd
-    pdf = math.exp(-alpha * alpha / 2) / math.sqrt(2 * math.pi)
-    survival = 0.5 * math.erfc(alpha / math.sqrt(2))
-    return mean + sd * pdf / survival
-
-
-def step_visits(steps: List[dict]) -> List[float]:
-    """Expected visits to each step per customer: the solution of
-    v = e_0 + P^T v, where P is the step-to-step routing (exit absorbs)."""
+def step_visits(job_class: JobClass) -> List[float]:
+    """Expected visits to each step of the route per customer: the solution of
+    v = e_0 + P^T v, where P is the step-to-step routing (exit absorbs; the
+    model language guarantees every step can reach it)."""
     import numpy as np  # only models that need it pay numpy's import time
 
-    n = len(steps)
+    routing_table = job_class.routing()
+    n = len(routing_table)
     routing = np.zeros((n, n))
-    for i, step in enumerate(steps):
-        for target, p in step["next"]:
-            if target is not EXIT:
+    for i, row in enumerate(routing_table):
+        for target, p in row:
+            if target is not None:
                 routing[i, target] += p
     start = np.zeros(n)
     start[0] = 1.0
-    try:
-        visits = np.linalg.solve(np.eye(n) - routing.T, start)
-    except np.linalg.LinAlgError:
-        # Exit unreachable: a closed loop visited for ever. Only closed classes
-        # may do that, and their load is not "offered" from outside.
-        return [math.inf] * n
-    return [float(v) for v in visits]
+    return [float(v) for v in np.linalg.solve(np.eye(n) - routing.T, start)]
 
 
 @dataclass(frozen=True)
@@ -74,33 +40,30 @@ class OfferedLoad:
     resources: Dict[str, float]
 
 
-def open_offered_load(compiled: dict) -> OfferedLoad:
-    stations = compiled["stations"]
-    resources = compiled["resources"]
-    work_at_station = [0.0] * len(stations)
-    work_on_resource = [0.0] * len(resources)
-    for cls in compiled["classes"]:
-        source = cls["source"]
-        if source["kind"] != "open":
+def open_offered_load(model: Model) -> OfferedLoad:
+    work_at: Dict[str, float] = {name: 0.0 for name in model.stations}
+    work_on: Dict[str, float] = {name: 0.0 for name in model.resources}
+    for job_class in model.classes.values():
+        if not job_class.is_open:
             continue
-        rate = 1.0 / dist_mean(source["interarrival"])
-        for visits, step in zip(step_visits(cls["steps"]), cls["steps"]):
-            work = rate * visits * dist_mean(step["service"])
-            work_at_station[step["station"]] += work
-            for r in step["uses"]:
-                work_on_resource[r] += work
+        rate = 1.0 / job_class.interarrival.mean
+        for visits, step in zip(step_visits(job_class), job_class.route):
+            work = rate * visits * step.service.mean
+            work_at[step.station] += work
+            for resource in step.uses:
+                work_on[resource] += work
     return OfferedLoad(
-        stations={s["name"]: w / s["servers"] for s, w in zip(stations, work_at_station)
-                  if s["servers"] is not None and w > 0},
-        resources={r["name"]: w / r["tokens"] for r, w in zip(resources, work_on_resource) if w > 0},
+        stations={name: work / model.stations[name].servers for name, work in work_at.items()
+                  if work > 0 and not math.isinf(model.stations[name].servers)},
+        resources={name: work / model.resources[name] for name, work in work_on.items() if work > 0},
     )
 
 
-def instability_warnings(compiled: dict) -> List[str]:
+def instability_warnings(model: Model) -> List[str]:
     """One line per station or resource that open arrivals load to 100 % or more."""
-    if all(c["source"]["kind"] != "open" for c in compiled["classes"]):
+    if not any(c.is_open for c in model.classes.values()):
         return []
-    load = open_offered_load(compiled)
+    load = open_offered_load(model)
     where = [("station", name, rho) for name, rho in load.stations.items()] + \
             [("resource", name, rho) for name, rho in load.resources.items()]
     return [

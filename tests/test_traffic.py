@@ -1,0 +1,40 @@
+"""Traffic equations (visit ratios, offered load) against hand computation."""
+from pathlib import Path
+
+import pytest
+
+import brewput
+from brewput.solve.traffic import instability_warnings, open_offered_load, step_visits
+
+FEEDBACK = {
+    "brewput": 1, "name": "feedback",
+    "stations": {"cpu": {"servers": 2}, "disk": {}},
+    "resources": {"bus": 1},
+    "classes": {"job": {"rate": 0.1, "route": [
+        {"id": "cpu", "station": "cpu", "service": 2.0, "next": {"disk": 0.75, "exit": 0.25}},
+        {"id": "disk", "station": "disk", "service": "exp(1)", "uses": ["bus"], "next": "cpu"},
+    ]}},
+}
+
+
+def test_feedback_visits_are_geometric():
+    # Each pass leaves with probability 1/4: 4 cpu visits and 3 disk visits per job.
+    model = brewput.Model.from_dict(FEEDBACK)
+    assert step_visits(model.classes["job"]) == pytest.approx([4.0, 3.0])
+
+
+def test_offered_load_is_rate_times_visits_times_service_over_servers():
+    load = open_offered_load(brewput.Model.from_dict(FEEDBACK))
+    assert load.stations == pytest.approx({"cpu": 0.1 * 4 * 2.0 / 2, "disk": 0.1 * 3 * 1.0})
+    assert load.resources == pytest.approx({"bus": 0.3})
+    assert instability_warnings(brewput.Model.from_dict(FEEDBACK)) == []
+
+
+def test_overload_is_named():
+    overloaded = dict(FEEDBACK, classes={"job": dict(FEEDBACK["classes"]["job"], rate=0.3)})
+    (warning,) = instability_warnings(brewput.Model.from_dict(overloaded))
+    assert warning.startswith("station cpu: open arrivals offer utilization 1.2 >= 1")
+
+
+def test_closed_models_are_never_unstable():
+    assert instability_warnings(brewput.load(Path(__file__).parent.parent / "examples/coffee/locking.yaml")) == []
