@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Dict, List, Optional
 
@@ -51,6 +52,20 @@ def parse_sets(pairs: List[str]) -> Dict[str, float]:
     return params
 
 
+@contextmanager
+def progress_bar(enabled: bool):
+    """A progress callback drawing a transient bar on stderr when it is a terminal."""
+    if not (enabled and err.is_terminal):
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+
+    columns = (TextColumn("simulating"), BarColumn(), TaskProgressColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task("simulate", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
 SetOption = typer.Option([], "--set", help="Override a model param: name=value (repeatable).")
 
 
@@ -76,8 +91,10 @@ def simulate(
         if warmup != int(warmup):
             raise BrewputError(f"--warmup: expected a whole number of customers, got {warmup}")
         warmup = int(warmup)
-    res = run_simulation(model, params=parse_sets(set_) or None, seed=seed, replications=replications,
-                         customers=customers, horizon=horizon, warmup=warmup, threads=threads)
+    with progress_bar(enabled=not as_json) as progress:
+        res = run_simulation(model, params=parse_sets(set_) or None, seed=seed, replications=replications,
+                             customers=customers, horizon=horizon, warmup=warmup, threads=threads,
+                             progress=progress)
     for warning in res["warnings"]:
         err.print(f"[bold yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     if as_json:

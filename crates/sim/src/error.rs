@@ -10,6 +10,8 @@ pub enum SimError {
     Deadlock { time: f64 },
     /// An open model's queues grew past any sensible size.
     Unstable { time: f64, jobs: usize },
+    /// The run's control asked it to stop.
+    Cancelled,
 }
 
 impl fmt::Display for SimError {
@@ -21,6 +23,7 @@ impl fmt::Display for SimError {
                 "the model deadlocked at time {time}: every customer is blocked \
                  (finite buffers in a cycle?) and nothing else can happen"
             ),
+            SimError::Cancelled => write!(f, "the run was cancelled"),
             SimError::Unstable { time, jobs } => write!(
                 f,
                 "more than {jobs} customers in the system at time {time}: the model is \

@@ -4,6 +4,7 @@
 //! Rust) and [`RunSettings`] go into [`run`], which runs independent
 //! replications in parallel and returns a [`Summary`] with confidence intervals.
 
+mod control;
 mod error;
 mod event;
 mod model;
@@ -17,18 +18,19 @@ mod stats;
 mod summary;
 mod wait_queue;
 
+pub use control::RunControl;
 pub use error::SimError;
 pub use model::{Class, CompiledModel, Discipline, Dist, Resource, Source, Station, Step};
-pub use run::{run, run_replications};
+pub use run::{run, run_controlled, run_replications};
 pub use settings::{RunSettings, Stop, Warmup};
 pub use stats::ReplicationStats;
 pub use summary::{ClassSummary, Estimate, ResourceSummary, StationSummary, Summary, TimesEstimate};
 
 /// Runs a model given as JSON (docs/compiled-model.md) and returns the summary
 /// as JSON: the whole interface the Python binding needs.
-pub fn run_json(model: &str, settings: &str) -> Result<String, SimError> {
+pub fn run_json(model: &str, settings: &str, control: &RunControl) -> Result<String, SimError> {
     let model = CompiledModel::from_json(model)?;
     let settings = RunSettings::from_json(settings)?;
-    let summary = run(&model, &settings)?;
+    let summary = run_controlled(&model, &settings, control)?;
     serde_json::to_string(&summary).map_err(|e| SimError::Input(format!("cannot encode results: {e}")))
 }

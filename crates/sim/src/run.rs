@@ -2,6 +2,7 @@
 
 use rayon::prelude::*;
 
+use crate::control::RunControl;
 use crate::error::SimError;
 use crate::model::CompiledModel;
 use crate::settings::RunSettings;
@@ -13,17 +14,26 @@ use crate::summary::Summary;
 /// random stream `r` and results are gathered in replication order, so the
 /// summary is the same bit for bit whatever the number of threads.
 pub fn run(model: &CompiledModel, settings: &RunSettings) -> Result<Summary, SimError> {
-    let replications = run_replications(model, settings)?;
+    run_controlled(model, settings, &RunControl::default())
+}
+
+/// `run`, watched and stoppable through `control` from another thread.
+pub fn run_controlled(model: &CompiledModel, settings: &RunSettings, control: &RunControl) -> Result<Summary, SimError> {
+    let replications = run_replications(model, settings, control)?;
     Ok(Summary::from_replications(model, &replications))
 }
 
-pub fn run_replications(model: &CompiledModel, settings: &RunSettings) -> Result<Vec<ReplicationStats>, SimError> {
+pub fn run_replications(
+    model: &CompiledModel,
+    settings: &RunSettings,
+    control: &RunControl,
+) -> Result<Vec<ReplicationStats>, SimError> {
     model.validate()?;
     settings.validate()?;
     let all = || {
         (0..settings.replications)
             .into_par_iter()
-            .map(|r| Simulation::new(model, settings, r)?.run())
+            .map(|r| Simulation::new(model, settings, r)?.run(control))
             .collect::<Result<Vec<_>, _>>()
     };
     match settings.threads {

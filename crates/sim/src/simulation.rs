@@ -11,6 +11,7 @@
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use crate::control::RunControl;
 use crate::error::SimError;
 use crate::event::{Event, EventQueue, VERSION_MASK};
 use crate::model::{CompiledModel, Discipline};
@@ -21,6 +22,10 @@ use crate::stats::{ClassStats, ReplicationStats, ResourceStats, TimeAverage, Tim
 
 /// Where a job is when it is at no station.
 const OUTSIDE: u32 = u32::MAX;
+
+/// Events between looks at the run's control (progress, cancellation): rare
+/// enough to cost nothing, frequent enough to answer Ctrl-C at once.
+const EVENTS_PER_CHECK: u64 = 1 << 16;
 
 /// Beyond this many customers in the system an open model is taken to be
 /// unstable: the run stops with an error instead of eating all memory.
@@ -86,6 +91,10 @@ pub struct Simulation {
     measure_start: f64,
     /// Customers completed during warm-up, then after it.
     completed: u64,
+    /// Customers completed in all, warm-up included, and how many of them the
+    /// run's control has been told about.
+    completed_in_all: u64,
+    reported: u64,
     done: bool,
     events_handled: u64,
     uses_resources: bool,
@@ -128,6 +137,8 @@ impl Simulation {
             measuring: false,
             measure_start: 0.0,
             completed: 0,
+            completed_in_all: 0,
+            reported: 0,
             done: false,
             events_handled: 0,
             uses_resources,
@@ -136,9 +147,12 @@ impl Simulation {
         })
     }
 
-    pub fn run(mut self) -> Result<ReplicationStats, SimError> {
+    pub fn run(mut self, control: &RunControl) -> Result<ReplicationStats, SimError> {
         self.start();
         while !self.done {
+            if self.events_handled % EVENTS_PER_CHECK == 0 {
+                self.report(control)?;
+            }
             let Some((time, event)) = self.events.pop() else {
                 return Err(SimError::Deadlock { time: self.now });
             };
@@ -150,7 +164,17 @@ impl Simulation {
                 return Err(SimError::Unstable { time: self.now, jobs: MAX_JOBS_IN_SYSTEM });
             }
         }
+        self.report(control)?;
         Ok(self.finish())
+    }
+
+    fn report(&mut self, control: &RunControl) -> Result<(), SimError> {
+        control.add_customers(self.completed_in_all - self.reported);
+        self.reported = self.completed_in_all;
+        if control.is_cancelled() {
+            return Err(SimError::Cancelled);
+        }
+        Ok(())
     }
 
     fn start(&mut self) {
@@ -336,6 +360,7 @@ impl Simulation {
             stats.waiting.record(j.waited);
         }
         self.completed += 1;
+        self.completed_in_all += 1;
         match (self.measuring, self.warmup, self.stop) {
             (false, Warmup::Customers { count }, _) if self.completed >= count => self.start_measuring(),
             (true, _, Stop::Customers { count }) if self.completed >= count => self.done = true,

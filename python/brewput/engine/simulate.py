@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
-from typing import Mapping, Optional, Union
+from typing import Callable, Mapping, Optional, Union
 
 from .. import _native
 from ..errors import BrewputError
@@ -17,6 +18,10 @@ DEFAULT_REPLICATIONS = 5
 WARMUP_SHARE = 0.1  # of the run, when no warm-up is given
 MAX_CUSTOMERS = 4 * 10**9  # per replication: the histograms count in u32 buckets
 MAX_REPLICATIONS = 100_000
+PROGRESS_INTERVAL = 0.1  # seconds between progress reports
+
+# Called with (customers done, customers in all or None when stopping by horizon).
+ProgressCallback = Callable[[int, Optional[int]], None]
 
 
 def simulate(
@@ -29,6 +34,7 @@ def simulate(
     horizon: Optional[float] = None,
     warmup: Optional[float] = None,
     threads: Optional[int] = None,
+    progress: Optional[ProgressCallback] = None,
 ) -> dict:
     """Simulates `model` (a Model or a model file) and returns the results dict
     (docs/results.md).
@@ -37,6 +43,8 @@ def simulate(
     (default 1,000,000) or after `horizon` model time units, not counting the
     warm-up. `warmup` is in customers when stopping by customers and in model
     time when stopping by horizon; by default a tenth of the run is discarded.
+    `progress` is called about ten times a second while the engine runs.
+    Ctrl-C (KeyboardInterrupt) cancels the run.
     """
     if isinstance(model, (str, os.PathLike)):
         model = load(Path(model), params=params)
@@ -45,10 +53,45 @@ def simulate(
     settings = run_settings(seed, replications, customers, horizon, warmup, threads)
     warnings = instability_warnings(model)
     try:
-        summary = _native.simulate(json.dumps(model.compile()), json.dumps(settings))
+        summary = _run_engine(json.dumps(model.compile()), settings, progress)
     except ValueError as e:
         raise BrewputError(f"{model_label(model)}: {e}") from None
     return simulation_results(model, settings, json.loads(summary), warnings)
+
+
+def _run_engine(compiled: str, settings: dict, progress: Optional[ProgressCallback]) -> str:
+    """Runs the engine in a worker thread (it releases the GIL), so that this
+    thread can report progress and turn Ctrl-C into a clean cancel."""
+    control = _native.RunControl()
+    outcome: dict = {}
+
+    def work() -> None:
+        try:
+            outcome["summary"] = _native.simulate(compiled, json.dumps(settings), control)
+        except ValueError as e:
+            outcome["error"] = e
+
+    worker = threading.Thread(target=work, name="brewput-engine", daemon=True)
+    worker.start()
+    total = _customers_in_all(settings)
+    try:
+        while worker.is_alive():
+            worker.join(PROGRESS_INTERVAL)
+            if progress is not None:
+                progress(control.customers(), total)
+    except KeyboardInterrupt:
+        control.cancel()
+        worker.join()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["summary"]
+
+
+def _customers_in_all(settings: dict) -> Optional[int]:
+    if settings["stop"]["kind"] != "customers":
+        return None
+    return settings["replications"] * (settings["stop"]["count"] + settings["warmup"]["count"])
 
 
 def model_label(model: Model) -> str:
