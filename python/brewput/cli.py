@@ -109,11 +109,12 @@ def simulate(
 def demo(
     customers: int = typer.Option(20_000, help="Completed lattes per run."),
     replications: int = typer.Option(2, help="Replications per run."),
+    noise: float = typer.Option(0.0, help="Each stage lasts a uniform 1 ± noise/2 ms (the talk's random noise)."),
 ):
     """Reproduce the coffee-shop talk: every implementation, 1 to 6 CPUs."""
     from .demo import run_coffee_study
 
-    run_coffee_study(out, customers=customers, replications=replications)
+    run_coffee_study(out, customers=customers, replications=replications, noise=noise)
 
 
 def main() -> None:
