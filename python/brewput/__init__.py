@@ -1,7 +1,22 @@
-"""brewput: one model of a service system, answered three ways."""
+"""brewput: one model of a service system, answered three ways.
 
-from .errors import BrewputError, ModelError
-from .model import Model, load
-from .engine import simulate
+The public names load on first use, so that `import brewput` (and so the CLI's
+start-up) stays cheap and a Ctrl-C during start-up lands in code that handles it.
+"""
+from importlib import import_module
 
-__all__ = ["BrewputError", "Model", "ModelError", "load", "simulate"]
+_PUBLIC = {
+    "BrewputError": ".errors",
+    "ModelError": ".errors",
+    "Model": ".model",
+    "load": ".model",
+    "simulate": ".engine",
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str):
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'brewput' has no attribute {name!r}")
+    return getattr(import_module(_PUBLIC[name], __name__), name)

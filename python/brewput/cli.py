@@ -23,7 +23,8 @@ err = Console(stderr=True)
 
 
 def user_errors(command):
-    """Turns BrewputError into one line on stderr and exit code 2."""
+    """Turns BrewputError into one line on stderr and exit code 2, Ctrl-C into
+    `interrupted` and 130 (__main__ does the same for Ctrl-C during start-up)."""
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
         try:

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Mapping, Optional, Union
 
@@ -61,8 +63,16 @@ def simulate(
 
 def _run_engine(compiled: str, settings: dict, progress: Optional[ProgressCallback]) -> str:
     """Runs the engine in a worker thread (it releases the GIL), so that this
-    thread can report progress and turn Ctrl-C into a clean cancel."""
+    thread can report progress and turn Ctrl-C into a clean cancel.
+
+    While the engine runs, Ctrl-C only cancels it; KeyboardInterrupt is raised
+    once the engine has stopped. An exception thrown at an arbitrary point
+    could leave the engine thread running while the interpreter exits, which
+    aborts the process.
+    """
     control = _native.RunControl()
+    finished = threading.Event()
+    interrupted = threading.Event()
     outcome: dict = {}
 
     def work() -> None:
@@ -70,22 +80,40 @@ def _run_engine(compiled: str, settings: dict, progress: Optional[ProgressCallba
             outcome["summary"] = _native.simulate(compiled, json.dumps(settings), control)
         except ValueError as e:
             outcome["error"] = e
+        finally:
+            finished.set()
 
-    worker = threading.Thread(target=work, name="brewput-engine", daemon=True)
-    worker.start()
+    def on_ctrl_c(signum, frame) -> None:
+        interrupted.set()
+        control.cancel()
+
     total = _customers_in_all(settings)
-    try:
-        while worker.is_alive():
-            worker.join(PROGRESS_INTERVAL)
+    with _sigint_handler(on_ctrl_c):
+        threading.Thread(target=work, name="brewput-engine", daemon=True).start()
+        while not finished.wait(PROGRESS_INTERVAL):
             if progress is not None:
                 progress(control.customers(), total)
-    except KeyboardInterrupt:
-        control.cancel()
-        worker.join()
-        raise
+    if interrupted.is_set():
+        raise KeyboardInterrupt
+    if progress is not None:
+        progress(control.customers(), total)
     if "error" in outcome:
         raise outcome["error"]
     return outcome["summary"]
+
+
+@contextmanager
+def _sigint_handler(handler):
+    """Routes SIGINT to `handler` meanwhile (only the main thread may do so;
+    elsewhere Ctrl-C is not this thread's to handle)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _customers_in_all(settings: dict) -> Optional[int]:
