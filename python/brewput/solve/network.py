@@ -1,0 +1,124 @@
+"""A model in queueing-network terms: the one input every analytic method reads.
+
+`Network` is plain numbers in numpy arrays, indexed [class, station] in the
+model file's order; `network_of(model)` builds it from a validated model and
+says, with `Unsupported`, which feature no analytic method here covers.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Tuple
+
+import numpy as np
+
+from ..errors import BrewputError
+from ..model import Model
+from .traffic import step_visits
+
+
+class Unsupported(BrewputError):
+    """A model feature that no analytic method covers: the message names it and
+    suggests `brewput simulate`."""
+
+
+@dataclass(frozen=True)
+class Network:
+    stations: Tuple[str, ...]
+    #: (M,) servers per station; math.inf for a delay (infinite-server) station.
+    servers: np.ndarray
+    #: (M,) "fifo" | "lifo" | "priority" | "sjf" | "ps" per station.
+    discipline: Tuple[str, ...]
+    #: (M,) most jobs present (servers + buffer); math.inf when unbounded.
+    capacity: np.ndarray
+    classes: Tuple[str, ...]
+    #: (R,) arrival rate per time unit of each open class; 0 for closed classes.
+    arrival_rate: np.ndarray
+    #: (R,) squared coefficient of variation of the time between arrivals (open classes).
+    arrival_scv: np.ndarray
+    #: (R,) customers of each closed class; 0 for open classes.
+    population: np.ndarray
+    #: (R,) mean think time of each closed class (0 for open classes).
+    think: np.ndarray
+    #: (R,) priority of each class (higher is served first under `priority`).
+    priority: np.ndarray
+    #: (R, M) expected visits to each station per customer (per cycle when closed).
+    visits: np.ndarray
+    #: (R, M) mean service time per visit (0 where never visited).
+    service: np.ndarray
+    #: (R, M) squared coefficient of variation of the service time per visit.
+    service_scv: np.ndarray
+
+    @property
+    def demand(self) -> np.ndarray:
+        """(R, M) service demand per customer: visits x mean service."""
+        return self.visits * self.service
+
+    @property
+    def is_open(self) -> np.ndarray:
+        """(R,) whether each class is open."""
+        return self.arrival_rate > 0
+
+    @property
+    def is_delay(self) -> np.ndarray:
+        """(M,) whether each station has infinitely many servers."""
+        return np.isinf(self.servers)
+
+
+def network_of(model: Model) -> Network:
+    """The model's queueing network, or Unsupported naming the feature in the way."""
+    _check_supported(model)
+    stations = tuple(model.stations)
+    index = {name: m for m, name in enumerate(stations)}
+    classes = tuple(model.classes)
+    n_classes, n_stations = len(classes), len(stations)
+    visits = np.zeros((n_classes, n_stations))
+    first_moment = np.zeros((n_classes, n_stations))  # sum over steps of visits x E[S]
+    second_moment = np.zeros((n_classes, n_stations))  # sum over steps of visits x E[S^2]
+    for r, job_class in enumerate(model.classes.values()):
+        for v, step in zip(step_visits(job_class), job_class.route):
+            m = index[step.station]
+            mean = step.service.mean
+            visits[r, m] += v
+            first_moment[r, m] += v * mean
+            second_moment[r, m] += v * mean * mean * (1 + step.service.scv)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        service = np.where(visits > 0, first_moment / visits, 0.0)
+        # A station visited by several steps serves a mixture of their times.
+        mixture_second = np.where(visits > 0, second_moment / visits, 0.0)
+        service_scv = np.where(service > 0, mixture_second / service**2 - 1, 0.0)
+    jobs = list(model.classes.values())
+    return Network(
+        stations=stations,
+        servers=np.array([float(s.servers) for s in model.stations.values()]),
+        discipline=tuple(s.discipline for s in model.stations.values()),
+        capacity=np.array([float(s.servers + s.buffer) for s in model.stations.values()]),
+        classes=classes,
+        arrival_rate=np.array([1 / c.interarrival.mean if c.is_open else 0.0 for c in jobs]),
+        arrival_scv=np.array([c.interarrival.scv if c.is_open else 0.0 for c in jobs]),
+        population=np.array([0 if c.is_open else int(c.population) for c in jobs]),
+        think=np.array([0.0 if c.is_open else c.think.mean for c in jobs]),
+        priority=np.array([c.priority for c in jobs]),
+        visits=visits,
+        service=service,
+        service_scv=np.maximum(service_scv, 0.0),
+    )
+
+
+def _check_supported(model: Model) -> None:
+    where = model.file or model.name
+    for name, job_class in model.classes.items():
+        for i, step in enumerate(job_class.route):
+            if step.uses:
+                raise Unsupported(
+                    f"{where}: classes.{name}.route[{i}].uses: a step that holds a server and resource "
+                    f"tokens at once (simultaneous possession) has no exact analytic solution here; "
+                    f"use brewput simulate")
+    open_classes = any(c.is_open for c in model.classes.values())
+    for name, station in model.stations.items():
+        if math.isinf(station.buffer):
+            continue
+        if len(model.stations) > 1 or not open_classes:
+            raise Unsupported(
+                f"{where}: stations.{name}.buffer: a finite buffer inside a network (blocking after "
+                f"service) has no exact analytic solution here; use brewput simulate")

@@ -1,0 +1,38 @@
+"""What an analytic method returns: per-class and per-station figures, each
+marked exact or approximate, with the method that produced it."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+import numpy as np
+
+
+@dataclass
+class Solution:
+    #: The method as a whole, e.g. "mva-exact", "jackson", "bard-schweitzer".
+    method: str
+    #: (R,) completed customers per time unit per class.
+    throughput: np.ndarray
+    #: (R,) mean response time per class: arrival (or end of think) to exit, think excluded.
+    response_time: np.ndarray
+    #: (R, M) per-class share of each station's utilization (busy servers / servers;
+    #: for a delay station, the mean number of that class in service).
+    utilization: np.ndarray
+    #: (R, M) mean number of each class present at each station (waiting and in service).
+    queue_length: np.ndarray
+    #: (R, M) mean time per customer at each station over all its visits (visits x response per visit).
+    residence_time: np.ndarray
+    #: (R,) whether each class's figures are exact for the model as written.
+    exact_class: np.ndarray
+    #: (M,) whether each station's figures are exact.
+    exact_station: np.ndarray
+    #: (M,) the formula or algorithm used at each station, e.g. "erlang-c", "pollaczek-khinchine".
+    station_method: List[str]
+    #: Per class: waiting- and response-time percentiles where known, e.g.
+    #: {"response_time": {"p50": 1.2, ...}, "waiting_time": {...}, "exact": True, "method": "erlang-c"}.
+    percentiles: Dict[int, dict] = field(default_factory=dict)
+    #: (R,) probability an arrival is lost (finite buffers), open classes; None when no losses are possible.
+    loss_probability: Optional[np.ndarray] = None
+    #: One line each: what was approximated and why, or what was chosen automatically.
+    notes: List[str] = field(default_factory=list)
