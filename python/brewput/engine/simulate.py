@@ -6,12 +6,11 @@ import os
 import signal
 import threading
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Callable, Mapping, Optional, Union
 
 from .. import _native
 from ..errors import BrewputError
-from ..model import Model, load
+from ..model import Model, as_model
 from ..results import simulation_results
 from ..solve.traffic import instability_warnings
 
@@ -48,10 +47,7 @@ def simulate(
     `progress` is called about ten times a second while the engine runs.
     Ctrl-C (KeyboardInterrupt) cancels the run.
     """
-    if isinstance(model, (str, os.PathLike)):
-        model = load(Path(model), params=params)
-    elif params:
-        model = model.with_params(**params)
+    model = as_model(model, params)
     settings = run_settings(seed, replications, customers, horizon, warmup, threads)
     warnings = instability_warnings(model)
     try:

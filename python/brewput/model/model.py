@@ -107,6 +107,14 @@ def load(path: Union[str, Path], params: Optional[Mapping[str, Any]] = None) -> 
     return Model._new(raw, params or {}, origin)
 
 
+def as_model(model: Union[Model, str, Path], params: Optional[Mapping[str, Any]] = None) -> Model:
+    """A Model from a Model or a model file, with `params` overriding its params:
+    what every engine accepts."""
+    if isinstance(model, Model):
+        return model.with_params(**params) if params else model
+    return load(model, params=params)
+
+
 def _first_problem(error: ValidationError, origin: Origin) -> ModelError:
     """Pydantic's errors as one ModelError: the first in the file."""
     problems = []

@@ -17,6 +17,16 @@ def number(x: Optional[float]) -> str:
     return f"{x:.3e}"
 
 
+def figure(holder: dict, key: str) -> str:
+    """A figure of a results dict, with its confidence interval when it has one."""
+    return with_ci(holder.get(key), holder.get(f"{key}_ci"))
+
+
+def exactness(holder: dict) -> str:
+    """For analytic results: `exact` or `≈ method`."""
+    return "exact" if holder["exact"] else f"≈ {holder['method']}"
+
+
 def with_ci(x: Optional[float], ci: Optional[Sequence[float]]) -> str:
     """`x ± half-width` when there is an interval worth showing."""
     text = number(x)
@@ -37,27 +47,33 @@ def class_table(res: dict) -> Table:
         table.add_column("per s", justify="right")
     for name in ("mean", "p50", "p95", "p99"):
         table.add_column(name, justify="right")
-    table.add_column("max", justify="right")
-    table.add_column("lost", justify="right")
+    solved = res["engine"] == "solve"
+    if solved:
+        table.add_column("method")
+    else:
+        table.add_column("max", justify="right")
+        table.add_column("lost", justify="right")
     for name, c in res["classes"].items():
         rt = c["response_time"]
-        cells = [name, with_ci(c["throughput"], c["throughput_ci"])]
+        cells = [name, figure(c, "throughput")]
         if per_second and per_second != 1.0:
             cells.append(number(c["throughput"] * per_second if c["throughput"] is not None else None))
-        cells += [with_ci(rt[k], rt[f"{k}_ci"]) for k in ("mean", "p50", "p95", "p99")]
-        cells += [number(rt["max"]), f"{c['lost']:,}"]
+        cells += [figure(rt, k) for k in ("mean", "p50", "p95", "p99")]
+        cells += [exactness(c)] if solved else [number(rt["max"]), f"{c['lost']:,}"]
         table.add_row(*cells)
     return table
 
 
 def station_table(res: dict) -> Table:
     table = Table(title="stations", title_justify="left")
-    for column in ("station", "utilization", "busy servers", "queue length", "waiting", "response", "throughput"):
-        table.add_column(column, justify="left" if column == "station" else "right")
+    solved = res["engine"] == "solve"
+    columns = ("station", "utilization", "busy servers", "queue length", "waiting", "response", "throughput")
+    for column in columns + (("method",) if solved else ()):
+        table.add_column(column, justify="right" if column in columns[1:] else "left")
     for name, s in res["stations"].items():
-        table.add_row(name, *(with_ci(s[k], s[f"{k}_ci"]) for k in
-                              ("utilization", "busy_servers", "queue_length", "waiting", "response_time",
-                               "throughput")))
+        cells = [figure(s, k) for k in
+                 ("utilization", "busy_servers", "queue_length", "waiting", "response_time", "throughput")]
+        table.add_row(name, *cells, *([exactness(s)] if solved else []))
     return table
 
 
@@ -66,7 +82,7 @@ def resource_table(res: dict) -> Table:
     for column in ("resource", "utilization", "in use"):
         table.add_column(column, justify="left" if column == "resource" else "right")
     for name, r in res["resources"].items():
-        table.add_row(name, with_ci(r["utilization"], r["utilization_ci"]), with_ci(r["in_use"], r["in_use_ci"]))
+        table.add_row(name, figure(r, "utilization"), figure(r, "in_use"))
     return table
 
 
@@ -75,3 +91,17 @@ def results_tables(res: dict) -> list:
     if res["resources"]:
         tables.append(resource_table(res))
     return tables
+
+
+def comparison_table(title: str, rows, level: float) -> Table:
+    """`brewput compare`: analytic beside simulated, figure by figure."""
+    table = Table(title=title, title_justify="left")
+    for column in ("figure", "solve", "simulate", "difference", f"in {level:.0%} CI"):
+        table.add_column(column, justify="left" if column == "figure" else "right")
+    for row in rows:
+        analytic = number(row.analytic) + ("" if row.exact else f" (≈ {row.method})")
+        simulated = with_ci(row.simulated, row.ci)
+        diff = "-" if row.relative_difference is None else f"{row.relative_difference:+.2%}"
+        inside = {None: "-", True: "[green]yes[/]", False: "[red]no[/]"}[row.inside]
+        table.add_row(row.figure, analytic, simulated, diff, inside)
+    return table
