@@ -27,6 +27,8 @@ EXPECTED = {
     "coffee/multipipe-2.yaml": (
         {"counter": 1, **{f"{m}_{shop}": 0.5 for m in MACHINES for shop in "ab"}}, (4, 0.0)),
     "mmc.yaml": ({"desk": 1}, None),
+    # PDQ's helpdesk study: one M/M/c desk at each site and merged
+    **{f"helpdesk/{name}.yaml": ({"desk": 1}, None) for name in ("site-a", "site-b", "merged")},
     "tandem.yaml": (dict.fromkeys(("order", "brew", "pickup"), 1), None),
     # a CPU burst ends the job w.p. 0.1: 1 / 0.1 = 10 bursts, then 0.6 x 10 visits
     # to disk1 and 0.3 x 10 to disk2

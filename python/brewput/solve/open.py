@@ -1,0 +1,188 @@
+"""Open networks: every class arrives from outside and leaves.
+
+Each station is fed its total flow lam_m = sum_r lam_r visits[r, m] and solved
+alone by the formula for its kind (queues.py). That is exact when the network
+has product form (Jackson, BCMP): Poisson arrivals, and every station a delay,
+processor sharing, or fifo/lifo with one exponential service for all classes;
+each station then behaves as if fed by Poisson arrivals even where (feedback)
+its arrivals are not Poisson. A station visited directly, once per customer,
+by Poisson arrivals also gets exact answers when its kind has an exact formula
+for Poisson input (M/G/1 by Pollaczek-Khinchine, Cobham's priorities, M/M/c/K).
+Shortest-job-first needs the whole service distribution: Unsupported.
+
+Otherwise the figures are approximate and say so: a station that is not
+product-form makes the flows it sends on non-Poisson, and the network does not
+record where they go, so every station is then solved as if fed by Poisson
+arrivals (scv 1); non-Poisson external arrivals enter the formulas only at a
+single station visited once per customer (their flow-weighted scv), and inside
+a network are taken as Poisson too.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from ..errors import BrewputError
+from . import queues
+from .network import Network, Unsupported
+from .solution import Solution
+
+#: Tolerance for "exponential" (scv 1), "Poisson" and "equal service means".
+TOL = 1e-9
+#: The percentiles reported, as result keys and probabilities.
+PERCENTILES = {"p50": 0.5, "p90": 0.9, "p95": 0.95, "p99": 0.99, "p999": 0.999}
+
+
+@dataclass
+class _Station:
+    response: np.ndarray       # (R,) mean response per visit
+    method: str
+    exact: bool                # exact when the station's arrivals are Poisson
+    product_form: bool         # keeps a network's product form (BCMP)
+    loss: float = 0.0          # probability an arrival is refused (finite capacity)
+    note: Optional[str] = None  # why the formula is approximate, if it is
+
+
+def solve_open(net: Network) -> Solution:
+    """Mean figures of an open network, marked exact or approximate per station
+    and class; percentiles for a single M/M/c FCFS station; raises BrewputError
+    for an unstable station and Unsupported where no formula applies."""
+    if not net.is_open.all():
+        raise ValueError("solve_open needs a network of open classes only")
+    flow = net.arrival_rate[:, None] * net.visits  # (R, M) visits per time unit
+    visited = np.flatnonzero(flow.sum(axis=0) > 0)
+    poisson = bool(np.all(np.abs(net.arrival_scv - 1.0) <= TOL))
+    # One station, each customer visiting it once: its arrivals are the external ones.
+    direct = len(visited) == 1 and bool(np.all(np.abs(net.visits[:, visited[0]] - 1.0) <= TOL))
+    ca2 = float(flow[:, visited[0]] @ net.arrival_scv / flow[:, visited[0]].sum()) if direct else 1.0
+
+    stations = [_station(net, m, flow[:, m], ca2, direct) for m in range(len(net.stations))]
+    not_product = [net.stations[m] for m in visited if not stations[m].product_form]
+    poisson_inside = poisson and (direct or not not_product)
+    exact_station = np.array([
+        st.exact and (poisson_inside or st.method in ("infinite-server", "idle")) for st in stations])
+    notes = [st.note for st in stations if st.note]
+    if not poisson and not exact_station.all():
+        notes.append("arrivals are not Poisson: " + (
+            f"Allen-Cunneen takes their scv ({ca2:.3g}), other formulas take them as Poisson" if direct
+            else "inside a network every station is solved as if fed by Poisson arrivals (scv 1)")
+            + " (approximate)")
+    elif not poisson_inside:
+        notes.append(
+            f"not product-form: {', '.join(not_product)}; the flows between stations are then not "
+            f"Poisson, and every station is solved as if fed by Poisson arrivals (approximate)")
+
+    loss = np.array([st.loss for st in stations])[visited].max()
+    throughput = net.arrival_rate * (1.0 - loss)
+    per_visit = np.column_stack([st.response for st in stations])
+    residence = net.visits * per_visit
+    with np.errstate(divide="ignore", invalid="ignore"):
+        busy_share = throughput[:, None] * net.demand / np.where(net.is_delay, 1.0, net.servers)
+    if len(visited) == 1:
+        method = stations[visited[0]].method
+    else:
+        method = "jackson" if poisson_inside else "decomposition"
+    return Solution(
+        method=method,
+        throughput=throughput,
+        response_time=residence.sum(axis=1),
+        utilization=busy_share,
+        queue_length=throughput[:, None] * residence,
+        residence_time=residence,
+        exact_class=np.array([exact_station[net.visits[r] > 0].all() for r in range(len(net.classes))]),
+        exact_station=exact_station,
+        station_method=[st.method for st in stations],
+        percentiles=_percentiles(net, visited[0], flow[:, visited[0]], stations[visited[0]])
+        if direct and poisson else {},
+        loss_probability=np.full(len(net.classes), loss) if np.isfinite(net.capacity[visited]).any() else None,
+        notes=notes,
+    )
+
+
+def _station(net: Network, m: int, flow: np.ndarray, ca2: float, direct: bool) -> _Station:
+    """Station m fed `flow` (per class) with arrival scv `ca2`."""
+    name, c, discipline = net.stations[m], net.servers[m], net.discipline[m]
+    s, scv = net.service[:, m], net.service_scv[:, m]
+    lam = flow.sum()
+    if lam == 0:
+        return _Station(np.zeros_like(flow), "idle", True, True)
+    if discipline == "sjf":
+        raise Unsupported(f"station {name}: shortest job first depends on the whole service time "
+                          f"distribution, which the analytic solver does not have; use brewput simulate")
+    used = flow > 0
+    # The station serves the flow-weighted mixture of its classes' service times.
+    mean = flow @ s / lam
+    cs2 = flow @ (s * s * (1.0 + scv)) / lam / mean**2 - 1.0
+    exponential = bool(np.all(np.abs(scv[used] - 1.0) <= TOL) and np.all(np.abs(s[used] - mean) <= TOL * mean))
+    if math.isinf(c):
+        return _Station((queues.infinite_server(lam, mean).wait + s) * used, "infinite-server", True, True)
+    c = int(c)
+    if math.isfinite(net.capacity[m]):
+        return _finite_station(name, c, int(net.capacity[m]), discipline, flow, s, mean, exponential, direct)
+    rho = lam * mean / c
+    if rho >= 1.0:
+        raise BrewputError(f"station {name}: utilization {rho:.4g} >= 1, the open model is unstable; "
+                           f"no steady state exists")
+    if discipline == "ps":
+        slowdown = queues.processor_sharing(lam, mean, c).response / mean
+        return _Station(s * slowdown * used, "processor-sharing", True, True)
+    poisson = abs(ca2 - 1.0) <= TOL
+    if poisson and exponential:
+        wait, method, exact = queues.mmc(lam, mean, c).wait, "erlang-c", True
+    elif poisson and c == 1:
+        wait, method, exact = queues.pollaczek_khinchine(lam, mean, cs2).wait, "pollaczek-khinchine", True
+    else:
+        wait, method, exact = queues.allen_cunneen(lam, mean, c, ca2, cs2).wait, "allen-cunneen", False
+    note = None
+    if poisson and not exact:
+        note = (f"station {name}: service times not one exponential for all classes at a multi-server "
+                f"{discipline} station; Allen-Cunneen on their flow-weighted mix (approximate)")
+    prio = net.priority
+    if discipline == "priority" and len(set(prio[used])) > 1:
+        waits = np.array(queues.priority_waits(wait, flow * s / c, prio))
+        method = "cobham" if exact else "cobham-allen-cunneen"
+        return _Station((waits + s) * used, method, exact, False, note=note)
+    return _Station((wait + s) * used, method, exact, exponential, note=note)
+
+
+def _finite_station(name: str, c: int, k: int, discipline: str, flow: np.ndarray, s: np.ndarray,
+                    mean: float, exponential: bool, direct: bool) -> _Station:
+    """M/M/c/K for a station holding at most k jobs (network_of allows it only
+    as the one station of an open model)."""
+    if not direct:
+        raise Unsupported(f"station {name}: a finite buffer at a station visited more than once per "
+                          f"customer has no analytic method here; use brewput simulate")
+    if discipline == "priority" and k > c:
+        raise Unsupported(f"station {name}: priorities with a finite buffer have no analytic method "
+                          f"here; use brewput simulate")
+    lam = flow.sum()
+    loss, means = queues.mmck(lam, mean, c, k)
+    # Insensitive cases: Erlang's loss system (k = c) and processor sharing.
+    exact = exponential or k == c or discipline == "ps"
+    if discipline == "ps":
+        response = s * means.response / mean
+    else:
+        response = means.wait + s
+    note = None if exact else (
+        f"station {name}: service not one exponential for all classes; M/M/c/K with their "
+        f"flow-weighted mean (approximate)")
+    return _Station(response * (flow > 0), "erlang-b" if k == c else "mmck", exact, exponential,
+                    loss=loss, note=note)
+
+
+def _percentiles(net: Network, m: int, flow: np.ndarray, station: _Station) -> dict:
+    """Exact waiting- and response-time percentiles of the one station of an
+    open model, when it is M/M/c FCFS (all classes then share them)."""
+    if station.method != "erlang-c" or net.discipline[m] == "lifo":
+        return {}
+    lam, c = float(flow.sum()), int(net.servers[m])
+    mean = float(flow @ net.service[:, m]) / lam
+    figures = {
+        "response_time": {k: queues.mmc_response_quantile(q, lam, mean, c) for k, q in PERCENTILES.items()},
+        "waiting_time": {k: queues.mmc_wait_quantile(q, lam, mean, c) for k, q in PERCENTILES.items()},
+        "exact": True, "method": "erlang-c",
+    }
+    return {r: figures for r in range(len(net.classes))}
