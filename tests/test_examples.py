@@ -33,6 +33,11 @@ EXPECTED = {
     # a CPU burst ends the job w.p. 0.1: 1 / 0.1 = 10 bursts, then 0.6 x 10 visits
     # to disk1 and 0.3 x 10 to disk2
     "central-server.yaml": ({"cpu": 10, "disk1": 6, "disk2": 3}, (10, 100.0)),
+    # a CPU burst ends the request w.p. 0.2: 5 bursts, 2.5 disk1 and 1.5 disk2 reads
+    "interactive.yaml": ({"cpu": 5, "disk1": 2.5, "disk2": 1.5}, (40, 5.0)),
+    # several classes: the same pair per class
+    "multiclass.yaml": {"query": ({"cpu": 3, "disk": 2}, (20, 2000.0)),
+                        "report": ({"cpu": 10, "disk": 9}, (2, 0.0))},
 }
 
 
@@ -40,9 +45,13 @@ def run(name):
     return simulated(EXAMPLES / name, seed=11, replications=5, customers=100_000)
 
 
-def the_class(res):
-    (name,) = res["classes"]  # every example has one class
-    return ("classes", name)
+def per_class(name, res):
+    """{class: (visits, closed)} for an example (EXPECTED names the classes when
+    there are several)."""
+    if isinstance(EXPECTED[name], dict):
+        return EXPECTED[name]
+    (cls,) = res["classes"]
+    return {cls: EXPECTED[name]}
 
 
 def test_every_example_is_covered():
@@ -69,31 +78,38 @@ def test_station_littles_law(name):
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_class_littles_law(name):
     res = run(name)
-    cls = the_class(res)
-    x, d_x = widened(res, cls + ("throughput",))
-    r, d_r = widened(res, cls + ("response_time", "mean"))
-    closed = EXPECTED[name][1]
-    if closed:  # every customer is thinking or in its cycle: N = X (Z + R)
-        population, think = closed
-        assert_close(x * (think + r), population, d_x * (think + r) + x * d_r,
-                     floor=FLOOR, what=f"{name}: N = X (Z + R)")
-    else:  # an open customer is at some station from arrival to exit
+    flows = []
+    for cls, (_, closed) in per_class(name, res).items():
+        x, d_x = widened(res, ("classes", cls, "throughput"))
+        r, d_r = widened(res, ("classes", cls, "response_time", "mean"))
+        flows.append((x, d_x, r, d_r))
+        if closed:  # every customer is thinking or in its cycle: N = X (Z + R)
+            population, think = closed
+            assert_close(x * (think + r), population, d_x * (think + r) + x * d_r,
+                         floor=FLOOR, what=f"{name} {cls}: N = X (Z + R)")
+    if not any(closed for _, closed in per_class(name, res).values()):
+        # an open customer is at some station from arrival to exit
         total = sum(res["stations"][s]["queue_length"] for s in res["stations"])
         d_total = sum(widened(res, ("stations", s, "queue_length"))[1] for s in res["stations"])
-        assert_close(total, x * r, d_total + x * d_r + r * d_x, floor=FLOOR,
-                     what=f"{name}: sum L = X R")
+        assert_close(total, sum(x * r for x, _, r, _ in flows),
+                     d_total + sum(x * d_r + r * d_x for x, d_x, r, d_r in flows),
+                     floor=FLOOR, what=f"{name}: sum L = sum X R")
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_job_conservation(name):
     res = run(name)
-    visits = EXPECTED[name][0]
-    assert set(res["stations"]) == set(visits)
-    x, d_x = widened(res, the_class(res) + ("throughput",))
-    for station, v in visits.items():
+    classes = per_class(name, res)
+    assert set(res["stations"]) == {s for visits, _ in classes.values() for s in visits}
+    for station in res["stations"]:
+        expect, slack = 0.0, 0.0
+        for cls, (visits, _) in classes.items():
+            x, d_x = widened(res, ("classes", cls, "throughput"))
+            expect += visits.get(station, 0) * x
+            slack += visits.get(station, 0) * d_x
         value, tol = widened(res, ("stations", station, "throughput"))
-        assert_close(value, v * x, tol + v * d_x, floor=FLOOR,
-                     what=f"{name} {station}: X_station = visits x X_class")
+        assert_close(value, expect, tol + slack, floor=FLOOR,
+                     what=f"{name} {station}: X_station = sum of visits x X_class")
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
