@@ -27,11 +27,13 @@ def network(demand, servers, think, population, discipline="ps", scv=1.0, priori
         stations=tuple(f"s{m}" for m in range(stations)), servers=np.asarray(servers, dtype=float),
         discipline=disciplines, capacity=np.full(stations, np.inf),
         classes=tuple(f"c{r}" for r in range(classes)), arrival_rate=np.zeros(classes),
-        arrival_scv=np.zeros(classes), population=np.asarray(population),
+        arrival_scv=np.zeros(classes), arrival_poisson=np.zeros(classes, dtype=bool),
+        population=np.asarray(population),
         think=np.asarray(think, dtype=float),
         priority=np.zeros(classes) if priority is None else np.asarray(priority),
         visits=(demand > 0).astype(float), service=demand,
-        service_scv=np.where(demand > 0, np.asarray(scv, dtype=float), 0.0))
+        service_scv=np.where(demand > 0, np.asarray(scv, dtype=float), 0.0),
+        service_exponential=(demand > 0) & (np.asarray(scv, dtype=float) == 1.0))
 
 
 # ---- a brute-force Markov chain ------------------------------------------------------

@@ -60,3 +60,18 @@ def test_blocking_inside_a_network_has_no_analytic_method():
     })
     with pytest.raises(Unsupported, match=r"^tandem: stations.b.buffer: a finite buffer inside a network"):
         network_of(model)
+
+
+def test_exponential_means_the_distribution_not_just_scv_one():
+    model = brewput.Model.from_dict({
+        "brewput": 1, "name": "lookalikes", "stations": {"a": {}, "b": {}, "c": {}},
+        "classes": {"x": {"arrivals": "lognormal(2, 1)", "route": [
+            {"station": "a", "service": "lognormal(1, 1)"},      # scv 1, not exponential
+            {"station": "b", "service": "exp(1)"}, {"station": "b", "service": "exp(1)"},
+            {"station": "c", "service": "exp(1)"}, {"station": "c", "service": "exp(3)"}]}},
+    })
+    net = network_of(model)
+    assert net.service_scv[0, 0] == pytest.approx(1.0)
+    # Two exponential steps of one mean are exponential; of two means, hyperexponential.
+    assert net.service_exponential.tolist() == [[False, True, False]]
+    assert net.arrival_poisson.tolist() == [False] and net.arrival_scv[0] == pytest.approx(1.0)

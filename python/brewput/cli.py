@@ -6,6 +6,7 @@ computes, it only reads options, calls the engines and prints.
 from __future__ import annotations
 
 import functools
+import sys
 import json
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,7 +19,8 @@ from .errors import BrewputError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="How fast will this service system be, where will it saturate, what should I change?")
-out = Console()
+# Piped output gets room for the tables instead of rich's 80 columns.
+out = Console(width=None if sys.stdout.isatty() else 130)
 err = Console(stderr=True)
 
 
@@ -103,6 +105,61 @@ def simulate(
         return
     for table in results_tables(res):
         out.print(table)
+
+
+@app.command()
+@user_errors
+def solve(
+    model: Path = typer.Argument(..., help="Model file (YAML)."),
+    set_: List[str] = SetOption,
+    method: str = typer.Option("auto", help="auto | exact | approx | mva | bard-schweitzer | linearizer."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results schema as JSON."),
+):
+    """Solve MODEL analytically (queueing theory): exact where theory is exact, marked where approximate."""
+    from .engine.solve import solve as run_solve
+    from .report.table import results_tables
+
+    res = run_solve(model, params=parse_sets(set_) or None, method=method)
+    if as_json:
+        print(json.dumps(res, indent=2))
+        return
+    for table in results_tables(res):
+        out.print(table)
+    for note in res["notes"]:
+        out.print(f"note: {note}", highlight=False)
+
+
+@app.command()
+@user_errors
+def compare(
+    model: Path = typer.Argument(..., help="Model file (YAML)."),
+    set_: List[str] = SetOption,
+    method: str = typer.Option("auto", help="Analytic method (see brewput solve)."),
+    seed: int = typer.Option(1, help="Random seed of the simulation."),
+    replications: int = typer.Option(5, help="Replications of the simulation."),
+    customers: Optional[int] = typer.Option(None, help="Completed customers per replication [default: 1,000,000]."),
+    level: float = typer.Option(0.95, help="Confidence level of the intervals the analytic figures are tested against."),
+    as_json: bool = typer.Option(False, "--json", help="Print both results and the comparison as JSON."),
+):
+    """Solve and simulate MODEL, and show them side by side."""
+    from .compare import compare_results
+    from .engine import simulate as run_simulation
+    from .engine.solve import solve as run_solve
+    from .report.table import comparison_table
+
+    if not 0 < level < 1:
+        raise BrewputError(f"--level: expected a confidence level between 0 and 1, got {level}")
+    params = parse_sets(set_) or None
+    analytic = run_solve(model, params=params, method=method)
+    with progress_bar(enabled=not as_json) as progress:
+        simulated = run_simulation(model, params=params, seed=seed, replications=replications,
+                                   customers=customers, progress=progress)
+    rows = compare_results(analytic, simulated, level)
+    if as_json:
+        print(json.dumps({"solve": analytic, "simulate": simulated,
+                          "comparison": [row.as_dict() for row in rows]}, indent=2))
+        return
+    out.print(comparison_table(f"{analytic['model']}: solve ({analytic['method']}) vs simulate", rows, level))
 
 
 @app.command()

@@ -38,6 +38,10 @@ class Distribution:
 
     kind: ClassVar[str]
     scv: float
+    #: Whether draws are exponential: the analytic solver's product-form and
+    #: Poisson-arrival conditions need the distribution itself, not just its scv
+    #: (a lognormal with cv 1 has scv 1 but is not exponential).
+    is_exponential: ClassVar[bool] = False
 
     def compile(self) -> Dict[str, Any]:
         raise NotImplementedError
@@ -71,6 +75,7 @@ class Const(Distribution):
 class Exp(Distribution):
     mean: float
     kind: ClassVar[str] = "exp"
+    is_exponential: ClassVar[bool] = True
 
     def _check(self):
         _require(self.mean > 0, "mean", "must be positive", self.mean)
@@ -99,6 +104,7 @@ class Erlang(Distribution):
         _require(self.mean > 0, "mean", "must be positive", self.mean)
 
     scv = property(lambda self: 1.0 / self.k)
+    is_exponential = property(lambda self: self.k == 1)
 
     def compile(self):
         return {"kind": "erlang", "k": self.k, "mean": self.mean}
@@ -115,6 +121,7 @@ class Gamma(Distribution):
         _require(self.cv > 0, "cv", "must be positive (use const for no variation)", self.cv)
 
     scv = property(lambda self: self.cv**2)
+    is_exponential = property(lambda self: self.cv == 1)
 
     def compile(self):
         return {"kind": "gamma", "shape": 1 / self.cv**2, "scale": self.mean * self.cv**2}
@@ -198,6 +205,7 @@ class Hyperexp(Distribution):
                  "as an exponential; use gamma or lognormal below 1)", self.cv)
 
     scv = property(lambda self: self.cv**2)
+    is_exponential = property(lambda self: self.cv == 1)  # both phases then have the mean
 
     def compile(self):
         c2 = self.cv**2

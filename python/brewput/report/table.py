@@ -23,8 +23,8 @@ def figure(holder: dict, key: str) -> str:
 
 
 def exactness(holder: dict) -> str:
-    """For analytic results: `exact` or `≈ method`."""
-    return "exact" if holder["exact"] else f"≈ {holder['method']}"
+    """For analytic results: `exact (method)` or `≈ method`."""
+    return f"exact ({holder['method']})" if holder["exact"] else f"≈ {holder['method']}"
 
 
 def with_ci(x: Optional[float], ci: Optional[Sequence[float]]) -> str:

@@ -126,7 +126,7 @@ def product_form_stations(net: Network) -> Tuple[np.ndarray, List[str]]:
                               f"distribution, which the analytic solver does not have; use brewput simulate")
         means = net.service[visiting, m]
         why = []
-        if not np.allclose(net.service_scv[visiting, m], 1.0, rtol=0, atol=1e-9):
+        if not net.service_exponential[visiting, m].all():
             why.append("service not exponential")
         if means.max() - means.min() > 1e-9 * means.max():
             why.append("classes' mean service times differ")

@@ -36,6 +36,8 @@ class Network:
     arrival_rate: np.ndarray
     #: (R,) squared coefficient of variation of the time between arrivals (open classes).
     arrival_scv: np.ndarray
+    #: (R,) whether each open class arrives as a Poisson process (exponential gaps).
+    arrival_poisson: np.ndarray
     #: (R,) customers of each closed class; 0 for open classes.
     population: np.ndarray
     #: (R,) mean think time of each closed class (0 for open classes).
@@ -48,6 +50,9 @@ class Network:
     service: np.ndarray
     #: (R, M) squared coefficient of variation of the service time per visit.
     service_scv: np.ndarray
+    #: (R, M) whether the service time per visit is exponential: every step of the
+    #: class there draws from an exponential of one mean (scv 1 alone does not say so).
+    service_exponential: np.ndarray
 
     @property
     def demand(self) -> np.ndarray:
@@ -75,6 +80,8 @@ def network_of(model: Model) -> Network:
     visits = np.zeros((n_classes, n_stations))
     first_moment = np.zeros((n_classes, n_stations))  # sum over steps of visits x E[S]
     second_moment = np.zeros((n_classes, n_stations))  # sum over steps of visits x E[S^2]
+    step_means = [[set() for _ in stations] for _ in classes]  # exponential steps' means
+    exponential = np.ones((n_classes, n_stations), dtype=bool)
     for r, job_class in enumerate(model.classes.values()):
         for v, step in zip(step_visits(job_class), job_class.route):
             m = index[step.station]
@@ -82,6 +89,8 @@ def network_of(model: Model) -> Network:
             visits[r, m] += v
             first_moment[r, m] += v * mean
             second_moment[r, m] += v * mean * mean * (1 + step.service.scv)
+            exponential[r, m] &= step.service.is_exponential
+            step_means[r][m].add(mean)
     with np.errstate(invalid="ignore", divide="ignore"):
         service = np.where(visits > 0, first_moment / visits, 0.0)
         # A station visited by several steps serves a mixture of their times.
@@ -96,12 +105,16 @@ def network_of(model: Model) -> Network:
         classes=classes,
         arrival_rate=np.array([1 / c.interarrival.mean if c.is_open else 0.0 for c in jobs]),
         arrival_scv=np.array([c.interarrival.scv if c.is_open else 0.0 for c in jobs]),
+        arrival_poisson=np.array([c.is_open and c.interarrival.is_exponential for c in jobs]),
         population=np.array([0 if c.is_open else int(c.population) for c in jobs]),
         think=np.array([0.0 if c.is_open else c.think.mean for c in jobs]),
         priority=np.array([c.priority for c in jobs]),
         visits=visits,
         service=service,
         service_scv=np.maximum(service_scv, 0.0),
+        # Exponential steps of different means mix into a hyperexponential.
+        service_exponential=exponential & (visits > 0) & np.array(
+            [[len(means) == 1 for means in row] for row in step_means]),
     )
 
 

@@ -54,7 +54,7 @@ def solve_open(net: Network) -> Solution:
         raise ValueError("solve_open needs a network of open classes only")
     flow = net.arrival_rate[:, None] * net.visits  # (R, M) visits per time unit
     visited = np.flatnonzero(flow.sum(axis=0) > 0)
-    poisson = bool(np.all(np.abs(net.arrival_scv - 1.0) <= TOL))
+    poisson = bool(np.all(net.arrival_poisson))
     # One station, each customer visiting it once: its arrivals are the external ones.
     direct = len(visited) == 1 and bool(np.all(np.abs(net.visits[:, visited[0]] - 1.0) <= TOL))
     ca2 = float(flow[:, visited[0]] @ net.arrival_scv / flow[:, visited[0]].sum()) if direct else 1.0
@@ -116,7 +116,7 @@ def _station(net: Network, m: int, flow: np.ndarray, ca2: float, direct: bool) -
     # The station serves the flow-weighted mixture of its classes' service times.
     mean = flow @ s / lam
     cs2 = flow @ (s * s * (1.0 + scv)) / lam / mean**2 - 1.0
-    exponential = bool(np.all(np.abs(scv[used] - 1.0) <= TOL) and np.all(np.abs(s[used] - mean) <= TOL * mean))
+    exponential = bool(np.all(net.service_exponential[used, m]) and np.all(np.abs(s[used] - mean) <= TOL * mean))
     if math.isinf(c):
         return _Station((queues.infinite_server(lam, mean).wait + s) * used, "infinite-server", True, True)
     c = int(c)

@@ -1,0 +1,71 @@
+"""`brewput compare`: the analytic solution beside the simulation, figure by
+figure, with the relative difference and whether the analytic figure lies
+inside the simulation's confidence interval."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Iterator, List, Optional, Tuple
+
+CLASS_FIGURES = ("throughput",)
+TIME_FIGURES = ("mean", "p50", "p90", "p95", "p99", "p999")
+STATION_FIGURES = ("utilization", "busy_servers", "queue_length", "response_time", "throughput")
+
+
+@dataclass(frozen=True)
+class Row:
+    figure: str
+    analytic: float
+    exact: bool
+    method: str
+    simulated: float
+    #: The simulation's interval at the chosen confidence level (None with one replication).
+    ci: Optional[Tuple[float, float]]
+
+    @property
+    def relative_difference(self) -> Optional[float]:
+        return (self.analytic - self.simulated) / self.simulated if self.simulated else None
+
+    @property
+    def inside(self) -> Optional[bool]:
+        return None if self.ci is None else self.ci[0] <= self.analytic <= self.ci[1]
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "relative_difference": self.relative_difference, "inside": self.inside}
+
+
+def _pairs(analytic: dict, simulated: dict) -> Iterator[Tuple[str, dict, dict, str, dict]]:
+    """(figure name, analytic holder, simulated holder, key, the class or station
+    whose `exact` and `method` apply) for every figure both engines give."""
+    for name, a in analytic["classes"].items():
+        s = simulated["classes"][name]
+        for key in CLASS_FIGURES:
+            yield f"{name} {key}", a, s, key, a
+        for times in ("response_time", "waiting_time"):
+            for key in TIME_FIGURES:
+                yield f"{name} {times.replace('_', ' ')} {key}", a[times], s[times], key, a
+    for name, a in analytic["stations"].items():
+        for key in STATION_FIGURES:
+            yield f"{name} {key.replace('_', ' ')}", a, simulated["stations"][name], key, a
+
+
+def compare_results(analytic: dict, simulated: dict, level: float = 0.95) -> List[Row]:
+    widen = _widening(level, simulated["settings"]["replications"])
+    rows = []
+    for figure, a, s, key, owner in _pairs(analytic, simulated):
+        if a.get(key) is None or s.get(key) is None:
+            continue
+        ci = s.get(f"{key}_ci")
+        if ci is not None:
+            mid, half = (ci[0] + ci[1]) / 2, (ci[1] - ci[0]) / 2 * widen
+            ci = (mid - half, mid + half)
+        rows.append(Row(figure, a[key], owner["exact"], owner["method"], s[key], ci))
+    return rows
+
+
+def _widening(level: float, replications: int) -> float:
+    """Turns the simulation's 95 % half-widths into `level` half-widths."""
+    if replications < 2 or level == 0.95:
+        return 1.0
+    from scipy.stats import t  # only a non-default level pays scipy's import
+
+    return float(t.ppf((1 + level) / 2, replications - 1) / t.ppf(0.975, replications - 1))

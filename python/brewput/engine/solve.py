@@ -1,0 +1,41 @@
+"""`brewput.solve`: a model in, the results schema out, from queueing theory."""
+from __future__ import annotations
+
+import os
+from typing import Mapping, Optional, Union
+
+from ..errors import BrewputError
+from ..model import Model, as_model
+from ..results import solution_results
+from ..solve.bounds import network_bounds
+from ..solve.closed import METHODS, solve_closed
+from ..solve.mixed import solve_mixed
+from ..solve.network import network_of
+from ..solve.open import solve_open
+
+def solve(
+    model: Union[Model, str, os.PathLike],
+    *,
+    params: Optional[Mapping[str, float]] = None,
+    method: str = "auto",
+) -> dict:
+    """Solves `model` analytically and returns the results dict (docs/results.md),
+    with `engine: "solve"` and every figure marked exact or approximate.
+
+    Raises `Unsupported` (a BrewputError) naming the model feature that no
+    analytic method covers.
+    """
+    if method not in METHODS:
+        raise BrewputError(f"--method: expected one of {', '.join(METHODS)}, got {method!r}")
+    model = as_model(model, params)
+    net = network_of(model)
+    if net.is_open.all():
+        if method not in ("auto", "exact"):
+            raise BrewputError(f"--method {method}: open networks are solved exactly (or by the "
+                               f"named approximation per station); use --method auto")
+        sol = solve_open(net)
+    elif not net.is_open.any():
+        sol = solve_closed(net, method=method)
+    else:
+        sol = solve_mixed(net, method=method)
+    return solution_results(model, net, sol, network_bounds(net))
