@@ -1,4 +1,4 @@
-"""Bounds (brewput.solve.bounds): they must contain the exact solution (itself
+"""Bounds (brewput.analytic.bounds): they must contain the exact solution (itself
 checked against Markov chains in test_solve_closed.py) at every population."""
 import math
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import brewput
-from brewput.solve.bounds import class_bounds, network_bounds
-from brewput.solve.closed import solve_closed
-from brewput.solve.network import network_of
+from brewput.analytic.bounds import class_bounds, network_bounds
+from brewput.analytic.closed import solve_closed
+from brewput.analytic.network import network_of
 from conftest import EXAMPLES
 from test_solve_closed import network
 

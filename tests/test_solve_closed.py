@@ -1,4 +1,4 @@
-"""Closed networks (brewput.solve.closed) against independent truths: a recursion
+"""Closed networks (brewput.analytic.closed) against independent truths: a recursion
 worked by hand, brute-force Markov chains built here with numpy, birth-death
 chains in log space, and the approximations' own defining equations."""
 import itertools
@@ -10,8 +10,8 @@ import pytest
 
 import brewput
 from brewput.errors import BrewputError
-from brewput.solve.closed import solve_closed
-from brewput.solve.network import Network, Unsupported, network_of
+from brewput.analytic.closed import solve_closed
+from brewput.analytic.network import Network, Unsupported, network_of
 from conftest import EXAMPLES
 
 TIGHT = 1e-9  # relative: the exact methods against exact truths

@@ -1,4 +1,4 @@
-"""Mixed networks (brewput.solve.mixed): the standard reduction against a hand
+"""Mixed networks (brewput.analytic.mixed): the standard reduction against a hand
 computation, Erlang C, and a Markov chain of open and closed customers together
 (the open count truncated far beyond any probability that matters)."""
 import itertools
@@ -10,8 +10,8 @@ import pytest
 import brewput
 import theory
 from brewput.errors import BrewputError
-from brewput.solve.mixed import solve_mixed
-from brewput.solve.network import network_of
+from brewput.analytic.mixed import solve_mixed
+from brewput.analytic.network import network_of
 
 
 def model(stations, web, batch, web_rate=0.1, users=3):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import brewput
-from brewput.solve.network import Unsupported, network_of
+from brewput.analytic.network import Unsupported, network_of
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

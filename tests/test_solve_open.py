@@ -1,11 +1,11 @@
-"""Open networks (brewput.solve.open) from model files and dicts, against
+"""Open networks (brewput.analytic.open) from model files and dicts, against
 published numbers (PDQ's helpdesk study) and answers worked by hand."""
 import pytest
 
 import brewput
 from brewput.errors import BrewputError
-from brewput.solve.network import Unsupported, network_of
-from brewput.solve.open import solve_open
+from brewput.analytic.network import Unsupported, network_of
+from brewput.analytic.open import solve_open
 from conftest import EXAMPLES
 
 

@@ -1,4 +1,4 @@
-"""Single-station formulas (brewput.solve.queues), each against an independent
+"""Single-station formulas (brewput.analytic.queues), each against an independent
 truth: exact rational sums, log-space sums, a birth-death chain or Markov chain
 solved with numpy, numerical integration of densities, and cases worked by hand."""
 import math
@@ -10,7 +10,7 @@ from scipy import integrate, sparse, stats
 from scipy.sparse import linalg as sparse_linalg
 from scipy.special import gammaln, logsumexp
 
-from brewput.solve import queues
+from brewput.analytic import queues
 
 # ---- Erlang B and C --------------------------------------------------------------
 

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 import brewput
-from brewput.solve.traffic import instability_warnings, open_offered_load, step_visits
+from brewput.analytic.traffic import instability_warnings, open_offered_load, step_visits
 
 FEEDBACK = {
     "brewput": 1, "name": "feedback",

@@ -10,7 +10,8 @@ _PUBLIC = {
     "ModelError": ".errors",
     "Model": ".model",
     "load": ".model",
-    "simulate": ".engine",
+    "simulate": ".engine.simulate",
+    "solve": ".engine.solve",
 }
 
 __all__ = sorted(_PUBLIC)

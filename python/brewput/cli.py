@@ -87,7 +87,7 @@ def simulate(
     as_json: bool = typer.Option(False, "--json", help="Print the results schema as JSON."),
 ):
     """Simulate MODEL with the discrete-event engine."""
-    from .engine import simulate as run_simulation
+    from .engine.simulate import simulate as run_simulation
     from .report.table import results_tables
 
     if warmup is not None and horizon is None:
@@ -143,7 +143,7 @@ def compare(
 ):
     """Solve and simulate MODEL, and show them side by side."""
     from .compare import compare_results
-    from .engine import simulate as run_simulation
+    from .engine.simulate import simulate as run_simulation
     from .engine.solve import solve as run_solve
     from .report.table import comparison_table
 

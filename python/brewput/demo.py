@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from .engine import simulate
+from .engine.simulate import simulate
 from .errors import BrewputError
 
 IMPLEMENTATIONS = ("ideal", "locking", "finelocking", "multi-2", "multi-4",

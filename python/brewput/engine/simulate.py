@@ -12,7 +12,7 @@ from .. import _native
 from ..errors import BrewputError
 from ..model import Model, as_model
 from ..results import simulation_results
-from ..solve.traffic import instability_warnings
+from ..analytic.traffic import instability_warnings
 
 DEFAULT_CUSTOMERS = 1_000_000
 DEFAULT_REPLICATIONS = 5

@@ -7,11 +7,11 @@ from typing import Mapping, Optional, Union
 from ..errors import BrewputError
 from ..model import Model, as_model
 from ..results import solution_results
-from ..solve.bounds import network_bounds
-from ..solve.closed import METHODS, solve_closed
-from ..solve.mixed import solve_mixed
-from ..solve.network import network_of
-from ..solve.open import solve_open
+from ..analytic.bounds import network_bounds
+from ..analytic.closed import METHODS, solve_closed
+from ..analytic.mixed import solve_mixed
+from ..analytic.network import network_of
+from ..analytic.open import solve_open
 
 def solve(
     model: Union[Model, str, os.PathLike],
