@@ -86,10 +86,32 @@ def resource_table(res: dict) -> Table:
     return table
 
 
+def interval(pair) -> str:
+    if pair is None:
+        return "-"
+    low, high = pair
+    return f"{number(low) if low is not None else '…'} .. {number(high) if high is not None else '…'}"
+
+
+def bounds_table(res: dict) -> Table:
+    """Bottleneck, saturation population and the bounds of each class (analytic results)."""
+    table = Table(title="bounds", title_justify="left")
+    for column in ("class", "bottleneck", "max throughput", "saturation N*", "throughput", "response time",
+                   "balanced throughput", "balanced response"):
+        table.add_column(column, justify="left" if column in ("class", "bottleneck") else "right")
+    for name, b in res["bounds"].items():
+        table.add_row(name, b["bottleneck"], number(b["max_throughput"]), number(b["saturation_population"]),
+                      interval(b["throughput"]), interval(b["response_time"]),
+                      interval(b["balanced_throughput"]), interval(b["balanced_response_time"]))
+    return table
+
+
 def results_tables(res: dict) -> list:
     tables = [class_table(res), station_table(res)]
     if res["resources"]:
         tables.append(resource_table(res))
+    if res.get("bounds"):
+        tables.append(bounds_table(res))
     return tables
 
 
