@@ -45,6 +45,9 @@ fn usage(why: &str) -> ! {
     std::process::exit(2);
 }
 
+/// One timed run of a contender, returning its mean response time.
+type Work<'a> = Box<dyn Fn() -> f64 + 'a>;
+
 /// The M/M/3 model as docs/compiled-model.md spells it, as the Python side would hand it over.
 fn model() -> CompiledModel {
     let text = json!({
@@ -87,7 +90,7 @@ fn main() {
     };
     // (name, replications, threads, the timed work). Replications are independent,
     // so two threads should run two of them in nearly the time one thread runs one.
-    let contenders: Vec<(&str, u32, usize, Box<dyn Fn() -> f64 + '_>)> = vec![
+    let contenders: Vec<(&str, u32, usize, Work)> = vec![
         ("minimal", 1, 1, Box::new(|| minimal::run(RATE, MEAN_SERVICE, SEED, args.warmup, args.customers))),
         ("brewput", 1, 1, Box::new(|| engine(&one))),
         ("brewput-replications", 2, 1, Box::new(|| engine(&two))),
