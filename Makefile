@@ -29,6 +29,7 @@ py-test:
 
 bench: build
 	$(PYTHON) bench/run.py
+	$(PYTHON) bench/solve_speed.py >> bench/RESULTS.md
 
 clean:
 	rm -rf $(VENV) target
