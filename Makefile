@@ -3,6 +3,8 @@
 VENV   ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# maturin, started by pip for the editable build, must be found on PATH
+export PATH := $(abspath $(VENV))/bin:$(PATH)
 
 .PHONY: demo test build rust-test py-test bench clean
 
