@@ -20,7 +20,8 @@ $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --upgrade pip
 	$(PYTHON) -m pip install --quiet maturin 'pydantic>=2.5' 'pyyaml>=6' 'typer>=0.12' 'rich>=13' \
-		'pytest>=7' 'scipy>=1.10' 'numpy>=1.24' 'simpy>=4' 'ciw>=3'
+		'pytest>=7' 'scipy>=1.10' 'numpy>=1.24' 'simpy>=4' 'ciw>=3' \
+		'pandas>=1.5' 'pyarrow>=12' 'matplotlib>=3.6' 'plotly>=5.15' 'distributed>=2023.1'
 	touch $(STAMP)
 
 rust-test:
