@@ -23,6 +23,9 @@ TIME_FIGURES = ("mean", "p50", "p90", "p95", "p99", "p999")
 def _times(summary: dict) -> dict:
     out = _figures(summary, TIME_FIGURES)
     out["max"] = summary["max"]
+    # [[percent, value], ...] and its `_ci` twin, one [low, high] (or null) per point
+    out["spectrum"] = [[p, estimate["mean"]] for p, estimate in summary["spectrum"]]
+    out["spectrum_ci"] = [estimate["ci"] for _, estimate in summary["spectrum"]]
     return out
 
 

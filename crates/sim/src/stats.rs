@@ -47,14 +47,25 @@ pub struct TimeRecorder {
 
 const MAX_TICKS: u64 = 1 << 60;
 
+/// The named percentiles, in percent (each is also a point of `SPECTRUM`,
+/// computed the same way, so the two agree exactly).
 pub const PERCENTILES: [(&str, f64); 5] =
-    [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99), ("p999", 0.999)];
+    [("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p99", 99.0), ("p999", 99.9)];
+
+/// The percentile spectrum, in percent: dense enough to draw latency against
+/// 1/(1-p) on a log axis from the body of the distribution to its far tail.
+pub const SPECTRUM: [f64; 27] = [
+    1.0, 5.0, 10.0, 20.0, 25.0, 30.0, 40.0, 50.0, 60.0, 70.0, 75.0, 80.0, 90.0, 95.0, 97.0,
+    98.0, 99.0, 99.5, 99.7, 99.8, 99.9, 99.95, 99.97, 99.98, 99.99, 99.995, 99.999,
+];
 
 #[derive(Debug, Clone, Serialize)]
 pub struct TimeSummary {
     pub mean: f64,
     /// Values at `PERCENTILES`, in that order.
     pub percentiles: [f64; 5],
+    /// Values at `SPECTRUM`, in that order.
+    pub spectrum: [f64; SPECTRUM.len()],
     pub max: f64,
 }
 
@@ -86,15 +97,23 @@ impl TimeRecorder {
     }
 
     pub fn summary(&self) -> TimeSummary {
-        let quantile = |q: f64| {
+        let quantile = |percent: f64| {
             // The bucket's lowest value: exact for recorded values that fit in
             // three significant digits (deterministic times), otherwise at most
             // 0.1 % low.
-            let v = self.histogram.value_at_quantile(q);
+            // percent / 100 may round up (99.9 / 100 = 0.99900000000000001), and
+            // the histogram takes the ceiling of q x count: step back a relative
+            // 1e-12 so that a whole q x count picks its own rank, as it should.
+            let v = self.histogram.value_at_quantile(percent / 100.0 * (1.0 - 1e-12));
             self.histogram.lowest_equivalent(v) as f64 * self.resolution
         };
         let mean = if self.count == 0 { f64::NAN } else { self.sum / self.count as f64 };
-        TimeSummary { mean, percentiles: PERCENTILES.map(|(_, q)| quantile(q)), max: self.max }
+        TimeSummary {
+            mean,
+            percentiles: PERCENTILES.map(|(_, p)| quantile(p)),
+            spectrum: SPECTRUM.map(quantile),
+            max: self.max,
+        }
     }
 }
 
@@ -159,9 +178,9 @@ mod tests {
         let s = r.summary();
         assert!((s.mean - 5.005).abs() < 1e-9);
         assert_eq!(s.max, 10.0);
-        for (&(_, q), &got) in PERCENTILES.iter().zip(&s.percentiles) {
-            let want = (q * 1000.0f64).ceil() * 0.01;
-            assert!((got - want).abs() <= want * 1e-3, "q{q}: {got} vs {want}");
+        for (&(_, p), &got) in PERCENTILES.iter().zip(&s.percentiles) {
+            let want = (p * 10.0f64).ceil() * 0.01;
+            assert!((got - want).abs() <= want * 1e-3, "p{p}: {got} vs {want}");
         }
     }
 
@@ -170,5 +189,31 @@ mod tests {
         let mut r = TimeRecorder::new(0.001);
         (0..10).for_each(|_| r.record(24.0));
         assert_eq!(r.summary().percentiles, [24.0; 5]);
+        assert_eq!(r.summary().spectrum, [24.0; SPECTRUM.len()]);
+    }
+
+    #[test]
+    fn spectrum_follows_an_exponential_closed_form() {
+        // Record the exponential(rate 0.2) quantile function on a fine grid of
+        // probabilities: the p-quantile of what was recorded is -ln(1 - p) / 0.2,
+        // up to the grid step and the histogram's three significant digits.
+        let (n, rate) = (1_000_000, 0.2);
+        let mut r = TimeRecorder::new(0.001);
+        for i in 0..n {
+            r.record(-(1.0 - (i as f64 + 0.5) / n as f64).ln() / rate);
+        }
+        let s = r.summary();
+        assert!(SPECTRUM.windows(2).all(|w| w[0] < w[1]), "spectrum points ascend");
+        for (&p, &got) in SPECTRUM.iter().zip(&s.spectrum) {
+            let q = p / 100.0;
+            let want = -(1.0 - q).ln() / rate;
+            // one grid step in probability moves the quantile by 1/(n rate (1-q))
+            let grid = 1.0 / (n as f64 * rate * (1.0 - q));
+            assert!((got - want).abs() <= want * 1e-3 + grid + 0.001, "p{p}: {got} vs {want}");
+        }
+        for (&(_, p), &named) in PERCENTILES.iter().zip(&s.percentiles) {
+            let i = SPECTRUM.iter().position(|&q| q == p).expect("named percentile in spectrum");
+            assert_eq!(s.spectrum[i], named, "the spectrum agrees with the named percentile p{p}");
+        }
     }
 }

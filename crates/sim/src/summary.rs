@@ -4,7 +4,7 @@ use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::model::CompiledModel;
-use crate::stats::{ReplicationStats, TimeSummary};
+use crate::stats::{ReplicationStats, TimeSummary, SPECTRUM};
 
 /// The mean of per-replication estimates and its 95 % Student-t interval
 /// (`None` with a single replication, where no interval can be formed).
@@ -38,6 +38,8 @@ pub struct TimesEstimate {
     pub p95: Estimate,
     pub p99: Estimate,
     pub p999: Estimate,
+    /// `(percent, estimate)` at every point of `SPECTRUM`, ascending.
+    pub spectrum: Vec<(f64, Estimate)>,
     /// The largest over all replications.
     pub max: f64,
 }
@@ -97,6 +99,7 @@ impl Summary {
                 p95: over(&|r| pick(r).percentiles[2]),
                 p99: over(&|r| pick(r).percentiles[3]),
                 p999: over(&|r| pick(r).percentiles[4]),
+                spectrum: SPECTRUM.iter().enumerate().map(|(i, &p)| (p, over(&|r| pick(r).spectrum[i]))).collect(),
                 max: reps.iter().map(|r| pick(r).max).fold(0.0, f64::max),
             };
             let total = |f: &dyn Fn(&ReplicationStats) -> u64| reps.iter().map(f).sum();
@@ -145,6 +148,7 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::{ClassStats, StationStats};
 
     #[test]
     fn interval_matches_a_hand_computed_t_interval() {
@@ -155,6 +159,35 @@ mod tests {
         assert_eq!(e.mean, 2.0);
         let [lo, hi] = e.ci.unwrap();
         assert!((lo - (2.0 - half)).abs() < 1e-9 && (hi - (2.0 + half)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn spectrum_is_the_mean_over_replications() {
+        let model: CompiledModel = serde_json::from_str(
+            r#"{"stations": [{"name": "s", "servers": 1, "capacity": null, "discipline": "fifo"}],
+                "classes": [{"name": "c", "source": {"kind": "open", "interarrival": {"kind": "exp", "mean": 1}},
+                             "steps": [{"station": 0, "service": {"kind": "exp", "mean": 0.5}, "next": [[null, 1]]}]}],
+                "time_resolution": 0.001}"#,
+        )
+        .unwrap();
+        let replication = |scale: f64| {
+            let times = TimeSummary {
+                mean: scale,
+                percentiles: [scale; 5],
+                spectrum: SPECTRUM.map(|p| p * scale),
+                max: scale,
+            };
+            let class = ClassStats { completed: 1, offered: 1, lost: 0, response: times.clone(), waiting: times };
+            let station = StationStats { departures: 1, response_sum: 1.0, busy_area: 1.0, present_area: 1.0, waiting_area: 0.0 };
+            ReplicationStats { duration: 1.0, events: 1, classes: vec![class], stations: vec![station], resources: vec![] }
+        };
+        let summary = Summary::from_replications(&model, &[replication(1.0), replication(3.0)]);
+        let spectrum = &summary.classes[0].response_time.spectrum;
+        assert_eq!(spectrum.len(), SPECTRUM.len());
+        for (&(p, estimate), &want_p) in spectrum.iter().zip(&SPECTRUM) {
+            assert_eq!(p, want_p);
+            assert_eq!(estimate, Estimate::from_samples(&[want_p, 3.0 * want_p]));
+        }
     }
 
     #[test]
