@@ -1,0 +1,364 @@
+//! The benchmark harness of the talk: customers order lattes from a kitchen
+//! while the run is confined to K CPUs, and the latencies, throughput and CPU
+//! time of a measured window (after a discarded warm-up) are recorded, over
+//! several repetitions, each on a freshly opened kitchen.
+//!
+//! Load is either closed (`par` customers, each ordering again as soon as its
+//! latte is ready) or open (orders arrive at a target rate, Poisson or evenly
+//! spaced, into a bounded request queue served by `par` customers; an order
+//! that finds the queue full is dropped and counted). Open-loop latency runs
+//! from each order's intended arrival time, never from when the generator got
+//! round to it, so a stall cannot hide itself (no coordinated omission).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{bounded, TrySendError};
+use rand::SeedableRng;
+use rand_distr::{Distribution, Exp};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+
+use crate::burn::Burner;
+use crate::control::LabControl;
+use crate::error::LabError;
+use crate::kitchen::{self, Kitchen, Work};
+use crate::os;
+use crate::recipe::Recipe;
+use crate::stats::{Latencies, Times};
+
+/// How often a waiting harness looks at the cancel flag.
+const CHECK_EVERY: Duration = Duration::from_millis(10);
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoffeeRun {
+    pub kitchen: String,
+    pub cpus: usize,
+    pub par: usize,
+    pub recipe: Recipe,
+    pub duration_ms: f64,
+    pub warmup_ms: f64,
+    pub repetitions: usize,
+    #[serde(default)]
+    pub load: Load,
+    pub percentiles: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Load {
+    #[default]
+    Closed,
+    Open { rate_per_s: f64, arrivals: Arrivals, queue: usize, seed: u64 },
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrivals {
+    Poisson,
+    Constant,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CoffeeReport {
+    /// The CPUs the run was confined to (fewer than asked when the machine has fewer).
+    pub cpus: usize,
+    pub cpu_ids: Vec<usize>,
+    pub warnings: Vec<String>,
+    pub burn_iterations_per_us: f64,
+    /// Ctrl-C stopped the run: the repetitions finished so far are kept.
+    pub cancelled: bool,
+    pub repetitions: Vec<Repetition>,
+    pub response: Times,
+    pub service: Times,
+    pub waiting: Times,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Repetition {
+    pub window_s: f64,
+    /// Open loop: orders whose intended arrival fell in the window (closed: null).
+    pub offered: Option<u64>,
+    pub dropped: u64,
+    pub completed: u64,
+    pub throughput_per_s: f64,
+    pub cpu_s: f64,
+    /// CPU time used over CPU time available in the window (all threads of the process).
+    pub utilization: f64,
+}
+
+impl CoffeeRun {
+    fn check(&self) -> Result<(), LabError> {
+        let bad = |what: String| Err(LabError::Input(what));
+        if self.par == 0 || self.par > 4096 {
+            return bad(format!("par: expected 1 to 4096 customers, got {}", self.par));
+        }
+        if !(self.duration_ms.is_finite() && self.duration_ms > 0.0) {
+            return bad(format!("duration: expected a positive time, got {} ms", self.duration_ms));
+        }
+        if !(self.warmup_ms.is_finite() && self.warmup_ms >= 0.0) {
+            return bad(format!("warmup: expected a non-negative time, got {} ms", self.warmup_ms));
+        }
+        if self.repetitions == 0 {
+            return bad("repetitions: expected at least 1".into());
+        }
+        if self.percentiles.iter().any(|p| !(0.0..=100.0).contains(p)) {
+            return bad("percentiles: expected values from 0 to 100".into());
+        }
+        if let Load::Open { rate_per_s, .. } = self.load {
+            if !(rate_per_s.is_finite() && rate_per_s > 0.0) {
+                return bad(format!("rate: expected a positive rate, got {rate_per_s}/s"));
+            }
+        }
+        self.recipe.check().map_err(LabError::Input)
+    }
+}
+
+/// Runs `f` on a new thread confined to the first `cpus` CPUs this process may
+/// use; every thread `f` starts inherits the confinement, the caller's does not.
+pub fn on_cpus<T: Send>(
+    cpus: usize,
+    f: impl FnOnce() -> Result<T, LabError> + Send,
+) -> Result<(T, Vec<usize>, Option<String>), LabError> {
+    let (ids, warning) = os::choose_cpus(cpus)?;
+    let out = thread::scope(|s| {
+        thread::Builder::new()
+            .name("brewput-lab".into())
+            .spawn_scoped(s, || {
+                os::pin_current_thread(&ids)?;
+                f()
+            })
+            .map_err(|e| LabError::Os(format!("cannot start the lab thread: {e}")))?
+            .join()
+            .map_err(|_| LabError::Os("the lab thread panicked".into()))?
+    })?;
+    Ok((out, ids, warning))
+}
+
+/// Runs the coffee shop `run` describes, all repetitions.
+pub fn run_coffee(run: &CoffeeRun, control: &LabControl) -> Result<CoffeeReport, LabError> {
+    run.check()?;
+    let burner = Burner::shared();
+    let work = Work { recipe: run.recipe, burner };
+    kitchen::open(&run.kitchen, work)?; // a bad name fails before any CPU is pinned
+    let ((repetitions, latencies), ids, warning) = on_cpus(run.cpus, || {
+        let mut repetitions = Vec::new();
+        let mut all = Latencies::default();
+        for _ in 0..run.repetitions {
+            if control.is_cancelled() {
+                break;
+            }
+            let kitchen = kitchen::open(&run.kitchen, work)?;
+            let (repetition, latencies) = repeat(kitchen.as_ref(), run, control);
+            drop(kitchen); // pipelines stop and join here, outside the window
+            if control.is_cancelled() {
+                break;
+            }
+            repetitions.push(repetition);
+            all.merge(&latencies);
+        }
+        Ok((repetitions, all))
+    })?;
+    Ok(CoffeeReport {
+        cpus: ids.len(),
+        cpu_ids: ids,
+        warnings: warning.into_iter().collect(),
+        burn_iterations_per_us: burner.iterations_per_us(),
+        cancelled: control.is_cancelled(),
+        repetitions,
+        response: latencies.response.summary(&run.percentiles),
+        service: latencies.service.summary(&run.percentiles),
+        waiting: latencies.waiting.summary(&run.percentiles),
+    })
+}
+
+/// The measured window of one repetition: what ends in it counts.
+#[derive(Clone, Copy)]
+struct Window {
+    from: Instant,
+    until: Instant,
+}
+
+impl Window {
+    fn holds(&self, t: Instant) -> bool {
+        self.from <= t && t < self.until
+    }
+
+    /// Sleeps through the window (checking for a cancel), samples the process's
+    /// CPU time at its ends, then raises `stop`. Returns the CPU time used and
+    /// the wall time between the samples.
+    fn watch(&self, stop: &AtomicBool, control: &LabControl) -> (Duration, Duration) {
+        sleep_until(self.from, control);
+        let (cpu0, t0) = (os::process_cpu_time(), Instant::now());
+        sleep_until(self.until, control);
+        let (cpu1, t1) = (os::process_cpu_time(), Instant::now());
+        stop.store(true, Ordering::Relaxed);
+        (cpu1.saturating_sub(cpu0), t1 - t0)
+    }
+}
+
+fn sleep_until(t: Instant, control: &LabControl) {
+    loop {
+        let now = Instant::now();
+        if now >= t || control.is_cancelled() {
+            return;
+        }
+        thread::sleep((t - now).min(CHECK_EVERY));
+    }
+}
+
+/// One repetition on an open kitchen.
+fn repeat(kitchen: &dyn Kitchen, run: &CoffeeRun, control: &LabControl) -> (Repetition, Latencies) {
+    let start = Instant::now();
+    let from = start + Duration::from_secs_f64(run.warmup_ms * 1e-3);
+    let window = Window { from, until: from + Duration::from_secs_f64(run.duration_ms * 1e-3) };
+    let stop = AtomicBool::new(false);
+    let (latencies, offered, dropped, (cpu, span)) = match run.load {
+        Load::Closed => {
+            let (latencies, watched) = closed(kitchen, run.par, window, &stop, control);
+            (latencies, None, 0, watched)
+        }
+        Load::Open { rate_per_s, arrivals, queue, seed } => {
+            let gaps = Gaps::new(rate_per_s, arrivals, seed);
+            open(kitchen, run.par, queue, gaps, window, &stop, control)
+        }
+    };
+    let completed = latencies.response.count();
+    let window_s = run.duration_ms * 1e-3;
+    let repetition = Repetition {
+        window_s,
+        offered,
+        dropped,
+        completed,
+        throughput_per_s: completed as f64 / window_s,
+        cpu_s: cpu.as_secs_f64(),
+        utilization: cpu.as_secs_f64() / (span.as_secs_f64() * os::allowed_cpus().map_or(1, |c| c.len()) as f64),
+    };
+    (repetition, latencies)
+}
+
+/// `par` customers ordering back to back; each order's intended start is when
+/// its customer placed it.
+fn closed(
+    kitchen: &dyn Kitchen,
+    par: usize,
+    window: Window,
+    stop: &AtomicBool,
+    control: &LabControl,
+) -> (Latencies, (Duration, Duration)) {
+    let orders = AtomicU64::new(0);
+    thread::scope(|s| {
+        let customers: Vec<_> = (0..par)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut latencies = Latencies::default();
+                    while !stop.load(Ordering::Relaxed) {
+                        let started = Instant::now();
+                        kitchen.brew(orders.fetch_add(1, Ordering::Relaxed));
+                        let ended = Instant::now();
+                        if window.holds(ended) {
+                            latencies.record(started, started, ended);
+                        }
+                    }
+                    latencies
+                })
+            })
+            .collect();
+        let watched = window.watch(stop, control);
+        let mut all = Latencies::default();
+        for customer in customers {
+            all.merge(&customer.join().expect("a customer thread panicked"));
+        }
+        (all, watched)
+    })
+}
+
+/// Times between open-loop arrivals.
+struct Gaps {
+    mean_s: f64,
+    poisson: Option<(Exp<f64>, Xoshiro256PlusPlus)>,
+}
+
+impl Gaps {
+    fn new(rate_per_s: f64, arrivals: Arrivals, seed: u64) -> Gaps {
+        let poisson = match arrivals {
+            Arrivals::Poisson => Some((Exp::new(rate_per_s).expect("rate checked positive"), Xoshiro256PlusPlus::seed_from_u64(seed))),
+            Arrivals::Constant => None,
+        };
+        Gaps { mean_s: 1.0 / rate_per_s, poisson }
+    }
+
+    fn next(&mut self) -> Duration {
+        Duration::from_secs_f64(match &mut self.poisson {
+            Some((exp, rng)) => exp.sample(rng),
+            None => self.mean_s,
+        })
+    }
+}
+
+/// A generator placing orders at their intended times into a bounded queue,
+/// and `par` customers serving it. A late generator catches up at once: the
+/// intended times, not its own pace, set the load.
+fn open(
+    kitchen: &dyn Kitchen,
+    par: usize,
+    queue: usize,
+    mut gaps: Gaps,
+    window: Window,
+    stop: &AtomicBool,
+    control: &LabControl,
+) -> (Latencies, Option<u64>, u64, (Duration, Duration)) {
+    let (requests, inbox) = bounded::<(u64, Instant)>(queue);
+    thread::scope(|s| {
+        let customers: Vec<_> = (0..par)
+            .map(|_| {
+                let inbox = inbox.clone();
+                s.spawn(move || {
+                    let mut latencies = Latencies::default();
+                    for (order, intended) in inbox {
+                        if stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let started = Instant::now();
+                        kitchen.brew(order);
+                        let ended = Instant::now();
+                        if window.holds(ended) {
+                            latencies.record(intended, started, ended);
+                        }
+                    }
+                    latencies
+                })
+            })
+            .collect();
+        let generator = s.spawn(move || {
+            let (mut offered, mut dropped) = (0u64, 0u64);
+            let mut intended = Instant::now();
+            for order in 0.. {
+                intended += gaps.next();
+                if intended >= window.until {
+                    break;
+                }
+                sleep_until(intended, control);
+                if stop.load(Ordering::Relaxed) || control.is_cancelled() {
+                    break;
+                }
+                let counted = window.holds(intended);
+                offered += counted as u64;
+                if let Err(TrySendError::Full(_)) = requests.try_send((order, intended)) {
+                    dropped += counted as u64;
+                }
+            }
+            (offered, dropped) // dropping `requests` lets idle customers finish
+        });
+        let watched = window.watch(stop, control);
+        let (offered, dropped) = generator.join().expect("the generator panicked");
+        drop(inbox);
+        let mut all = Latencies::default();
+        for customer in customers {
+            all.merge(&customer.join().expect("a customer thread panicked"));
+        }
+        (all, Some(offered), dropped, watched)
+    })
+}

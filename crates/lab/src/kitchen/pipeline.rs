@@ -1,0 +1,148 @@
+//! Pipelines: a thread per machine (a barista), each taking orders from a
+//! bounded channel, doing its stage and handing the order on. A channel of
+//! capacity N is N places on the counter between two baristas; capacity 0 is a
+//! rendezvous (Go's unbuffered channel), so a barista who has finished holds
+//! the order out, blocking the machine, until the next one takes it. Models:
+//! stations of one server with `buffer: N`, which block after service the same
+//! way (examples/coffee/linearpipe-N.yaml, splitpipe-N.yaml, multipipe-2.yaml).
+
+use std::thread::{self, JoinHandle};
+
+use crossbeam_channel::{bounded, Receiver, Sender};
+use rand::Rng;
+
+use super::{Kitchen, Work};
+use crate::error::LabError;
+use crate::recipe::{Latte, Stage};
+
+/// An order travelling down a line, with where to send the finished part.
+struct Job {
+    latte: Latte,
+    done: Sender<Latte>,
+}
+
+/// Baristas in a row, one thread per stage; the last one sends the order's
+/// part back to the customer. Dropping the line closes its entry, so each
+/// barista finishes what is queued, closes the next channel and exits; the
+/// drop joins them all.
+pub struct Line {
+    entry: Option<Sender<Job>>,
+    baristas: Vec<JoinHandle<()>>,
+}
+
+impl Line {
+    fn new(work: Work, stages: &[Stage], buffer: usize) -> Result<Line, LabError> {
+        // Channel i feeds stage i; stage i hands on to channel i + 1, the last replies.
+        let (mut feeds, inputs): (Vec<_>, Vec<_>) = stages.iter().map(|_| bounded::<Job>(buffer)).unzip();
+        let entry = feeds.remove(0);
+        let hand_ons = feeds.into_iter().map(Some).chain(std::iter::once(None));
+        let mut baristas = Vec::with_capacity(stages.len());
+        for ((&stage, orders), next) in stages.iter().zip(inputs).zip(hand_ons) {
+            let barista = thread::Builder::new()
+                .name(format!("{stage:?}").to_lowercase())
+                .spawn(move || serve(work, stage, orders, next))
+                .map_err(|e| LabError::Os(format!("cannot start a pipeline thread: {e}")))?;
+            baristas.push(barista);
+        }
+        Ok(Line { entry: Some(entry), baristas })
+    }
+
+    fn order(&self, latte: Latte, done: Sender<Latte>) {
+        let entry = self.entry.as_ref().expect("the line is open until dropped");
+        entry.send(Job { latte, done }).expect("the baristas run until the line is dropped");
+    }
+}
+
+fn serve(work: Work, stage: Stage, orders: Receiver<Job>, next: Option<Sender<Job>>) {
+    for mut job in orders {
+        work.make(stage, &mut job.latte);
+        match &next {
+            Some(next) => next.send(job).expect("the next barista outlives this one"),
+            // The customer waits on a channel with room for every part it expects.
+            None => job.done.send(job.latte).expect("the customer waits for its order"),
+        }
+    }
+}
+
+impl Drop for Line {
+    fn drop(&mut self) {
+        drop(self.entry.take());
+        for barista in self.baristas.drain(..) {
+            let _ = barista.join();
+        }
+    }
+}
+
+const COFFEE_AND_MILK: [Stage; 3] = [Stage::Grind, Stage::Press, Stage::Steam];
+
+/// Places `order` on each line (in order), waits for every part, joins them
+/// and makes the latte on the customer's thread.
+fn brew_on(work: &Work, lines: &[&Line], order: u64) -> Latte {
+    let (done, parts) = bounded(lines.len());
+    for line in lines {
+        line.order(Latte::new(order), done.clone());
+    }
+    let mut latte = parts.recv().expect("every line answers");
+    for _ in 1..lines.len() {
+        latte = latte.combine(parts.recv().expect("every line answers"));
+    }
+    work.make(Stage::Latte, &mut latte);
+    latte
+}
+
+/// linearpipe-N: grinder -> presser -> steamer, channels of capacity N.
+pub struct LinearPipe {
+    work: Work,
+    line: Line,
+}
+
+pub fn linear_pipe(work: Work, buffer: usize) -> Result<LinearPipe, LabError> {
+    Ok(LinearPipe { work, line: Line::new(work, &COFFEE_AND_MILK, buffer)? })
+}
+
+impl Kitchen for LinearPipe {
+    fn brew(&self, order: u64) -> Latte {
+        brew_on(&self.work, &[&self.line], order)
+    }
+}
+
+/// splitpipe-N: the milk is steamed on a line of its own (one barista) while
+/// the coffee goes grinder -> presser; the customer joins the two.
+pub struct SplitPipe {
+    work: Work,
+    coffee: Line,
+    milk: Line,
+}
+
+pub fn split_pipe(work: Work, buffer: usize) -> Result<SplitPipe, LabError> {
+    Ok(SplitPipe {
+        work,
+        coffee: Line::new(work, &[Stage::Grind, Stage::Press], buffer)?,
+        milk: Line::new(work, &[Stage::Steam], buffer)?,
+    })
+}
+
+impl Kitchen for SplitPipe {
+    fn brew(&self, order: u64) -> Latte {
+        brew_on(&self.work, &[&self.coffee, &self.milk], order)
+    }
+}
+
+/// multipipe-N: N linear pipelines with buffers of 1, like N coffee shops next
+/// door; each customer picks one at random.
+pub struct MultiPipe {
+    work: Work,
+    shops: Vec<Line>,
+}
+
+pub fn multi_pipe(work: Work, shops: usize) -> Result<MultiPipe, LabError> {
+    let shops = (0..shops).map(|_| Line::new(work, &COFFEE_AND_MILK, 1)).collect::<Result<_, _>>()?;
+    Ok(MultiPipe { work, shops })
+}
+
+impl Kitchen for MultiPipe {
+    fn brew(&self, order: u64) -> Latte {
+        let shop = &self.shops[rand::thread_rng().gen_range(0..self.shops.len())];
+        brew_on(&self.work, &[shop], order)
+    }
+}

@@ -1,0 +1,165 @@
+//! Thread-pool sizing (seed 003): `tasks` CPU-bound tasks of `work_us` each,
+//! all submitted at once, run on a fixed pool of `threads` threads or on a
+//! thread per task, confined to `cpus` CPUs. Measures the makespan (the last
+//! task's completion), each task's latency from submission, and CPU time.
+//! The model: a station of `cpus` processor-sharing servers (the OS shares
+//! CPUs between runnable threads) entered only with one of `threads` tokens.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::burn::Burner;
+use crate::control::LabControl;
+use crate::error::LabError;
+use crate::harness::on_cpus;
+use crate::os;
+use crate::stats::{Recorder, Times};
+
+pub const MAX_TASKS: usize = 10_000;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoolRun {
+    pub tasks: usize,
+    pub work_us: f64,
+    /// Threads in the pool; `None` is a thread per task.
+    pub threads: Option<usize>,
+    pub cpus: usize,
+    pub repetitions: usize,
+    pub percentiles: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PoolReport {
+    pub cpus: usize,
+    pub warnings: Vec<String>,
+    pub cancelled: bool,
+    pub repetitions: Vec<PoolRepetition>,
+    pub latency: Times,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PoolRepetition {
+    pub makespan_s: f64,
+    pub throughput_per_s: f64,
+    pub cpu_s: f64,
+    pub utilization: f64,
+}
+
+impl PoolRun {
+    fn check(&self) -> Result<(), LabError> {
+        let bad = |what: String| Err(LabError::Input(what));
+        if self.tasks == 0 || self.tasks > MAX_TASKS {
+            return bad(format!("tasks: expected 1 to {MAX_TASKS}, got {}", self.tasks));
+        }
+        if !(self.work_us.is_finite() && self.work_us > 0.0) {
+            return bad(format!("work: expected a positive time, got {} us", self.work_us));
+        }
+        if matches!(self.threads, Some(0)) || self.threads.is_some_and(|k| k > MAX_TASKS) {
+            return bad(format!("threads: expected 1 to {MAX_TASKS}"));
+        }
+        if self.repetitions == 0 {
+            return bad("repetitions: expected at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+pub fn run_pool(run: &PoolRun, control: &LabControl) -> Result<PoolReport, LabError> {
+    run.check()?;
+    let burner = Burner::shared();
+    let work = Duration::from_secs_f64(run.work_us * 1e-6);
+    let ((repetitions, latency), ids, warning) = on_cpus(run.cpus, || {
+        let mut repetitions = Vec::new();
+        let mut latency = Recorder::default();
+        for _ in 0..run.repetitions {
+            if control.is_cancelled() {
+                break;
+            }
+            let cpu0 = os::process_cpu_time();
+            let start = Instant::now();
+            let done = match run.threads {
+                Some(k) => pool(k, run.tasks, || burner.burn(work), start),
+                None => thread_per_task(run.tasks, || burner.burn(work), start)?,
+            };
+            let makespan = done.iter().max().copied().unwrap_or_default();
+            let cpu = os::process_cpu_time().saturating_sub(cpu0);
+            for d in &done {
+                latency.record(*d);
+            }
+            let cpus = os::allowed_cpus()?.len() as f64;
+            repetitions.push(PoolRepetition {
+                makespan_s: makespan.as_secs_f64(),
+                throughput_per_s: run.tasks as f64 / makespan.as_secs_f64(),
+                cpu_s: cpu.as_secs_f64(),
+                utilization: cpu.as_secs_f64() / (makespan.as_secs_f64() * cpus),
+            });
+        }
+        Ok((repetitions, latency))
+    })?;
+    Ok(PoolReport {
+        cpus: ids.len(),
+        warnings: warning.into_iter().collect(),
+        cancelled: control.is_cancelled(),
+        repetitions,
+        latency: latency.summary(&run.percentiles),
+    })
+}
+
+/// `threads` workers take the tasks in turn; returns each task's completion time.
+fn pool(threads: usize, tasks: usize, task: impl Fn() + Sync, start: Instant) -> Vec<Duration> {
+    let next = AtomicUsize::new(0);
+    thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    while next.fetch_add(1, Ordering::Relaxed) < tasks {
+                        task();
+                        done.push(start.elapsed());
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("a pool thread panicked")).collect()
+    })
+}
+
+/// A thread started for every task, all at once, then joined (the seed's
+/// runEachTaskInNewThread).
+fn thread_per_task(tasks: usize, task: impl Fn() + Sync, start: Instant) -> Result<Vec<Duration>, LabError> {
+    thread::scope(|s| {
+        let mut threads = Vec::with_capacity(tasks);
+        for _ in 0..tasks {
+            let spawned = thread::Builder::new().stack_size(64 * 1024).spawn_scoped(s, || {
+                task();
+                start.elapsed()
+            });
+            threads.push(spawned.map_err(|e| LabError::Os(format!("cannot start task thread: {e}")))?);
+        }
+        Ok(threads.into_iter().map(|t| t.join().expect("a task thread panicked")).collect())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(threads: Option<usize>, cpus: usize) -> PoolReport {
+        let run = PoolRun { tasks: 12, work_us: 2000.0, threads, cpus, repetitions: 1, percentiles: vec![50.0] };
+        run_pool(&run, &LabControl::default()).unwrap()
+    }
+
+    #[test]
+    fn every_task_runs_once_in_either_shape() {
+        for threads in [Some(1), Some(3), None] {
+            let report = run(threads, 1);
+            assert_eq!(report.latency.count, 12);
+            assert_eq!(report.repetitions.len(), 1);
+        }
+    }
+}
