@@ -5,6 +5,8 @@
 
 use std::sync::Arc;
 
+mod lab;
+
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -42,5 +44,6 @@ fn simulate(py: Python<'_>, model: &str, settings: &str, control: &RunControl) -
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunControl>()?;
+    lab::register(m)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)
 }

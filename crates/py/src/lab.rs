@@ -1,0 +1,44 @@
+//! The lab's Python face: conversion only. A run's settings as JSON in, its
+//! report as JSON out, errors as `ValueError`, the GIL released while real
+//! threads burn real CPUs, and a handle to cancel from Python (Ctrl-C).
+
+use std::sync::Arc;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+#[pyclass(frozen)]
+#[derive(Default)]
+pub struct LabControl(Arc<brewput_lab::LabControl>);
+
+#[pymethods]
+impl LabControl {
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+
+    fn cancel(&self) {
+        self.0.cancel();
+    }
+}
+
+/// Measures the coffee shop a run (JSON) describes; the report as JSON.
+#[pyfunction]
+pub fn lab_coffee(py: Python<'_>, run: &str, control: &LabControl) -> PyResult<String> {
+    let control = Arc::clone(&control.0);
+    py.allow_threads(|| brewput_lab::coffee_json(run, &control)).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Measures a thread pool (or a thread per task) as a run (JSON) describes.
+#[pyfunction]
+pub fn lab_pool(py: Python<'_>, run: &str, control: &LabControl) -> PyResult<String> {
+    let control = Arc::clone(&control.0);
+    py.allow_threads(|| brewput_lab::pool_json(run, &control)).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<LabControl>()?;
+    m.add_function(wrap_pyfunction!(lab_coffee, m)?)?;
+    m.add_function(wrap_pyfunction!(lab_pool, m)?)
+}
