@@ -175,5 +175,18 @@ def demo(
     run_coffee_study(out, customers=customers, replications=replications, noise=noise)
 
 
+@app.command()
+@user_errors
+def report(
+    results: Path = typer.Argument(..., help="An experiment record (-o results.json) or one results JSON (--json)."),
+    output: Path = typer.Option(..., "-o", "--output", help="The folder to write the report into."),
+):
+    """Write the HTML report (charts, tables, models) of RESULTS into a folder."""
+    from .report.html import write_report
+    from .report.source import read_record
+
+    err.print(f"report: {write_report(read_record(results), output)}", highlight=False)
+
+
 def main() -> None:
     app()

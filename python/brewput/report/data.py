@@ -1,0 +1,148 @@
+"""What the charts draw, taken from an experiment record: its flat table in
+display units, split into series (one per model, engine, class and the swept
+params that are not on the x axis).
+
+Times are shown in the unit of the record's first scenario; throughputs per
+second where that unit is a second or shorter (the talk's lattes per second),
+else per that unit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Tuple
+
+from ..errors import BrewputError
+
+if TYPE_CHECKING:
+    import pandas
+
+SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
+# Measured before simulated before solved: the first engine present is drawn
+# solid, the others (the predictions) dashed, then dotted.
+ENGINES = ("lab", "simulate", "solve")
+DASHES = ("solid", "dash", "dot")
+TIME_COLUMNS = ("response_time_mean", "response_time_p50", "response_time_p95", "response_time_p99")
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line of a chart: its rows of the flat table (sorted along x)."""
+    label: str
+    base: str          # the label without the engine: one colour per base
+    model: str
+    engine: str
+    dash: str
+    rows: "pandas.DataFrame"
+
+
+@dataclass(frozen=True)
+class Units:
+    time: str          # latencies are shown in this unit
+    rate: str          # "s" or the time unit: throughput per this
+    time_factor: Dict[str, float]   # multiply a time in unit u by time_factor[u]
+    rate_factor: Dict[str, float]   # multiply a throughput per u by rate_factor[u]
+
+
+def units_of(time_unit: str) -> Units:
+    rate = "s" if SECONDS[time_unit] <= 1.0 else time_unit
+    return Units(time=time_unit, rate=rate,
+                 time_factor={u: s / SECONDS[time_unit] for u, s in SECONDS.items()},
+                 rate_factor={u: SECONDS[rate] / s for u, s in SECONDS.items()})
+
+
+class ChartData:
+    """The record's figures, ready to chart."""
+
+    def __init__(self, record: dict):
+        from ..experiment.record import flat_table
+
+        scenarios = record["scenarios"]
+        if not scenarios:
+            raise BrewputError("the experiment record has no scenarios to report")
+        self.record = record
+        self.title = record.get("title") or "brewput report"
+        self.swept: List[str] = list(record.get("sweep") or {})
+        self.x: Optional[str] = self.swept[0] if self.swept else None
+        self.units = units_of(scenarios[0]["results"]["time_unit"])
+        self.scenarios = {s["id"]: s for s in scenarios}
+        engines_present = {s["engine"] for s in scenarios}
+        self.engines = [e for e in ENGINES if e in engines_present] + sorted(engines_present - set(ENGINES))
+        self.models = list(dict.fromkeys(s["model"] for s in scenarios))
+        table = flat_table(record)
+        unit = table["scenario"].map(lambda i: self.scenarios[i]["results"]["time_unit"])
+        self.table = self._to_display_units(table, unit)
+
+    def _to_display_units(self, table, unit):
+        time = unit.map(self.units.time_factor)
+        rate = unit.map(self.units.rate_factor)
+        table = table.copy()
+        for column in table.columns:
+            base = column[:-len("_ci_low")] if column.endswith("_ci_low") else (
+                column[:-len("_ci_high")] if column.endswith("_ci_high") else column)
+            if base.startswith(("response_time", "waiting_time")) and table[column].dtype.kind == "f":
+                table[column] = table[column] * time
+            elif base == "throughput" and table[column].dtype.kind == "f":
+                table[column] = table[column] * rate
+        return table
+
+    # ---- the pieces of a chart ------------------------------------------------------
+
+    def rate_label(self, what: str = "throughput") -> str:
+        classes = self.table.loc[self.table["kind"] == "class", "name"].unique()
+        noun = classes[0] if len(classes) == 1 else "customers"
+        return f"{what} ({noun}s per {self.units.rate})" if len(classes) == 1 else f"{what} (per {self.units.rate})"
+
+    def dash(self, engine: str) -> str:
+        return DASHES[min(self.engines.index(engine), len(DASHES) - 1)]
+
+    def class_series(self) -> List[Series]:
+        return list(self._series("class", self._class_label))
+
+    def element_series(self, model: str) -> List[Series]:
+        """A model's stations (those with a utilization) and resources, one series each."""
+        rows = self.table[(self.table["model"] == model) & self.table["kind"].isin(["station", "resource"])]
+        rows = rows[rows["utilization"].notna()]
+        return list(self._series(rows, lambda key: " · ".join(map(str, (key[2],) + key[3:]))))
+
+    def last_x(self) -> Optional[Tuple[str, object]]:
+        """The comparisons at one point of the sweep are at its last value."""
+        return None if self.x is None else (self.x, self.record["sweep"][self.x][-1])
+
+    def at_last_x(self, series: Series) -> Optional[dict]:
+        """The series' row at the last swept value, or its only row without a sweep."""
+        rows = series.rows if self.x is None else series.rows[series.rows[self.x] == self.last_x()[1]]
+        return None if rows.empty else rows.iloc[-1].to_dict()
+
+    def spectrum(self, row: dict) -> Optional[Tuple[list, list, Optional[list]]]:
+        """(percents, values, intervals) of a class's response-time spectrum, in display units."""
+        results = self.scenarios[row["scenario"]]["results"]
+        times = results["classes"][row["name"]]["response_time"]
+        if not times.get("spectrum"):
+            return None
+        factor = self.units.time_factor[results["time_unit"]]
+        percents = [p for p, _ in times["spectrum"]]
+        values = [v * factor for _, v in times["spectrum"]]
+        cis = times.get("spectrum_ci")
+        intervals = None if not cis or None in cis else [[lo * factor, hi * factor] for lo, hi in cis]
+        return percents, values, intervals
+
+    # ---- series -------------------------------------------------------------------
+
+    def _class_label(self, key) -> str:
+        model, engine, name, *others = key
+        many_classes = self.table[(self.table["kind"] == "class") & (self.table["model"] == model)]["name"].nunique() > 1
+        parts = [model] + ([name] if many_classes else []) + [str(o) for o in others]
+        return " · ".join(parts)
+
+    def _series(self, rows, label_of) -> Iterator[Series]:
+        if isinstance(rows, str):
+            rows = self.table[self.table["kind"] == rows]
+        others = self.swept[1:]
+        keys = ["model", "engine", "name"] + others
+        for key, group in rows.groupby(keys, sort=False, dropna=False):
+            key = tuple(key)
+            shown = key[:3] + tuple(f"{p}={v}" for p, v in zip(others, key[3:]))
+            base = label_of(shown)
+            label = f"{base} ({key[1]})" if len(self.engines) > 1 else base
+            yield Series(label=label, base=base, model=key[0], engine=key[1], dash=self.dash(key[1]),
+                         rows=group.sort_values(self.x) if self.x else group)

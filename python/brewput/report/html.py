@@ -1,0 +1,141 @@
+"""The report: one self-contained HTML page (plotly.js inline, so it opens with
+no network), the charts as PNGs, the tables as CSV, and what reproduces it (the
+command, the model files, the study, the record itself).
+
+    out_dir/index.html
+    out_dir/charts/<chart>.png
+    out_dir/tables/results.csv        the flat table (model units), one row per scenario and element
+    out_dir/tables/<figure>.csv       throughput, median and p95 latency against the swept param
+    out_dir/models/<label>.yaml       each model file's text
+    out_dir/study.yaml                the study, when there was one
+    out_dir/record.json               the experiment record: `brewput report record.json -o DIR` redraws it
+"""
+from __future__ import annotations
+
+import json
+from html import escape
+from pathlib import Path
+from typing import List
+
+from ..errors import BrewputError
+from .charts import charts as build_charts
+from .data import ChartData
+from .interactive import to_html_div
+from .png import write_png
+from .source import check_record
+from .summary import figure_tables, headlines
+
+STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1400px;
+       padding: 0 1.5em; color: #222; }
+h1 { margin-bottom: 0.2em; } .meta { color: #666; margin-top: 0; }
+table.figures { border-collapse: collapse; font-size: 0.9em; margin: 0.5em 0 1.5em; }
+table.figures th, table.figures td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
+table.figures th { background: #f4f4f4; } table.figures td:first-child { text-align: left; }
+.chart { margin: 2em 0; } .caption { color: #444; max-width: 60em; }
+pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; } .warning { color: #a40; font-weight: bold; }
+"""
+
+
+def write_report(record: dict, out_dir) -> Path:
+    """Writes the report of an experiment record into out_dir; returns index.html's path."""
+    check_record(record, "the experiment record")
+    out = Path(out_dir)
+    try:
+        for sub in ("charts", "tables", "models"):
+            (out / sub).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BrewputError(f"{out}: cannot create the report folder: {e.strerror or e}") from None
+    data = ChartData(record)
+    charts = build_charts(record)
+    sections = [_header(record), _headlines(data)]
+    for k, chart in enumerate(charts):
+        png = write_png(chart, out / "charts" / f"{chart.name}.png")
+        sections.append(_chart(chart, png.relative_to(out), include_plotlyjs=k == 0))
+    sections.append(_tables(data, out))
+    sections.append(_reproduce(record, out))
+    index = out / "index.html"
+    index.write_text(_page(data.title, sections), encoding="utf-8")
+    return index
+
+
+def _page(title: str, sections: List[str]) -> str:
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f"<title>{escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+            + "\n".join(sections) + "\n</body>\n</html>\n")
+
+
+def _header(record: dict) -> str:
+    scenarios = record["scenarios"]
+    models = len({s["model"] for s in scenarios})
+    engines = ", ".join(sorted({s["engine"] for s in scenarios}))
+    sweep = "; ".join(f"{name} = {', '.join(map(str, values))}" for name, values in (record.get("sweep") or {}).items())
+    meta = f"{len(scenarios)} scenarios, {models} model{'s' if models != 1 else ''}, engine: {engines}"
+    if sweep:
+        meta += f"; swept: {sweep}"
+    if record.get("created"):
+        meta += f"; made {record['created']}"
+    html = f"<h1>{escape(record.get('title') or 'brewput report')}</h1>\n<p class=\"meta\">{escape(meta)}</p>"
+    if record.get("interrupted"):
+        html += '\n<p class="warning">This run was interrupted: only the scenarios that finished are shown.</p>'
+    return html
+
+
+def _table(frame) -> str:
+    return frame.to_html(index=False, classes="figures", border=0, na_rep="-",
+                         float_format=lambda x: f"{x:.4g}")
+
+
+def _headlines(data: ChartData) -> str:
+    return "<h2>Summary</h2>\n" + _table(headlines(data))
+
+
+def _chart(chart, png: Path, include_plotlyjs: bool) -> str:
+    return (f'<div class="chart" id="{escape(chart.name)}">\n<h2>{escape(chart.title)}</h2>\n'
+            f'<p class="caption">{escape(chart.caption)} <a href="{escape(png.as_posix())}">PNG</a></p>\n'
+            f"{to_html_div(chart, include_plotlyjs)}\n</div>")
+
+
+def _tables(data: ChartData, out: Path) -> str:
+    from ..experiment.record import flat_table
+
+    flat_table(data.record).to_csv(out / "tables" / "results.csv", index=False)
+    labels = {"throughput": data.rate_label(), "median_latency": f"median latency ({data.units.time})",
+              "p95_latency": f"p95 latency ({data.units.time})",
+              "figures": f"{data.rate_label()}; latencies in {data.units.time}"}
+    html = ["<h2>Tables</h2>",
+            '<p>Every figure of every scenario, one row per scenario and class, station or resource, in the '
+            'models\' own time units: <a href="tables/results.csv">tables/results.csv</a>.</p>']
+    for name, frame in figure_tables(data).items():
+        frame.to_csv(out / "tables" / f"{name}.csv", index=False)
+        html.append(f'<h3>{escape(labels.get(name, name))} <a href="tables/{name}.csv">CSV</a></h3>')
+        html.append(_table(frame))
+    return "\n".join(html)
+
+
+def _reproduce(record: dict, out: Path) -> str:
+    (out / "record.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    html = ["<h2>Reproduce</h2>"]
+    if record.get("command"):
+        html.append(f"<p>The command that made these results:</p>\n<pre>{escape(record['command'])}</pre>")
+    html.append('<p>The whole experiment record is <a href="record.json">record.json</a>; '
+                "<code>brewput report record.json -o DIR</code> redraws this report from it.</p>")
+    if record.get("study"):
+        (out / "study.yaml").write_text(record["study"], encoding="utf-8")
+        html.append('<details><summary>The study: <a href="study.yaml">study.yaml</a></summary>'
+                    f"<pre>{escape(record['study'])}</pre></details>")
+    for label, entry in (record.get("models") or {}).items():
+        text = entry.get("text")
+        if text is None:
+            continue
+        name = f"{_safe(label)}.yaml"
+        (out / "models" / name).write_text(text, encoding="utf-8")
+        source = f" (from {escape(entry['file'])})" if entry.get("file") else ""
+        html.append(f'<details><summary>Model {escape(label)}: <a href="models/{escape(name)}">models/'
+                    f"{escape(name)}</a>{source}</summary><pre>{escape(text)}</pre></details>")
+    return "\n".join(html)
+
+
+def _safe(label: str) -> str:
+    """A model label as a file name."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in label).lstrip(".") or "model"

@@ -1,0 +1,105 @@
+"""Charts (spec.py) as interactive plotly figures for the HTML report."""
+from __future__ import annotations
+
+import math
+from typing import List, Optional, Sequence
+
+from .spec import Bars, Box, Chart, Line
+
+COLUMNS = 3
+PANEL_HEIGHT = 400
+
+
+def _clean(values: Optional[Sequence[Optional[float]]]) -> Optional[list]:
+    return None if values is None else [None if v is None or math.isnan(v) else v for v in values]
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    r, g, b = (int(hex_color[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def _line_traces(line: Line, show_legend: bool) -> list:
+    import plotly.graph_objects as go
+
+    traces = []
+    if line.low is not None and line.high is not None:
+        band = [(x, lo, hi) for x, lo, hi in zip(line.x, _clean(line.low), _clean(line.high))
+                if lo is not None and hi is not None]
+        if band:
+            xs = [x for x, _, _ in band]
+            traces.append(go.Scatter(
+                x=xs + xs[::-1], y=[hi for _, _, hi in band] + [lo for _, lo, _ in band][::-1],
+                fill="toself", fillcolor=_rgba(line.color, 0.18), line={"width": 0}, hoverinfo="skip",
+                legendgroup=line.label, showlegend=False, name=f"{line.label} 95 % CI"))
+    hover = "%{text}: %{y:.4g}<extra>%{fullData.name}</extra>" if line.points else None
+    traces.append(go.Scatter(
+        x=list(line.x), y=_clean(line.y), mode="lines+markers", name=line.label, legendgroup=line.label,
+        showlegend=show_legend, line={"color": line.color, "dash": line.dash}, marker={"size": 5},
+        text=list(line.points) if line.points else None, hovertemplate=hover))
+    return traces
+
+
+def _bar_trace(bars: Bars, show_legend: bool):
+    import plotly.graph_objects as go
+
+    y = _clean(bars.y)
+    error = None
+    if bars.low is not None and bars.high is not None:
+        error = {"type": "data", "symmetric": False,
+                 "array": [None if v is None or hi is None else hi - v for v, hi in zip(y, _clean(bars.high))],
+                 "arrayminus": [None if v is None or lo is None else v - lo for v, lo in zip(y, _clean(bars.low))]}
+    return go.Bar(x=list(bars.categories), y=y, name=bars.label, legendgroup=bars.label, showlegend=show_legend,
+                  marker={"color": list(bars.colors), "pattern": {"shape": "/" if bars.hatched else ""}},
+                  error_y=error)
+
+
+def _box_trace(box: Box):
+    import plotly.graph_objects as go
+
+    return go.Box(x=[box.label], q1=[box.p25], median=[box.p50], q3=[box.p75], lowerfence=[box.p5],
+                  upperfence=[box.p95], name=box.label, marker={"color": box.color}, showlegend=False,
+                  fillcolor=_rgba(box.color, 0.55), boxpoints=False,
+                  hoverinfo="y")
+
+
+def figure(chart: Chart, titled: bool = True):
+    from plotly.subplots import make_subplots
+
+    columns = min(len(chart.panels), COLUMNS)
+    rows = math.ceil(len(chart.panels) / columns)
+    fig = make_subplots(rows=rows, cols=columns, subplot_titles=[p.title for p in chart.panels],
+                        horizontal_spacing=0.08, vertical_spacing=0.12 if rows > 1 else 0.1)
+    shown: List[str] = []
+    for k, panel in enumerate(chart.panels):
+        row, col = k // columns + 1, k % columns + 1
+        for item in panel.items:
+            first = item.label not in shown
+            shown.append(item.label)
+            if isinstance(item, Line):
+                traces = _line_traces(item, first)
+            elif isinstance(item, Bars):
+                traces = [_bar_trace(item, first)]
+            else:
+                traces = [_box_trace(item)]
+            for trace in traces:
+                fig.add_trace(trace, row=row, col=col)
+        fig.update_xaxes(title_text=panel.x_label, row=row, col=col)
+        fig.update_yaxes(title_text=panel.y_label, row=row, col=col, rangemode="tozero" if panel.y_from_zero else None)
+        if panel.log_x:
+            fig.update_xaxes(type="log", row=row, col=col)
+        if panel.x_ticks:
+            fig.update_xaxes(tickvals=[v for v, _ in panel.x_ticks], ticktext=[t for _, t in panel.x_ticks],
+                             row=row, col=col)
+    fig.update_layout(title={"text": chart.title if titled else ""}, template="plotly_white", barmode="group",
+                      height=PANEL_HEIGHT * rows + (80 if titled else 40),
+                      margin={"t": 80 if titled else 40, "l": 60, "r": 20, "b": 60})
+    return fig
+
+
+def to_html_div(chart: Chart, include_plotlyjs: bool) -> str:
+    """The figure as a <div> and its script (untitled: the page heads it); plotly.js
+    inline when asked (once per page)."""
+    return figure(chart, titled=False).to_html(full_html=False, include_plotlyjs=include_plotlyjs,
+                                 div_id=f"chart-{chart.name}",
+                                 config={"displaylogo": False, "responsive": True})

@@ -1,0 +1,79 @@
+"""The report's tables, in display units: a headline per model and the figures
+against the swept param (throughput, median and p95 latency), as DataFrames."""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Dict, List
+
+from .data import ChartData
+
+if TYPE_CHECKING:
+    import pandas
+
+FIGURES = {"throughput": "throughput", "response_time_p50": "median latency", "response_time_p95": "p95 latency"}
+
+
+def _number(x) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{x:.4g}"
+
+
+def headlines(data: ChartData) -> "pandas.DataFrame":
+    """Per model, engine and class: the peak throughput and where it is reached,
+    and at the last swept value (or the only scenario) the throughput, median
+    and p95 latency and the busiest station or resource."""
+    import pandas
+
+    rate, time = data.rate_label(), data.units.time
+    last = data.last_x()
+    at = f" at {last[0]}={last[1]}" if last else ""
+    rows: List[Dict[str, str]] = []
+    for s in data.class_series():
+        row = {"model": s.base, "engine": s.engine}
+        peak = s.rows["throughput"].astype(float)
+        if data.x is not None and peak.notna().any():
+            best = s.rows.loc[peak.idxmax()]
+            row["peak throughput"] = f"{_number(best['throughput'])} at {data.x}={best[data.x]}"
+        final = data.at_last_x(s) or {}
+        row[f"{rate}{at}"] = _number(final.get("throughput"))
+        row[f"median ({time}){at}"] = _number(final.get("response_time_p50"))
+        row[f"p95 ({time}){at}"] = _number(final.get("response_time_p95"))
+        row[f"busiest{at}"] = _busiest(data, final)
+        rows.append(row)
+    return pandas.DataFrame(rows)
+
+
+def _busiest(data: ChartData, final: dict) -> str:
+    if not final:
+        return "-"
+    table = data.table
+    elements = table[(table["scenario"] == final["scenario"]) & table["kind"].isin(["station", "resource"])]
+    elements = elements[elements["utilization"].notna()]
+    if elements.empty:
+        return "-"
+    top = elements.loc[elements["utilization"].astype(float).idxmax()]
+    return f"{top['name']} ({top['utilization']:.0%})"
+
+
+def figure_tables(data: ChartData) -> Dict[str, "pandas.DataFrame"]:
+    """Each of FIGURES as a table: a row per series, a column per swept value
+    (without a sweep, one table with a column per figure)."""
+    import pandas
+
+    series = data.class_series()
+    if data.x is None:
+        rows = [{"model": s.base, "engine": s.engine,
+                 **{name: s.rows[column].iloc[0] for column, name in FIGURES.items() if column in s.rows}}
+                for s in series]
+        return {"figures": pandas.DataFrame(rows)}
+    tables = {}
+    for column, name in FIGURES.items():
+        rows = []
+        for s in series:
+            if column in s.rows and s.rows[column].notna().any():
+                rows.append({"model": s.base, "engine": s.engine,
+                             **{f"{data.x}={x}": v for x, v in zip(s.rows[data.x], s.rows[column])}})
+        if rows:
+            tables[name.replace(" ", "_")] = pandas.DataFrame(rows)
+    return tables

@@ -1,0 +1,251 @@
+"""Charts and the HTML report from experiment records (report_records.py): what
+each chart draws is checked against the record's own figures, the files exist,
+the page is self-contained, and `brewput report` reads records and single results.
+(tests/test_report_browser.py opens the page in Chromium.)"""
+import json
+import math
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from report_records import EXAMPLES, coffee_record, mixed_record, no_sweep_record
+
+from brewput.report.charts import NAMES, SPECTRUM_TICKS, charts
+from brewput.report.html import write_report
+from brewput.report.png import write_png
+from brewput.report.spec import Bars, Box, Line
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def by_name(record):
+    return {chart.name: chart for chart in charts(record)}
+
+
+def scenario(record, model, engine="simulate", **params):
+    return next(s["results"] for s in record["scenarios"]
+                if s["model"] == model and s["engine"] == engine and all(s["params"][k] == v for k, v in params.items()))
+
+
+# ---- what the charts draw ---------------------------------------------------------
+
+def test_sweep_draws_a_line_per_model_in_lattes_per_second_with_ci_bands():
+    record = coffee_record()
+    chart = by_name(record)["throughput"]
+    lines = chart.panels[0].items
+    assert [line.label for line in lines] == ["ideal", "locking", "finelocking", "linearpipe-0"]
+    assert chart.panels[0].y_label == "throughput (lattes per s)"
+    ideal = lines[0]
+    assert list(ideal.x) == [1, 2, 3, 4, 5, 6]
+    for cpus, y, low, high in zip(ideal.x, ideal.y, ideal.low, ideal.high):
+        latte = scenario(record, "ideal", cpus=cpus)["classes"]["latte"]
+        assert y == pytest.approx(latte["throughput"] * 1000)          # per ms -> per s
+        assert (low, high) == pytest.approx([v * 1000 for v in latte["throughput_ci"]])
+    # the talk's structural numbers, roughly (noise 0.5): 250/s per cpu, locking flat at 250/s
+    assert ideal.y[-1] == pytest.approx(1500, rel=0.02)
+    assert lines[1].y == pytest.approx([250] * 6, rel=0.02)
+    assert len({line.color for line in lines}) == 4 and {line.dash for line in lines} == {"solid"}
+
+
+def test_latency_panels_are_median_and_p95_in_ms():
+    record = coffee_record()
+    median, p95 = by_name(record)["latency"].panels
+    locking = next(line for line in median.items if line.label == "locking")
+    assert locking.y == [scenario(record, "locking", cpus=c)["classes"]["latte"]["response_time"]["p50"]
+                         for c in range(1, 7)]
+    assert p95.y_label == "p95 response time (ms)"
+
+
+def test_latency_boxes_come_from_the_spectrum_at_the_last_swept_value():
+    record = coffee_record()
+    chart = by_name(record)["latency_boxes"]
+    assert chart.title.endswith("at cpus=6")
+    boxes = chart.panels[0].items
+    assert all(isinstance(b, Box) for b in boxes) and len(boxes) == 4
+    spectrum = dict(scenario(record, "finelocking", cpus=6)["classes"]["latte"]["response_time"]["spectrum"])
+    box = next(b for b in boxes if b.label == "finelocking")
+    assert (box.p5, box.p25, box.p50, box.p75, box.p95) == tuple(spectrum[p] for p in (5, 25, 50, 75, 95))
+    assert box.p5 <= box.p25 <= box.p50 <= box.p75 <= box.p95
+
+
+def test_utilization_has_a_panel_per_model_and_shows_the_bottleneck_moving():
+    record = coffee_record()
+    panels = by_name(record)["utilization"].panels
+    assert [p.title for p in panels] == ["ideal", "locking", "finelocking", "linearpipe-0"]
+    fine = {line.label: line for line in panels[2].items}
+    assert set(fine) == {"grinder", "espresso", "steamer", "cpu"}        # counter has servers: inf
+    # fine-grained locks: the cpus are the bottleneck at 1 cpu, the grinder from 4 on
+    assert fine["cpu"].y[0] > 95 and fine["grinder"].y[0] < 30
+    assert fine["grinder"].y[-1] > 95 and fine["cpu"].y[-1] < 70
+    # one colour per station or resource, the same in every panel
+    colors = {(line.label, line.color) for panel in panels for line in panel.items}
+    assert len(colors) == len({label for label, _ in colors})
+
+
+def test_spectrum_is_latency_against_one_over_one_minus_p_to_99_99():
+    record = coffee_record()
+    chart = by_name(record)["spectrum"]
+    panel = chart.panels[0]
+    assert panel.log_x and panel.x_ticks == SPECTRUM_TICKS
+    assert [label for _, label in SPECTRUM_TICKS] == ["50%", "90%", "99%", "99.9%", "99.99%"]
+    line = next(line for line in panel.items if line.label == "locking")
+    spectrum = scenario(record, "locking", cpus=6)["classes"]["latte"]["response_time"]["spectrum"]
+    kept = [(p, v) for p, v in spectrum if p <= 99.99]
+    assert line.x == pytest.approx([1 / (1 - p / 100) for p, _ in kept])
+    assert line.y == [v for _, v in kept] and max(line.x) == pytest.approx(1e4)
+    assert line.low is not None and all(lo <= y <= hi for lo, y, hi in zip(line.low, line.y, line.high))
+
+
+def test_mixed_engines_draw_simulated_solid_and_solved_dashed():
+    record = mixed_record()
+    built = by_name(record)
+    lines = built["throughput"].panels[0].items
+    assert [(line.label, line.dash) for line in lines] == [("mmc (simulate)", "solid"), ("mmc (solve)", "dash")]
+    simulated, solved = lines
+    assert simulated.color == solved.color                       # one colour per model
+    assert solved.low is None and simulated.low is not None      # solve has no interval
+    assert solved.y == pytest.approx([scenario(record, "mmc", "solve", c=c)["classes"]["customer"]["throughput"]
+                                      for c in (3, 4, 6)])
+    # M/M/c's response-time percentiles are known in closed form, so solve draws latency too
+    median = built["latency"].panels[0].items
+    assert [line.dash for line in median] == ["solid", "dash"]
+    assert median[1].y == pytest.approx([scenario(record, "mmc", "solve", c=c)["classes"]["customer"]
+                                         ["response_time"]["p50"] for c in (3, 4, 6)])
+    # the spectrum and the boxes are simulated only
+    assert [line.label for line in built["spectrum"].panels[0].items] == ["mmc (simulate)"]
+    assert [box.label for box in built["latency_boxes"].panels[0].items] == ["mmc (simulate)"]
+
+
+def test_no_sweep_draws_bars_per_model():
+    record = no_sweep_record()
+    built = by_name(record)
+    assert set(built) == set(NAMES)
+    bars = built["throughput"].panels[0].items
+    assert len(bars) == 1 and isinstance(bars[0], Bars)
+    assert list(bars[0].categories) == ["ideal", "multi-2", "locking"]
+    # 4 cpus: ideal and multi-2 at 1000 lattes/s, locking at 250
+    assert bars[0].y == pytest.approx([1000, 1000, 250], rel=0.02)
+    assert all(lo <= y <= hi for lo, y, hi in zip(bars[0].low, bars[0].y, bars[0].high))
+    assert built["latency_boxes"].title == "Latency distribution per model"
+    assert all(isinstance(item, Bars) for panel in built["utilization"].panels for item in panel.items)
+
+
+def test_study_can_ask_for_some_charts_only():
+    record = coffee_record()
+    record["charts"] = ["spectrum", "throughput"]
+    assert [chart.name for chart in charts(record)] == ["spectrum", "throughput"]
+
+
+@pytest.mark.parametrize("make", [coffee_record, mixed_record, no_sweep_record])
+def test_every_chart_writes_a_png(tmp_path, make):
+    for chart in charts(make()):
+        path = write_png(chart, tmp_path / f"{chart.name}.png")
+        assert path.read_bytes().startswith(PNG) and path.stat().st_size > 5000
+
+
+# ---- the report ---------------------------------------------------------------------
+
+class Links(HTMLParser):
+    """Every src and href in a page, and the inline scripts' sizes."""
+
+    def __init__(self):
+        super().__init__()
+        self.links, self.scripts, self._in_script = [], [], False
+
+    def handle_starttag(self, tag, attrs):
+        self.links += [value for name, value in attrs if name in ("src", "href") and value is not None]
+        self._in_script = tag == "script"
+        if self._in_script:
+            self.scripts.append(0)
+
+    def handle_data(self, data):
+        if self._in_script:
+            self.scripts[-1] += len(data)
+
+    def handle_endtag(self, tag):
+        self._in_script = False
+
+
+@pytest.mark.parametrize("make", [coffee_record, mixed_record, no_sweep_record])
+def test_report_is_self_contained_with_pngs_tables_and_models(tmp_path, make):
+    record = make()
+    out = tmp_path / "report"
+    index = write_report(record, out)
+    assert index == out / "index.html"
+    html = index.read_text()
+    links = Links()
+    links.feed(html)
+    external = [link for link in links.links if "//" in link or link.split(":")[0] in ("http", "https")]
+    assert external == [], "the page must open with no network"
+    for link in links.links:                    # every relative link points at a written file
+        assert (out / link).is_file(), link
+    assert html.count("plotly.js v") == 1, "plotly.js inline, once"
+    assert max(links.scripts) > 1_000_000
+    for chart in charts(record):
+        assert (out / "charts" / f"{chart.name}.png").read_bytes().startswith(PNG)
+        assert f'id="chart-{chart.name}"' in html
+    assert html.count('class="plotly-graph-div"') == len(charts(record))
+    for label, entry in record["models"].items():
+        assert (out / "models" / f"{label}.yaml").read_text() == entry["text"]
+    assert json.loads((out / "record.json").read_text()) == record
+    assert record["command"] in html
+    table = (out / "tables" / "results.csv").read_text().splitlines()
+    rows_expected = sum(len(s["results"][k]) for s in record["scenarios"] for k in ("classes", "stations", "resources"))
+    assert len(table) == 1 + rows_expected
+
+
+def test_summary_names_the_peak_and_the_bottleneck(tmp_path):
+    html = write_report(coffee_record(), tmp_path).read_text()
+    summary = html[html.index("<h2>Summary</h2>"):html.index("</table>")]
+    assert "peak throughput" in summary and "busiest at cpus=6" in summary
+    assert "kitchen (100%)" in summary        # locking: the one kitchen is the bottleneck
+
+
+def test_interrupted_run_says_so(tmp_path):
+    record = coffee_record()
+    record["interrupted"] = True
+    record["scenarios"] = record["scenarios"][:5]
+    html = write_report(record, tmp_path).read_text()
+    assert "interrupted" in html
+
+
+# ---- brewput report -------------------------------------------------------------------
+
+def brewput(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "brewput", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_cli_report_from_a_record_and_from_single_results(tmp_path):
+    record_file = tmp_path / "record.json"
+    record_file.write_text(json.dumps(no_sweep_record()))
+    done = brewput("report", str(record_file), "-o", str(tmp_path / "a"))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "a" / "index.html").is_file() and "a/index.html" in done.stderr
+    single = brewput("simulate", str(EXAMPLES / "mmc.yaml"), "--customers", "3000", "--json")
+    (tmp_path / "single.json").write_text(single.stdout)
+    done = brewput("report", str(tmp_path / "single.json"), "-o", str(tmp_path / "b"))
+    assert done.returncode == 0, done.stderr
+    html = (tmp_path / "b" / "index.html").read_text()
+    assert "M/M/c queue" in html and html.count('class="plotly-graph-div"') == 5
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "missing.json: no such file"),
+    ("{not json", "bad.json:1: not JSON"),
+    ("[1, 2]", "bad.json: not a brewput experiment record"),
+    ('{"brewput": "experiment", "version": 1, "sweep": {}, "scenarios": []}', "scenarios: expected a non-empty"),
+    ('{"brewput": "experiment", "version": 1, "sweep": {"c": [1]}, "scenarios": '
+     '[{"id": 0, "model": "m", "engine": "simulate", "params": {}, "results": {"classes": {}, "time_unit": "s"}}]}',
+     "scenarios[0].params: missing the swept param c"),
+])
+def test_cli_report_bad_input_is_one_line_and_exit_2(tmp_path, content, message):
+    name = "missing.json" if content is None else "bad.json"
+    if content is not None:
+        (tmp_path / name).write_text(content)
+    done = brewput("report", name, "-o", "out", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+    assert not (tmp_path / "out").exists()
