@@ -2,6 +2,7 @@
 experiment record, docs/experiments.md): brewput.simulate and brewput.solve run
 over a few params with small customer counts, each result one scenario."""
 import copy
+import itertools
 from functools import lru_cache
 from pathlib import Path
 
@@ -18,12 +19,11 @@ def run(engine, file, params):
 
 
 def record(title, models, sweep, engines=("simulate",), set_=None):
-    """Every model at every swept value (the first swept param only) with every engine."""
+    """Every model at every combination of swept values with every engine."""
     scenarios = []
-    name, values = next(iter(sweep.items())) if sweep else (None, [None])
     for label, file in models.items():
-        for value in values:
-            params = dict(set_ or {}, **({name: value} if name else {}))
+        for values in itertools.product(*sweep.values()):
+            params = dict(set_ or {}, **dict(zip(sweep, values)))
             for engine in engines:
                 scenarios.append({"id": len(scenarios), "model": label, "engine": engine, "params": params,
                                   "results": run(engine, file, params)})
@@ -52,6 +52,16 @@ def _no_sweep():
     models = {"ideal": EXAMPLES / "coffee" / "ideal.yaml", "multi-2": EXAMPLES / "coffee" / "multi-2.yaml",
               "locking": EXAMPLES / "coffee" / "locking.yaml"}
     return record("coffee at 4 cpus", models, {}, set_={"cpus": 4, "noise": 0.5})
+
+
+@lru_cache(maxsize=None)
+def _two_params():
+    return record("M/M/c at two loads", {"mmc": EXAMPLES / "mmc.yaml"}, {"c": [2, 3, 4], "rate": [1.0, 1.5]})
+
+
+def two_params_record():
+    """M/M/c swept over c and the arrival rate: lines against c, one per rate."""
+    return copy.deepcopy(_two_params())
 
 
 def coffee_record():

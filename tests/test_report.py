@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from report_records import EXAMPLES, coffee_record, mixed_record, no_sweep_record
+from report_records import EXAMPLES, coffee_record, mixed_record, no_sweep_record, two_params_record
 
 from brewput.report.charts import NAMES, SPECTRUM_TICKS, charts
 from brewput.report.html import write_report
@@ -133,13 +133,24 @@ def test_no_sweep_draws_bars_per_model():
     assert all(isinstance(item, Bars) for panel in built["utilization"].panels for item in panel.items)
 
 
+def test_a_second_swept_param_gives_a_line_per_value():
+    record = two_params_record()
+    lines = by_name(record)["throughput"].panels[0].items
+    assert [line.label for line in lines] == ["mmc · rate=1.0", "mmc · rate=1.5"]
+    assert all(list(line.x) == [2, 3, 4] for line in lines)
+    # an open queue passes what arrives: throughput is the arrival rate whatever c
+    for line, rate in zip(lines, (1.0, 1.5)):
+        assert line.y == pytest.approx([rate] * 3, rel=0.05)
+    assert by_name(record)["spectrum"].title.endswith("at c=4")
+
+
 def test_study_can_ask_for_some_charts_only():
     record = coffee_record()
     record["charts"] = ["spectrum", "throughput"]
     assert [chart.name for chart in charts(record)] == ["spectrum", "throughput"]
 
 
-@pytest.mark.parametrize("make", [coffee_record, mixed_record, no_sweep_record])
+@pytest.mark.parametrize("make", [coffee_record, mixed_record, no_sweep_record, two_params_record])
 def test_every_chart_writes_a_png(tmp_path, make):
     for chart in charts(make()):
         path = write_png(chart, tmp_path / f"{chart.name}.png")

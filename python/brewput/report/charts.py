@@ -117,7 +117,8 @@ def latency_boxes_chart(data: ChartData) -> Optional[Chart]:
 
 
 def utilization_chart(data: ChartData) -> Optional[Chart]:
-    names = data.table.loc[data.table["kind"].isin(["station", "resource"]), "name"]
+    elements = data.table[data.table["kind"].isin(["station", "resource"]) & data.table["utilization"].notna()]
+    names = elements["name"]
     colors = {name: color(i) for i, name in enumerate(dict.fromkeys(names))}
     panels = []
     for model in data.models:

@@ -7,9 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple, Union
 
-# matplotlib's tab10, the usual categorical palette: one colour per model
+# matplotlib's tab10 (the usual categorical palette), then ColorBrewer's Dark2
+# less its orange (too near tab10's):
+# one colour per model, or per station and resource, before any repeats
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-           "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+           "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+           "#1b9e77", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666")
 
 
 def color(i: int) -> str:
