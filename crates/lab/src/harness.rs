@@ -44,6 +44,9 @@ pub struct CoffeeRun {
     #[serde(default)]
     pub load: Load,
     pub percentiles: Vec<f64>,
+    /// The nice value to run at (None: as the caller); see [`os::set_nice`].
+    #[serde(default)]
+    pub nice: Option<i32>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -117,9 +120,11 @@ impl CoffeeRun {
 }
 
 /// Runs `f` on a new thread confined to the first `cpus` CPUs this process may
-/// use; every thread `f` starts inherits the confinement, the caller's does not.
+/// use, at `nice` if given; every thread `f` starts inherits both, the
+/// caller's thread neither.
 pub fn on_cpus<T: Send>(
     cpus: usize,
+    nice: Option<i32>,
     f: impl FnOnce() -> Result<T, LabError> + Send,
 ) -> Result<(T, Vec<usize>, Option<String>), LabError> {
     let (ids, warning) = os::choose_cpus(cpus)?;
@@ -128,6 +133,9 @@ pub fn on_cpus<T: Send>(
             .name("brewput-lab".into())
             .spawn_scoped(s, || {
                 os::pin_current_thread(&ids)?;
+                if let Some(nice) = nice {
+                    os::set_nice(nice)?;
+                }
                 f()
             })
             .map_err(|e| LabError::Os(format!("cannot start the lab thread: {e}")))?
@@ -143,7 +151,7 @@ pub fn run_coffee(run: &CoffeeRun, control: &LabControl) -> Result<CoffeeReport,
     let burner = Burner::shared();
     let work = Work { recipe: run.recipe, burner };
     kitchen::open(&run.kitchen, work)?; // a bad name fails before any CPU is pinned
-    let ((repetitions, latencies), ids, warning) = on_cpus(run.cpus, || {
+    let ((repetitions, latencies), ids, warning) = on_cpus(run.cpus, run.nice, || {
         let mut repetitions = Vec::new();
         let mut all = Latencies::default();
         for _ in 0..run.repetitions {

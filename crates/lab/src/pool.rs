@@ -30,6 +30,9 @@ pub struct PoolRun {
     pub cpus: usize,
     pub repetitions: usize,
     pub percentiles: Vec<f64>,
+    /// The nice value to run at (None: as the caller).
+    #[serde(default)]
+    pub nice: Option<i32>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -72,7 +75,7 @@ pub fn run_pool(run: &PoolRun, control: &LabControl) -> Result<PoolReport, LabEr
     run.check()?;
     let burner = Burner::shared();
     let work = Duration::from_secs_f64(run.work_us * 1e-6);
-    let ((repetitions, latency), ids, warning) = on_cpus(run.cpus, || {
+    let ((repetitions, latency), ids, warning) = on_cpus(run.cpus, run.nice, || {
         let mut repetitions = Vec::new();
         let mut latency = Recorder::default();
         for _ in 0..run.repetitions {
@@ -150,7 +153,7 @@ mod tests {
     use super::*;
 
     fn run(threads: Option<usize>, cpus: usize) -> PoolReport {
-        let run = PoolRun { tasks: 12, work_us: 2000.0, threads, cpus, repetitions: 1, percentiles: vec![50.0] };
+        let run = PoolRun { tasks: 12, work_us: 2000.0, threads, cpus, repetitions: 1, percentiles: vec![50.0], nice: None };
         run_pool(&run, &LabControl::default()).unwrap()
     }
 

@@ -1,0 +1,130 @@
+"""`brewput lab pool`: seed 003's thread-pool sizing. `tasks` CPU-bound tasks
+of `work` each, all submitted at once, on a fixed pool of k threads or on a
+thread per task, measured and beside the model: a station of `cpus`
+processor-sharing servers (the OS time-slices runnable threads over the
+CPUs) that a task enters only with one of k `threads` tokens. The run is one
+batch, so makespan is the last task's completion and throughput is
+tasks / makespan, measured and predicted alike."""
+from __future__ import annotations
+
+from typing import Callable, List, Optional
+
+import yaml
+
+from ..engine.simulate import simulate
+from ..errors import BrewputError
+from ..model import Model
+from . import native
+from .results import SPECTRUM, interval, times
+
+MAX_TASKS = 10_000
+PER_TASK = "thread-per-task"
+POOL = "pool"
+
+
+def _check(tasks: int, work_ms: float, threads: Optional[int], cpus: int) -> None:
+    if not 1 <= tasks <= MAX_TASKS:
+        raise BrewputError(f"--tasks {tasks}: expected 1 to {MAX_TASKS:,}")
+    if not work_ms > 0:
+        raise BrewputError(f"--work {work_ms:g}ms: expected a positive time")
+    if threads is not None and not 1 <= threads <= MAX_TASKS:
+        raise BrewputError(f"--threads {threads}: expected 1 to {MAX_TASKS:,}")
+    if cpus < 1:
+        raise BrewputError(f"--cpus {cpus}: expected at least 1")
+
+
+def _label(threads: Optional[int]) -> str:
+    return PER_TASK if threads is None else POOL
+
+
+def measure_pool(tasks: int, work_ms: float, threads: Optional[int], cpus: int, repetitions: int = 3,
+                 nice: Optional[int] = None) -> dict:
+    """Measures one shape (`threads=None`: a thread per task); results schema, class `task`."""
+    _check(tasks, work_ms, threads, cpus)
+    run = {"tasks": tasks, "work_us": work_ms * 1e3, "threads": threads, "cpus": cpus,
+           "repetitions": repetitions, "percentiles": list(SPECTRUM), "nice": nice}
+    report = native.call("lab_pool", run)
+    if report["cancelled"]:
+        raise KeyboardInterrupt
+    reps = report["repetitions"]
+    makespan, makespan_ci = interval([r["makespan_s"] * 1e3 for r in reps])
+    throughput, throughput_ci = interval([r["throughput_per_s"] / 1e3 for r in reps])
+    utilization, utilization_ci = interval([r["utilization"] for r in reps])
+    task = {"throughput": throughput, "throughput_ci": throughput_ci, "makespan": makespan,
+            "makespan_ci": makespan_ci, "response_time": times(report["latency"]),
+            "completed": report["latency"]["count"], "lost": 0}
+    return {"model": _label(threads), "engine": "lab", "method": "measured", "time_unit": "ms",
+            "params": {"threads": tasks if threads is None else threads, "cpus": report["cpus"]},
+            "settings": {"tasks": tasks, "work_ms": work_ms, "repetitions": repetitions,
+                         "repetitions_done": len(reps)},
+            "classes": {"task": task}, "stations": {},
+            "resources": {"cpu": {"utilization": utilization, "utilization_ci": utilization_ci}},
+            "warnings": list(report["warnings"])}
+
+
+def pool_model(tasks: int, work_ms: float, threads: Optional[int], cpus: int) -> dict:
+    """The model document: one batch of `tasks` tasks arriving together (every
+    customer thinks once, for a long time, then runs its task)."""
+    batch_at = 10.0 * tasks * work_ms
+    return {
+        "brewput": 1,
+        "name": f"{tasks} CPU-bound tasks on " + (f"a pool of {threads} threads" if threads else "a thread each"),
+        "time_unit": "ms",
+        "resources": {"threads": tasks if threads is None else threads},
+        "stations": {"cpus": {"servers": cpus, "discipline": "ps"}},
+        "classes": {"task": {"population": tasks, "think": batch_at,
+                             "route": [{"station": "cpus", "service": work_ms, "uses": ["threads"]}]}},
+    }
+
+
+def predict_pool(tasks: int, work_ms: float, threads: Optional[int], cpus: int) -> dict:
+    """The model's batch, simulated: makespan is the largest response time."""
+    _check(tasks, work_ms, threads, cpus)
+    doc = pool_model(tasks, work_ms, threads, cpus)
+    batch_at = doc["classes"]["task"]["think"]
+    # Stop before anyone thinks again: every task of the one batch is done by then.
+    res = simulate(Model.from_dict(doc), horizon=batch_at + 2 * tasks * work_ms, warmup=0, replications=1)
+    task = res["classes"]["task"]
+    if task["completed"] != tasks:
+        raise BrewputError(f"pool model: {task['completed']} of {tasks} tasks finished (engine bug?)")
+    makespan = task["response_time"]["max"]
+    task.update(throughput=tasks / makespan, throughput_ci=None, makespan=makespan, makespan_ci=None)
+    # The engine averages stations and resources over its whole horizon, mostly
+    # the wait before the batch: over the batch itself the CPUs did all the work
+    # in the makespan.
+    res["stations"] = {}
+    res["resources"] = {"cpu": {"utilization": tasks * work_ms / (makespan * cpus), "utilization_ci": None}}
+    res["model"] = _label(threads)
+    res["params"] = {"threads": tasks if threads is None else threads, "cpus": cpus}
+    return res
+
+
+def run_pool_lab(tasks: int, work_ms: float, threads: List[int], cpus: int, *, repetitions: int = 3,
+                 nice: Optional[int] = None,
+                 command: Optional[str] = None,
+                 progress: Optional[Callable[[int, int, str], None]] = None) -> dict:
+    """Each pool size and a thread per task, measured and predicted: one record."""
+    from ..experiment.record import new_record
+
+    shapes: List[Optional[int]] = list(threads) + [None]
+    models = {label: {"file": None, "text": yaml.safe_dump(pool_model(tasks, work_ms, k, cpus), sort_keys=False)}
+              for label, k in ((POOL, threads[0]), (PER_TASK, None))}
+    record = new_record(title=f"Thread-pool sizing: {tasks} tasks of {work_ms:g} ms on {cpus} CPUs",
+                        command=command, models=models, sweep={"threads": list(threads) + [tasks]})
+    total = 2 * len(shapes)
+    try:
+        for k in shapes:
+            what = f"a pool of {k}" if k else "a thread per task"
+            params = {"threads": tasks if k is None else k}
+            if progress:
+                progress(len(record["scenarios"]), total, f"measuring {what}")
+            _add(record, _label(k), "lab", params, measure_pool(tasks, work_ms, k, cpus, repetitions, nice))
+            _add(record, _label(k), "simulate", params, predict_pool(tasks, work_ms, k, cpus))
+    except KeyboardInterrupt:
+        record["interrupted"] = True
+    return record
+
+
+def _add(record: dict, model: str, engine: str, params: dict, results: dict) -> None:
+    record["scenarios"].append({"id": len(record["scenarios"]), "model": model, "engine": engine,
+                                "params": dict(params), "results": results})

@@ -1,0 +1,108 @@
+"""Each implementation's model (examples/coffee) with the measurement's
+parameters: the same CPUs, the customers as the closed population, the stage
+time as the time unit and the jitter as the models' `noise`, run by
+brewput.simulate. What each model covers is said in its file."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Dict, Optional, Tuple
+
+import yaml
+
+from ..engine.simulate import simulate
+from ..errors import BrewputError
+from ..model import Model
+from .options import numbered
+
+# Where the checkout keeps the example models (the package is installed from it).
+COFFEE = Path(__file__).resolve().parents[3] / "examples" / "coffee"
+MACHINES = ("grinder", "espresso", "steamer")
+# The simulation behind each prediction: deterministic stages need few customers.
+CUSTOMERS, REPLICATIONS = 50_000, 3
+
+
+def model_file(implementation: str) -> Path:
+    """The example a model starts from: its own file, else the family's template
+    (multi-N from multi-2, linearpipe-N from linearpipe-0, splitpipe-N from splitpipe-1)."""
+    own = COFFEE / f"{implementation}.yaml"
+    if own.is_file():
+        return own
+    family = numbered(implementation)
+    templates = {"multi-": "multi-2", "linearpipe-": "linearpipe-0", "splitpipe-": "splitpipe-1"}
+    if family is None or family[0] not in templates:
+        raise BrewputError(f"--predict: no model for {implementation} in {COFFEE} "
+                           f"(multipipe-N has one for N = 2)")
+    return COFFEE / f"{templates[family[0]]}.yaml"
+
+
+def coffee_model(implementation: str, par: Optional[int]) -> Tuple[dict, Dict[str, Optional[str]]]:
+    """The model document for `implementation` with `par` customers (None: as
+    many as CPUs, as the files say), and its `models` entry for the record: the
+    file's text, or the adapted document when it had to be changed."""
+    path = model_file(implementation)
+    text = path.read_text(encoding="utf-8")
+    doc = yaml.safe_load(text)
+    adapted = copy.deepcopy(doc)
+    family = numbered(implementation)
+    if family is not None and path.stem != implementation:
+        prefix, n = family
+        for machine in MACHINES:
+            adapted["stations"][machine]["servers" if prefix == "multi-" else "buffer"] = n
+    if par is not None:
+        adapted["classes"]["latte"]["population"] = par
+    if adapted != doc:
+        changes = f"{implementation}" + (f", {par} customers" if par is not None else "")
+        text = f"# {path.name} adapted for {changes}\n" + yaml.safe_dump(adapted, sort_keys=False)
+    return adapted, {"file": str(path), "text": text}
+
+
+def stage_ms(settings) -> float:
+    """The one stage time the models take as their time unit."""
+    stages = {"grind": settings.grind_ms, "press": settings.press_ms,
+              "steam": settings.steam_ms, "latte": settings.latte_ms}
+    if len(set(stages.values())) != 1:
+        shown = ", ".join(f"{name} {ms:g}ms" for name, ms in stages.items())
+        raise BrewputError(f"--predict: the coffee models have four equal stages; got {shown}")
+    return settings.grind_ms
+
+
+def predict_coffee(implementation: str, cpus: int, par: Optional[int], settings) -> dict:
+    """The model's prediction, in milliseconds like the measurement."""
+    stage = stage_ms(settings)
+    doc, _ = coffee_model(implementation, par)
+    model = Model.from_dict(doc, params={"cpus": cpus, "noise": settings.jitter_ms / stage})
+    if settings.rate_per_s is not None:
+        raise BrewputError("--predict: the coffee models are closed (customers ordering back to back); "
+                           "drop --rate to compare")
+    results = simulate(model, customers=CUSTOMERS, replications=REPLICATIONS)
+    return in_ms(results, stage)
+
+
+def in_ms(results: dict, stage_ms: float) -> dict:
+    """Results of a model whose time unit is one stage, in milliseconds."""
+    if stage_ms == 1.0:
+        return results
+    out = copy.deepcopy(results)
+    for figures in out["classes"].values():
+        figures["throughput"] /= stage_ms
+        figures["throughput_ci"] = _times(figures["throughput_ci"], 1 / stage_ms)
+        for block in ("response_time", "waiting_time"):
+            for key, value in figures[block].items():
+                figures[block][key] = ([[p, _times(v, stage_ms)] for p, v in value] if key == "spectrum"
+                                       else _times(value, stage_ms))
+    for figures in out["stations"].values():
+        for key in ("response_time", "throughput"):
+            factor = stage_ms if key == "response_time" else 1 / stage_ms
+            figures[key] = _times(figures[key], factor)
+            figures[f"{key}_ci"] = _times(figures.get(f"{key}_ci"), factor)
+    out["time_unit"] = "ms"
+    return out
+
+
+def _times(value, factor: float):
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return [_times(v, factor) for v in value]
+    return value * factor

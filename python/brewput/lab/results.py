@@ -1,0 +1,80 @@
+"""Lab reports (from the Rust harness, microseconds and per second) in the one
+results schema (docs/results.md): milliseconds, throughput per ms,
+`engine: "lab"`, a figure's `_ci` a 95 % Student-t interval over repetitions."""
+from __future__ import annotations
+
+import math
+import statistics
+from typing import List, Optional, Sequence, Tuple
+
+# The simulator's spectrum points (percent), so measured and predicted line up.
+SPECTRUM = (1.0, 5.0, 10.0, 20.0, 25.0, 30.0, 40.0, 50.0, 60.0, 70.0, 75.0, 80.0, 90.0, 95.0, 97.0,
+            98.0, 99.0, 99.5, 99.7, 99.8, 99.9, 99.95, 99.97, 99.98, 99.99, 99.995, 99.999)
+NAMED = (("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p99", 99.0), ("p999", 99.9))
+
+
+def interval(values: Sequence[float]) -> Tuple[Optional[float], Optional[List[float]]]:
+    """The mean of `values` and its 95 % Student-t interval (None with one value)."""
+    if not values:
+        return None, None
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, None
+    from scipy.stats import t  # costly to import: only when there is an interval to make
+
+    half = t.ppf(0.975, len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+    return mean, [mean - half, mean + half]
+
+
+def times(summary: dict) -> dict:
+    """A Rust `Times` (microseconds) as the schema's response_time block (ms)."""
+    ms = {p: (None if v is None else v / 1e3) for p, v in summary["percentiles"]}
+    out: dict = {"mean": None if summary["mean_us"] is None else summary["mean_us"] / 1e3, "mean_ci": None}
+    for name, p in NAMED:
+        out[name], out[f"{name}_ci"] = ms[p], None
+    out["max"] = None if summary["max_us"] is None else summary["max_us"] / 1e3
+    out["spectrum"] = [[p, ms[p]] for p in SPECTRUM]
+    out["count"] = summary["count"]
+    return out
+
+
+def coffee_results(implementation: str, settings: dict, report: dict) -> dict:
+    """One coffee-shop measurement in the results schema."""
+    reps = report["repetitions"]
+    throughput, throughput_ci = interval([r["throughput_per_s"] / 1e3 for r in reps])
+    utilization, utilization_ci = interval([r["utilization"] for r in reps])
+    offered = sum(r["offered"] or 0 for r in reps) if settings["load"]["kind"] == "open" else None
+    dropped = sum(r["dropped"] for r in reps)
+    latte = {
+        "throughput": throughput,
+        "throughput_ci": throughput_ci,
+        "response_time": times(report["response"]),
+        "waiting_time": times(report["waiting"]),
+        "service_time": times(report["service"]),
+        "completed": sum(r["completed"] for r in reps),
+        "offered": offered,
+        "lost": dropped,
+        "loss_probability": (dropped / offered) if offered else 0.0,
+        "loss_probability_ci": None,
+    }
+    return {
+        "model": f"coffee shop: {implementation}",
+        "engine": "lab",
+        "method": "measured",
+        "time_unit": "ms",
+        "params": {"cpus": settings["cpus"], "par": settings["par"]},
+        "settings": {**settings, "cpus_used": report["cpus"], "cpu_ids": report["cpu_ids"],
+                     "burn_iterations_per_us": report["burn_iterations_per_us"],
+                     "repetitions_done": len(reps)},
+        "classes": {"latte": latte},
+        "stations": {},
+        "resources": {"cpu": {"utilization": utilization, "utilization_ci": utilization_ci,
+                              "in_use": None if utilization is None else utilization * report["cpus"]}},
+        # Each repetition's own figures: on a busy machine the best of them is
+        # the one least disturbed by other processes.
+        "repetitions": [{"throughput": r["throughput_per_s"] / 1e3, "utilization": r["utilization"],
+                         "completed": r["completed"], "offered": r["offered"], "lost": r["dropped"]}
+                        for r in reps],
+        "warnings": list(report["warnings"]),
+    }
+

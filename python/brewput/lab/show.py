@@ -1,0 +1,56 @@
+"""What `brewput lab` prints: the talk's tables from a lab record, and the
+thread-pool table with the seed's lesson checked against the measurement."""
+from __future__ import annotations
+
+from typing import Optional
+
+from rich.console import Console
+from rich.table import Table
+
+from .table import lab_table, median_ms, relative_error, throughput_per_s
+
+
+def print_coffee(console: Console, record: dict) -> None:
+    swept = "par" if "par" in record["sweep"] else "cpus"
+    unit = "customers" if swept == "par" else "cpu"
+    console.print(lab_table(record, "Throughput (lattes per second)", throughput_per_s, swept=swept, unit=unit))
+    console.print(lab_table(record, "Median latency (ms)", median_ms, swept=swept, unit=unit))
+    cpus_used = {s["results"]["settings"].get("cpus_used") for s in record["scenarios"] if s["engine"] == "lab"}
+    console.print(f"Measured on CPUs {', '.join(map(str, sorted(c for c in cpus_used if c)))} of this machine; "
+                  "the talk: ideal 250/s per cpu, locking flat at 250/s, finelocking flat at 1000/s "
+                  "from 4 cpus, multi-2 linear to 1500/s at 6.", highlight=False)
+
+
+def print_pool(console: Console, record: dict) -> None:
+    rows = {}
+    for s in record["scenarios"]:
+        rows.setdefault((s["model"], s["params"]["threads"]), {})[s["engine"]] = s["results"]
+    table = Table(title=record["title"], title_justify="left",
+                  caption="measured / predicted by the model (relative error)")
+    for name in ("threads", "makespan (ms)", "tasks per second", "mean task latency (ms)", "cpu use"):
+        table.add_column(name, justify="right")
+    for (model, threads), engines in rows.items():
+        lab, sim = engines.get("lab"), engines.get("simulate")
+        table.add_row(f"{threads}" + (" (one per task)" if model == "thread-per-task" else ""),
+                      _pair(lab, sim, lambda r: r["classes"]["task"]["makespan"]),
+                      _pair(lab, sim, lambda r: r["classes"]["task"]["throughput"] * 1e3),
+                      _pair(lab, sim, lambda r: r["classes"]["task"]["response_time"]["mean"]),
+                      _pair(lab, sim, lambda r: r["resources"]["cpu"]["utilization"], ".0%"))
+    console.print(table)
+    best = min(((r["lab"]["classes"]["task"]["makespan"], r["lab"]["classes"]["task"]["response_time"]["mean"], k)
+                for (_, k), r in rows.items() if "lab" in r), default=None)
+    if best is not None:
+        console.print(f"Fastest measured: {best[2]} threads (makespan {best[0]:.4g} ms, mean latency "
+                      f"{best[1]:.4g} ms). Seed 003: for CPU-bound work the best pool has as many threads as "
+                      "cores; a thread per task finishes no sooner and every task waits till near the end.",
+                      highlight=False)
+
+
+def _pair(lab: Optional[dict], sim: Optional[dict], figure, digits: str = ".4g") -> str:
+    m = None if lab is None else figure(lab)
+    p = None if sim is None else figure(sim)
+    text = "-" if m is None else format(m, digits)
+    if p is not None:
+        error = relative_error(m, p)
+        text += f" / {format(p, digits)}" + (f" ({error:+.0%})" if error is not None else "")
+    return text
