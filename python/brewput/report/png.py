@@ -13,6 +13,8 @@ from .spec import Bars, Box, Chart, Line, Panel
 
 STYLES = {"solid": "-", "dash": "--", "dot": ":"}
 COLUMNS = 3
+PANEL = (5.2, 3.8)   # inches per panel
+TITLE = 0.5          # inches above the panels for the chart's title
 
 
 def _floats(values: Optional[Sequence[Optional[float]]]) -> Optional[List[float]]:
@@ -59,11 +61,11 @@ def _boxes(ax, boxes: List[Box]) -> None:
             label.set_horizontalalignment("right")
 
 
-def _panel(ax, panel: Panel) -> None:
+def _panel(ax, panel: Panel, legend: bool) -> None:
     lines = [i for i in panel.items if isinstance(i, Line)]
     for line in lines:
         _line(ax, line)
-    if lines and len(lines) > 1:
+    if legend and len(lines) > 1:
         ax.legend(fontsize=7)
     bars = [i for i in panel.items if isinstance(i, Bars)]
     if bars:
@@ -82,6 +84,7 @@ def _panel(ax, panel: Panel) -> None:
     ax.set_xlabel(panel.x_label)
     ax.set_ylabel(panel.y_label)
     ax.grid(True, alpha=0.3)
+    ax.set_axisbelow(True)
 
 
 def write_png(chart: Chart, path) -> Path:
@@ -89,13 +92,22 @@ def write_png(chart: Chart, path) -> Path:
 
     columns = min(len(chart.panels), COLUMNS)
     rows = math.ceil(len(chart.panels) / columns)
-    figure = Figure(figsize=(5.2 * columns, 3.8 * rows + 0.5), layout="constrained")
+    width, height = PANEL[0] * columns, PANEL[1] * rows + TITLE
+    figure = Figure(figsize=(width, height))
+    # fixed margins in inches: a layout engine would take as long as the drawing
+    rotated = any(isinstance(item, (Bars, Box)) for panel in chart.panels for item in panel.items)
+    figure.subplots_adjust(left=0.75 / width, right=1 - 0.2 / width, top=1 - (TITLE + 0.1) / height,
+                           bottom=(0.95 if rotated else 0.55) / height, wspace=0.3,
+                           hspace=(1.3 if rotated else 0.9) / PANEL[1])
     axes = figure.subplots(rows, columns, squeeze=False).flatten()
+    labels = None
     for ax, panel in zip(axes, chart.panels):
-        _panel(ax, panel)
+        # a legend where the lines differ from the panel before (not twice for median and p95)
+        shown, labels = labels, [item.label for item in panel.items]
+        _panel(ax, panel, legend=labels != shown)
     for ax in axes[len(chart.panels):]:
         ax.set_visible(False)
-    figure.suptitle(chart.title)
+    figure.suptitle(chart.title, y=1 - 0.15 / height)
     path = Path(path)
     figure.savefig(path, dpi=100)
     return path
