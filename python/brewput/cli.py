@@ -56,20 +56,114 @@ def parse_sets(pairs: List[str]) -> Dict[str, float]:
 
 
 @contextmanager
-def progress_bar(enabled: bool):
+def progress_bar(enabled: bool, label: str = "simulating"):
     """A progress callback drawing a transient bar on stderr when it is a terminal."""
     if not (enabled and err.is_terminal):
         yield None
         return
-    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
+                               TimeRemainingColumn)
 
-    columns = (TextColumn("simulating"), BarColumn(), TaskProgressColumn(), TimeRemainingColumn())
+    count = (MofNCompleteColumn(),) if label == "scenarios" else ()
+    columns = (TextColumn(label), BarColumn(), *count, TaskProgressColumn(), TimeRemainingColumn())
     with Progress(*columns, console=err, transient=True) as bar:
         task = bar.add_task("simulate", total=None)
         yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 SetOption = typer.Option([], "--set", help="Override a model param: name=value (repeatable).")
+SweepOption = typer.Option([], "--sweep", help="Vary a param: name=1..6, name=1,2,4,8 or name=0.1:0.9:0.1 "
+                                               "(repeatable: every combination).")
+OutputOption = typer.Option(None, "-o", "--output",
+                            help="Write the results: .csv or .parquet (the table), .json (the whole record).")
+ReportOption = typer.Option(None, "--report", help="Write an HTML report (charts, tables, models) into this folder.")
+ExecutorOption = typer.Option("local", "--executor", help="Where scenarios run: local (processes) or dask.")
+SchedulerOption = typer.Option(None, "--scheduler", help="The Dask scheduler's address, with --executor dask.")
+WorkersOption = typer.Option(None, "--workers",
+                             help="Local worker processes [default: all cores]; results do not depend on it.")
+
+
+def command_line() -> str:
+    """How this run was started, to be written into its record."""
+    import shlex
+
+    return shlex.join(["brewput", *sys.argv[1:]])
+
+
+def run_experiment(record: dict, scenarios: list, *, output: Optional[Path], report: Optional[Path],
+                   executor: str, scheduler: Optional[str], workers: Optional[int], quiet: bool) -> dict:
+    """Runs the scenarios into `record` with a progress bar, writes the export and
+    the report; after a Ctrl-C writes what finished and exits 130."""
+    from .experiment.executors import executor as make_executor
+    from .experiment.record import check_path
+    from .experiment.runner import run
+
+    if output is not None:
+        check_path(output)
+    runner = make_executor(executor, workers=workers, scheduler=scheduler)
+    with progress_bar(enabled=not quiet, label="scenarios") as progress:
+        run(record, scenarios, runner, progress)
+    write_outputs(record, output, report)
+    if record["interrupted"]:
+        err.print(f"interrupted: {len(record['scenarios'])} of {len(scenarios)} scenarios finished"
+                  + (" and written" if output or report else ""))
+        raise typer.Exit(130)
+    return record
+
+
+def write_outputs(record: dict, output: Optional[Path], report: Optional[Path]) -> None:
+    """The export (-o) and the HTML report (--report), each said on stderr."""
+    if output is not None:
+        from .experiment.record import save
+
+        err.print(f"results: {save(record, output)}", highlight=False, soft_wrap=True)
+    if report is not None:
+        from .report.html import write_report
+
+        err.print(f"report: {write_report(record, report)}", highlight=False, soft_wrap=True)
+
+
+def sweep_record(model: Path, params: Optional[dict], sweeps: List[str], engine: str, options: dict):
+    """The record and scenarios of `--sweep` on one model."""
+    from .experiment.runner import one_model
+    from .experiment.sweep import parse_sweeps
+
+    return one_model(model, params, parse_sweeps(sweeps), engine, options, command_line())
+
+
+def single_run_checks(output: Optional[Path], executor: str, scheduler: Optional[str],
+                      workers: Optional[int]) -> None:
+    """Without --sweep there is one run, in this process, and nothing to distribute."""
+    if executor != "local" or scheduler is not None or workers is not None:
+        raise BrewputError("--executor, --scheduler, --workers: only with --sweep (a single run is one scenario)")
+    if output is not None:
+        from .experiment.record import check_path
+
+        check_path(output)
+
+
+def single_run_outputs(model: Path, params: Optional[dict], res: dict, output: Optional[Path],
+                       report: Optional[Path]) -> None:
+    """-o and --report of a run without --sweep: a record of one scenario."""
+    if output is None and report is None:
+        return
+    from .experiment.runner import finished, one_model
+
+    record, scenarios = one_model(model, params, {}, res["engine"], {}, command_line())
+    record["scenarios"] = finished(scenarios, {0: res})
+    write_outputs(record, output, report)
+
+
+def print_sweep(record: dict, as_json: bool) -> None:
+    from .experiment.tables import scenario_table
+
+    for s in record["scenarios"]:
+        for warning in s["results"]["warnings"]:
+            err.print(f"[bold yellow]warning:[/] {s['params']}: {warning}", highlight=False, soft_wrap=True)
+    if as_json:
+        print(json.dumps(record, indent=2))
+    else:
+        out.print(scenario_table(record))
 
 
 @app.command()
@@ -85,8 +179,14 @@ def simulate(
         None, help="Discarded first: customers (or model time with --horizon) [default: 10 % of the run]."),
     threads: Optional[int] = typer.Option(None, help="Worker threads [default: all cores]; results do not depend on it."),
     as_json: bool = typer.Option(False, "--json", help="Print the results schema as JSON."),
+    sweep_: List[str] = SweepOption,
+    output: Optional[Path] = OutputOption,
+    report: Optional[Path] = ReportOption,
+    executor: str = ExecutorOption,
+    scheduler: Optional[str] = SchedulerOption,
+    workers: Optional[int] = WorkersOption,
 ):
-    """Simulate MODEL with the discrete-event engine."""
+    """Simulate MODEL with the discrete-event engine (--sweep: at every combination of params)."""
     from .engine.simulate import simulate as run_simulation
     from .report.table import results_tables
 
@@ -94,10 +194,20 @@ def simulate(
         if warmup != int(warmup):
             raise BrewputError(f"--warmup: expected a whole number of customers, got {warmup}")
         warmup = int(warmup)
+    params = parse_sets(set_) or None
+    options = dict(seed=seed, replications=replications, customers=customers, horizon=horizon, warmup=warmup)
+    if sweep_:
+        if threads is not None:
+            raise BrewputError("--threads: with --sweep, --workers sets how scenarios share the cores")
+        record, scenarios = sweep_record(model, params, sweep_, "simulate", options)
+        run_experiment(record, scenarios, output=output, report=report, executor=executor,
+                       scheduler=scheduler, workers=workers, quiet=as_json)
+        print_sweep(record, as_json)
+        return
+    single_run_checks(output, executor, scheduler, workers)
     with progress_bar(enabled=not as_json) as progress:
-        res = run_simulation(model, params=parse_sets(set_) or None, seed=seed, replications=replications,
-                             customers=customers, horizon=horizon, warmup=warmup, threads=threads,
-                             progress=progress)
+        res = run_simulation(model, params=params, threads=threads, progress=progress, **options)
+    single_run_outputs(model, params, res, output, report)
     for warning in res["warnings"]:
         err.print(f"[bold yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     if as_json:
@@ -114,12 +224,27 @@ def solve(
     set_: List[str] = SetOption,
     method: str = typer.Option("auto", help="auto | exact | approx | mva | bard-schweitzer | linearizer."),
     as_json: bool = typer.Option(False, "--json", help="Print the results schema as JSON."),
+    sweep_: List[str] = SweepOption,
+    output: Optional[Path] = OutputOption,
+    report: Optional[Path] = ReportOption,
+    executor: str = ExecutorOption,
+    scheduler: Optional[str] = SchedulerOption,
+    workers: Optional[int] = WorkersOption,
 ):
     """Solve MODEL analytically (queueing theory): exact where theory is exact, marked where approximate."""
     from .engine.solve import solve as run_solve
     from .report.table import results_tables
 
-    res = run_solve(model, params=parse_sets(set_) or None, method=method)
+    params = parse_sets(set_) or None
+    if sweep_:
+        record, scenarios = sweep_record(model, params, sweep_, "solve", {"method": method})
+        run_experiment(record, scenarios, output=output, report=report, executor=executor,
+                       scheduler=scheduler, workers=workers, quiet=as_json)
+        print_sweep(record, as_json)
+        return
+    single_run_checks(output, executor, scheduler, workers)
+    res = run_solve(model, params=params, method=method)
+    single_run_outputs(model, params, res, output, report)
     if as_json:
         print(json.dumps(res, indent=2))
         return
@@ -162,17 +287,59 @@ def compare(
     out.print(comparison_table(f"{analytic['model']}: solve ({analytic['method']}) vs simulate", rows, level))
 
 
+@app.command("run")
+@user_errors
+def run_study(
+    study: Path = typer.Argument(..., help="Study file (YAML): models, sweeps, engines, charts."),
+    set_: List[str] = typer.Option([], "--set", help="Override a param of every model: name=value (repeatable)."),
+    output: Optional[Path] = OutputOption,
+    report: Optional[Path] = ReportOption,
+    executor: str = ExecutorOption,
+    scheduler: Optional[str] = SchedulerOption,
+    workers: Optional[int] = WorkersOption,
+    as_json: bool = typer.Option(False, "--json", help="Print the experiment record as JSON."),
+):
+    """Run a study: every model, engine and combination of swept params it names."""
+    from .experiment.study import load_study
+    from .experiment.tables import pivot_table, scenario_table
+
+    plan = load_study(study)
+    params = parse_sets(set_)
+    if params:
+        plan = plan.with_params(**params)
+    record = plan.new_record(command_line())
+    run_experiment(record, plan.scenarios(), output=output, report=report, executor=executor,
+                   scheduler=scheduler, workers=workers, quiet=as_json)
+    if as_json:
+        print(json.dumps(record, indent=2))
+    elif record["sweep"]:
+        out.print(pivot_table(record, "throughput"))
+        out.print(pivot_table(record, "latency"))
+    else:
+        out.print(scenario_table(record))
+
+
 @app.command()
 @user_errors
 def demo(
-    customers: int = typer.Option(20_000, help="Completed lattes per run."),
-    replications: int = typer.Option(2, help="Replications per run."),
+    customers: int = typer.Option(20_000, help="Completed lattes per replication."),
+    replications: int = typer.Option(5, help="Replications per scenario."),
     noise: float = typer.Option(0.0, help="Each stage lasts a uniform 1 ± noise/2 ms (the talk's random noise)."),
+    report: Path = typer.Option(Path("report"), "--report", help="Folder of the HTML report."),
+    workers: Optional[int] = WorkersOption,
 ):
-    """Reproduce the coffee-shop talk: every implementation, 1 to 6 CPUs."""
-    from .demo import run_coffee_study
+    """Reproduce the coffee-shop talk: every implementation, 1 to 6 CPUs, and its report."""
+    from .demo import coffee_record, print_coffee_tables
 
-    run_coffee_study(out, customers=customers, replications=replications, noise=noise)
+    with progress_bar(enabled=True, label="scenarios") as progress:
+        record = coffee_record(customers=customers, replications=replications, noise=noise,
+                               command=command_line(), workers=workers, progress=progress)
+    if record["interrupted"]:
+        write_outputs(record, None, report)
+        err.print(f"interrupted: {len(record['scenarios'])} scenarios finished")
+        raise typer.Exit(130)
+    print_coffee_tables(out, record, noise)
+    write_outputs(record, None, report)
 
 
 @app.command()

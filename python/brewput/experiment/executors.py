@@ -1,0 +1,159 @@
+"""Where scenarios run: in this process, on local worker processes, or on a Dask cluster.
+
+Every executor has the same one method, `map_unordered(fn, items)`, yielding
+`(index, fn(item))` as each item finishes, and `threads`, the engine threads a
+scenario may use (replications run in parallel inside a scenario). Results never
+depend on the executor: a scenario's numbers are a function of the scenario alone.
+
+Leaving an executor early (Ctrl-C, an error) cancels what has not started and
+waits for what is running, so nothing keeps running after brewput returns.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+import signal
+from typing import Any, Callable, Iterable, Iterator, Optional, Tuple
+
+from ..errors import BrewputError
+
+EXECUTORS = ("local", "dask")
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class InProcess:
+    """One scenario after another in this process, each using every core for its
+    replications (and showing the engine's own Ctrl-C handling)."""
+
+    workers = 1
+    threads: Optional[int] = None  # the engine's default: all cores
+
+    def __enter__(self) -> InProcess:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def map_unordered(self, fn: Callable, items: Iterable) -> Iterator[Tuple[int, Any]]:
+        for index, item in enumerate(items):
+            yield index, fn(item)
+
+
+_stopping = None  # in a worker process: the parent's "stop" event
+
+
+def _worker_start(stopping) -> None:
+    # Ctrl-C in a terminal reaches every worker too. Between scenarios a worker
+    # ignores it (the parent decides what stops); during a simulation the engine's
+    # own handler cancels the run, so the worker is free at once.
+    global _stopping
+    _stopping = stopping
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _unless_stopping(fn: Callable, item: Any) -> Any:
+    # Scenarios already queued to a worker cannot be cancelled: they skip themselves.
+    if _stopping.is_set():
+        raise KeyboardInterrupt
+    return fn(item)
+
+
+class LocalProcesses:
+    """A pool of worker processes on this machine, one scenario per worker at a time."""
+
+    def __init__(self, workers: Optional[int] = None):
+        self.workers = workers or cores()
+        # Replications of a scenario share the cores left to its worker.
+        self.threads = max(1, cores() // self.workers)
+        self._pool: Optional[concurrent.futures.ProcessPoolExecutor] = None
+
+    def __enter__(self) -> LocalProcesses:
+        # spawn, not fork: the parent has threads (the progress bar's), and a
+        # forked child would inherit their locks in whatever state they were.
+        context = multiprocessing.get_context("spawn")
+        self._stopping = context.Event()
+        self._pool = concurrent.futures.ProcessPoolExecutor(
+            self.workers, mp_context=context, initializer=_worker_start, initargs=(self._stopping,))
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None:
+            self._stopping.set()
+        if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
+            # Also when Ctrl-C reached only this process: stop the running engines.
+            for child in multiprocessing.active_children():
+                os.kill(child.pid, signal.SIGINT)
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def map_unordered(self, fn: Callable, items: Iterable) -> Iterator[Tuple[int, Any]]:
+        futures = {self._pool.submit(_unless_stopping, fn, item): index for index, item in enumerate(items)}
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                yield futures[future], future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+class DaskCluster:
+    """Scenarios as tasks on a Dask cluster (`distributed`): the scheduler's
+    workers need brewput installed; model files need not be there, since each task
+    carries its validated model."""
+
+    threads = 1  # a Dask worker runs one task per thread it has
+
+    def __init__(self, scheduler: str):
+        self.scheduler = scheduler
+        self._client = None
+
+    def __enter__(self) -> DaskCluster:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise BrewputError("--executor dask: the `distributed` package is not installed "
+                               "(pip install distributed)") from None
+        try:
+            self._client = Client(self.scheduler, set_as_default=False, timeout="10s")
+        except (OSError, ValueError, TypeError) as e:
+            raise BrewputError(f"--scheduler {self.scheduler}: cannot connect to a Dask scheduler: {e}") from None
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self._client.close()
+
+    def map_unordered(self, fn: Callable, items: Iterable) -> Iterator[Tuple[int, Any]]:
+        from distributed import as_completed
+
+        futures = self._client.map(fn, list(items), pure=False)
+        index = {future.key: i for i, future in enumerate(futures)}
+        try:
+            for future in as_completed(futures, loop=self._client.loop):
+                yield index[future.key], future.result()
+        finally:
+            self._client.cancel(futures)
+
+
+def executor(kind: str = "local", *, workers: Optional[int] = None, scheduler: Optional[str] = None):
+    """The executor the options name: `local` (worker processes, or this process
+    with one worker) or `dask` (a running cluster's scheduler address)."""
+    if kind not in EXECUTORS:
+        raise BrewputError(f"--executor: expected one of {', '.join(EXECUTORS)}, got {kind!r}")
+    if workers is not None and not 1 <= workers <= 4096:
+        raise BrewputError(f"--workers: expected a number from 1 to 4,096, got {workers}")
+    if kind == "dask":
+        if not scheduler:
+            raise BrewputError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
+        if workers is not None:
+            raise BrewputError("--workers: a Dask cluster has the workers it has; start more there")
+        return DaskCluster(scheduler)
+    if scheduler:
+        raise BrewputError("--scheduler: only with --executor dask")
+    return InProcess() if (workers or cores()) == 1 else LocalProcesses(workers)

@@ -1,0 +1,171 @@
+"""The experiment record: every multi-scenario run as one JSON-able dict.
+
+The shape is the contract between runs and reports (docs/experiments.md):
+`brewput.experiment.record` makes, saves and loads it, and flattens it into one
+table with a row per scenario and class, station or resource.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence
+
+from ..errors import BrewputError
+
+if TYPE_CHECKING:  # pandas costs a second to import; only the table needs it
+    import pandas
+
+VERSION = 1
+FORMATS = (".json", ".csv", ".parquet")
+KINDS = (("classes", "class"), ("stations", "station"), ("resources", "resource"))
+ID_COLUMNS = ("scenario", "model", "engine")
+CHARTS = ("throughput", "latency", "latency_boxes", "utilization", "spectrum")
+
+
+def new_record(*, title: str, command: Optional[str] = None, study: Optional[str] = None,
+               models: Optional[Mapping[str, Mapping[str, Any]]] = None,
+               sweep: Optional[Mapping[str, Sequence]] = None,
+               charts: Optional[Sequence[str]] = None) -> dict:
+    """An empty record (no scenarios yet, not interrupted), created now."""
+    return {
+        "brewput": "experiment",
+        "version": VERSION,
+        "title": title,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "command": command,
+        "study": study,
+        "models": {label: dict(entry) for label, entry in (models or {}).items()},
+        "sweep": {name: list(values) for name, values in (sweep or {}).items()},
+        "charts": None if charts is None else list(charts),
+        "interrupted": False,
+        "scenarios": [],
+    }
+
+
+def model_entry(file: Optional[str]) -> Dict[str, Optional[str]]:
+    """A `models` entry: the file and its text, so that a report can be reproduced."""
+    if file is None:
+        return {"file": None, "text": None}
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise BrewputError(f"{file}: cannot read the model file: {getattr(e, 'strerror', None) or e}")
+    return {"file": str(file), "text": text}
+
+
+def _format(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise BrewputError(f"{path}: expected a file ending in {', '.join(FORMATS)}, got {suffix or 'none'}")
+    return suffix
+
+
+def check_path(path) -> Path:
+    """Refuses an output path brewput cannot write, before any work is done."""
+    path = Path(path)
+    _format(path)
+    if not path.parent.is_dir():
+        raise BrewputError(f"{path}: the folder {path.parent} does not exist")
+    return path
+
+
+def save(record: dict, path) -> Path:
+    """Writes `record` as JSON (all of it), CSV or Parquet (the flat table)."""
+    path = Path(path)
+    suffix = _format(path)
+    try:
+        if suffix == ".json":
+            path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        elif suffix == ".csv":
+            flat_table(record).to_csv(path, index=False)
+        else:
+            flat_table(record).to_parquet(path, index=False)
+    except OSError as e:
+        raise BrewputError(f"{path}: cannot write: {e.strerror or e}") from None
+    return path
+
+
+def load(path) -> dict:
+    """Reads a record saved as JSON. CSV and Parquet hold only the flat table:
+    read those with `load_table`."""
+    path = Path(path)
+    if _format(path) != ".json":
+        raise BrewputError(f"{path}: a {path.suffix} file holds only the results table; "
+                           f"the whole record is in the .json export")
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise BrewputError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    except json.JSONDecodeError as e:
+        raise BrewputError(f"{path}:{e.lineno}: not JSON: {e.msg}") from None
+    if not (isinstance(record, dict) and record.get("brewput") == "experiment"):
+        raise BrewputError(f"{path}: not a brewput experiment record (no \"brewput\": \"experiment\")")
+    if record.get("version") != VERSION:
+        raise BrewputError(f"{path}: record version {record.get('version')!r}; this brewput reads {VERSION}")
+    return record
+
+
+def load_table(path) -> "pandas.DataFrame":
+    """The flat table of a record saved in any of the three formats."""
+    import pandas
+
+    path = Path(path)
+    suffix = _format(path)
+    if suffix == ".json":
+        return flat_table(load(path))
+    try:
+        if suffix == ".csv":
+            return pandas.read_csv(path)
+        return pandas.read_parquet(path)
+    except (OSError, ValueError) as e:  # pyarrow's and pandas' parse errors are ValueErrors
+        raise BrewputError(f"{path}: cannot read the table: {e}") from None
+
+
+def flat_table(record: dict) -> "pandas.DataFrame":
+    """One row per scenario and class, station or resource.
+
+    Columns: scenario, model, engine, each swept param, kind, name, then the
+    figures with nested names joined by `_` (response_time_p95) and each
+    confidence interval as two columns (throughput_ci_low, throughput_ci_high).
+    """
+    import pandas
+
+    swept = list(record["sweep"])
+    rows: List[dict] = []
+    for scenario in record["scenarios"]:
+        ids = {"scenario": scenario["id"], "model": scenario["model"], "engine": scenario["engine"],
+               **{name: scenario["params"].get(name) for name in swept}}
+        for key, kind in KINDS:
+            for name, figures in scenario["results"].get(key, {}).items():
+                rows.append({**ids, "kind": kind, "name": name, **_flatten(figures)})
+    columns = list(ID_COLUMNS) + swept + ["kind", "name"]
+    return pandas.DataFrame(rows, columns=_ordered_columns(rows, columns))
+
+
+def _flatten(figures: Mapping[str, Any], prefix: str = "") -> Dict[str, Any]:
+    flat: Dict[str, Any] = {}
+    for key, value in figures.items():
+        name = prefix + key
+        if isinstance(value, Mapping):
+            flat.update(_flatten(value, name + "_"))
+        elif key.endswith("_ci") and _is_interval(value):
+            flat[name + "_low"], flat[name + "_high"] = (None, None) if value is None else value
+        elif value is None or isinstance(value, (bool, int, float, str)):
+            flat[name] = value
+        # other lists (the percentile spectrum and its intervals) have no place in a flat row
+    return flat
+
+
+def _is_interval(value: Any) -> bool:
+    return value is None or (isinstance(value, list) and len(value) == 2
+                             and all(x is None or isinstance(x, (int, float)) for x in value))
+
+
+def _ordered_columns(rows: List[dict], first: List[str]) -> List[str]:
+    """The id columns, then every figure in the order it first appears."""
+    seen = dict.fromkeys(first)
+    for row in rows:
+        seen.update(dict.fromkeys(row))
+    return list(seen)
+

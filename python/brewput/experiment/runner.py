@@ -1,0 +1,108 @@
+"""Running an experiment: a list of scenarios, each one engine run of one model at
+one combination of swept params, on an executor, into an experiment record.
+
+A scenario's numbers depend on the scenario alone: every scenario of an
+experiment uses the same seed (common random numbers, so that the differences
+between scenarios are not drowned in noise), and no seed depends on the
+executor, the worker count or the order in which scenarios finish.
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Mapping, Optional, Sequence
+
+from ..engine.simulate import run_settings
+from ..model import Model, as_model
+from .record import model_entry, new_record
+from .sweep import Number, check_size, combinations
+
+ENGINES = ("simulate", "solve")
+# Called with (scenarios done, scenarios in all) as each one finishes.
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: int
+    model: str  # the model's label in the record
+    engine: str  # simulate | solve
+    params: Dict[str, Number]  # the swept params' values
+    resolved: Model = field(repr=False)  # the model with every param applied
+    options: Dict[str, object] = field(default_factory=dict)  # the engine's keyword arguments
+
+
+def plan(models: Mapping[str, Model], sweep: Mapping[str, Sequence[Number]],
+         engines: Mapping[str, Mapping[str, object]], where: str = "--sweep") -> List[Scenario]:
+    """Every (model, combination of swept values, engine), in that order of
+    nesting; each model is resolved with its params here, so that a bad value
+    stops the experiment before any scenario runs."""
+    check_size(sweep, where, times=len(models) * len(engines))
+    if "simulate" in engines:
+        run_settings(**{"seed": 1, "replications": 5, "customers": None, "horizon": None,
+                        "warmup": None, "threads": None, **engines["simulate"]})
+    scenarios: List[Scenario] = []
+    for label, model in models.items():
+        for params in combinations(sweep):
+            resolved = model.with_params(**params) if params else model
+            for engine, options in engines.items():
+                scenarios.append(Scenario(len(scenarios), label, engine, params, resolved, dict(options)))
+    return scenarios
+
+
+def one_model(model, params: Optional[Mapping[str, Number]], sweep: Mapping[str, Sequence[Number]],
+              engine: str, options: Mapping[str, object], command: Optional[str] = None):
+    """The record and scenarios of sweeping one model (a Model or a model file)
+    with one engine: `brewput simulate --sweep` and `brewput solve --sweep`."""
+    model = as_model(model, params)
+    label = Path(model.file).stem if model.file else model.name
+    record = new_record(title=model.name, command=command, models={label: model_entry(model.file)}, sweep=sweep)
+    return record, plan({label: model}, sweep, {engine: dict(options)})
+
+
+def run_scenario(scenario: Scenario, threads: Optional[int] = None) -> dict:
+    """One scenario's results dict (docs/results.md); runs in a worker."""
+    from ..errors import BrewputError
+
+    try:
+        if scenario.engine == "solve":
+            from ..engine.solve import solve
+            return solve(scenario.resolved, **scenario.options)
+        from ..engine.simulate import simulate
+        return simulate(scenario.resolved, threads=threads, **scenario.options)
+    except BrewputError as e:
+        # Crosses the process boundary as its message: subclasses with their own
+        # constructor arguments do not survive pickling intact.
+        raise BrewputError(f"{scenario.model} at {_params_text(scenario.params)}: {e}") from None
+
+
+def _params_text(params: Mapping[str, Number]) -> str:
+    return ", ".join(f"{name}={value}" for name, value in params.items()) or "its own params"
+
+
+def run(record: dict, scenarios: Sequence[Scenario], executor,
+        progress: Optional[Progress] = None) -> dict:
+    """Runs `scenarios` on `executor` (entered here) and fills `record["scenarios"]`
+    in scenario order. Ctrl-C stops the run: the scenarios already finished are
+    kept and the record is marked `interrupted`."""
+    done: Dict[int, dict] = {}
+    work = functools.partial(run_scenario, threads=executor.threads)
+    if progress is not None:
+        progress(0, len(scenarios))
+    try:
+        with executor:
+            for index, results in executor.map_unordered(work, scenarios):
+                done[index] = results
+                if progress is not None:
+                    progress(len(done), len(scenarios))
+    except KeyboardInterrupt:
+        record["interrupted"] = True
+    record["scenarios"] = finished(scenarios, done)
+    return record
+
+
+def finished(scenarios: Sequence[Scenario], results: Mapping[int, dict]) -> List[dict]:
+    """The record's entries of the scenarios that have results, in scenario order."""
+    return [{"id": s.id, "model": s.model, "engine": s.engine, "params": dict(s.params), "results": results[i]}
+            for i, s in enumerate(scenarios) if i in results]

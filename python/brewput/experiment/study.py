@@ -1,0 +1,193 @@
+"""Study files: several models (or variants of one), the sweeps, the engines and
+the charts of an experiment, run by `brewput run STUDY.yaml`.
+
+A study file is YAML validated like a model file: a problem is one line naming
+the file, the line and the field (docs/experiments.md lists the fields).
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Annotated, Any, Dict, List, Optional
+
+from pydantic import AfterValidator, BeforeValidator, PlainValidator, ValidationError, model_validator
+
+from ..analytic.closed import METHODS
+from ..engine.simulate import run_settings
+from ..errors import BrewputError, FieldError
+from ..model import Model, load
+from ..model.model import _first_problem  # pydantic's errors as one line with file and line
+from ..model.schema import VERSION, _Strict
+from ..model.source import Origin, parse
+from .record import CHARTS, model_entry, new_record
+from .runner import ENGINES, Scenario, plan
+from .sweep import Number, SweepError, sweep_values
+
+
+def _number(value: Any) -> Number:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise FieldError(f"expected a number, got {value!r}")
+    return value
+
+
+def _values(value: Any) -> List[Number]:
+    try:
+        return sweep_values(value)
+    except SweepError as e:
+        raise FieldError(str(e)) from None
+
+
+def _model_ref(value: Any) -> Any:
+    return {"file": value} if isinstance(value, str) else value
+
+
+def _one_of(*choices: str):
+    def check(value: Any) -> str:
+        if value not in choices:
+            raise FieldError(f"expected one of {', '.join(choices)}, got {value!r}")
+        return value
+    return check
+
+
+def _unique(values: List[str]) -> List[str]:
+    if not values:
+        raise FieldError("expected at least one")
+    for i, value in enumerate(values):
+        if value in values[:i]:
+            raise FieldError(f"{value} is listed twice", i)
+    return values
+
+
+def _some(mapping: Dict[str, Any]) -> Dict[str, Any]:
+    if not mapping:
+        raise FieldError("expected at least one")
+    return mapping
+
+
+def _version(value: Any) -> int:
+    if value != VERSION:
+        raise FieldError(f"expected {VERSION} (the version of the language this brewput reads), got {value!r}")
+    return VERSION
+
+
+Param = Annotated[Number, PlainValidator(_number)]
+Values = Annotated[List[Number], PlainValidator(_values)]
+Engine = Annotated[str, PlainValidator(_one_of(*ENGINES))]
+Chart = Annotated[str, PlainValidator(_one_of(*CHARTS))]
+
+
+class ModelRef(_Strict):
+    file: str  # relative to the study file's folder
+    set: Dict[str, Param] = {}
+
+
+class SimulateOptions(_Strict):
+    seed: Any = 1
+    replications: Any = 5
+    customers: Any = None
+    horizon: Any = None
+    warmup: Any = None
+
+    @model_validator(mode="after")
+    def _check(self) -> SimulateOptions:
+        # The same checks as the command line's, reported at the study's field.
+        try:
+            run_settings(self.seed, self.replications, self.customers, self.horizon, self.warmup, None)
+        except BrewputError as e:
+            option, _, problem = str(e).partition(": ")
+            names = option.replace("--", "")
+            if " " in names:  # about two fields: "customers and horizon: give one, not both"
+                raise FieldError(f"{names}: {problem}", names.split(" ")[0]) from None
+            raise FieldError(problem, names) from None
+        return self
+
+
+class SolveOptions(_Strict):
+    method: Annotated[str, PlainValidator(_one_of(*METHODS))] = "auto"
+
+
+class StudySpec(_Strict):
+    brewput: Annotated[int, PlainValidator(_version)]
+    title: Optional[str] = None
+    models: Annotated[Dict[str, Annotated[ModelRef, BeforeValidator(_model_ref)]], AfterValidator(_some)]
+    set: Dict[str, Param] = {}
+    sweep: Dict[str, Values] = {}
+    engines: Annotated[List[Engine], AfterValidator(_unique)] = ["simulate"]
+    simulate: SimulateOptions = SimulateOptions()
+    solve: SolveOptions = SolveOptions()
+    charts: Optional[Annotated[List[Chart], AfterValidator(_unique)]] = None
+
+
+@dataclass(frozen=True)
+class Study:
+    """A validated study: each model loaded with the study's and its own `set`."""
+
+    file: str
+    text: str
+    title: str
+    models: Dict[str, Model]
+    sweep: Dict[str, List[Number]]
+    engines: Dict[str, Dict[str, Any]]  # engine -> its options, in the study's order
+    charts: Optional[List[str]]
+
+    def with_params(self, **params: Number) -> Study:
+        """Every model with `params` set on top of the study's own (`--set`)."""
+        return replace(self, models={label: m.with_params(**params) for label, m in self.models.items()})
+
+    def with_simulate(self, **options: Any) -> Study:
+        """The study with some simulate options replaced (simulated by the simulator
+        even if the study lists other engines only)."""
+        return replace(self, engines={**self.engines, "simulate": {**self.engines.get("simulate", {}), **options}})
+
+    def scenarios(self) -> List[Scenario]:
+        return plan(self.models, self.sweep, self.engines, where=self.file)
+
+    def new_record(self, command: Optional[str] = None) -> dict:
+        return new_record(title=self.title, command=command, study=self.text,
+                          models={label: model_entry(m.file) for label, m in self.models.items()},
+                          sweep=self.sweep, charts=self.charts)
+
+
+def load_study(path) -> Study:
+    """Reads and validates a study file and the model files it names."""
+    file = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise BrewputError(f"{file}: cannot read the study file: {getattr(e, 'strerror', None) or e}") from None
+    data, lines = parse(text, file)
+    origin = Origin(file, lines, Path(path).parent)
+    if not isinstance(data, dict):
+        raise origin.error((), f"a study must be a mapping of fields, got {type(data).__name__}")
+    try:
+        spec = StudySpec.model_validate(data)
+    except ValidationError as e:
+        raise _first_problem(e, origin) from None
+    models = {label: _load_model(spec, label, origin) for label in spec.models}
+    engines = {"simulate": _simulate_options(spec.simulate), "solve": spec.solve.model_dump()}
+    return Study(file=file, text=text, title=spec.title or Path(file).stem, models=models,
+                 sweep=dict(spec.sweep), engines={e: engines[e] for e in spec.engines}, charts=spec.charts)
+
+
+def _simulate_options(options: SimulateOptions) -> Dict[str, Any]:
+    """The simulate options the study gives (the engine's defaults for the rest)."""
+    return {k: v for k, v in options.model_dump().items() if v is not None}
+
+
+def _load_model(spec: StudySpec, label: str, origin: Origin) -> Model:
+    ref = spec.models[label]
+    file = os.path.normpath(origin.base_dir / ref.file)
+    if not Path(file).is_file():
+        raise origin.error(("models", label, "file"), f"no model file {file}")
+    model = load(file)
+    params = {**spec.set, **ref.set}
+    for where, names in ((("set",), spec.set), (("models", label, "set"), ref.set), (("sweep",), spec.sweep)):
+        for name in names:
+            if name not in model.params:
+                known = ", ".join(model.params) or "none"
+                raise origin.error(where + (name,), f"model {label} ({file}) has no param {name!r} "
+                                                    f"(its params: {known})")
+    return model.with_params(**params) if params else model
+

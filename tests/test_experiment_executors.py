@@ -1,0 +1,98 @@
+"""Executors: in this process, local worker processes and a Dask cluster give the
+same records bit for bit, whatever the worker count; Ctrl-C stops a sweep at once
+and keeps (and writes) the scenarios already finished."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from brewput.experiment.executors import DaskCluster, InProcess, LocalProcesses, cores, executor
+from brewput.experiment.runner import one_model, run
+
+ROOT = Path(__file__).resolve().parent.parent
+# Random arrivals and service: any difference in streams or seeds would show.
+SWEEP = {"c": [2, 3, 4], "rate": [1.0, 1.8]}
+
+
+def sweep_record(runner):
+    record, scenarios = one_model(ROOT / "examples" / "mmc.yaml", None, SWEEP, "simulate",
+                                  {"seed": 11, "replications": 3, "customers": 4000})
+    return run(record, scenarios, runner)
+
+
+def without_time(record):
+    assert record["interrupted"] is False and len(record["scenarios"]) == 6
+    return {k: v for k, v in record.items() if k != "created"}
+
+
+def test_every_executor_and_worker_count_gives_identical_records():
+    from distributed import LocalCluster
+
+    reference = without_time(sweep_record(InProcess()))
+    assert json.dumps(reference)  # plain JSON all the way down
+    for workers in (1, 2, 3):
+        assert without_time(sweep_record(LocalProcesses(workers))) == reference, workers
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        assert without_time(sweep_record(DaskCluster(cluster.scheduler_address))) == reference
+
+
+def test_replications_share_a_worker_s_cores():
+    assert LocalProcesses(2).threads == max(1, cores() // 2)
+    assert LocalProcesses(cores()).threads == 1 and LocalProcesses(4 * cores()).threads == 1
+    assert InProcess().threads is None  # the engine's default: all cores
+    assert isinstance(executor("local", workers=1), InProcess)
+    assert isinstance(executor("local", workers=2), LocalProcesses)
+
+
+def test_an_unreachable_dask_scheduler_is_one_line():
+    run_ = subprocess.run([sys.executable, "-m", "brewput", "solve", "examples/mmc.yaml", "--sweep", "c=3..4",
+                           "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert run_.returncode == 2
+    assert run_.stderr.startswith("error: --scheduler tcp://127.0.0.1:9: cannot connect to a Dask scheduler")
+    assert len(run_.stderr.strip().splitlines()) == 1, run_.stderr
+
+
+# A model whose run length grows with n: a few quick scenarios, then ones that would
+# run for hours, so that a Ctrl-C always lands while the slow ones run.
+GROWING = """brewput: 1
+time_unit: s
+params: {n: 1}
+stations: {desk: {servers: 1}}
+classes:
+  customer:
+    rate: ${n}
+    route: [{station: desk, service: "exp(${0.5 / n})"}]
+"""
+QUICK = [10, 20, 30]
+
+
+@pytest.mark.parametrize("workers, to_group", [(2, True), (2, False), (1, True)])
+def test_ctrl_c_stops_at_once_and_keeps_what_finished(tmp_path, workers, to_group):
+    model = tmp_path / "growing.yaml"
+    model.write_text(GROWING)
+    out = tmp_path / "partial.json"
+    sweep = ",".join(map(str, QUICK + [10**8, 2 * 10**8, 3 * 10**8, 4 * 10**8]))
+    proc = subprocess.Popen([sys.executable, "-m", "brewput", "simulate", model, "--sweep", f"n={sweep}",
+                             "--horizon", "1000", "--replications", "2", "--workers", str(workers), "-o", out],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    time.sleep(8)  # the quick scenarios take milliseconds, the slow ones hours
+    # In a terminal Ctrl-C reaches the whole process group; `kill -INT` only brewput itself.
+    if to_group:
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert stderr.strip().endswith(f"interrupted: {len(QUICK)} of 7 scenarios finished and written"), stderr
+    record = json.loads(out.read_text())
+    assert record["interrupted"] is True
+    assert [s["params"] for s in record["scenarios"]] == [{"n": n} for n in QUICK]
+    assert all(s["results"]["classes"]["customer"]["completed"] > 0 for s in record["scenarios"])

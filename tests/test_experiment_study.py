@@ -1,0 +1,151 @@
+"""Study files: the shipped coffee study, validation with one-line errors that name
+file, line and field, and a study of two engines checked against each other."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from brewput.errors import BrewputError
+from brewput.experiment.executors import InProcess
+from brewput.experiment.runner import run
+from brewput.experiment.study import load_study
+from conftest import widened
+
+ROOT = Path(__file__).resolve().parent.parent
+COFFEE_STUDY = ROOT / "examples" / "studies" / "coffee.yaml"
+IMPLEMENTATIONS = ["ideal", "locking", "finelocking", "multi-2", "multi-4",
+                   "linearpipe-0", "linearpipe-1", "linearpipe-10", "multipipe-2"]
+
+
+def test_the_coffee_study_names_every_implementation_at_1_to_6_cpus():
+    study = load_study(COFFEE_STUDY)
+    assert study.title == "The coffee-shop talk"
+    assert list(study.models)[:9] == IMPLEMENTATIONS
+    assert all((ROOT / "examples" / "coffee" / f"{label}.yaml").is_file() for label in study.models)
+    assert study.sweep == {"cpus": [1, 2, 3, 4, 5, 6]}
+    assert list(study.engines) == ["simulate"] and study.engines["simulate"]["replications"] > 1
+    scenarios = study.scenarios()
+    assert len(scenarios) == len(study.models) * 6
+    assert [(s.model, s.params["cpus"]) for s in scenarios[:7]] == [("ideal", c) for c in range(1, 7)] + [
+        ("locking", 1)]
+    assert all(s.resolved.params == {"cpus": s.params["cpus"], "noise": 0} for s in scenarios)
+    record = study.new_record("brewput run examples/studies/coffee.yaml")
+    assert record["study"] == COFFEE_STUDY.read_text()
+    ideal = ROOT / "examples" / "coffee" / "ideal.yaml"
+    assert record["models"]["ideal"] == {"file": str(ideal), "text": ideal.read_text()}
+
+
+@pytest.fixture
+def study_dir(tmp_path):
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "mmc.yaml").write_text((ROOT / "examples" / "mmc.yaml").read_text())
+    return tmp_path
+
+
+def write(folder, body):
+    path = folder / "s.yaml"
+    path.write_text("brewput: 1\n" + body)
+    return path
+
+
+M = "models: {q: models/mmc.yaml}\n"
+
+
+@pytest.mark.parametrize("body, message", [
+    ("models: {}\n", "s.yaml:2 models: expected at least one"),
+    ("modelz: {q: models/mmc.yaml}\n", "s.yaml:2 modelz: unknown field (expected one of: brewput, title, models, "
+                                       "set, sweep, engines, simulate, solve, charts)"),
+    ("models: [q]\n", "s.yaml:2 models: expected a mapping, got ['q']"),
+    ("models: {q: models/nope.yaml}\n", "s.yaml:2 models.q.file: no model file {dir}/models/nope.yaml"),
+    ("models: {q: {file: models/mmc.yaml, sett: 1}}\n", "s.yaml:2 models.q.sett: unknown field (expected one of: "
+                                                        "file, set)"),
+    ("models: {q: {file: models/mmc.yaml, set: {c: x}}}\n", "s.yaml:2 models.q.set.c: expected a number, got 'x'"),
+    (M + "sweep:\n  c: 3..1\n", "s.yaml:4 sweep.c: 3..1 is empty: the end is below the start"),
+    (M + "sweep: {c: [3, 3]}\n", "s.yaml:3 sweep.c: a value is listed twice"),
+    (M + "sweep: {k: 1..2}\n", "s.yaml:3 sweep.k: model q ({dir}/models/mmc.yaml) has no param 'k' "
+                               "(its params: c, rate)"),
+    (M + "set: {k: 1}\n", "s.yaml:3 set.k: model q ({dir}/models/mmc.yaml) has no param 'k'"),
+    (M + "engines: [simulate, lab]\n", "s.yaml:3 engines[1]: expected one of simulate, solve, got 'lab'"),
+    (M + "engines: [solve, solve]\n", "s.yaml:3 engines[1]: solve is listed twice"),
+    (M + "engines: []\n", "s.yaml:3 engines: expected at least one"),
+    (M + "simulate:\n  replications: 0\n", "s.yaml:4 simulate.replications: expected a number from 1 to "
+                                           "100,000, got 0"),
+    (M + "simulate: {customers: 10, horizon: 5}\n", "s.yaml:3 simulate.customers: customers and horizon: "
+                                                    "give one, not both"),
+    (M + "simulate: {speed: 3}\n", "s.yaml:3 simulate.speed: unknown field"),
+    (M + "solve: {method: magic}\n", "s.yaml:3 solve.method: expected one of auto, exact"),
+    (M + "charts: [throughput, pie]\n", "s.yaml:3 charts[1]: expected one of throughput, latency, latency_boxes, "
+                                        "utilization, spectrum, got 'pie'"),
+    (M + "  bad: indent\n", "s.yaml:3: invalid YAML: expected <block end>"),
+    ("", "s.yaml:1 models: missing required field"),
+])
+def test_a_bad_study_is_one_line_naming_file_line_and_field(study_dir, body, message):
+    path = write(study_dir, body)
+    with pytest.raises(BrewputError) as e:
+        load_study(path)
+    assert str(e.value).startswith(f"{study_dir}/{message}".replace("{dir}", str(study_dir))), str(e.value)
+
+
+def test_a_study_must_say_its_version(study_dir):
+    path = study_dir / "s.yaml"
+    path.write_text(M)
+    with pytest.raises(BrewputError, match=r"s.yaml:1 brewput: missing required field$"):
+        load_study(path)
+    path.write_text("brewput: 2\n" + M)
+    with pytest.raises(BrewputError, match=r"s.yaml:1 brewput: expected 1 \(the version"):
+        load_study(path)
+
+
+def test_brewput_run_reports_a_bad_study_in_one_line_and_exit_2(study_dir):
+    write(study_dir, M + "sweep: {c: 0..2}\nengines: [solve]\n")
+    for study, line in (("s.yaml", "error: s.yaml:3 sweep.c: "), ("missing.yaml", "error: missing.yaml: cannot read "
+                                                                                   "the study file: No such file")):
+        run = subprocess.run([sys.executable, "-m", "brewput", "run", study], capture_output=True, text=True,
+                             cwd=study_dir)
+        assert run.returncode == 2
+        assert run.stderr.startswith(line) or "servers: expected a positive integer" in run.stderr, run.stderr
+        assert len(run.stderr.strip().splitlines()) == 1 and run.stdout == ""
+
+
+def test_model_variants_two_engines_and_the_engines_agree(study_dir):
+    # The same M/M/c file twice, as variants with their own `set`, solved (Erlang C,
+    # exact) and simulated: every simulated mean response time must cover the exact one.
+    path = write(study_dir, "title: Two desks\n"
+                            "models:\n"
+                            "  slow: {file: models/mmc.yaml, set: {rate: 1.5}}\n"
+                            "  busy: models/mmc.yaml\n"
+                            "sweep: {c: 3..5}\n"
+                            "engines: [simulate, solve]\n"
+                            "simulate: {seed: 3, replications: 10, customers: 50000}\n"
+                            "charts: [throughput, latency]\n")
+    study = load_study(path)
+    record = run(study.new_record(), study.scenarios(), InProcess())
+    assert record["title"] == "Two desks" and record["charts"] == ["throughput", "latency"]
+    assert len(record["scenarios"]) == 2 * 3 * 2
+    by_key = {(s["model"], s["params"]["c"], s["engine"]): s["results"] for s in record["scenarios"]}
+    for model, rate in (("slow", 1.5), ("busy", 2.7)):
+        for c in (3, 4, 5):
+            simulated = by_key[model, c, "simulate"]
+            exact = by_key[model, c, "solve"]["classes"]["customer"]
+            assert by_key[model, c, "solve"]["params"] == simulated["params"] == {"c": c, "rate": rate}
+            assert exact["exact"]
+            mean, tol = widened(simulated, ("classes", "customer", "response_time", "mean"))
+            assert abs(mean - exact["response_time"]["mean"]) <= tol, (model, c)
+            throughput, tol = widened(simulated, ("classes", "customer", "throughput"))
+            assert abs(throughput - rate) <= tol, (model, c)
+
+
+def test_brewput_run_prints_a_table_per_figure_and_writes_the_record(study_dir, tmp_path):
+    write(study_dir, M + "sweep: {c: 3..5, rate: '1,2'}\nengines: [solve]\n")
+    out = tmp_path / "r.json"
+    run = subprocess.run([sys.executable, "-m", "brewput", "run", "s.yaml", "-o", out, "--set", "rate=2"],
+                         capture_output=True, text=True, cwd=study_dir)
+    assert run.returncode == 0, run.stderr
+    assert "Throughput (per second)" in run.stdout and "Median latency (s)" in run.stdout
+    assert "c=3" in run.stdout and "q rate=1" in run.stdout
+    record = json.loads(out.read_text())
+    assert record["command"] == f"brewput run s.yaml -o {out} --set rate=2"
+    # --set cannot change a swept param: the sweep wins, scenario by scenario
+    assert [s["results"]["params"]["rate"] for s in record["scenarios"]] == [1, 2] * 3
