@@ -58,6 +58,7 @@ def measure_pool(tasks: int, work_ms: float, threads: Optional[int], cpus: int, 
             "settings": {"tasks": tasks, "work_ms": work_ms, "repetitions": repetitions,
                          "repetitions_done": len(reps)},
             "classes": {"task": task}, "stations": {},
+            "repetitions": [{"makespan": r["makespan_s"] * 1e3, "utilization": r["utilization"]} for r in reps],
             "resources": {"cpu": {"utilization": utilization, "utilization_ci": utilization_ci}},
             "warnings": list(report["warnings"])}
 
