@@ -15,19 +15,19 @@ from conftest import widened
 
 ROOT = Path(__file__).resolve().parent.parent
 COFFEE_STUDY = ROOT / "examples" / "studies" / "coffee.yaml"
-IMPLEMENTATIONS = ["ideal", "locking", "finelocking", "multi-2", "multi-4",
-                   "linearpipe-0", "linearpipe-1", "linearpipe-10", "multipipe-2"]
+IMPLEMENTATIONS = ["ideal", "locking", "finelocking", "parsteam", "multi-2", "multi-4",
+                   "linearpipe-0", "linearpipe-1", "linearpipe-10", "splitpipe-1", "multipipe-2"]
 
 
 def test_the_coffee_study_names_every_implementation_at_1_to_6_cpus():
     study = load_study(COFFEE_STUDY)
     assert study.title == "The coffee-shop talk"
-    assert list(study.models)[:9] == IMPLEMENTATIONS
-    assert all((ROOT / "examples" / "coffee" / f"{label}.yaml").is_file() for label in study.models)
+    assert list(study.models) == IMPLEMENTATIONS
+    assert sorted(p.stem for p in (ROOT / "examples" / "coffee").glob("*.yaml")) == sorted(IMPLEMENTATIONS)
     assert study.sweep == {"cpus": [1, 2, 3, 4, 5, 6]}
     assert list(study.engines) == ["simulate"] and study.engines["simulate"]["replications"] > 1
     scenarios = study.scenarios()
-    assert len(scenarios) == len(study.models) * 6
+    assert len(scenarios) == 11 * 6
     assert [(s.model, s.params["cpus"]) for s in scenarios[:7]] == [("ideal", c) for c in range(1, 7)] + [
         ("locking", 1)]
     assert all(s.resolved.params == {"cpus": s.params["cpus"], "noise": 0} for s in scenarios)
