@@ -40,6 +40,7 @@ def test_sweep_draws_a_line_per_model_in_lattes_per_second_with_ci_bands():
     assert chart.panels[0].y_label == "throughput (lattes per s)"
     ideal = lines[0]
     assert list(ideal.x) == [1, 2, 3, 4, 5, 6]
+    assert chart.panels[0].x_ticks == [(c, str(c)) for c in range(1, 7)]
     for cpus, y, low, high in zip(ideal.x, ideal.y, ideal.low, ideal.high):
         latte = scenario(record, "ideal", cpus=cpus)["classes"]["latte"]
         assert y == pytest.approx(latte["throughput"] * 1000)          # per ms -> per s
@@ -117,6 +118,25 @@ def test_mixed_engines_draw_simulated_solid_and_solved_dashed():
     # the spectrum and the boxes are simulated only
     assert [line.label for line in built["spectrum"].panels[0].items] == ["mmc (simulate)"]
     assert [box.label for box in built["latency_boxes"].panels[0].items] == ["mmc (simulate)"]
+
+
+def test_lab_measurements_are_solid_and_their_predictions_dashed():
+    # `lab --predict` records hold lab and simulate scenarios for the same params; the lab's
+    # results have a spectrum but no spectrum_ci. Shape only: a simulated result relabelled.
+    record = coffee_record()
+    measured = []
+    for s in record["scenarios"]:
+        lab = {**s, "id": len(record["scenarios"]) + len(measured), "engine": "lab", "results": json.loads(
+            json.dumps(s["results"]))}
+        for figures in lab["results"]["classes"].values():
+            del figures["response_time"]["spectrum_ci"]
+        measured.append(lab)
+    record["scenarios"] += measured
+    built = by_name(record)
+    styles = {line.label: line.dash for line in built["throughput"].panels[0].items}
+    assert styles["ideal (lab)"] == "solid" and styles["ideal (simulate)"] == "dash"
+    spectrum = {line.label: line for line in built["spectrum"].panels[0].items}
+    assert spectrum["ideal (lab)"].low is None and spectrum["ideal (simulate)"].low is not None
 
 
 def test_no_sweep_draws_bars_per_model():

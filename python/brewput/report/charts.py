@@ -41,6 +41,12 @@ def _x_label(data: ChartData) -> str:
     return data.x or ""
 
 
+def _sweep_ticks(data: ChartData):
+    """A tick at each swept value, when there are few (cpus 1..6, not 1.2, 1.4 ...)."""
+    values = data.record["sweep"][data.x]
+    return [(v, f"{v:g}") for v in values] if len(values) <= 12 else None
+
+
 def _at_last(data: ChartData) -> str:
     last = data.last_x()
     return f" at {last[0]}={last[1]}" if last else ""
@@ -61,7 +67,7 @@ def _panel(data: ChartData, series: List[Series], column: str, title: str, y_lab
                       low=scaled(_values(s.rows, column + "_ci_low")),
                       high=scaled(_values(s.rows, column + "_ci_high")))
                  for s in series if _values(s.rows, column) is not None]
-        return Panel(title, _x_label(data), y_label, items)
+        return Panel(title, _x_label(data), y_label, items, x_ticks=_sweep_ticks(data))
     items = []
     for engine in data.engines:
         mine = [s for s in series if s.engine == engine and _values(s.rows, column) is not None]
