@@ -3,11 +3,9 @@ each chart draws is checked against the record's own figures, the files exist,
 the page is self-contained, and `brewput report` reads records and single results.
 (tests/test_report_browser.py opens the page in Chromium.)"""
 import json
-import math
 import subprocess
 import sys
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 
@@ -16,7 +14,7 @@ from report_records import EXAMPLES, coffee_record, mixed_record, no_sweep_recor
 from brewput.report.charts import NAMES, SPECTRUM_TICKS, charts
 from brewput.report.html import write_report
 from brewput.report.png import write_png
-from brewput.report.spec import Bars, Box, Line
+from brewput.report.spec import Bars, Box
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -37,7 +35,7 @@ def test_sweep_draws_a_line_per_model_in_lattes_per_second_with_ci_bands():
     chart = by_name(record)["throughput"]
     lines = chart.panels[0].items
     assert [line.label for line in lines] == ["ideal", "locking", "finelocking", "linearpipe-0"]
-    assert chart.panels[0].y_label == "throughput (lattes per s)"
+    assert chart.panels[0].y_label == "throughput (lattes per second)"
     ideal = lines[0]
     assert list(ideal.x) == [1, 2, 3, 4, 5, 6]
     assert chart.panels[0].x_ticks == [(c, str(c)) for c in range(1, 7)]

@@ -21,7 +21,7 @@ SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.
 # solid, the others (the predictions) dashed, then dotted.
 ENGINES = ("lab", "simulate", "solve")
 DASHES = ("solid", "dash", "dot")
-TIME_COLUMNS = ("response_time_mean", "response_time_p50", "response_time_p95", "response_time_p99")
+RATE_WORDS = {"s": "second", "min": "minute", "h": "hour"}
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,8 @@ class ChartData:
     def rate_label(self, what: str = "throughput") -> str:
         classes = self.table.loc[self.table["kind"] == "class", "name"].unique()
         noun = classes[0] if len(classes) == 1 else "customers"
-        return f"{what} ({noun}s per {self.units.rate})" if len(classes) == 1 else f"{what} (per {self.units.rate})"
+        per = RATE_WORDS.get(self.units.rate, self.units.rate)
+        return f"{what} ({noun}s per {per})" if len(classes) == 1 else f"{what} (per {per})"
 
     def dash(self, engine: str) -> str:
         return DASHES[min(self.engines.index(engine), len(DASHES) - 1)]
