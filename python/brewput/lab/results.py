@@ -73,7 +73,7 @@ def coffee_results(implementation: str, settings: dict, report: dict) -> dict:
         # Each repetition's own figures: on a busy machine the best of them is
         # the one least disturbed by other processes.
         "repetitions": [{"throughput": r["throughput_per_s"] / 1e3, "utilization": r["utilization"],
-                         "completed": r["completed"], "offered": r["offered"], "lost": r["dropped"]}
+                         "cpu_s": r["cpu_s"], "completed": r["completed"], "offered": r["offered"], "lost": r["dropped"]}
                         for r in reps],
         "warnings": list(report["warnings"]),
     }

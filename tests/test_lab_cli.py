@@ -1,0 +1,80 @@
+"""`brewput lab` end to end: the talk's table measured beside the model, the
+experiment record it writes, the pool table, and one-line errors with exit 2."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+QUICK = ("--dur", "100ms", "--warmup", "20ms", "--repetitions", "1")
+MACHINE_CPUS = len(os.sched_getaffinity(0))
+
+
+def brewput(*args):
+    return subprocess.run([sys.executable, "-m", "brewput", *map(str, args)], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_coffee_prints_measured_beside_predicted(tmp_path):
+    run = brewput("lab", "coffee", "--impl", "ideal,locking", "--cpus", "1", *QUICK, "--predict",
+                  "-o", tmp_path / "lab.json")
+    assert run.returncode == 0, run.stderr
+    for words in ("Throughput (lattes per second)", "Median latency (ms)", "ideal", "locking",
+                  "/ 250 (", "measured / predicted"):
+        assert words in run.stdout
+    record = json.loads((tmp_path / "lab.json").read_text())
+    assert record["brewput"] == "experiment" and record["sweep"] == {"cpus": [1]}
+    pairs = [(s["model"], s["engine"], s["params"]["cpus"]) for s in record["scenarios"]]
+    assert pairs == [("ideal", "lab", 1), ("ideal", "simulate", 1), ("locking", "lab", 1), ("locking", "simulate", 1)]
+    assert record["models"]["ideal"]["text"] == (ROOT / "examples/coffee/ideal.yaml").read_text()
+
+
+def test_json_is_the_record_and_cpus_above_the_machine_cap_with_a_warning():
+    run = brewput("lab", "coffee", "--impl", "multi-2", "--cpus", MACHINE_CPUS + 2, *QUICK, "--json")
+    assert run.returncode == 0, run.stderr
+    assert f"this machine lets brewput use {MACHINE_CPUS} CPU" in run.stderr
+    record = json.loads(run.stdout)
+    (scenario,) = record["scenarios"]
+    assert scenario["params"]["cpus"] == MACHINE_CPUS
+    assert scenario["results"]["settings"]["cpus_used"] == MACHINE_CPUS
+
+
+def test_par_sets_the_customers_and_the_models_population():
+    run = brewput("lab", "coffee", "--impl", "locking", "--cpus", "1", "--par", "3", *QUICK, "--predict", "--json")
+    assert run.returncode == 0, run.stderr
+    lab, sim = json.loads(run.stdout)["scenarios"]
+    assert lab["results"]["params"] == {"cpus": 1, "par": 3}
+    # Three customers at a whole-kitchen lock: each waits for the other two.
+    assert sim["results"]["classes"]["latte"]["response_time"]["mean"] == pytest.approx(12, rel=1e-3)
+
+
+def test_pool_shows_the_seeds_table():
+    run = brewput("lab", "pool", "--tasks", "8", "--work", "1ms", "--threads", "1,2", "--cpus", "1",
+                  "--repetitions", "1")
+    assert run.returncode == 0, run.stderr
+    for words in ("Thread-pool sizing: 8 tasks of 1 ms on 1 CPUs", "8 (one per task)", "Fastest measured",
+                  "/ 8 ("):  # 8 tasks of 1 ms on one CPU: every shape's predicted makespan is 8 ms
+        assert words in run.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (("coffee", "--impl", "espresso"), "--impl espresso: unknown implementation"),
+    (("coffee", "--cpus", "0"), "--cpus 0: expected whole numbers from 1 to 4096"),
+    (("coffee", "--cpus", "two"), "--cpus two: expected whole numbers like 2, 1..6 or 1,2,4"),
+    (("coffee", "--dur", "5"), "--dur 5: expected a time with a unit"),
+    (("coffee", "--jitter", "5ms"), "--jitter 5ms: at most twice the shortest stage"),
+    (("coffee", "--grind", "2ms", "--predict"), "--predict: the coffee models have four equal stages"),
+    (("coffee", "--rate", "-1"), "--rate -1: expected a positive rate"),
+    (("coffee", "--arrivals", "bursty", "--rate", "10"), "--arrivals bursty: expected poisson or constant"),
+    (("coffee", "--nice", "-40"), "--nice -40: expected -20 (highest priority) to 19"),
+    (("coffee", "-o", "out.txt"), "out.txt: expected a file ending in .json, .csv, .parquet"),
+    (("pool", "--tasks", "0"), "--tasks 0: expected 1 to 10,000"),
+    (("pool", "--work", "0ms"), "--work 0ms: expected a positive time"),
+])
+def test_bad_options_are_one_line_and_exit_2(args, message):
+    run = brewput("lab", *args)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert message in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert "Traceback" not in run.stderr
