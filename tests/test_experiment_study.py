@@ -64,6 +64,8 @@ M = "models: {q: models/mmc.yaml}\n"
     ("models: {q: {file: models/mmc.yaml, set: {c: x}}}\n", "s.yaml:2 models.q.set.c: expected a number, got 'x'"),
     (M + "sweep:\n  c: 3..1\n", "s.yaml:4 sweep.c: 3..1 is empty: the end is below the start"),
     (M + "sweep: {c: [3, 3]}\n", "s.yaml:3 sweep.c: a value is listed twice"),
+    (M + "sweep:\n  c: 1:9:2\n", "s.yaml:4 sweep.c: quote a start:stop:step of whole numbers (\"1:9:2\"): YAML "
+                                 "reads it unquoted as the number 4142"),
     (M + "sweep: {k: 1..2}\n", "s.yaml:3 sweep.k: model q ({dir}/models/mmc.yaml) has no param 'k' "
                                "(its params: c, rate)"),
     (M + "set: {k: 1}\n", "s.yaml:3 set.k: model q ({dir}/models/mmc.yaml) has no param 'k'"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any, Dict, List, Optional
@@ -72,6 +73,7 @@ def _version(value: Any) -> int:
     return VERSION
 
 
+_BASE_60 = re.compile(r"[:\s]\d+(:\d+)+\s*(#.*)?$")
 Param = Annotated[Number, PlainValidator(_number)]
 Values = Annotated[List[Number], PlainValidator(_values)]
 Engine = Annotated[str, PlainValidator(_one_of(*ENGINES))]
@@ -161,6 +163,7 @@ def load_study(path) -> Study:
     origin = Origin(file, lines, Path(path).parent)
     if not isinstance(data, dict):
         raise origin.error((), f"a study must be a mapping of fields, got {type(data).__name__}")
+    _refuse_base_60(data.get("sweep"), text, origin)
     try:
         spec = StudySpec.model_validate(data)
     except ValidationError as e:
@@ -169,6 +172,19 @@ def load_study(path) -> Study:
     engines = {"simulate": _simulate_options(spec.simulate), "solve": spec.solve.model_dump()}
     return Study(file=file, text=text, title=spec.title or Path(file).stem, models=models,
                  sweep=dict(spec.sweep), engines={e: engines[e] for e in spec.engines}, charts=spec.charts)
+
+
+def _refuse_base_60(sweep: Any, text: str, origin: Origin) -> None:
+    """YAML 1.1 reads an unquoted `1:9:2` as the base-60 number 4142: refuse a
+    swept number that was written that way rather than sweep one value."""
+    if not isinstance(sweep, dict):
+        return
+    lines = text.splitlines()
+    for name, value in sweep.items():
+        line = origin.line(("sweep", name))
+        if isinstance(value, int) and line and _BASE_60.search(lines[line - 1]):
+            raise origin.error(("sweep", name), "quote a start:stop:step of whole numbers (\"1:9:2\"): "
+                                                f"YAML reads it unquoted as the number {value}")
 
 
 def _simulate_options(options: SimulateOptions) -> Dict[str, Any]:
