@@ -79,7 +79,8 @@ def test_ctrl_c_stops_at_once_and_keeps_what_finished(tmp_path, workers, to_grou
     out = tmp_path / "partial.json"
     sweep = ",".join(map(str, QUICK + [10**8, 2 * 10**8, 3 * 10**8, 4 * 10**8]))
     proc = subprocess.Popen([sys.executable, "-m", "brewput", "simulate", model, "--sweep", f"n={sweep}",
-                             "--horizon", "1000", "--replications", "2", "--workers", str(workers), "-o", out],
+                             "--horizon", "1000", "--replications", "2", "--workers", str(workers), "-o", out,
+                             "--report", tmp_path / "report"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     time.sleep(8)  # the quick scenarios take milliseconds, the slow ones hours
@@ -96,3 +97,4 @@ def test_ctrl_c_stops_at_once_and_keeps_what_finished(tmp_path, workers, to_grou
     assert record["interrupted"] is True
     assert [s["params"] for s in record["scenarios"]] == [{"n": n} for n in QUICK]
     assert all(s["results"]["classes"]["customer"]["completed"] > 0 for s in record["scenarios"])
+    assert (tmp_path / "report" / "index.html").is_file()  # the report of what finished

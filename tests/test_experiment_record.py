@@ -143,3 +143,21 @@ def test_without_sweep_the_json_is_unchanged_and_minus_o_holds_one_scenario(tmp_
     r = load(tmp_path / "one.json")
     assert r["sweep"] == {} and len(r["scenarios"]) == 1
     assert r["scenarios"][0]["params"] == {} and r["scenarios"][0]["results"] == res
+
+
+@pytest.mark.parametrize("command", [
+    ["simulate", "examples/coffee/locking.yaml", "--sweep", "cpus=1..3", "--customers", "2000",
+     "--replications", "2"],
+    ["solve", "examples/mmc.yaml", "--sweep", "c=3..5"],
+    ["solve", "examples/mmc.yaml"],  # no sweep: a report of one scenario
+])
+def test_report_writes_the_page_and_the_record_it_draws(tmp_path, command):
+    report = tmp_path / "report"
+    run = brewput_cli(*command, "--report", report, "-o", tmp_path / "r.json")
+    assert run.returncode == 0, run.stderr
+    index = report / "index.html"
+    assert f"report: {index}" in run.stderr and index.is_file()
+    record = load(tmp_path / "r.json")
+    assert record["command"] == f"brewput {' '.join(command)} --report {report} -o {tmp_path / 'r.json'}"
+    page = index.read_text()
+    assert record["title"] in page and record["command"] in page  # the page says how to reproduce it

@@ -142,12 +142,13 @@ def test_model_variants_two_engines_and_the_engines_agree(study_dir):
 def test_brewput_run_prints_a_table_per_figure_and_writes_the_record(study_dir, tmp_path):
     write(study_dir, M + "sweep: {c: 3..5, rate: '1,2'}\nengines: [solve]\n")
     out = tmp_path / "r.json"
-    run = subprocess.run([sys.executable, "-m", "brewput", "run", "s.yaml", "-o", out, "--set", "rate=2"],
-                         capture_output=True, text=True, cwd=study_dir)
+    run = subprocess.run([sys.executable, "-m", "brewput", "run", "s.yaml", "-o", out, "--set", "rate=2",
+                          "--report", tmp_path / "report"], capture_output=True, text=True, cwd=study_dir)
     assert run.returncode == 0, run.stderr
+    assert (tmp_path / "report" / "index.html").is_file()
     assert "Throughput (per second)" in run.stdout and "Median latency (s)" in run.stdout
     assert "c=3" in run.stdout and "q rate=1" in run.stdout
     record = json.loads(out.read_text())
-    assert record["command"] == f"brewput run s.yaml -o {out} --set rate=2"
+    assert record["command"] == f"brewput run s.yaml -o {out} --set rate=2 --report {tmp_path / 'report'}"
     # --set cannot change a swept param: the sweep wins, scenario by scenario
     assert [s["results"]["params"]["rate"] for s in record["scenarios"]] == [1, 2] * 3
