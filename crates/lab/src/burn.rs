@@ -1,8 +1,11 @@
 //! Burning a CPU for a given time, as the talk's stages do: a loop of
-//! arithmetic whose length is calibrated on this machine when the lab first
-//! runs, never a constant. A burn does a fixed amount of work, so when threads
-//! outnumber CPUs it takes longer on the wall clock, just as a model's step
-//! that holds a `cpu` token waits for one.
+//! arithmetic, calibrated on this machine when the lab first runs (never a
+//! constant), run in chunks until the thread has used the time asked for in
+//! CPU time. A burn is CPU work, not a wall-clock wait: when threads outnumber
+//! CPUs it takes longer on the wall clock, just as a model's step that holds a
+//! `cpu` token waits for one; and a loop that runs a little slower than at
+//! calibration (a busy SMT sibling, a lower clock under sustained load) still
+//! burns exactly its time.
 
 use std::hint::black_box;
 use std::sync::OnceLock;
@@ -14,6 +17,11 @@ use crate::os::thread_cpu_time;
 /// context switch or an interrupt lands in.
 const SAMPLES: usize = 21;
 const SAMPLE_LENGTH: Duration = Duration::from_micros(500);
+/// A burn checks the thread's CPU clock (a syscall of well under a
+/// microsecond) after each chunk of this much calibrated work ...
+const CHUNK: Duration = Duration::from_micros(100);
+/// ... and stops when less than this is left.
+const CLOSE_ENOUGH: Duration = Duration::from_micros(1);
 
 #[derive(Debug, Clone, Copy)]
 pub struct Burner {
@@ -54,7 +62,14 @@ impl Burner {
 
     /// Keeps this thread's CPU busy for `d` of CPU time.
     pub fn burn(&self, d: Duration) {
-        spin((d.as_nanos() as f64 * self.iterations_per_ns).round() as u64);
+        let until = thread_cpu_time() + d;
+        loop {
+            let left = until.saturating_sub(thread_cpu_time());
+            if left < CLOSE_ENOUGH {
+                return;
+            }
+            spin((left.min(CHUNK).as_nanos() as f64 * self.iterations_per_ns).ceil() as u64);
+        }
     }
 }
 
