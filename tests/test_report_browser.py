@@ -44,16 +44,13 @@ class Browser:
         to_browser_r, self._to_browser = os.pipe()
         self._from_browser, from_browser_w = os.pipe()
 
-        def pipes_at_3_and_4():
-            # high copies first, so that a pipe already at 3 or 4 is not clobbered
-            r, w = os.dup(to_browser_r), os.dup(from_browser_w)
-            os.dup2(r, 3)
-            os.dup2(w, 4)
-
+        # bash puts the pipe ends at fds 3 and 4 (no preexec_fn, unsafe with threads; dash
+        # cannot redirect from fds above 9)
         self.process = subprocess.Popen(
-            [executable, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe", "about:blank"],
+            ["/bin/bash", "-c", f'exec "$0" "$@" 3<&{to_browser_r} 4>&{from_browser_w}', executable, *FLAGS,
+             f"--user-data-dir={profile}", "--remote-debugging-pipe", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=pipes_at_3_and_4, close_fds=False)
+            pass_fds=(to_browser_r, from_browser_w))
         os.close(to_browser_r)
         os.close(from_browser_w)
         self._buffer = b""
