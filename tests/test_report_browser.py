@@ -10,6 +10,7 @@ can be found.
 import base64
 import json
 import os
+import select
 import shutil
 import subprocess
 import time
@@ -61,7 +62,8 @@ class Browser:
 
     def _read_message(self, deadline):
         while b"\0" not in self._buffer:
-            if time.monotonic() > deadline:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._from_browser], [], [], left)[0]:
                 raise TimeoutError("chromium did not answer")
             chunk = os.read(self._from_browser, 1 << 20)
             if not chunk:
