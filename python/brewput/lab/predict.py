@@ -29,10 +29,10 @@ def model_file(implementation: str) -> Path:
     if own.is_file():
         return own
     family = numbered(implementation)
-    templates = {"multi-": "multi-2", "linearpipe-": "linearpipe-0", "splitpipe-": "splitpipe-1"}
-    if family is None or family[0] not in templates:
-        raise BrewputError(f"--predict: no model for {implementation} in {COFFEE} "
-                           f"(multipipe-N has one for N = 2)")
+    templates = {"multi-": "multi-2", "linearpipe-": "linearpipe-0", "splitpipe-": "splitpipe-1",
+                 "multipipe-": "multipipe-2"}
+    if family is None:
+        raise BrewputError(f"--predict: no model for {implementation} in {COFFEE}")
     return COFFEE / f"{templates[family[0]]}.yaml"
 
 
@@ -47,14 +47,34 @@ def coffee_model(implementation: str, par: Optional[int]) -> Tuple[dict, Dict[st
     family = numbered(implementation)
     if family is not None and path.stem != implementation:
         prefix, n = family
-        for machine in MACHINES:
-            adapted["stations"][machine]["servers" if prefix == "multi-" else "buffer"] = n
+        if prefix == "multipipe-":
+            _shops(adapted, n)
+        else:
+            for machine in MACHINES:
+                adapted["stations"][machine]["servers" if prefix == "multi-" else "buffer"] = n
     if par is not None:
         adapted["classes"]["latte"]["population"] = par
     if adapted != doc:
         changes = f"{implementation}" + (f", {par} customers" if par is not None else "")
         text = f"# {path.name} adapted for {changes}\n" + yaml.safe_dump(adapted, sort_keys=False)
     return adapted, {"file": str(path), "text": text}
+
+
+def _shops(doc: dict, n: int) -> None:
+    """multipipe-2's two shops (stations and steps ending in _a and _b) made n,
+    each chosen with probability 1/n after the latte."""
+    template_stations = {k[:-2]: v for k, v in doc["stations"].items() if k.endswith("_a")}
+    doc["stations"] = {k: v for k, v in doc["stations"].items() if not k.endswith(("_a", "_b"))}
+    route = doc["classes"]["latte"]["route"]
+    first, shop_steps = route[0], [step for step in route if step.get("id", "").endswith("_a")]
+    for i in range(n):
+        for name, station in template_stations.items():
+            doc["stations"][f"{name}_{i}"] = copy.deepcopy(station)
+    steps = [dict(copy.deepcopy(step), id=step["id"][:-2] + f"_{i}", station=step["station"][:-2] + f"_{i}")
+             for i in range(n) for step in shop_steps]
+    first = dict(first, next={f"{shop_steps[0]['id'][:-2]}_{i}": 1 / n for i in range(n)})
+    doc["classes"]["latte"]["route"] = [first] + steps
+    doc["name"] = f"Coffee shop, {n} pipelines"
 
 
 def stage_ms(settings) -> float:
