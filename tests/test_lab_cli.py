@@ -78,3 +78,20 @@ def test_bad_options_are_one_line_and_exit_2(args, message):
     assert run.returncode == 2, run.stdout + run.stderr
     assert message in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_ctrl_c_stops_the_lab_and_keeps_what_finished(tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "lab.json"
+    run = subprocess.Popen([sys.executable, "-m", "brewput", "lab", "coffee", "--impl", "ideal,locking",
+                            "--cpus", "1", "--dur", "20s", "--repetitions", "1", "-o", str(out)],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3.0)  # start-up done, the first measurement under way
+    run.send_signal(signal.SIGINT)
+    _, stderr = run.communicate(timeout=60)
+    assert run.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    record = json.loads(out.read_text())
+    assert record["interrupted"] is True and record["scenarios"] == []
