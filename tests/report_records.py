@@ -64,6 +64,17 @@ def two_params_record():
     return copy.deepcopy(_two_params())
 
 
+@lru_cache(maxsize=None)
+def _mixed_no_sweep():
+    models = {"mmc": EXAMPLES / "mmc.yaml", "site-a": EXAMPLES / "helpdesk" / "site-a.yaml"}
+    return record("two queues, simulated and solved", models, {}, engines=("simulate", "solve"))
+
+
+def mixed_no_sweep_record():
+    """Two queues, one scenario each, simulated and solved: bars grouped by engine."""
+    return copy.deepcopy(_mixed_no_sweep())
+
+
 def coffee_record():
     """Four coffee shops at 1..6 cpus with the talk's noise (a sweep, one engine)."""
     return copy.deepcopy(_coffee())

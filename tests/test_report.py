@@ -9,7 +9,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from report_records import EXAMPLES, coffee_record, mixed_record, no_sweep_record, two_params_record
+from report_records import (EXAMPLES, coffee_record, mixed_no_sweep_record, mixed_record, no_sweep_record,
+                            two_params_record)
 
 from brewput.report.charts import NAMES, SPECTRUM_TICKS, charts
 from brewput.report.html import write_report
@@ -162,13 +163,24 @@ def test_a_second_swept_param_gives_a_line_per_value():
     assert by_name(record)["spectrum"].title.endswith("at c=4")
 
 
+def test_no_sweep_with_mixed_engines_groups_bars_by_engine():
+    record = mixed_no_sweep_record()
+    simulated, solved = by_name(record)["throughput"].panels[0].items
+    assert (simulated.label, simulated.hatched, solved.label, solved.hatched) == ("simulate", False, "solve", True)
+    assert list(solved.categories) == ["mmc", "site-a"] and solved.low is None
+    # mmc counts in seconds, site-a in minutes: both drawn per second
+    assert solved.y == pytest.approx([scenario(record, "mmc", "solve")["classes"]["customer"]["throughput"],
+                                      scenario(record, "site-a", "solve")["classes"]["call"]["throughput"] / 60])
+
+
 def test_study_can_ask_for_some_charts_only():
     record = coffee_record()
     record["charts"] = ["spectrum", "throughput"]
     assert [chart.name for chart in charts(record)] == ["spectrum", "throughput"]
 
 
-@pytest.mark.parametrize("make", [coffee_record, mixed_record, no_sweep_record, two_params_record])
+@pytest.mark.parametrize("make", [coffee_record, mixed_record, no_sweep_record, two_params_record,
+                                  mixed_no_sweep_record])
 def test_every_chart_writes_a_png(tmp_path, make):
     for chart in charts(make()):
         path = write_png(chart, tmp_path / f"{chart.name}.png")

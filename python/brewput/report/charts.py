@@ -74,8 +74,9 @@ def _panel(data: ChartData, series: List[Series], column: str, title: str, y_lab
         if not mine:
             continue
         def first(c):
-            return [(_values(s.rows, c) or [None])[0] for s in mine]
-        items.append(Bars(label=engine, categories=[s.base for s in mine], y=scaled(first(column)),
+            values = [(_values(s.rows, c) or [None])[0] for s in mine]
+            return None if all(v is None for v in values) else values
+        items.append(Bars(label=engine if len(data.engines) > 1 else "", categories=[s.base for s in mine], y=scaled(first(column)),
                           colors=[color_of(s) for s in mine], hatched=engine != data.engines[0],
                           low=scaled(first(column + "_ci_low")), high=scaled(first(column + "_ci_high"))))
     return Panel(title, "", y_label, items)

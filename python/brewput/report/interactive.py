@@ -79,7 +79,7 @@ def figure(chart: Chart, titled: bool = True):
             if isinstance(item, Line):
                 traces = _line_traces(item, first)
             elif isinstance(item, Bars):
-                traces = [_bar_trace(item, first)]
+                traces = [_bar_trace(item, first and bool(item.label))]
             else:
                 traces = [_box_trace(item)]
             for trace in traces:

@@ -35,7 +35,7 @@ class Line:
 @dataclass
 class Bars:
     """One bar per category, with optional error bars (low, high)."""
-    label: str
+    label: str                      # the engine when a record mixes them, else ""
     categories: Sequence[str]
     y: Sequence[Optional[float]]
     colors: Sequence[str]
