@@ -275,6 +275,7 @@ def test_cli_report_from_a_record_and_from_single_results(tmp_path):
 
 @pytest.mark.parametrize("content, message", [
     (None, "missing.json: no such file"),
+    ("scenario,model\n0,m\n", "bad.csv: a .csv export holds only the results table"),
     ("{not json", "bad.json:1: not JSON"),
     ("[1, 2]", "bad.json: not a brewput experiment record"),
     ('{"brewput": "experiment", "version": 1, "sweep": {}, "scenarios": []}', "scenarios: expected a non-empty"),
@@ -283,7 +284,7 @@ def test_cli_report_from_a_record_and_from_single_results(tmp_path):
      "scenarios[0].params: missing the swept param c"),
 ])
 def test_cli_report_bad_input_is_one_line_and_exit_2(tmp_path, content, message):
-    name = "missing.json" if content is None else "bad.json"
+    name = "missing.json" if content is None else ("bad.csv" if content.startswith("scenario") else "bad.json")
     if content is not None:
         (tmp_path / name).write_text(content)
     done = brewput("report", name, "-o", "out", cwd=tmp_path)

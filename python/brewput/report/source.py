@@ -11,6 +11,9 @@ from .data import SECONDS
 
 def read_record(path) -> dict:
     path = Path(path)
+    if path.suffix.lower() in (".csv", ".parquet"):
+        raise BrewputError(f"{path}: a {path.suffix} export holds only the results table; "
+                           f"report from the .json export (-o results.json), which holds the whole record")
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
