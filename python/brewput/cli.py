@@ -155,11 +155,13 @@ def single_run_outputs(model: Path, params: Optional[dict], res: dict, output: O
 
 
 def print_sweep(record: dict, as_json: bool) -> None:
+    from .experiment.runner import params_text
     from .experiment.tables import scenario_table
 
     for s in record["scenarios"]:
         for warning in s["results"]["warnings"]:
-            err.print(f"[bold yellow]warning:[/] {s['params']}: {warning}", highlight=False, soft_wrap=True)
+            err.print(f"[bold yellow]warning:[/] {params_text(s['params'])}: {warning}", highlight=False,
+                      soft_wrap=True)
     if as_json:
         print(json.dumps(record, indent=2))
     else:

@@ -74,10 +74,10 @@ def run_scenario(scenario: Scenario, threads: Optional[int] = None) -> dict:
     except BrewputError as e:
         # Crosses the process boundary as its message: subclasses with their own
         # constructor arguments do not survive pickling intact.
-        raise BrewputError(f"{scenario.model} at {_params_text(scenario.params)}: {e}") from None
+        raise BrewputError(f"{scenario.model} at {params_text(scenario.params)}: {e}") from None
 
 
-def _params_text(params: Mapping[str, Number]) -> str:
+def params_text(params: Mapping[str, Number]) -> str:
     return ", ".join(f"{name}={value}" for name, value in params.items()) or "its own params"
 
 
