@@ -156,3 +156,20 @@ def test_predictions_use_each_implementations_model_with_the_lab_parameters():
     res = predict_coffee("ideal", 2, None, slow)
     assert res["classes"]["latte"]["throughput"] == pytest.approx(0.25, rel=1e-3)
     assert res["classes"]["latte"]["response_time"]["p50"] == pytest.approx(8, rel=1e-3)
+
+
+def test_a_busy_machine_is_measured_and_said():
+    # A process burning the lab's one CPU takes about half of it (same nice value).
+    import subprocess
+    import sys
+
+    cpu = min(os.sched_getaffinity(0))
+    burner = subprocess.Popen([sys.executable, "-c", f"import os, time; os.sched_setaffinity(0, {{{cpu}}})\n"
+                                                     "t = time.time()\nwhile time.time() - t < 4: pass"])
+    try:
+        res = measure_coffee("ideal", 1, None, CoffeeSettings(duration_ms=500, warmup_ms=200, repetitions=2))
+    finally:
+        burner.kill()
+    shares = [r["others_utilization"] for r in res["repetitions"]]
+    assert min(shares) > 0.25, shares
+    assert any("other processes used" in w for w in res["warnings"])

@@ -459,7 +459,9 @@ def lab_pool(
 
 def finish_lab(record: dict, output: Optional[Path], report: Optional[Path], as_json: bool, show) -> None:
     """A lab record's export, report and table; after a Ctrl-C what finished, and exit 130."""
-    for warning in sorted({w for s in record["scenarios"] for w in s["results"]["warnings"]}):
+    from .lab.show import record_warnings
+
+    for warning in record_warnings(record):
         err.print(f"[bold yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     write_outputs(record, output, report)
     if as_json:

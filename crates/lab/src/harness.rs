@@ -90,6 +90,9 @@ pub struct Repetition {
     pub cpu_s: f64,
     /// CPU time used over CPU time available in the window (all threads of the process).
     pub utilization: f64,
+    /// CPU time other processes used on the run's CPUs in the window (None
+    /// where /proc/stat cannot be read): what a busy machine took away.
+    pub others_cpu_s: Option<f64>,
 }
 
 impl CoffeeRun {
@@ -194,17 +197,30 @@ impl Window {
         self.from <= t && t < self.until
     }
 
-    /// Sleeps through the window (checking for a cancel), samples the process's
-    /// CPU time at its ends, then raises `stop`. Returns the CPU time used and
-    /// the wall time between the samples.
-    fn watch(&self, stop: &AtomicBool, control: &LabControl) -> (Duration, Duration) {
+    /// Sleeps through the window (checking for a cancel), samples CPU time at
+    /// its ends, then raises `stop`.
+    fn watch(&self, stop: &AtomicBool, control: &LabControl) -> Watched {
+        let cpus = os::allowed_cpus().unwrap_or_default();
         sleep_until(self.from, control);
-        let (cpu0, t0) = (os::process_cpu_time(), Instant::now());
+        let (cpu0, busy0, t0) = (os::process_cpu_time(), os::busy_time_on(&cpus), Instant::now());
         sleep_until(self.until, control);
-        let (cpu1, t1) = (os::process_cpu_time(), Instant::now());
+        let (cpu1, busy1, t1) = (os::process_cpu_time(), os::busy_time_on(&cpus), Instant::now());
         stop.store(true, Ordering::Relaxed);
-        (cpu1.saturating_sub(cpu0), t1 - t0)
+        let cpu = cpu1.saturating_sub(cpu0);
+        let others = busy0.zip(busy1).map(|(b0, b1)| b1.saturating_sub(b0).saturating_sub(cpu));
+        Watched { cpu, others, span: t1 - t0, cpus: cpus.len().max(1) }
     }
+}
+
+/// What the watcher saw of one window.
+struct Watched {
+    /// CPU time of this process.
+    cpu: Duration,
+    /// CPU time of every other process on the run's CPUs.
+    others: Option<Duration>,
+    /// Wall time between the samples.
+    span: Duration,
+    cpus: usize,
 }
 
 fn sleep_until(t: Instant, control: &LabControl) {
@@ -223,7 +239,7 @@ fn repeat(kitchen: &dyn Kitchen, run: &CoffeeRun, control: &LabControl) -> (Repe
     let from = start + Duration::from_secs_f64(run.warmup_ms * 1e-3);
     let window = Window { from, until: from + Duration::from_secs_f64(run.duration_ms * 1e-3) };
     let stop = AtomicBool::new(false);
-    let (latencies, offered, dropped, (cpu, span)) = match run.load {
+    let (latencies, offered, dropped, watched) = match run.load {
         Load::Closed => {
             let (latencies, watched) = closed(kitchen, run.par, window, &stop, control);
             (latencies, None, 0, watched)
@@ -241,8 +257,9 @@ fn repeat(kitchen: &dyn Kitchen, run: &CoffeeRun, control: &LabControl) -> (Repe
         dropped,
         completed,
         throughput_per_s: completed as f64 / window_s,
-        cpu_s: cpu.as_secs_f64(),
-        utilization: cpu.as_secs_f64() / (span.as_secs_f64() * os::allowed_cpus().map_or(1, |c| c.len()) as f64),
+        cpu_s: watched.cpu.as_secs_f64(),
+        utilization: watched.cpu.as_secs_f64() / (watched.span.as_secs_f64() * watched.cpus as f64),
+        others_cpu_s: watched.others.map(|d| d.as_secs_f64()),
     };
     (repetition, latencies)
 }
@@ -255,7 +272,7 @@ fn closed(
     window: Window,
     stop: &AtomicBool,
     control: &LabControl,
-) -> (Latencies, (Duration, Duration)) {
+) -> (Latencies, Watched) {
     let orders = AtomicU64::new(0);
     thread::scope(|s| {
         let customers: Vec<_> = (0..par)
@@ -317,7 +334,7 @@ fn open(
     window: Window,
     stop: &AtomicBool,
     control: &LabControl,
-) -> (Latencies, Option<u64>, u64, (Duration, Duration)) {
+) -> (Latencies, Option<u64>, u64, Watched) {
     let (requests, inbox) = bounded::<(u64, Instant)>(queue);
     thread::scope(|s| {
         let customers: Vec<_> = (0..par)

@@ -76,6 +76,28 @@ fn timeval(t: libc::timeval) -> Duration {
     Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
 }
 
+/// CPU time spent so far on `cpus` by every process, idle and I/O wait not
+/// counted (/proc/stat, in clock ticks of 10 ms); None where it cannot be read.
+/// Less the lab's own CPU time, it says how much other work took from the run.
+pub fn busy_time_on(cpus: &[usize]) -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    // SAFETY: sysconf has no side effects.
+    let ticks_per_s = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    let mut ticks = 0u64;
+    for line in stat.lines() {
+        let mut fields = line.split_whitespace();
+        let Some(cpu) = fields.next().and_then(|name| name.strip_prefix("cpu")?.parse::<usize>().ok()) else {
+            continue;
+        };
+        if cpus.contains(&cpu) {
+            let values: Vec<u64> = fields.filter_map(|v| v.parse().ok()).collect();
+            // user nice system idle iowait irq softirq steal (guest time is inside user)
+            ticks += values.iter().take(8).enumerate().filter(|(i, _)| *i != 3 && *i != 4).map(|(_, v)| v).sum::<u64>();
+        }
+    }
+    Some(Duration::from_micros(ticks * 1_000_000 / ticks_per_s))
+}
+
 /// CPU time used so far by the calling thread alone: unlike the wall clock, it
 /// does not count the time the thread waited for a CPU.
 pub fn thread_cpu_time() -> Duration {
@@ -122,6 +144,22 @@ mod tests {
                 unsafe { libc::getpriority(libc::PRIO_PROCESS, tid) }
             });
             assert_eq!(child.join().unwrap(), 5);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn busy_time_counts_a_burn_on_a_pinned_cpu() {
+        let cpu = allowed_cpus().unwrap()[0];
+        std::thread::spawn(move || {
+            pin_current_thread(&[cpu]).unwrap();
+            let before = busy_time_on(&[cpu]).unwrap();
+            let start = thread_cpu_time();
+            while thread_cpu_time() - start < Duration::from_millis(200) {}
+            let busy = busy_time_on(&[cpu]).unwrap() - before;
+            // The CPU was busy at least while this thread burnt (ticks of 10 ms).
+            assert!(busy >= Duration::from_millis(180), "{busy:?}");
         })
         .join()
         .unwrap();

@@ -2,12 +2,26 @@
 thread-pool table with the seed's lesson checked against the measurement."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 from rich.console import Console
 from rich.table import Table
 
+from .results import BUSY_PREFIX
 from .table import lab_table, median_ms, relative_error, throughput_per_s
+
+
+def record_warnings(record: dict) -> List[str]:
+    """The warnings of a lab record's measurements, each once; a busy machine
+    in one line for the whole run rather than one per measurement."""
+    measured = [s["results"] for s in record["scenarios"] if s["engine"] == "lab"]
+    busy = [max(r["others_utilization"] or 0 for r in res["repetitions"]) for res in measured
+            if any(w.startswith(BUSY_PREFIX) for w in res["warnings"])]
+    others = sorted({w for res in measured for w in res["warnings"] if not w.startswith(BUSY_PREFIX)})
+    if busy:
+        others.append(f"{BUSY_PREFIX} up to {max(busy):.0%} of the CPUs during {len(busy)} of {len(measured)} "
+                      "measurements: those figures are lower than the code can do (--nice -10 as root helps)")
+    return others
 
 
 def print_coffee(console: Console, record: dict) -> None:
