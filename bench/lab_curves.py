@@ -77,17 +77,20 @@ def markdown(record: dict, title: str, figure, digits: str) -> str:
 
 def overhead(record: dict) -> str:
     """CPU time per latte beyond the stages' 4 ms, per implementation (all CPU counts)."""
-    lines = ["**Harness and kitchen overhead**: process CPU time per latte beyond the 4 x 1 ms burnt\n",
-             "| implementation | CPU per latte (ms) | overhead |", "|---|---:|---:|"]
+    lines = ["**Harness and kitchen overhead**: process CPU time per latte beyond the 4 x 1 ms burnt, "
+             "and the share of the CPUs other processes took meanwhile (mean, max)\n",
+             "| implementation | CPU per latte (ms) | overhead | others' share |", "|---|---:|---:|---:|"]
     per_impl: dict = {}
     for s in record["scenarios"]:
         if s["engine"] == "lab":
-            cpu, made = per_impl.get(s["model"], (0.0, 0))
+            cpu, made, others = per_impl.get(s["model"], (0.0, 0, []))
             reps = s["results"]["repetitions"]
-            per_impl[s["model"]] = (cpu + sum(r["cpu_s"] for r in reps), made + sum(r["completed"] for r in reps))
-    for name, (cpu, made) in per_impl.items():
+            per_impl[s["model"]] = (cpu + sum(r["cpu_s"] for r in reps), made + sum(r["completed"] for r in reps),
+                                    others + [r["others_utilization"] or 0 for r in reps])
+    for name, (cpu, made, others) in per_impl.items():
         per_latte = cpu * 1e3 / made
-        lines.append(f"| {name} | {per_latte:.4f} | {(per_latte - 4) / 4:+.2%} |")
+        lines.append(f"| {name} | {per_latte:.4f} | {(per_latte - 4) / 4:+.2%} | "
+                     f"{sum(others) / len(others):.0%}, {max(others):.0%} |")
     return "\n".join(lines) + "\n"
 
 
