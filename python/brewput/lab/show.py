@@ -30,7 +30,7 @@ def print_coffee(console: Console, record: dict) -> None:
     console.print(lab_table(record, "Throughput (lattes per second)", throughput_per_s, swept=swept, unit=unit))
     console.print(lab_table(record, "Median latency (ms)", median_ms, swept=swept, unit=unit))
     cpus_used = {s["results"]["settings"].get("cpus_used") for s in record["scenarios"] if s["engine"] == "lab"}
-    console.print(f"Measured on CPUs {', '.join(map(str, sorted(c for c in cpus_used if c)))} of this machine; "
+    console.print(f"Measured on this machine with {' / '.join(map(str, sorted(c for c in cpus_used if c)))} CPUs; "
                   "the talk: ideal 250/s per cpu, locking flat at 250/s, finelocking flat at 1000/s "
                   "from 4 cpus, multi-2 linear to 1500/s at 6.", highlight=False)
 
