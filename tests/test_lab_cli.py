@@ -95,3 +95,11 @@ def test_ctrl_c_stops_the_lab_and_keeps_what_finished(tmp_path):
     assert "interrupted" in stderr and "Traceback" not in stderr
     record = json.loads(out.read_text())
     assert record["interrupted"] is True and record["scenarios"] == []
+
+
+def test_open_loop_shows_the_tail_and_the_drops():
+    run = brewput("lab", "coffee", "--impl", "locking", "--cpus", "1", "--par", "1", "--rate", "500",
+                  "--queue", "5", *QUICK)
+    assert run.returncode == 0, run.stderr
+    assert "p99 latency from the intended start (ms)" in run.stdout
+    assert "Orders dropped (request queue full)" in run.stdout

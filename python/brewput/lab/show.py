@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .results import BUSY_PREFIX
-from .table import lab_table, median_ms, relative_error, throughput_per_s
+from .table import lab_table, lost, median_ms, p99_ms, relative_error, throughput_per_s
 
 
 def record_warnings(record: dict) -> List[str]:
@@ -29,6 +29,10 @@ def print_coffee(console: Console, record: dict) -> None:
     unit = "customers" if swept == "par" else "cpu"
     console.print(lab_table(record, "Throughput (lattes per second)", throughput_per_s, swept=swept, unit=unit))
     console.print(lab_table(record, "Median latency (ms)", median_ms, swept=swept, unit=unit))
+    if any(s["results"]["settings"]["load"]["kind"] == "open" for s in record["scenarios"] if s["engine"] == "lab"):
+        console.print(lab_table(record, "p99 latency from the intended start (ms)", p99_ms, swept=swept, unit=unit))
+        console.print(lab_table(record, "Orders dropped (request queue full)", lost, swept=swept, unit=unit,
+                                digits="d"))
     cpus_used = {s["results"]["settings"].get("cpus_used") for s in record["scenarios"] if s["engine"] == "lab"}
     console.print(f"Measured on this machine with {' / '.join(map(str, sorted(c for c in cpus_used if c)))} CPUs; "
                   "the talk: ideal 250/s per cpu, locking flat at 250/s, finelocking flat at 1000/s "

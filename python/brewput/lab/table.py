@@ -18,6 +18,14 @@ def median_ms(results: dict) -> Optional[float]:
     return _class(results)["response_time"]["p50"]
 
 
+def p99_ms(results: dict) -> Optional[float]:
+    return _class(results)["response_time"]["p99"]
+
+
+def lost(results: dict) -> Optional[float]:
+    return _class(results).get("lost")
+
+
 def _class(results: dict) -> dict:
     return next(iter(results["classes"].values()))
 
