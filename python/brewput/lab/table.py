@@ -51,7 +51,7 @@ def lab_table(record: dict, title: str, figure: Figure, *, swept: str = "cpus", 
               digits: str = ".4g") -> Table:
     """One figure of a record's scenarios: measured, and predicted beside it when present."""
     rows, columns, cells = _cells(record, swept)
-    table = Table(title=title, title_justify="left")
+    table = Table(title=title, title_justify="left", min_width=len(title))  # titles never wrap
     table.add_column("implementation" if swept == "cpus" else "shape")
     for x in columns:
         table.add_column(f"{x} {unit}", justify="right")
