@@ -20,6 +20,7 @@ VERSION = 1
 FORMATS = (".json", ".csv", ".parquet")
 KINDS = (("classes", "class"), ("stations", "station"), ("resources", "resource"))
 ID_COLUMNS = ("scenario", "model", "engine")
+TABLE_COLUMNS = ID_COLUMNS + ("kind", "name")  # beside the swept params
 CHARTS = ("throughput", "latency", "latency_boxes", "utilization", "spectrum")
 
 

@@ -15,7 +15,8 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from ..engine.simulate import run_settings
 from ..model import Model, as_model
-from .record import model_entry, new_record
+from ..errors import BrewputError
+from .record import TABLE_COLUMNS, model_entry, new_record
 from .sweep import Number, check_size, combinations
 
 ENGINES = ("simulate", "solve")
@@ -39,6 +40,10 @@ def plan(models: Mapping[str, Model], sweep: Mapping[str, Sequence[Number]],
     nesting; each model is resolved with its params here, so that a bad value
     stops the experiment before any scenario runs."""
     check_size(sweep, where, times=len(models) * len(engines))
+    for name in sweep:
+        if name in TABLE_COLUMNS:
+            raise BrewputError(f"{where}: a swept param cannot be called {name!r}: the results table has a "
+                               f"column of that name ({', '.join(TABLE_COLUMNS)})")
     if "simulate" in engines:
         run_settings(**{"seed": 1, "replications": 5, "customers": None, "horizon": None,
                         "warmup": None, "threads": None, **engines["simulate"]})
@@ -63,8 +68,6 @@ def one_model(model, params: Optional[Mapping[str, Number]], sweep: Mapping[str,
 
 def run_scenario(scenario: Scenario, threads: Optional[int] = None) -> dict:
     """One scenario's results dict (docs/results.md); runs in a worker."""
-    from ..errors import BrewputError
-
     try:
         if scenario.engine == "solve":
             from ..engine.solve import solve
