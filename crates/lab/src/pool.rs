@@ -50,6 +50,9 @@ pub struct PoolRepetition {
     pub throughput_per_s: f64,
     pub cpu_s: f64,
     pub utilization: f64,
+    /// CPU time other processes used on the run's CPUs meanwhile (None where
+    /// /proc/stat cannot be read).
+    pub others_cpu_s: Option<f64>,
 }
 
 impl PoolRun {
@@ -82,7 +85,8 @@ pub fn run_pool(run: &PoolRun, control: &LabControl) -> Result<PoolReport, LabEr
             if control.is_cancelled() {
                 break;
             }
-            let cpu0 = os::process_cpu_time();
+            let cpus = os::allowed_cpus()?;
+            let (cpu0, busy0) = (os::process_cpu_time(), os::busy_time_on(&cpus));
             let start = Instant::now();
             let done = match run.threads {
                 Some(k) => pool(k, run.tasks, || burner.burn(work), start),
@@ -90,15 +94,16 @@ pub fn run_pool(run: &PoolRun, control: &LabControl) -> Result<PoolReport, LabEr
             };
             let makespan = done.iter().max().copied().unwrap_or_default();
             let cpu = os::process_cpu_time().saturating_sub(cpu0);
+            let others = busy0.zip(os::busy_time_on(&cpus)).map(|(b0, b1)| b1.saturating_sub(b0).saturating_sub(cpu));
             for d in &done {
                 latency.record(*d);
             }
-            let cpus = os::allowed_cpus()?.len() as f64;
             repetitions.push(PoolRepetition {
                 makespan_s: makespan.as_secs_f64(),
                 throughput_per_s: run.tasks as f64 / makespan.as_secs_f64(),
                 cpu_s: cpu.as_secs_f64(),
-                utilization: cpu.as_secs_f64() / (makespan.as_secs_f64() * cpus),
+                utilization: cpu.as_secs_f64() / (makespan.as_secs_f64() * cpus.len() as f64),
+                others_cpu_s: others.map(|d| d.as_secs_f64()),
             });
         }
         Ok((repetitions, latency))

@@ -15,7 +15,7 @@ from ..engine.simulate import simulate
 from ..errors import BrewputError
 from ..model import Model
 from . import native
-from .results import SPECTRUM, interval, times
+from .results import SPECTRUM, busy_machine_warning, interval, others_share, times
 
 MAX_TASKS = 10_000
 PER_TASK = "thread-per-task"
@@ -58,9 +58,10 @@ def measure_pool(tasks: int, work_ms: float, threads: Optional[int], cpus: int, 
             "settings": {"tasks": tasks, "work_ms": work_ms, "repetitions": repetitions,
                          "repetitions_done": len(reps)},
             "classes": {"task": task}, "stations": {},
-            "repetitions": [{"makespan": r["makespan_s"] * 1e3, "utilization": r["utilization"]} for r in reps],
+            "repetitions": [{"makespan": r["makespan_s"] * 1e3, "utilization": r["utilization"],
+                             "others_utilization": others_share(r, report["cpus"])} for r in reps],
             "resources": {"cpu": {"utilization": utilization, "utilization_ci": utilization_ci}},
-            "warnings": list(report["warnings"])}
+            "warnings": list(report["warnings"]) + busy_machine_warning(reps, report["cpus"])}
 
 
 def pool_model(tasks: int, work_ms: float, threads: Optional[int], cpus: int) -> dict:

@@ -73,7 +73,7 @@ def coffee_results(implementation: str, settings: dict, report: dict) -> dict:
         # Each repetition's own figures: on a busy machine the best of them is
         # the one least disturbed by other processes.
         "repetitions": [{"throughput": r["throughput_per_s"] / 1e3, "utilization": r["utilization"],
-                         "cpu_s": r["cpu_s"], "others_utilization": _others(r, report["cpus"]),
+                         "cpu_s": r["cpu_s"], "others_utilization": others_share(r, report["cpus"]),
                          "completed": r["completed"], "offered": r["offered"], "lost": r["dropped"]}
                         for r in reps],
         "warnings": list(report["warnings"]) + busy_machine_warning(reps, report["cpus"]),
@@ -85,14 +85,17 @@ BUSY_MACHINE = 0.10
 BUSY_PREFIX = "other processes used"
 
 
-def _others(repetition: dict, cpus: int) -> Optional[float]:
+def others_share(repetition: dict, cpus: int) -> Optional[float]:
+    """Other processes' share of the run's CPUs over a repetition's window
+    (a coffee run's measured window, a pool run's makespan)."""
     others = repetition.get("others_cpu_s")
-    return None if others is None else others / (repetition["window_s"] * cpus)
+    window_s = repetition["window_s"] if "window_s" in repetition else repetition["makespan_s"]
+    return None if others is None else others / (window_s * cpus)
 
 
 def busy_machine_warning(repetitions: List[dict], cpus: int) -> List[str]:
     """A warning when other processes took a noticeable share of the CPUs."""
-    shares = [s for s in (_others(r, cpus) for r in repetitions) if s is not None]
+    shares = [s for s in (others_share(r, cpus) for r in repetitions) if s is not None]
     if not shares or statistics.fmean(shares) <= BUSY_MACHINE:
         return []
     return [f"{BUSY_PREFIX} {statistics.fmean(shares):.0%} of the {cpus} CPU{'s' if cpus > 1 else ''} "
