@@ -103,3 +103,9 @@ def test_open_loop_shows_the_tail_and_the_drops():
     assert run.returncode == 0, run.stderr
     assert "p99 latency from the intended start (ms)" in run.stdout
     assert "Orders dropped (request queue full)" in run.stdout
+
+
+def test_customers_and_cpus_swept_together_keep_every_row():
+    run = brewput("lab", "coffee", "--impl", "locking", "--cpus", "1..2", "--par", "1,3", *QUICK)
+    assert run.returncode == 0, run.stderr
+    assert "locking cpus=1" in run.stdout and "locking cpus=2" in run.stdout and "3 customers" in run.stdout

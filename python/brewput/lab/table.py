@@ -38,9 +38,13 @@ def relative_error(measured: Optional[float], predicted: Optional[float]) -> Opt
 
 
 def _cells(record: dict, swept: str) -> Tuple[List[str], List, Dict]:
+    """Rows (a model, with any other swept params), columns (the swept values) and cells."""
     rows, columns, cells = [], [], {}
+    others = [name for name in record["sweep"] if name != swept]
     for scenario in record["scenarios"]:
-        model, x = scenario["model"], scenario["params"][swept]
+        params = scenario["params"]
+        model = " ".join([scenario["model"], *(f"{name}={params[name]}" for name in others if name in params)])
+        x = params[swept]
         rows += [model] if model not in rows else []
         columns += [x] if x not in columns else []
         cells[model, x, scenario["engine"]] = scenario["results"]
@@ -52,7 +56,7 @@ def lab_table(record: dict, title: str, figure: Figure, *, swept: str = "cpus", 
     """One figure of a record's scenarios: measured, and predicted beside it when present."""
     rows, columns, cells = _cells(record, swept)
     table = Table(title=title, title_justify="left", min_width=len(title))  # titles never wrap
-    table.add_column("implementation" if swept == "cpus" else "shape")
+    table.add_column("implementation")
     for x in columns:
         table.add_column(f"{x} {unit}", justify="right")
     for row in rows:
