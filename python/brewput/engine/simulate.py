@@ -3,13 +3,11 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import threading
-from contextlib import contextmanager
 from typing import Callable, Mapping, Optional, Union
 
 from .. import _native
 from ..errors import BrewputError
+from .cancellable import run_cancellable
 from ..model import Model, as_model
 from ..results import simulation_results
 from ..analytic.traffic import instability_warnings
@@ -58,58 +56,12 @@ def simulate(
 
 
 def _run_engine(compiled: str, settings: dict, progress: Optional[ProgressCallback]) -> str:
-    """Runs the engine in a worker thread (it releases the GIL), so that this
-    thread can report progress and turn Ctrl-C into a clean cancel.
-
-    While the engine runs, Ctrl-C only cancels it; KeyboardInterrupt is raised
-    once the engine has stopped. An exception thrown at an arbitrary point
-    could leave the engine thread running while the interpreter exits, which
-    aborts the process.
-    """
+    """Runs the engine, reporting progress; Ctrl-C cancels it (engine/cancellable.py)."""
     control = _native.RunControl()
-    finished = threading.Event()
-    interrupted = threading.Event()
-    outcome: dict = {}
-
-    def work() -> None:
-        try:
-            outcome["summary"] = _native.simulate(compiled, json.dumps(settings), control)
-        except ValueError as e:
-            outcome["error"] = e
-        finally:
-            finished.set()
-
-    def on_ctrl_c(signum, frame) -> None:
-        interrupted.set()
-        control.cancel()
-
     total = _customers_in_all(settings)
-    with _sigint_handler(on_ctrl_c):
-        threading.Thread(target=work, name="brewput-engine", daemon=True).start()
-        while not finished.wait(PROGRESS_INTERVAL):
-            if progress is not None:
-                progress(control.customers(), total)
-    if interrupted.is_set():
-        raise KeyboardInterrupt
-    if progress is not None:
-        progress(control.customers(), total)
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["summary"]
-
-
-@contextmanager
-def _sigint_handler(handler):
-    """Routes SIGINT to `handler` meanwhile (only the main thread may do so;
-    elsewhere Ctrl-C is not this thread's to handle)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    tick = None if progress is None else (lambda: progress(control.customers(), total))
+    return run_cancellable(lambda: _native.simulate(compiled, json.dumps(settings), control),
+                           control.cancel, tick=tick, interval=PROGRESS_INTERVAL)
 
 
 def _customers_in_all(settings: dict) -> Optional[int]:

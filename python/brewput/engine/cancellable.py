@@ -1,0 +1,67 @@
+"""Native calls that can be watched and cancelled.
+
+The Rust engines release the GIL, so they run in a worker thread while this
+thread reports progress and turns Ctrl-C into a cancel of the native run.
+While the call runs, Ctrl-C only cancels it; KeyboardInterrupt is raised once
+the native code has stopped. An exception thrown at an arbitrary point could
+leave the native thread running while the interpreter exits, which aborts the
+process.
+"""
+from __future__ import annotations
+
+import signal
+import threading
+from contextlib import contextmanager
+from typing import Callable, Optional, TypeVar
+
+T = TypeVar("T")
+
+
+def run_cancellable(work: Callable[[], T], cancel: Callable[[], None], *,
+                    tick: Optional[Callable[[], None]] = None, interval: float = 0.1) -> T:
+    """Returns `work()`, run in a worker thread; Ctrl-C calls `cancel` (which
+    must make `work` return soon) and raises KeyboardInterrupt afterwards.
+    `tick` is called every `interval` seconds meanwhile and once at the end.
+    An exception raised by `work` is raised here."""
+    finished = threading.Event()
+    interrupted = threading.Event()
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = work()
+        except Exception as e:  # handed to the calling thread, which raises it
+            outcome["error"] = e
+        finally:
+            finished.set()
+
+    def on_ctrl_c(signum, frame) -> None:
+        interrupted.set()
+        cancel()
+
+    with _sigint_handler(on_ctrl_c):
+        threading.Thread(target=run, name="brewput-native", daemon=True).start()
+        while not finished.wait(interval):
+            if tick is not None:
+                tick()
+    if interrupted.is_set():
+        raise KeyboardInterrupt
+    if tick is not None:
+        tick()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+@contextmanager
+def _sigint_handler(handler):
+    """Routes SIGINT to `handler` meanwhile (only the main thread may do so;
+    elsewhere Ctrl-C is not this thread's to handle)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
