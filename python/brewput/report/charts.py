@@ -105,11 +105,7 @@ def latency_boxes_chart(data: ChartData) -> Optional[Chart]:
     series = data.class_series()
     colors = _colors(series)
     boxes = []
-    for s in series:
-        row = data.at_last_x(s)
-        spectrum = data.spectrum(row) if row else None
-        if spectrum is None:
-            continue
+    for s, spectrum in data.spectra_at_last_x(series):
         at = dict(zip(spectrum[0], spectrum[1]))
         if not all(p in at for p in (5, 25, 50, 75, 95)):
             continue
@@ -143,12 +139,7 @@ def spectrum_chart(data: ChartData) -> Optional[Chart]:
     series = data.class_series()
     colors = _colors(series)
     lines = []
-    for s in series:
-        row = data.at_last_x(s)
-        spectrum = data.spectrum(row) if row else None
-        if spectrum is None:
-            continue
-        percents, values, intervals = spectrum
+    for s, (percents, values, intervals) in data.spectra_at_last_x(series):
         keep = [i for i, p in enumerate(percents) if p <= SPECTRUM_TO]
         x = [1.0 / (1.0 - percents[i] / 100.0) for i in keep]
         low = [intervals[i][0] for i in keep] if intervals else None

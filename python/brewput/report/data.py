@@ -114,6 +114,14 @@ class ChartData:
         rows = series.rows if self.x is None else series.rows[series.rows[self.x] == self.last_x()[1]]
         return None if rows.empty else rows.iloc[-1].to_dict()
 
+    def spectra_at_last_x(self, series: List[Series]) -> Iterator[Tuple[Series, Tuple[list, list, Optional[list]]]]:
+        """Each series with its response-time spectrum at the last swept value, where it has one."""
+        for s in series:
+            row = self.at_last_x(s)
+            spectrum = self.spectrum(row) if row else None
+            if spectrum is not None:
+                yield s, spectrum
+
     def spectrum(self, row: dict) -> Optional[Tuple[list, list, Optional[list]]]:
         """(percents, values, intervals) of a class's response-time spectrum, in display units."""
         results = self.scenarios[row["scenario"]]["results"]
