@@ -19,8 +19,8 @@ from ..analytic.closed import METHODS
 from ..engine.simulate import run_settings
 from ..errors import BrewputError, FieldError
 from ..model import Model, load
-from ..model.model import _first_problem  # pydantic's errors as one line with file and line
-from ..model.schema import VERSION, _Strict
+from ..model.model import first_problem
+from ..model.schema import VERSION, Strict
 from ..model.source import Origin, parse
 from .record import CHARTS, model_entry, new_record
 from .runner import ENGINES, Scenario, plan
@@ -80,12 +80,12 @@ Engine = Annotated[str, PlainValidator(_one_of(*ENGINES))]
 Chart = Annotated[str, PlainValidator(_one_of(*CHARTS))]
 
 
-class ModelRef(_Strict):
+class ModelRef(Strict):
     file: str  # relative to the study file's folder
     set: Dict[str, Param] = {}
 
 
-class SimulateOptions(_Strict):
+class SimulateOptions(Strict):
     seed: Any = 1
     replications: Any = 5
     customers: Any = None
@@ -106,11 +106,11 @@ class SimulateOptions(_Strict):
         return self
 
 
-class SolveOptions(_Strict):
+class SolveOptions(Strict):
     method: Annotated[str, PlainValidator(_one_of(*METHODS))] = "auto"
 
 
-class StudySpec(_Strict):
+class StudySpec(Strict):
     brewput: Annotated[int, PlainValidator(_version)]
     title: Optional[str] = None
     models: Annotated[Dict[str, Annotated[ModelRef, BeforeValidator(_model_ref)]], AfterValidator(_some)]
@@ -167,7 +167,7 @@ def load_study(path) -> Study:
     try:
         spec = StudySpec.model_validate(data)
     except ValidationError as e:
-        raise _first_problem(e, origin) from None
+        raise first_problem(e, origin) from None
     models = {label: _load_model(spec, label, origin) for label in spec.models}
     engines = {"simulate": _simulate_options(spec.simulate), "solve": spec.solve.model_dump()}
     return Study(file=file, text=text, title=spec.title or Path(file).stem, models=models,

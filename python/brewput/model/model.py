@@ -53,7 +53,7 @@ class Model:
             spec = ModelSpec.model_validate({**data, "params": params},
                                             context={"base_dir": origin.base_dir})
         except ValidationError as e:
-            raise _first_problem(e, origin) from None
+            raise first_problem(e, origin) from None
         self._raw, self._overrides, self._origin, self._spec = raw, dict(overrides), origin, spec
 
     def with_params(self, **overrides: Union[Number, str]) -> Model:
@@ -115,7 +115,7 @@ def as_model(model: Union[Model, str, Path], params: Optional[Mapping[str, Any]]
     return load(model, params=params)
 
 
-def _first_problem(error: ValidationError, origin: Origin) -> ModelError:
+def first_problem(error: ValidationError, origin: Origin) -> ModelError:
     """Pydantic's errors as one ModelError: the first in the file."""
     problems = []
     for e in error.errors(include_url=False):

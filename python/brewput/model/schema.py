@@ -131,7 +131,8 @@ Dist = Annotated[Distribution, PlainValidator(_distribution)]
 Next = Annotated[Union[str, Dict[str, float]], PlainValidator(_next)]
 
 
-class _Strict(BaseModel):
+class Strict(BaseModel):
+    """A part of a file brewput reads (a model, a study): unknown fields are errors, and the error lists the allowed ones."""
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
 
     @model_validator(mode="before")
@@ -151,13 +152,13 @@ class _Strict(BaseModel):
         return data
 
 
-class Station(_Strict):
+class Station(Strict):
     servers: Servers = 1
     buffer: Buffer = math.inf
     discipline: Annotated[str, PlainValidator(_one_of(*DISCIPLINES))] = "fifo"
 
 
-class Step(_Strict):
+class Step(Strict):
     station: Name
     service: Dist
     uses: List[Name] = []
@@ -177,7 +178,7 @@ class Step(_Strict):
 Route = Annotated[List[Step], BeforeValidator(_sized("step", required=True))]
 
 
-class JobClass(_Strict):
+class JobClass(Strict):
     """A class of customers: open (arrivals or rate) or closed (population)."""
 
     arrivals: Optional[Dist] = None
@@ -259,7 +260,7 @@ def _never_exits(routing: List[List[Tuple[Optional[int], float]]]) -> Optional[i
     return min(reachable - exits, default=None)
 
 
-class ModelSpec(_Strict):
+class ModelSpec(Strict):
     brewput: Annotated[int, PlainValidator(_version)]
     name: Optional[Name] = None
     time_unit: Annotated[str, PlainValidator(_one_of(*TIME_UNITS))] = "s"
