@@ -33,6 +33,8 @@ py-test:
 bench: build
 	$(PYTHON) bench/run.py
 	$(PYTHON) bench/solve_speed.py >> bench/RESULTS.md
+	$(PYTHON) bench/sweep_scaling.py >> bench/RESULTS.md
+	$(PYTHON) bench/lab_curves.py >> bench/RESULTS.md
 
 clean:
 	rm -rf $(VENV) target
