@@ -38,7 +38,7 @@ def test_a_record_has_the_contract_s_fields():
     assert r["models"]["mmc"]["file"].endswith("examples/mmc.yaml")
     assert r["models"]["mmc"]["text"] == (ROOT / "examples" / "mmc.yaml").read_text()
     assert r["sweep"] == {"c": [3, 4], "rate": [1.5, 2.7]}
-    assert r["charts"] is None and r["interrupted"] is False
+    assert r["charts"] is None and r["interrupted"] is False and r["failed"] == []
     assert [s["id"] for s in r["scenarios"]] == [0, 1, 2, 3]
     for s in r["scenarios"]:
         assert (s["model"], s["engine"]) == ("mmc", "simulate")
@@ -161,3 +161,33 @@ def test_report_writes_the_page_and_the_record_it_draws(tmp_path, command):
     assert record["command"] == f"brewput {' '.join(command)} --report {report} -o {tmp_path / 'r.json'}"
     page = index.read_text()
     assert record["title"] in page and record["command"] in page  # the page says how to reproduce it
+
+
+def test_a_scenario_that_cannot_run_is_recorded_and_the_others_kept(tmp_path):
+    # M/M/3 with mean service 1: rate 3 and 3.5 offer 100 % and more, which solve refuses.
+    out = tmp_path / "results.json"
+    run = brewput_cli("solve", "examples/mmc.yaml", "--sweep", "rate=2,3,2.7,3.5", "-o", out)
+    assert run.returncode == 2
+    errors = [line for line in run.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [
+        "error: mmc at rate=3: station desk: utilization 1 >= 1, the open model is unstable; no steady state exists",
+        "error: mmc at rate=3.5: station desk: utilization 1.167 >= 1, the open model is unstable; "
+        "no steady state exists"]
+    assert "2 of 4 scenarios failed" in run.stderr
+    saved = load(out)
+    assert [(s["id"], s["params"]) for s in saved["scenarios"]] == [(0, {"rate": 2}), (2, {"rate": 2.7})]
+    assert [(f["id"], f["params"]) for f in saved["failed"]] == [(1, {"rate": 3}), (3, {"rate": 3.5})]
+    # the kept ones are the exact Erlang C answers (M/M/3 at rate 2.7: 3.7235)
+    assert saved["scenarios"][1]["results"]["classes"]["customer"]["response_time"]["mean"] \
+        == pytest.approx(3.72350, rel=1e-5)
+    assert "2.7" in run.stdout
+
+
+def test_when_every_scenario_fails_there_is_one_line_and_no_output(tmp_path):
+    out = tmp_path / "results.json"
+    run = brewput_cli("solve", "examples/mmc.yaml", "--sweep", "rate=3,4", "-o", out)
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [
+        "error: every scenario failed; the first: mmc at rate=3: station desk: utilization 1 >= 1, "
+        "the open model is unstable; no steady state exists"]
+    assert not out.exists()

@@ -103,6 +103,8 @@ def run_experiment(record: dict, scenarios: list, *, output: Optional[Path], rep
     runner = make_executor(executor, workers=workers, scheduler=scheduler)
     with progress_bar(enabled=not quiet, label="scenarios") as progress:
         run(record, scenarios, runner, progress)
+    if record["failed"] and not record["scenarios"] and not record["interrupted"]:
+        raise BrewputError(f"every scenario failed; the first: {record['failed'][0]['error']}")
     write_outputs(record, output, report)
     if record["interrupted"]:
         err.print(f"interrupted: {len(record['scenarios'])} of {len(scenarios)} scenarios finished"
@@ -154,6 +156,16 @@ def single_run_outputs(model: Path, params: Optional[dict], res: dict, output: O
     write_outputs(record, output, report)
 
 
+def exit_if_scenarios_failed(record: dict) -> None:
+    """After the tables of what ran: a line per scenario that could not run, and exit code 2."""
+    for failure in record["failed"]:
+        err.print(f"[bold red]error:[/] {failure['error']}", highlight=False, soft_wrap=True)
+    if record["failed"]:
+        err.print(f"{len(record['failed'])} of {len(record['failed']) + len(record['scenarios'])} scenarios "
+                  f"failed; the others are in the tables and outputs above", highlight=False)
+        raise typer.Exit(2)
+
+
 def print_sweep(record: dict, as_json: bool) -> None:
     from .experiment.runner import params_text
     from .experiment.tables import scenario_table
@@ -166,6 +178,7 @@ def print_sweep(record: dict, as_json: bool) -> None:
         print(json.dumps(record, indent=2))
     else:
         out.print(scenario_table(record))
+    exit_if_scenarios_failed(record)
 
 
 @app.command()
@@ -319,6 +332,7 @@ def run_study(
         out.print(pivot_table(record, "latency"))
     else:
         out.print(scenario_table(record))
+    exit_if_scenarios_failed(record)
 
 
 @app.command()

@@ -41,6 +41,7 @@ def new_record(*, title: str, command: Optional[str] = None, study: Optional[str
         "charts": None if charts is None else list(charts),
         "interrupted": False,
         "scenarios": [],
+        "failed": [],
     }
 
 

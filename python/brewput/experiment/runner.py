@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..engine.simulate import run_settings
 from ..model import Model, as_model
@@ -66,18 +66,19 @@ def one_model(model, params: Optional[Mapping[str, Number]], sweep: Mapping[str,
     return record, plan({label: model}, sweep, {engine: dict(options)})
 
 
-def run_scenario(scenario: Scenario, threads: Optional[int] = None) -> dict:
-    """One scenario's results dict (docs/results.md); runs in a worker."""
+def run_scenario(scenario: Scenario, threads: Optional[int] = None) -> Tuple[Optional[dict], Optional[str]]:
+    """One scenario's results dict (docs/results.md), or why it failed; runs in a
+    worker. A failure comes back as its one-line message, so that the other
+    scenarios still run and nothing finished is lost (and because BrewputError
+    subclasses with their own constructor arguments do not survive pickling)."""
     try:
         if scenario.engine == "solve":
             from ..engine.solve import solve
-            return solve(scenario.resolved, **scenario.options)
+            return solve(scenario.resolved, **scenario.options), None
         from ..engine.simulate import simulate
-        return simulate(scenario.resolved, threads=threads, **scenario.options)
+        return simulate(scenario.resolved, threads=threads, **scenario.options), None
     except BrewputError as e:
-        # Crosses the process boundary as its message: subclasses with their own
-        # constructor arguments do not survive pickling intact.
-        raise BrewputError(f"{scenario.model} at {params_text(scenario.params)}: {e}") from None
+        return None, f"{scenario.model} at {params_text(scenario.params)}: {e}"
 
 
 def params_text(params: Mapping[str, Number]) -> str:
@@ -87,21 +88,28 @@ def params_text(params: Mapping[str, Number]) -> str:
 def run(record: dict, scenarios: Sequence[Scenario], executor,
         progress: Optional[Progress] = None) -> dict:
     """Runs `scenarios` on `executor` (entered here) and fills `record["scenarios"]`
-    in scenario order. Ctrl-C stops the run: the scenarios already finished are
-    kept and the record is marked `interrupted`."""
+    in scenario order, and `record["failed"]` with the scenarios that could not
+    run and why. Ctrl-C stops the run: the scenarios already finished are kept
+    and the record is marked `interrupted`."""
     done: Dict[int, dict] = {}
+    failed: Dict[int, str] = {}
     work = functools.partial(run_scenario, threads=executor.threads)
     if progress is not None:
         progress(0, len(scenarios))
     try:
         with executor:
-            for index, results in executor.map_unordered(work, scenarios):
-                done[index] = results
+            for index, (results, error) in executor.map_unordered(work, scenarios):
+                if error is None:
+                    done[index] = results
+                else:
+                    failed[index] = error
                 if progress is not None:
-                    progress(len(done), len(scenarios))
+                    progress(len(done) + len(failed), len(scenarios))
     except KeyboardInterrupt:
         record["interrupted"] = True
     record["scenarios"] = finished(scenarios, done)
+    record["failed"] = [{"id": s.id, "model": s.model, "engine": s.engine, "params": dict(s.params),
+                         "error": failed[i]} for i, s in enumerate(scenarios) if i in failed]
     return record
 
 
