@@ -16,6 +16,18 @@ from typing import Callable, Optional, TypeVar
 
 T = TypeVar("T")
 
+# A second way to be told to stop, besides Ctrl-C: see `cancel_when`.
+_stop_requested: Optional[Callable[[], bool]] = None
+
+
+def cancel_when(predicate: Callable[[], bool]) -> None:
+    """Makes every native call in this process cancel itself, as on Ctrl-C, once
+    `predicate()` is true. A worker process learns so that its parent is
+    stopping: a SIGINT can arrive while the worker ignores it (between
+    scenarios) just before a long run starts, and would otherwise be lost."""
+    global _stop_requested
+    _stop_requested = predicate
+
 
 def run_cancellable(work: Callable[[], T], cancel: Callable[[], None], *,
                     tick: Optional[Callable[[], None]] = None, interval: float = 0.1) -> T:
@@ -42,6 +54,8 @@ def run_cancellable(work: Callable[[], T], cancel: Callable[[], None], *,
     with _sigint_handler(on_ctrl_c):
         threading.Thread(target=run, name="brewput-native", daemon=True).start()
         while not finished.wait(interval):
+            if _stop_requested is not None and not interrupted.is_set() and _stop_requested():
+                on_ctrl_c(signal.SIGINT, None)
             if tick is not None:
                 tick()
     if interrupted.is_set():

@@ -16,6 +16,7 @@ import os
 import signal
 from typing import Any, Callable, Iterable, Iterator, Optional, Tuple
 
+from ..engine.cancellable import cancel_when
 from ..errors import BrewputError
 
 EXECUTORS = ("local", "dask")
@@ -54,9 +55,12 @@ def _worker_start(stopping) -> None:
     # Ctrl-C in a terminal reaches every worker too. Between scenarios a worker
     # ignores it (the parent decides what stops); during a simulation the engine's
     # own handler cancels the run, so the worker is free at once.
+    # A SIGINT ignored just before a long run starts is not lost: the engine
+    # also polls the parent's "stop" event.
     global _stopping
     _stopping = stopping
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    cancel_when(stopping.is_set)
 
 
 def _unless_stopping(fn: Callable, item: Any) -> Any:
