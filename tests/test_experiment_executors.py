@@ -89,7 +89,12 @@ def test_ctrl_c_stops_at_once_and_keeps_what_finished(tmp_path, workers, to_grou
         os.killpg(proc.pid, signal.SIGINT)
     else:
         proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=60)
+    try:
+        stdout, stderr = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # workers included: nothing may outlive a failed test
+        stdout, stderr = proc.communicate()
+        pytest.fail(f"still running 60 s after Ctrl-C: {stderr}")
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr
     assert stderr.strip().endswith(f"interrupted: {len(QUICK)} of 7 scenarios finished and written"), stderr
