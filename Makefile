@@ -32,8 +32,9 @@ py-test:
 
 bench: build
 	$(PYTHON) bench/run.py
-	$(PYTHON) bench/solve_speed.py >> bench/RESULTS.md
-	$(PYTHON) bench/sweep_scaling.py >> bench/RESULTS.md
+	printf '\n' >> bench/RESULTS.md && $(PYTHON) bench/solve_speed.py >> bench/RESULTS.md
+	printf '\n' >> bench/RESULTS.md && $(PYTHON) bench/sweep_scaling.py >> bench/RESULTS.md
+	printf '\n## The lab: the coffee shop on this machine'"'"'s CPUs, beside its model\n\n' >> bench/RESULTS.md
 	$(PYTHON) bench/lab_curves.py >> bench/RESULTS.md
 
 clean:
