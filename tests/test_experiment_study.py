@@ -152,3 +152,29 @@ def test_brewput_run_prints_a_table_per_figure_and_writes_the_record(study_dir, 
     assert record["command"] == f"brewput run s.yaml -o {out} --set rate=2 --report {tmp_path / 'report'}"
     # --set cannot change a swept param: the sweep wins, scenario by scenario
     assert [s["results"]["params"]["rate"] for s in record["scenarios"]] == [1, 2] * 3
+
+
+def test_brewput_run_overrides_the_study_s_simulation_options(study_dir, tmp_path):
+    write(study_dir, M + "sweep: {c: 3..4}\nsimulate: {seed: 1, replications: 5, horizon: 1000, warmup: 100}\n")
+    out = tmp_path / "r.json"
+    run = subprocess.run([sys.executable, "-m", "brewput", "run", "s.yaml", "-o", out, "--seed", "9",
+                          "--replications", "2", "--customers", "3000"], capture_output=True, text=True,
+                         cwd=study_dir)
+    assert run.returncode == 0, run.stderr
+    for scenario in json.loads(out.read_text())["scenarios"]:
+        settings = scenario["results"]["settings"]
+        # customers replace the study's horizon and its warm-up in model time (10 % of the run instead)
+        assert settings == {"seed": 9, "replications": 2, "customers": 3000, "horizon": None,
+                            "warmup": {"customers": 300}}
+        assert scenario["results"]["classes"]["customer"]["completed"] == 2 * 3000
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--replications", "0"], "error: --replications: expected a number from 1 to 100,000, got 0"),
+    (["--customers", "10"], "error: --customers: s.yaml does not simulate (engines: solve)"),
+])
+def test_brewput_run_overrides_are_checked(study_dir, args, message):
+    write(study_dir, M + ("engines: [solve]\n" if "--customers" in args else ""))
+    run = subprocess.run([sys.executable, "-m", "brewput", "run", "s.yaml", *args], capture_output=True, text=True,
+                         cwd=study_dir)
+    assert run.returncode == 2 and run.stderr.strip() == message, run.stderr

@@ -307,6 +307,9 @@ def compare(
 def run_study(
     study: Path = typer.Argument(..., help="Study file (YAML): models, sweeps, engines, charts."),
     set_: List[str] = typer.Option([], "--set", help="Override a param of every model: name=value (repeatable)."),
+    seed: Optional[int] = typer.Option(None, help="Override the study's simulation seed."),
+    replications: Optional[int] = typer.Option(None, help="Override the study's replications per scenario."),
+    customers: Optional[int] = typer.Option(None, help="Override the study's completed customers per replication."),
     output: Optional[Path] = OutputOption,
     report: Optional[Path] = ReportOption,
     executor: str = ExecutorOption,
@@ -322,6 +325,17 @@ def run_study(
     params = parse_sets(set_)
     if params:
         plan = plan.with_params(**params)
+    overrides = {name: value for name, value in
+                 (("seed", seed), ("replications", replications), ("customers", customers)) if value is not None}
+    if overrides:
+        if "simulate" not in plan.engines:
+            raise BrewputError(f"--{', --'.join(overrides)}: {study} does not simulate (engines: "
+                               f"{', '.join(plan.engines)})")
+        if "customers" in overrides and plan.engines["simulate"].get("horizon") is not None:
+            # One way of stopping: customers replace the study's horizon, and its
+            # warm-up in model time with it.
+            overrides.update(horizon=None, warmup=None)
+        plan = plan.with_simulate(**overrides)
     record = plan.new_record(command_line())
     run_experiment(record, plan.scenarios(), output=output, report=report, executor=executor,
                    scheduler=scheduler, workers=workers, quiet=as_json)
