@@ -25,11 +25,9 @@ import numpy as np
 
 from ..errors import BrewputError
 from .network import Network, Unsupported
+from .methods import METHODS
 from .solution import Solution
 
-#: Methods by name; "mva" is "mva-exact", "exact" the exact method that fits the
-#: network at any cost, "approx" the approximation that "auto" would choose.
-METHODS = ("auto", "exact", "approx", "mva", "mva-exact", "convolution", "bard-schweitzer", "linearizer")
 
 # method="auto" runs the exact method when its estimated time is within AUTO_BUDGET,
 # else Linearizer when its estimate is, else Bard-Schweitzer, so that `solve` stays
