@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import BrewputError
 from ..model import Model
+from ..model.distributions import Distribution
 from .traffic import step_visits
 
 
@@ -53,6 +54,9 @@ class Network:
     #: (R, M) whether the service time per visit is exponential: every step of the
     #: class there draws from an exponential of one mean (scv 1 alone does not say so).
     service_exponential: np.ndarray
+    #: Per class, each route step as (station, expected visits per customer, service
+    #: distribution): for the methods that need the whole distribution, not its moments.
+    steps: Tuple[Tuple[Tuple[int, float, Distribution], ...], ...] = ()
 
     @property
     def demand(self) -> np.ndarray:
@@ -82,7 +86,10 @@ def network_of(model: Model) -> Network:
     second_moment = np.zeros((n_classes, n_stations))  # sum over steps of visits x E[S^2]
     step_means = [[set() for _ in stations] for _ in classes]  # exponential steps' means
     exponential = np.ones((n_classes, n_stations), dtype=bool)
+    steps = []
     for r, job_class in enumerate(model.classes.values()):
+        steps.append(tuple((index[step.station], v, step.service)
+                           for v, step in zip(step_visits(job_class), job_class.route)))
         for v, step in zip(step_visits(job_class), job_class.route):
             m = index[step.station]
             mean = step.service.mean
@@ -115,6 +122,7 @@ def network_of(model: Model) -> Network:
         # Exponential steps of different means mix into a hyperexponential.
         service_exponential=exponential & (visits > 0) & np.array(
             [[len(means) == 1 for means in row] for row in step_means]),
+        steps=tuple(steps),
     )
 
 

@@ -26,7 +26,7 @@ from typing import Optional
 import numpy as np
 
 from ..errors import BrewputError
-from . import queues
+from . import mg1k, queues
 from .network import Network, Unsupported
 from .solution import Solution
 
@@ -121,7 +121,7 @@ def _station(net: Network, m: int, flow: np.ndarray, ca2: float, direct: bool) -
         return _Station((queues.infinite_server(lam, mean).wait + s) * used, "infinite-server", True, True)
     c = int(c)
     if math.isfinite(net.capacity[m]):
-        return _finite_station(name, c, int(net.capacity[m]), discipline, flow, s, mean, exponential, direct)
+        return _finite_station(net, m, c, int(net.capacity[m]), flow, mean, exponential, direct)
     rho = lam * mean / c
     if rho >= 1.0:
         raise BrewputError(f"station {name}: utilization {rho:.4g} >= 1, the open model is unstable; "
@@ -148,29 +148,57 @@ def _station(net: Network, m: int, flow: np.ndarray, ca2: float, direct: bool) -
     return _Station((wait + s) * used, method, exact, exponential, note=note)
 
 
-def _finite_station(name: str, c: int, k: int, discipline: str, flow: np.ndarray, s: np.ndarray,
-                    mean: float, exponential: bool, direct: bool) -> _Station:
-    """M/M/c/K for a station holding at most k jobs (network_of allows it only
-    as the one station of an open model)."""
+def _finite_station(net: Network, m: int, c: int, k: int, flow: np.ndarray, mean: float,
+                    exponential: bool, direct: bool) -> _Station:
+    """A station holding at most k jobs (network_of allows it only as the one
+    station of an open model): M/G/1/K by its embedded chain where the service
+    law allows (mg1k.py), else M/M/c/K."""
+    name, discipline, s = net.stations[m], net.discipline[m], net.service[:, m]
     if not direct:
         raise Unsupported(f"station {name}: a finite buffer at a station visited more than once per "
                           f"customer has no analytic method here; use brewput simulate")
-    if discipline == "priority" and k > c:
-        raise Unsupported(f"station {name}: priorities with a finite buffer have no analytic method "
-                          f"here; use brewput simulate")
+    if discipline == "priority" and k > c and len(set(net.priority[flow > 0])) > 1:
+        raise Unsupported(f"station {name}: priorities between classes with a finite buffer have no "
+                          f"analytic method here; use brewput simulate")
     lam = flow.sum()
+    law = None
+    # Erlang's loss system (k = c), processor sharing and exponential service are
+    # insensitive or M/M/c/K already; otherwise one server's chain at departures is exact.
+    if c == 1 and k > 1 and not exponential and discipline != "ps":
+        law = _service_law(net, m, flow, k)
+    if law is not None:
+        loss, means = mg1k.solve_mg1k(lam, mean, k, law)
+        return _Station((means.wait + s) * (flow > 0), "mg1k", True, False, loss=loss)
     loss, means = queues.mmck(lam, mean, c, k)
-    # Insensitive cases: Erlang's loss system (k = c) and processor sharing.
     exact = exponential or k == c or discipline == "ps"
     if discipline == "ps":
         response = s * means.response / mean
     else:
         response = means.wait + s
+    why = "more than one server" if c > 1 else "a service law with no closed form here"
     note = None if exact else (
-        f"station {name}: service not one exponential for all classes; M/M/c/K with their "
-        f"flow-weighted mean (approximate)")
+        f"station {name}: finite buffer with {why} and service not one exponential for all "
+        f"classes; M/M/c/K with their flow-weighted mean (approximate)")
     return _Station(response * (flow > 0), "erlang-b" if k == c else "mmck", exact, exponential,
                     loss=loss, note=note)
+
+
+def _service_law(net: Network, m: int, flow: np.ndarray, k: int):
+    """The law of Poisson arrivals during a service at station m, whose service
+    time is the mixture of every class's steps there weighted by their flows; None
+    when a step's distribution has no exact law."""
+    lam = flow.sum()
+    laws, weights = [], []
+    for r, steps in enumerate(net.steps):
+        for station, visits, dist in steps:
+            if station != m or flow[r] == 0 or visits == 0:
+                continue
+            law = mg1k.arrivals_law(dist, lam, k)
+            if law is None:
+                return None
+            laws.append(law)
+            weights.append(net.arrival_rate[r] * visits / lam)
+    return mg1k.mixture_law(laws, weights)
 
 
 def _percentiles(net: Network, m: int, flow: np.ndarray, station: _Station) -> dict:

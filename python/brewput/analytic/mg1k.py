@@ -1,0 +1,159 @@
+"""M/G/1/K exactly: one server, room for K jobs in all, Poisson arrivals and a
+general service time, by the Markov chain embedded at departures.
+
+Let a_k be the probability that k jobs arrive during one service and
+A_k = sum_{l >= k} a_l its tail. Just after a departure the station holds
+0 .. K-1 jobs (pi_j); across a cut between j - 1 and j the chain crosses as
+often up as down, which gives a recursion of positive terms only (no
+cancellation, unlike solving pi = pi P):
+
+    pi_j a_0 = pi_0 A_j + sum_{i=1}^{j-1} pi_i A_{j-i+1},    j = 1 .. K-1
+
+The time-average distribution follows (Poisson arrivals see time averages;
+rho = lam E[S] is the offered load, any value):
+
+    p_n = pi_n / (pi_0 + rho) for n < K,    p_K = 1 - 1 / (pi_0 + rho)
+
+and p_K is the probability an arrival is lost. The recursion runs in log space
+(log-sum-exp), so that neither a tiny a_0 (heavy load) nor a long buffer
+overflows anything.
+
+a_0 and the tails are exact for every distribution whose mixed Poisson law has
+a closed form: const (Poisson), exp, erlang, gamma and hyperexp (negative
+binomials, from gamma mixing), empirical (a mixture of Poissons); uniform and
+jitter integrate the Poisson tail over the interval by Gauss-Legendre panels
+narrow enough to resolve it to rounding. Lognormal and normal have none here:
+`arrivals_law` returns None for them, and the caller stays with its
+approximation.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..model.distributions import Const, Distribution, Empirical, Erlang, Exp, Gamma, Hyperexp, Jitter, Uniform
+from .queues import Means, little
+
+#: A gamma shape beyond this is a constant to double precision (its cv² < 1e-15).
+CONSTANT_SHAPE = 1e15
+#: Gauss-Legendre nodes per panel, for uniform service.
+NODES = 16
+#: Uniform service: the most panels (each a few hundred flops per k) before refusing.
+MAX_PANELS = 200_000
+
+
+def embedded_chain_work(capacity: int) -> float:
+    """Floating-point operations the recursion takes for a station of `capacity`
+    jobs (for the solver's size estimate): one log-sum-exp of j terms per j."""
+    return 20.0 * capacity * capacity
+
+
+def arrivals_law(dist: Distribution, lam: float, capacity: int) -> Optional[Tuple[float, np.ndarray]]:
+    """(log a_0, log A_k for k = 0 .. capacity - 1) for Poisson arrivals at rate
+    `lam` during one service drawn from `dist`; None when no exact form is known."""
+    from scipy import special  # 0.3 s to import: only models that need it pay
+
+    k = np.arange(capacity, dtype=float)
+    with np.errstate(divide="ignore"):
+        if isinstance(dist, Const):
+            return _poisson(special, k, lam * dist.value)
+        if isinstance(dist, (Exp, Erlang, Gamma)):
+            shape = float(dist.k) if isinstance(dist, Erlang) else 1.0 / dist.scv  # exp: 1, gamma: 1 / cv²
+            if shape > CONSTANT_SHAPE:
+                return _poisson(special, k, lam * dist.mean)
+            return _negative_binomial(special, k, shape, lam * dist.mean / shape)
+        if isinstance(dist, Hyperexp):
+            phases = dist.compile()
+            laws = [_negative_binomial(special, k, 1.0, lam * phases["mean1"]),
+                    _negative_binomial(special, k, 1.0, lam * phases["mean2"])]
+            return _mixture(laws, [phases["p"], 1.0 - phases["p"]])
+        if isinstance(dist, Empirical):
+            values, counts = np.unique(np.array(dist.values), return_counts=True)
+            return _mixture([_poisson(special, k, lam * v) for v in values], counts / counts.sum())
+        if isinstance(dist, (Uniform, Jitter)):
+            low, high = dist.compile()["low"], dist.compile()["high"]
+            return _uniform(special, k, lam * low, lam * high)
+    return None
+
+
+def mixture_law(laws: Sequence[Tuple[float, np.ndarray]], weights: Sequence[float]) -> Tuple[float, np.ndarray]:
+    """The law of arrivals during a service drawn from a mixture (classes, steps)."""
+    return _mixture(laws, weights)
+
+
+def solve_mg1k(lam: float, mean: float, capacity: int, law: Tuple[float, np.ndarray]) -> Tuple[float, Means]:
+    """(loss probability, means) of M/G/1/K with K = `capacity` >= 1, arrival rate
+    `lam`, mean service `mean` and `law` from arrivals_law; the means are at the
+    accepted rate lam (1 - loss)."""
+    from scipy.special import logsumexp
+
+    log_a0, log_tail = law
+    log_pi = np.full(capacity, -np.inf)
+    log_pi[0] = 0.0
+    for j in range(1, capacity):
+        # pi_0 A_j and pi_i A_{j-i+1} for i = 1 .. j-1 (tails j down to 2).
+        terms = log_pi[:j] + np.concatenate(([log_tail[j]], log_tail[j:1:-1]))
+        log_pi[j] = logsumexp(terms) - log_a0
+    pi = np.exp(log_pi - logsumexp(log_pi))
+    rho = lam * mean
+    scale = pi[0] + rho
+    p = np.append(pi / scale, max(0.0, 1.0 - 1.0 / scale))
+    loss = float(p[-1])
+    throughput = lam * (1.0 - loss)
+    present = float(np.arange(capacity + 1) @ p)
+    busy = 1.0 - float(p[0])
+    return loss, little(throughput, mean, (present - busy) / throughput)
+
+
+def _poisson(special, k: np.ndarray, x: float) -> Tuple[float, np.ndarray]:
+    """Poisson(x): a_0 = e^-x, A_k = P(Gamma(k) <= x), the regularized lower gamma."""
+    if x == 0:
+        return 0.0, np.where(k == 0, 0.0, -np.inf)
+    tail = np.log(special.gammainc(np.maximum(k, 1.0), x))
+    return -x, np.where(k == 0, 0.0, tail)
+
+
+def _negative_binomial(special, k: np.ndarray, shape: float, scale: float) -> Tuple[float, np.ndarray]:
+    """Poisson mixed over a gamma of `shape` and `scale` (in arrivals): a negative
+    binomial with success probability p = 1 / (1 + scale); a_0 = p^shape and
+    A_k = I_{1-p}(k, shape), the regularized incomplete beta."""
+    failure = scale / (1.0 + scale)
+    tail = np.log(special.betainc(np.maximum(k, 1.0), shape, failure))
+    return -shape * math.log1p(scale), np.where(k == 0, 0.0, tail)
+
+
+def _uniform(special, k: np.ndarray, low: float, high: float) -> Tuple[float, np.ndarray]:
+    """Poisson mixed over a uniform on [low, high] (in arrivals): a_0 in closed
+    form, the tails by Gauss-Legendre on panels no wider than a quarter of the
+    Poisson's spread (sqrt(x)) nor than 1/2, where the tail turns from 1 to 0."""
+    width = high - low
+    if width <= 0:
+        return _poisson(special, k, low)
+    log_a0 = -low + math.log(-math.expm1(-width)) - math.log(width) if width > 1e-300 else -low
+    edges = [low]
+    while edges[-1] < high:
+        if len(edges) > MAX_PANELS:
+            return None
+        edges.append(min(high, edges[-1] + max(0.5, math.sqrt(edges[-1]) / 4)))
+    edges = np.array(edges)
+    nodes, weights = np.polynomial.legendre.leggauss(NODES)
+    half = np.diff(edges)[:, None] / 2
+    x = (edges[:-1, None] + half + half * nodes).ravel()
+    w = (half * weights).ravel() / width
+    tail = np.ones(len(k))
+    rows = max(1, 2_000_000 // len(x))  # bounded memory: a block of k at a time
+    for start in range(1, len(k), rows):
+        block = k[start:start + rows, None]
+        tail[start:start + rows] = special.gammainc(block, x[None, :]) @ w
+    return log_a0, np.log(np.minimum(tail, 1.0))
+
+
+def _mixture(laws, weights) -> Tuple[float, np.ndarray]:
+    from scipy.special import logsumexp
+
+    log_w = np.log(np.asarray(weights, dtype=float))[:, None]
+    a0 = np.array([law[0] for law in laws])[:, None]
+    tails = np.array([law[1] for law in laws])
+    return float(logsumexp(a0 + log_w)), logsumexp(tails + log_w, axis=0)

@@ -1,0 +1,214 @@
+"""Finite buffers solved exactly: M/G/1/K by the embedded chain
+(brewput.analytic.mg1k) and a closed single station whose customers wait
+outside when it is full, each against an independent truth: Markov chains
+built here with numpy (phase-expanded service), an embedded chain whose
+transition matrix is built by numerical integration and solved by linear
+algebra, a closed value worked by hand, and the simulator within its interval."""
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+import brewput
+from brewput.analytic.network import Unsupported, network_of
+from brewput.analytic.open import solve_open
+
+
+def one_station(service, rate, buffer, servers=1, **station):
+    return brewput.Model.from_dict({
+        "brewput": 1, "name": "finite", "stations": {"s": {"servers": servers, "buffer": buffer, **station}},
+        "classes": {"c": {"rate": rate, "route": [{"station": "s", "service": service}]}}})
+
+
+def solve(model):
+    return solve_open(network_of(model))
+
+
+# ---- M/PH/1/K as a continuous-time Markov chain ---------------------------------------
+
+
+def phase_type(kind, mean, param):
+    """(alpha, T): initial phase probabilities and sub-generator of a service time."""
+    if kind == "erlang":
+        k = param
+        rate = k / mean
+        t = -rate * np.eye(k) + rate * np.eye(k, k=1)
+        return np.eye(k)[0], t
+    # hyperexp with balanced means, as docs/model-language.md defines it
+    c2 = param**2
+    p = (1 + math.sqrt((c2 - 1) / (c2 + 1))) / 2
+    return np.array([p, 1 - p]), np.diag([-2 * p / mean, -2 * (1 - p) / mean])
+
+
+def mph1k_chain(lam, alpha, t, capacity):
+    """Time-average distribution of the number present in M/PH/1/K, from the
+    generator over states (n, phase), solved by numpy least squares."""
+    phases = len(alpha)
+    exit_rate = -t.sum(axis=1)
+    index = {(0, 0): 0}
+    for n in range(1, capacity + 1):
+        for j in range(phases):
+            index[(n, j)] = len(index)
+    q = np.zeros((len(index), len(index)))
+    for j in range(phases):
+        q[0, index[(1, j)]] += lam * alpha[j]
+    for n in range(1, capacity + 1):
+        for j in range(phases):
+            s = index[(n, j)]
+            if n < capacity:
+                q[s, index[(n + 1, j)]] += lam
+            for i in range(phases):
+                if i != j:
+                    q[s, index[(n, i)]] += t[j, i]
+            if n == 1:
+                q[s, 0] += exit_rate[j]
+            else:
+                for i in range(phases):
+                    q[s, index[(n - 1, i)]] += exit_rate[j] * alpha[i]
+    np.fill_diagonal(q, -q.sum(axis=1))
+    system = np.vstack([q.T, np.ones(len(index))])
+    pi = np.linalg.lstsq(system, np.r_[np.zeros(len(index)), 1.0], rcond=None)[0]
+    p = np.zeros(capacity + 1)
+    for (n, _), s in index.items():
+        p[n] += pi[s]
+    return p
+
+
+def figures_from(p, lam, mean):
+    """(loss, throughput, L, W) from the distribution of the number present."""
+    loss = p[-1]
+    throughput = lam * (1 - loss)
+    present = np.arange(len(p)) @ p
+    return loss, throughput, present, present / throughput
+
+
+def assert_solution(sol, lam, mean, p, rel=1e-9):
+    loss, throughput, present, response = figures_from(p, lam, mean)
+    assert sol.loss_probability[0] == pytest.approx(loss, rel=rel)
+    assert sol.throughput[0] == pytest.approx(throughput, rel=rel)
+    assert sol.queue_length[0, 0] == pytest.approx(present, rel=rel)
+    assert sol.response_time[0] == pytest.approx(response, rel=rel)
+    assert sol.utilization[0, 0] == pytest.approx(1 - p[0], rel=rel)
+
+
+@pytest.mark.parametrize("k", [2, 3, 10])
+@pytest.mark.parametrize("rate", [0.3, 0.9, 1.0, 2.5])
+@pytest.mark.parametrize("buffer", [0, 1, 4, 30])
+def test_m_erlang_1_k_matches_the_phase_expanded_chain(k, rate, buffer):
+    mean = 1.0
+    sol = solve(one_station(f"erlang({k}, {mean})", rate, buffer))
+    alpha, t = phase_type("erlang", mean, k)
+    assert_solution(sol, rate, mean, mph1k_chain(rate, alpha, t, buffer + 1))
+    assert sol.exact_class.all() and sol.exact_station.all()
+    assert sol.station_method == (["erlang-b"] if buffer == 0 else ["mg1k"])
+
+
+@pytest.mark.parametrize("cv", [1.5, 4.0])
+@pytest.mark.parametrize("rate, buffer", [(0.5, 3), (1.2, 12)])
+def test_m_hyperexp_1_k_matches_the_chain(cv, rate, buffer):
+    sol = solve(one_station(f"hyperexp(2, {cv})", rate, buffer))
+    alpha, t = phase_type("hyperexp", 2.0, cv)
+    assert_solution(sol, rate, 2.0, mph1k_chain(rate, alpha, t, buffer + 1))
+
+
+def test_m_d_1_2_at_full_load_is_one_over_e_plus_one():
+    # One waiting place, a = 1: after a departure the server idles only if nobody
+    # arrived during the service (e^-1), so pi_0 = e^-1 and the loss is
+    # 1 - 1 / (e^-1 + 1) = 1 / (e + 1).
+    sol = solve(one_station(1, 1.0, 1))
+    assert sol.loss_probability[0] == pytest.approx(1 / (math.e + 1), rel=1e-13)
+    assert sol.station_method == ["mg1k"] and sol.exact_class.all()
+
+
+def embedded_chain_by_linear_algebra(a, capacity):
+    """The departure-epoch chain's transition matrix from the arrival pmf a_k,
+    and its stationary vector by solving pi (P - I) = 0 with sum 1."""
+    p = np.zeros((capacity, capacity))
+    for i in range(capacity):
+        start = max(i - 1, 0)
+        for j in range(start, capacity - 1):
+            p[i, j] = a[j - start]
+        p[i, -1] = 1 - p[i, :-1].sum()
+    system = np.vstack([(p - np.eye(capacity)).T, np.ones(capacity)])
+    return np.linalg.lstsq(system, np.r_[np.zeros(capacity), 1.0], rcond=None)[0]
+
+
+def time_average(pi, rho):
+    return np.append(pi / (pi[0] + rho), 1 - 1 / (pi[0] + rho))
+
+
+@pytest.mark.parametrize("rate", [0.5, 0.95, 1.6])
+@pytest.mark.parametrize("buffer", [1, 5, 20])
+def test_m_d_1_k_matches_the_poisson_embedded_chain(rate, buffer):
+    capacity = buffer + 1
+    a = stats.poisson.pmf(np.arange(capacity), rate * 0.8)
+    p = time_average(embedded_chain_by_linear_algebra(a, capacity), rate * 0.8)
+    assert_solution(solve(one_station(0.8, rate, buffer)), rate, 0.8, p)
+
+
+@pytest.mark.parametrize("service, low, high", [("uniform(0.2, 1.8)", 0.2, 1.8), ("jitter(1, 0.5)", 0.75, 1.25),
+                                                ("uniform(0, 30)", 0.0, 30.0)])
+@pytest.mark.parametrize("rate", [0.4, 1.1])
+def test_m_uniform_1_k_matches_the_chain_by_quadrature(service, low, high, rate):
+    capacity = 8
+    a = [integrate.quad(lambda t: stats.poisson.pmf(k, rate * t), low, high, epsabs=0, epsrel=1e-13,
+                        limit=200)[0] / (high - low) for k in range(capacity)]
+    mean = (low + high) / 2
+    p = time_average(embedded_chain_by_linear_algebra(a, capacity), rate * mean)
+    assert_solution(solve(one_station(service, rate, capacity - 1)), rate, mean, p, rel=1e-8)
+
+
+def test_empirical_and_several_classes_mix_their_service_laws():
+    # Two classes of Poisson arrivals: one constant 0.5, one empirical {1, 2}; the
+    # station serves the flow-weighted mixture, whose arrivals-per-service pmf mixes theirs.
+    model = brewput.Model.from_dict({
+        "brewput": 1, "name": "mix", "stations": {"s": {"buffer": 6}},
+        "classes": {"a": {"rate": 0.3, "route": [{"station": "s", "service": 0.5}]},
+                    "b": {"rate": 0.2, "route": [{"station": "s", "service": "empirical([1, 2])"}]}}})
+    sol = solve(model)
+    lam, capacity = 0.5, 7
+    k = np.arange(capacity)
+    a = 0.6 * stats.poisson.pmf(k, lam * 0.5) + 0.4 * (stats.poisson.pmf(k, lam) + stats.poisson.pmf(k, 2 * lam)) / 2
+    mean = 0.6 * 0.5 + 0.4 * 1.5
+    p = time_average(embedded_chain_by_linear_algebra(a, capacity), lam * mean)
+    loss, throughput, present, _ = figures_from(p, lam, mean)
+    assert sol.loss_probability == pytest.approx([loss, loss], rel=1e-9)
+    assert sol.throughput == pytest.approx([0.3 * (1 - loss), 0.2 * (1 - loss)], rel=1e-9)
+    assert sol.queue_length[:, 0].sum() == pytest.approx(present, rel=1e-9)
+    # FIFO: both classes wait the same; each then takes its own mean service.
+    wait = (present - (1 - p[0])) / throughput
+    assert sol.response_time == pytest.approx([wait + 0.5, wait + 1.5], rel=1e-9)
+    assert sol.exact_class.all()
+
+
+def test_heavy_load_and_long_buffers_stay_finite():
+    # a_0 = e^-2000 underflows a double: the recursion is in log space.
+    sol = solve(one_station(1000, 2.0, 50))
+    assert sol.throughput[0] == pytest.approx(1 / 1000, rel=1e-12)  # the server never idles
+    assert sol.loss_probability[0] == pytest.approx(1 - 1 / 2000, rel=1e-12)
+    assert sol.queue_length[0, 0] == pytest.approx(51, rel=1e-3)
+    light = solve(one_station("gamma(1, 0.5)", 1e-6, 2000))
+    assert light.loss_probability[0] == pytest.approx(0, abs=1e-15)
+    assert light.response_time[0] == pytest.approx(1 + 1e-6 * 1.25 / 2, rel=1e-9)  # P-K at rho -> 0
+
+
+def test_lognormal_stays_approximate_and_says_so():
+    sol = solve(one_station("lognormal(1, 0.5)", 0.9, 4))
+    assert sol.station_method == ["mmck"] and not sol.exact_class.any()
+    assert "approximate" in sol.notes[0] and "station s" in sol.notes[0]
+
+
+@pytest.mark.parametrize("service, rate, buffer", [(1, 0.9, 3), ("uniform(0.5, 1.5)", 1.3, 6), ("erlang(4, 2)", 0.4, 2)])
+def test_the_simulator_agrees_within_its_interval(service, rate, buffer):
+    model = one_station(service, rate, buffer)
+    solved = brewput.solve(model)
+    simulated = brewput.simulate(model, customers=200_000, seed=3)
+    (c_solved,), (c_sim,) = solved["classes"].values(), simulated["classes"].values()
+    (s_solved,), (s_sim,) = solved["stations"].values(), simulated["stations"].values()
+    assert c_solved["exact"] and c_solved["method"] == "mg1k"
+    for solved_figure, sim, ci in [
+            (c_solved["throughput"], c_sim["throughput"], c_sim["throughput_ci"]),
+            (c_solved["response_time"]["mean"], c_sim["response_time"]["mean"], c_sim["response_time"]["mean_ci"]),
+            (s_solved["queue_length"], s_sim["queue_length"], s_sim["queue_length_ci"])]:
+        assert ci[0] <= solved_figure <= ci[1], (solved_figure, sim, ci)
