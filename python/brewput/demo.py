@@ -16,7 +16,7 @@ from .errors import BrewputError
 from .experiment.executors import executor
 from .experiment.runner import Progress, run
 from .experiment.study import load_study
-from .experiment.tables import pivot_table
+from .report.record_tables import pivot_table
 
 # Where the checkout keeps the study and its models (the package is installed from it).
 STUDY = Path(__file__).resolve().parents[2] / "examples" / "studies" / "coffee.yaml"

@@ -90,7 +90,7 @@ def exit_if_scenarios_failed(record: dict) -> None:
 
 def print_sweep(record: dict, as_json: bool) -> None:
     from ..experiment.runner import params_text
-    from ..experiment.tables import scenario_table
+    from ..report.record_tables import scenario_table
 
     for s in record["scenarios"]:
         for warning in s["results"]["warnings"]:

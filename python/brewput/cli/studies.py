@@ -30,7 +30,7 @@ def run_study(
 ):
     """Run a study: every model, engine and combination of swept params it names."""
     from ..experiment.study import load_study
-    from ..experiment.tables import pivot_table, scenario_table
+    from ..report.record_tables import pivot_table, scenario_table
 
     plan = load_study(study)
     params = parse_sets(set_)

@@ -7,6 +7,7 @@ from typing import List, Optional
 from rich.console import Console
 from rich.table import Table
 
+from ..report.numbers import number, percent, signed_percent
 from .results import BUSY_PREFIX
 from .table import lab_table, lost, median_ms, p99_ms, relative_error, throughput_per_s
 
@@ -32,7 +33,7 @@ def print_coffee(console: Console, record: dict) -> None:
     if any(s["results"]["settings"]["load"]["kind"] == "open" for s in record["scenarios"] if s["engine"] == "lab"):
         console.print(lab_table(record, "p99 latency from the intended start (ms)", p99_ms, swept=swept, unit=unit))
         console.print(lab_table(record, "Orders dropped (request queue full)", lost, swept=swept, unit=unit,
-                                digits="d"))
+                                counts=True))
     cpus_used = {s["results"]["settings"].get("cpus_used") for s in record["scenarios"] if s["engine"] == "lab"}
     console.print(f"Measured on this machine with {' / '.join(map(str, sorted(c for c in cpus_used if c)))} CPUs; "
                   "the talk: ideal 250/s per cpu, locking flat at 250/s, finelocking flat at 1000/s "
@@ -51,24 +52,24 @@ def print_pool(console: Console, record: dict) -> None:
         lab, sim = engines.get("lab"), engines.get("simulate")
         table.add_row(f"{threads}" + (" (one per task)" if model == "thread-per-task" else ""),
                       _pair(lab, sim, lambda r: r["classes"]["task"]["makespan"]),
-                      _pair(lab, sim, lambda r: r["classes"]["task"]["throughput"] * 1e3),
+                      _pair(lab, sim, throughput_per_s),
                       _pair(lab, sim, lambda r: r["classes"]["task"]["response_time"]["mean"]),
-                      _pair(lab, sim, lambda r: r["resources"]["cpu"]["utilization"], ".0%"))
+                      _pair(lab, sim, lambda r: r["resources"]["cpu"]["utilization"], percent))
     console.print(table)
     best = min(((r["lab"]["classes"]["task"]["makespan"], r["lab"]["classes"]["task"]["response_time"]["mean"], k)
                 for (_, k), r in rows.items() if "lab" in r), default=None)
     if best is not None:
-        console.print(f"Fastest measured: {best[2]} threads (makespan {best[0]:.4g} ms, mean latency "
-                      f"{best[1]:.4g} ms). Seed 003: for CPU-bound work the best pool has as many threads as "
+        console.print(f"Fastest measured: {best[2]} threads (makespan {number(best[0])} ms, mean latency "
+                      f"{number(best[1])} ms). Seed 003: for CPU-bound work the best pool has as many threads as "
                       "cores; a thread per task finishes no sooner and every task waits till near the end.",
                       highlight=False)
 
 
-def _pair(lab: Optional[dict], sim: Optional[dict], figure, digits: str = ".4g") -> str:
+def _pair(lab: Optional[dict], sim: Optional[dict], figure, written=number) -> str:
     m = None if lab is None else figure(lab)
     p = None if sim is None else figure(sim)
-    text = "-" if m is None else format(m, digits)
+    text = "-" if m is None else written(m)
     if p is not None:
         error = relative_error(m, p)
-        text += f" / {format(p, digits)}" + (f" ({error:+.0%})" if error is not None else "")
+        text += f" / {written(p)}" + (f" ({signed_percent(error)})" if error is not None else "")
     return text

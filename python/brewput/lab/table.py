@@ -6,12 +6,15 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from rich.table import Table
 
+from ..report.numbers import count, number, signed_percent
+from ..units import rate_factor
+
 Figure = Callable[[dict], Optional[float]]
 
 
 def throughput_per_s(results: dict) -> Optional[float]:
     value = _class(results)["throughput"]
-    return None if value is None else value * 1e3
+    return None if value is None else value * rate_factor(results["time_unit"], "s")
 
 
 def median_ms(results: dict) -> Optional[float]:
@@ -52,8 +55,9 @@ def _cells(record: dict, swept: str) -> Tuple[List[str], List, Dict]:
 
 
 def lab_table(record: dict, title: str, figure: Figure, *, swept: str = "cpus", unit: str = "cpu",
-              digits: str = ".4g") -> Table:
+              counts: bool = False) -> Table:
     """One figure of a record's scenarios: measured, and predicted beside it when present."""
+    written = count if counts else number
     rows, columns, cells = _cells(record, swept)
     table = Table(title=title, title_justify="left", min_width=len(title))  # titles never wrap
     table.add_column("implementation")
@@ -65,11 +69,11 @@ def lab_table(record: dict, title: str, figure: Figure, *, swept: str = "cpus", 
             measured, predicted = cells.get((row, x, "lab")), cells.get((row, x, "simulate"))
             m = None if measured is None else figure(measured)
             p = None if predicted is None else figure(predicted)
-            text = "" if m is None else format(m, digits)
+            text = "" if m is None else written(m)
             if predicted is not None:
                 error = relative_error(m, p)
-                text += f" / {format(p, digits)}" if p is not None else " / -"
-                text += f" ({error:+.0%})" if error is not None else ""
+                text += f" / {written(p)}"
+                text += f" ({signed_percent(error)})" if error is not None else ""
             texts.append(text)
         table.add_row(row, *texts)
     if any(engine == "simulate" for *_, engine in cells):

@@ -13,12 +13,12 @@ from typing import Annotated, Any, Callable, Dict, List, Optional, Tuple, Union
 from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainValidator, ValidationInfo, model_validator
 
 from ..errors import FieldError
+from ..units import TIME_UNITS
 from .distributions import Const, Distribution, Exp, parse_distribution
 
 VERSION = 1
 MAX_SIZE = 10_000_000  # servers, buffer, tokens, population: beyond this it is a typo
 MAX_ITEMS = 10_000  # resources, stations, classes, steps of one route
-TIME_UNITS = ("ns", "us", "ms", "s", "min", "h")
 DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
 EXIT = "exit"
 PROBABILITY_TOLERANCE = 1e-9

@@ -9,19 +9,18 @@ else per that unit.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
 
 from ..errors import BrewputError
+from ..units import WORDS, Display
 
 if TYPE_CHECKING:
     import pandas
 
-SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
 # Measured before simulated before solved: the first engine present is drawn
 # solid, the others (the predictions) dashed, then dotted.
 ENGINES = ("lab", "simulate", "solve")
 DASHES = ("solid", "dash", "dot")
-RATE_WORDS = {"s": "second", "min": "minute", "h": "hour"}
 
 
 @dataclass(frozen=True)
@@ -33,21 +32,6 @@ class Series:
     engine: str
     dash: str
     rows: "pandas.DataFrame"
-
-
-@dataclass(frozen=True)
-class Units:
-    time: str          # latencies are shown in this unit
-    rate: str          # "s" or the time unit: throughput per this
-    time_factor: Dict[str, float]   # multiply a time in unit u by time_factor[u]
-    rate_factor: Dict[str, float]   # multiply a throughput per u by rate_factor[u]
-
-
-def units_of(time_unit: str) -> Units:
-    rate = "s" if SECONDS[time_unit] <= 1.0 else time_unit
-    return Units(time=time_unit, rate=rate,
-                 time_factor={u: s / SECONDS[time_unit] for u, s in SECONDS.items()},
-                 rate_factor={u: SECONDS[rate] / s for u, s in SECONDS.items()})
 
 
 class ChartData:
@@ -63,7 +47,7 @@ class ChartData:
         self.title = record.get("title") or "brewput report"
         self.swept: List[str] = list(record.get("sweep") or {})
         self.x: Optional[str] = self.swept[0] if self.swept else None
-        self.units = units_of(scenarios[0]["results"]["time_unit"])
+        self.units = Display.of(scenarios[0]["results"]["time_unit"])
         self.scenarios = {s["id"]: s for s in scenarios}
         engines_present = {s["engine"] for s in scenarios}
         self.engines = [e for e in ENGINES if e in engines_present] + sorted(engines_present - set(ENGINES))
@@ -73,8 +57,8 @@ class ChartData:
         self.table = self._to_display_units(table, unit)
 
     def _to_display_units(self, table, unit):
-        time = unit.map(self.units.time_factor)
-        rate = unit.map(self.units.rate_factor)
+        time = unit.map(self.units.time_from)
+        rate = unit.map(self.units.rate_from)
         table = table.copy()
         for column in table.columns:
             base = column[:-len("_ci_low")] if column.endswith("_ci_low") else (
@@ -90,7 +74,7 @@ class ChartData:
     def rate_label(self, what: str = "throughput") -> str:
         classes = self.table.loc[self.table["kind"] == "class", "name"].unique()
         noun = classes[0] if len(classes) == 1 else "customers"
-        per = RATE_WORDS.get(self.units.rate, self.units.rate)
+        per = WORDS[self.units.rate]
         return f"{what} ({noun}s per {per})" if len(classes) == 1 else f"{what} (per {per})"
 
     def dash(self, engine: str) -> str:
@@ -128,7 +112,7 @@ class ChartData:
         times = results["classes"][row["name"]]["response_time"]
         if not times.get("spectrum"):
             return None
-        factor = self.units.time_factor[results["time_unit"]]
+        factor = self.units.time_from(results["time_unit"])
         percents = [p for p, _ in times["spectrum"]]
         values = [v * factor for _, v in times["spectrum"]]
         cis = times.get("spectrum_ci")

@@ -21,6 +21,7 @@ from ..errors import BrewputError
 from .charts import charts as build_charts
 from .data import ChartData
 from .interactive import to_html_div
+from .numbers import number
 from .png import write_png
 from .source import check_record
 from .summary import figure_tables, headlines
@@ -83,7 +84,7 @@ def _header(record: dict) -> str:
 
 def _table(frame) -> str:
     return frame.to_html(index=False, classes="figures", border=0, na_rep="-",
-                         float_format=lambda x: f"{x:.4g}")
+                         float_format=number)
 
 
 def _headlines(data: ChartData) -> str:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from ..errors import BrewputError
-from .data import SECONDS
+from ..units import SECONDS
 
 
 def read_record(path) -> dict:

@@ -2,21 +2,15 @@
 against the swept param (throughput, median and p95 latency), as DataFrames."""
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Dict, List
 
 from .data import ChartData
+from .numbers import number, percent
 
 if TYPE_CHECKING:
     import pandas
 
 FIGURES = {"throughput": "throughput", "response_time_p50": "median latency", "response_time_p95": "p95 latency"}
-
-
-def _number(x) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    return f"{x:.4g}"
 
 
 def headlines(data: ChartData) -> "pandas.DataFrame":
@@ -34,11 +28,11 @@ def headlines(data: ChartData) -> "pandas.DataFrame":
         peak = s.rows["throughput"].astype(float)
         if data.x is not None and peak.notna().any():
             best = s.rows.loc[peak.idxmax()]
-            row["peak throughput"] = f"{_number(best['throughput'])} at {data.x}={best[data.x]}"
+            row["peak throughput"] = f"{number(best['throughput'])} at {data.x}={best[data.x]}"
         final = data.at_last_x(s) or {}
-        row[f"{rate}{at}"] = _number(final.get("throughput"))
-        row[f"median ({time}){at}"] = _number(final.get("response_time_p50"))
-        row[f"p95 ({time}){at}"] = _number(final.get("response_time_p95"))
+        row[f"{rate}{at}"] = number(final.get("throughput"))
+        row[f"median ({time}){at}"] = number(final.get("response_time_p50"))
+        row[f"p95 ({time}){at}"] = number(final.get("response_time_p95"))
         row[f"busiest{at}"] = _busiest(data, final)
         rows.append(row)
     return pandas.DataFrame(rows)
@@ -53,7 +47,7 @@ def _busiest(data: ChartData, final: dict) -> str:
     if elements.empty:
         return "-"
     top = elements.loc[elements["utilization"].astype(float).idxmax()]
-    return f"{top['name']} ({top['utilization']:.0%})"
+    return f"{top['name']} ({percent(top['utilization'])})"
 
 
 def figure_tables(data: ChartData) -> Dict[str, "pandas.DataFrame"]:

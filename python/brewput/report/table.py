@@ -1,25 +1,24 @@
-"""Rich tables of a results dict: per class, per station, per resource."""
+"""Rich tables of a results dict: per class, per station, per resource, the
+bounds, and `brewput compare`. Every header names its unit (units.py): times in
+the model's unit, throughputs per second (or per the model's unit when slower)."""
 from __future__ import annotations
 
-import math
 from typing import Optional, Sequence
 
 from rich.table import Table
+from rich.text import Text
 
-PER_SECOND = {"ns": 1e9, "us": 1e6, "ms": 1e3, "s": 1.0}
-
-
-def number(x: Optional[float]) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    if x == 0 or 1e-3 <= abs(x) < 1e6:
-        return f"{x:.4g}"
-    return f"{x:.3e}"
+from ..units import Display
+from .numbers import count, number, signed_percent, with_ci
 
 
-def figure(holder: dict, key: str) -> str:
-    """A figure of a results dict, with its confidence interval when it has one."""
-    return with_ci(holder.get(key), holder.get(f"{key}_ci"))
+def figure(holder: dict, key: str, scale: float = 1.0) -> str:
+    """A figure of a results dict, scaled into the unit shown, with its confidence
+    interval when it has one worth showing."""
+    value, ci = holder.get(key), holder.get(f"{key}_ci")
+    if value is None:
+        return number(None)
+    return with_ci(value * scale, None if ci is None or None in ci else [v * scale for v in ci])
 
 
 def exactness(holder: dict) -> str:
@@ -27,82 +26,75 @@ def exactness(holder: dict) -> str:
     return f"exact ({holder['method']})" if holder["exact"] else f"≈ {holder['method']}"
 
 
-def with_ci(x: Optional[float], ci: Optional[Sequence[float]]) -> str:
-    """`x ± half-width` when there is an interval worth showing."""
-    text = number(x)
-    if ci is not None and None not in ci and x is not None:
-        half = (ci[1] - ci[0]) / 2
-        if half > 0:
-            text += f" ± {half:.2g}"
-    return text
+def _table(title: str, columns: Sequence[str], left: int = 1) -> Table:
+    """A table whose first `left` columns are names (left-aligned), the rest figures."""
+    table = Table(title=title, title_justify="left")
+    for k, column in enumerate(columns):
+        table.add_column(column, justify="left" if k < left else "right")
+    return table
 
 
 def class_table(res: dict) -> Table:
-    unit = res["time_unit"]
-    per_second = PER_SECOND.get(unit)
-    table = Table(title=f"{res['model']}: classes (times in {unit})", title_justify="left")
-    table.add_column("class")
-    table.add_column(f"throughput /{unit}", justify="right")
-    if per_second and per_second != 1.0:
-        table.add_column("per s", justify="right")
-    for name in ("mean", "p50", "p95", "p99"):
-        table.add_column(name, justify="right")
+    shown = Display.of(res["time_unit"])
+    rate, unit = shown.rate_from(res["time_unit"]), shown.time
     solved = res["engine"] == "solve"
+    columns = ["class", f"throughput ({shown.per})", f"mean response ({unit})", f"p50 ({unit})",
+               f"p95 ({unit})", f"p99 ({unit})"] + (["method"] if solved else [f"max ({unit})", "lost"])
+    table = _table(f"{res['model']}: classes (response time: arrival to completion)", columns)
     if solved:
-        table.add_column("method")
-    else:
-        table.add_column("max", justify="right")
-        table.add_column("lost", justify="right")
+        table.columns[-1].justify = "left"
     for name, c in res["classes"].items():
         rt = c["response_time"]
-        cells = [name, figure(c, "throughput")]
-        if per_second and per_second != 1.0:
-            cells.append(number(c["throughput"] * per_second if c["throughput"] is not None else None))
-        cells += [figure(rt, k) for k in ("mean", "p50", "p95", "p99")]
-        cells += [exactness(c)] if solved else [number(rt["max"]), f"{c['lost']:,}"]
+        cells = [name, figure(c, "throughput", rate)] + [figure(rt, k) for k in ("mean", "p50", "p95", "p99")]
+        cells += [exactness(c)] if solved else [number(rt["max"]), count(c["lost"])]
         table.add_row(*cells)
     return table
 
 
 def station_table(res: dict) -> Table:
-    table = Table(title="stations", title_justify="left")
+    """Little's law names: L customers in the station (waiting and in service), Lq
+    waiting, both counts; the response time is a time."""
+    shown = Display.of(res["time_unit"])
     solved = res["engine"] == "solve"
-    columns = ("station", "utilization", "busy servers", "queue length", "waiting", "response", "throughput")
-    for column in columns + (("method",) if solved else ()):
-        table.add_column(column, justify="right" if column in columns[1:] else "left")
+    columns = ["station", "utilization", "busy servers", "in station (L)", "waiting (Lq)",
+               f"response time ({shown.time})", f"throughput ({shown.per})"] + (["method"] if solved else [])
+    table = _table("stations (L, Lq: mean number of customers)", columns)
+    if solved:
+        table.columns[-1].justify = "left"
+    rate = shown.rate_from(res["time_unit"])
     for name, s in res["stations"].items():
-        cells = [figure(s, k) for k in
-                 ("utilization", "busy_servers", "queue_length", "waiting", "response_time", "throughput")]
-        table.add_row(name, *cells, *([exactness(s)] if solved else []))
+        cells = [figure(s, k) for k in ("utilization", "busy_servers", "queue_length", "waiting", "response_time")]
+        table.add_row(name, *cells, figure(s, "throughput", rate), *([exactness(s)] if solved else []))
     return table
 
 
 def resource_table(res: dict) -> Table:
-    table = Table(title="resources", title_justify="left")
-    for column in ("resource", "utilization", "in use"):
-        table.add_column(column, justify="left" if column == "resource" else "right")
+    table = _table("resources", ("resource", "utilization", "in use (tokens)"))
     for name, r in res["resources"].items():
         table.add_row(name, figure(r, "utilization"), figure(r, "in_use"))
     return table
 
 
-def interval(pair) -> str:
+def interval(pair, scale: float = 1.0) -> str:
     if pair is None:
         return "-"
-    low, high = pair
+    low, high = (None if v is None else v * scale for v in pair)
     return f"{number(low) if low is not None else '…'} .. {number(high) if high is not None else '…'}"
 
 
 def bounds_table(res: dict) -> Table:
     """Bottleneck, saturation population and the bounds of each class (analytic results)."""
-    table = Table(title="bounds", title_justify="left")
-    for column in ("class", "bottleneck", "max throughput", "saturation N*", "throughput", "response time",
-                   "balanced throughput", "balanced response"):
-        table.add_column(column, justify="left" if column in ("class", "bottleneck") else "right")
+    shown = Display.of(res["time_unit"])
+    rate, per, unit = shown.rate_from(res["time_unit"]), shown.per, shown.time
+    table = _table("bounds (asymptotic and balanced-job, against the population)",
+                   ("class", "bottleneck", f"max throughput ({per})", "saturation population N*",
+                    f"throughput ({per})", f"response time ({unit})", f"balanced throughput ({per})",
+                    f"balanced response ({unit})"), left=2)
     for name, b in res["bounds"].items():
-        table.add_row(name, b["bottleneck"], number(b["max_throughput"]), number(b["saturation_population"]),
-                      interval(b["throughput"]), interval(b["response_time"]),
-                      interval(b["balanced_throughput"]), interval(b["balanced_response_time"]))
+        table.add_row(name, b["bottleneck"], number(None if b["max_throughput"] is None else b["max_throughput"] * rate),
+                      number(b["saturation_population"]), interval(b["throughput"], rate),
+                      interval(b["response_time"]), interval(b["balanced_throughput"], rate),
+                      interval(b["balanced_response_time"]))
     return table
 
 
@@ -115,15 +107,16 @@ def results_tables(res: dict) -> list:
     return tables
 
 
-def comparison_table(title: str, rows, level: float) -> Table:
-    """`brewput compare`: analytic beside simulated, figure by figure."""
-    table = Table(title=title, title_justify="left")
-    for column in ("figure", "solve", "simulate", "difference", f"in {level:.0%} CI"):
-        table.add_column(column, justify="left" if column == "figure" else "right")
+INSIDE = {None: Text("-"), True: Text("yes", style="green"), False: Text("no", style="red")}
+
+
+def comparison_table(title: str, rows, level: float, time_unit: Optional[str] = None) -> Table:
+    """`brewput compare`: analytic beside simulated, figure by figure, in the model's units."""
+    units = "" if time_unit is None else f" (times in {time_unit}, throughputs per {time_unit})"
+    table = _table(title + units, ("figure", "solve", f"simulate ({level:.0%} CI)",
+                                   "difference (solve vs simulate, % of simulate)", f"solve in the {level:.0%} CI"))
     for row in rows:
         analytic = number(row.analytic) + ("" if row.exact else f" (≈ {row.method})")
-        simulated = with_ci(row.simulated, row.ci)
-        diff = "-" if row.relative_difference is None else f"{row.relative_difference:+.2%}"
-        inside = {None: "-", True: "[green]yes[/]", False: "[red]no[/]"}[row.inside]
-        table.add_row(row.figure, analytic, simulated, diff, inside)
+        table.add_row(row.figure, analytic, with_ci(row.simulated, row.ci), signed_percent(row.relative_difference),
+                      INSIDE[row.inside])
     return table

@@ -1,0 +1,94 @@
+"""Rich tables of an experiment record: a figure against the first swept param
+(one row per model, the way the talk's charts read), and every scenario's figures.
+
+Figures are shown in the units of the record's first scenario (units.py): a
+record mixing a model in ms with one in minutes still reads in one unit."""
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional
+
+from rich.table import Table
+
+from ..units import Display
+from .numbers import number
+from .table import figure
+
+# A figure of a class: its value in the display units, given the scenario's results.
+Value = Callable[[Display, dict, dict], Optional[float]]
+
+
+def throughput(shown: Display, res: dict, cls: dict) -> Optional[float]:
+    x = cls["throughput"]
+    return None if x is None else x * shown.rate_from(res["time_unit"])
+
+
+def median_latency(shown: Display, res: dict, cls: dict) -> Optional[float]:
+    x = cls["response_time"].get("p50")
+    return None if x is None else x * shown.time_from(res["time_unit"])
+
+
+# name: (its title in the display units, the figure)
+FIGURES: Dict[str, tuple] = {
+    "throughput": (lambda shown: f"Throughput ({shown.per})", throughput),
+    "latency": (lambda shown: f"Median latency ({shown.time})", median_latency),
+}
+
+
+def display_units(record: dict) -> Display:
+    return Display.of(record["scenarios"][0]["results"]["time_unit"])
+
+
+def pivot_table(record: dict, figure_name: str, title: Optional[str] = None,
+                column_label: Optional[Callable[[object], str]] = None, row_header: str = "model") -> Table:
+    """`figure_name` (throughput | latency) of every class, one row per model (and
+    engine, class and other swept params where there are several), one column per
+    value of the first swept param (headed `name=value` unless `column_label` says)."""
+    title_of, value_of = FIGURES[figure_name]
+    scenarios = record["scenarios"]
+    shown = display_units(record)
+    swept = list(record["sweep"])
+    across, others = (swept[0], swept[1:]) if swept else (None, [])
+    columns = record["sweep"][across] if across else [None]
+    several_engines = len({s["engine"] for s in scenarios}) > 1
+    several_classes = any(len(s["results"]["classes"]) > 1 for s in scenarios)
+
+    rows: Dict[tuple, Dict] = {}
+    for s in scenarios:
+        for name, cls in s["results"]["classes"].items():
+            key = (s["model"],) + ((s["engine"],) if several_engines else ()) \
+                + ((name,) if several_classes else ()) + tuple(f"{p}={s['params'][p]}" for p in others)
+            rows.setdefault(key, {})[s["params"].get(across)] = value_of(shown, s["results"], cls)
+
+    table = Table(title=title or title_of(shown), title_justify="left")
+    table.add_column(row_header)
+    for value in columns:
+        label = column_label(value) if column_label else "" if across is None else f"{across}={value}"
+        table.add_column(label, justify="right")
+    for key, cells in rows.items():
+        table.add_row(" ".join(key), *(number(cells.get(value)) for value in columns))
+    return table
+
+
+def scenario_table(record: dict) -> Table:
+    """Every scenario's classes: the swept params, throughput and response times,
+    with confidence intervals where the engine gives them, in the record's display units."""
+    shown = display_units(record)
+    swept = list(record["sweep"])
+    several_models = len(record["models"]) > 1
+    unit = shown.time
+    table = Table(title=f"{record['title']}: {len(record['scenarios'])} scenarios (response time: arrival to "
+                        f"completion)", title_justify="left")
+    headers: List[str] = (["model"] if several_models else []) + swept + [
+        "class", f"throughput ({shown.per})", f"mean response ({unit})", f"p50 ({unit})", f"p95 ({unit})",
+        f"p99 ({unit})"]
+    for header in headers:
+        table.add_column(header, justify="left" if header in ("model", "class") else "right")
+    for s in record["scenarios"]:
+        res = s["results"]
+        rate, time = shown.rate_from(res["time_unit"]), shown.time_from(res["time_unit"])
+        for name, cls in res["classes"].items():
+            rt = cls["response_time"]
+            table.add_row(*([s["model"]] if several_models else []),
+                          *(number(s["params"][p]) for p in swept), name, figure(cls, "throughput", rate),
+                          *(figure(rt, k, time) for k in ("mean", "p50", "p95", "p99")))
+    return table

@@ -1,0 +1,51 @@
+"""Time units: the one table of them, and the units figures are shown in.
+
+A model counts time in its `time_unit`; results keep it. What people read shows
+times in that unit and throughputs per second when the unit is a second or
+shorter (the talk's lattes per second, not per millisecond), else per that unit
+(calls per minute, not per second, for a helpdesk that counts in minutes).
+"""
+from __future__ import annotations
+
+from typing import Dict, NamedTuple
+
+SECONDS: Dict[str, float] = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
+TIME_UNITS = tuple(SECONDS)
+WORDS = {"ns": "nanosecond", "us": "microsecond", "ms": "millisecond", "s": "second", "min": "minute",
+         "h": "hour"}
+
+
+def rate_unit(time_unit: str) -> str:
+    """The unit throughputs of a model in `time_unit` are shown per."""
+    return "s" if SECONDS[time_unit] <= 1.0 else time_unit
+
+
+def time_factor(from_unit: str, to_unit: str) -> float:
+    """Multiplies a time in from_unit into to_unit."""
+    return SECONDS[from_unit] / SECONDS[to_unit]
+
+
+def rate_factor(from_unit: str, to_unit: str) -> float:
+    """Multiplies a throughput per from_unit into one per to_unit."""
+    return SECONDS[to_unit] / SECONDS[from_unit]
+
+
+class Display(NamedTuple):
+    """How a record's figures are shown: times in `time`, throughputs per `rate`."""
+    time: str
+    rate: str
+
+    @classmethod
+    def of(cls, time_unit: str) -> "Display":
+        return cls(time_unit, rate_unit(time_unit))
+
+    @property
+    def per(self) -> str:
+        """`per second`, `per minute`: the words of a throughput header."""
+        return f"per {WORDS[self.rate]}"
+
+    def time_from(self, unit: str) -> float:
+        return time_factor(unit, self.time)
+
+    def rate_from(self, unit: str) -> float:
+        return rate_factor(unit, self.rate)
