@@ -132,4 +132,5 @@ def compare(
         print(json.dumps({"solve": analytic, "simulate": simulated,
                           "comparison": [row.as_dict() for row in rows]}, indent=2))
         return
-    out.print(comparison_table(f"{analytic['model']}: solve ({analytic['method']}) vs simulate", rows, level))
+    out.print(comparison_table(f"{analytic['model']}: solve ({analytic['method']}) vs simulate", rows, level,
+                               analytic["time_unit"]))
