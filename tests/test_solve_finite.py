@@ -212,3 +212,100 @@ def test_the_simulator_agrees_within_its_interval(service, rate, buffer):
             (c_solved["response_time"]["mean"], c_sim["response_time"]["mean"], c_sim["response_time"]["mean_ci"]),
             (s_solved["queue_length"], s_sim["queue_length"], s_sim["queue_length_ci"])]:
         assert ci[0] <= solved_figure <= ci[1], (solved_figure, sim, ci)
+
+
+# ---- a closed class at one full station: customers wait outside ----------------------
+
+
+def closed_station(population, think, service, servers, buffer):
+    return brewput.Model.from_dict({
+        "brewput": 1, "name": "outside", "stations": {"s": {"servers": servers, "buffer": buffer}},
+        "classes": {"c": {"population": population, "think": think,
+                          "route": [{"station": "s", "service": service}]}}})
+
+
+def outside_chain(population, think, service, servers, capacity):
+    """The mechanics as the simulator runs them: state (inside, outside), the rest
+    thinking; a think ends into the station if it has room, else outside; a
+    service ends, frees room, and the first outside walks in. Solved with numpy.
+    Returns (throughput, response, inside)."""
+    states = [(i, o) for i in range(capacity + 1) for o in range(population - i + 1)
+              if o == 0 or i == capacity]
+    index = {s: k for k, s in enumerate(states)}
+    q = np.zeros((len(states), len(states)))
+    for (i, o), k in index.items():
+        thinking = population - i - o
+        if thinking and think > 0:
+            q[k, index[(i + 1, o) if i < capacity else (i, o + 1)]] += thinking / think
+        if i:
+            q[k, index[(i, o - 1) if o else (i - 1, o)]] += min(i, servers) / service
+    np.fill_diagonal(q, -q.sum(axis=1))
+    system = np.vstack([q.T, np.ones(len(states))])
+    pi = np.linalg.lstsq(system, np.r_[np.zeros(len(states)), 1.0], rcond=None)[0]
+    inside = sum(p * i for (i, o), p in zip(states, pi))
+    present = sum(p * (i + o) for (i, o), p in zip(states, pi))
+    throughput = sum(p * min(i, servers) for (i, o), p in zip(states, pi)) / service
+    return throughput, present / throughput, inside
+
+
+@pytest.mark.parametrize("population, think, servers, buffer", [
+    (5, 4.0, 1, 0), (5, 4.0, 1, 2), (12, 3.0, 2, 1), (30, 10.0, 3, 4), (8, 0.5, 1, 3)])
+def test_waiting_outside_matches_the_chain(population, think, servers, buffer):
+    res = brewput.solve(closed_station(population, f"exp({think})", "exp(1)", servers, buffer))
+    throughput, response, inside = outside_chain(population, think, 1.0, servers, servers + buffer)
+    (c,), (s,) = res["classes"].values(), res["stations"].values()
+    assert c["throughput"] == pytest.approx(throughput, rel=1e-9)
+    assert c["response_time"]["mean"] == pytest.approx(response, rel=1e-9)
+    assert s["queue_length"] == pytest.approx(inside, rel=1e-9)
+    assert s["utilization"] == pytest.approx(throughput / servers, rel=1e-9)
+    assert c["exact"] and s["exact"] and res["method"] == "birth-death"
+
+
+def test_waiting_outside_with_no_think_keeps_every_server_busy():
+    res = brewput.solve(closed_station(9, 0, "uniform(1, 3)", 2, 1))
+    (c,), (s,) = res["classes"].values(), res["stations"].values()
+    assert c["throughput"] == pytest.approx(1.0, rel=1e-12)  # 2 servers, mean 2
+    assert c["response_time"]["mean"] == pytest.approx(9.0, rel=1e-12)  # Little: N / X
+    assert s["queue_length"] == pytest.approx(3.0, rel=1e-12) and c["exact"]
+
+
+def test_waiting_outside_agrees_with_the_simulator():
+    model = closed_station(10, "exp(6)", "exp(1)", 1, 2)
+    solved = brewput.solve(model)
+    simulated = brewput.simulate(model, customers=200_000, seed=5)
+    (c_solved,), (c_sim,) = solved["classes"].values(), simulated["classes"].values()
+    (s_solved,), (s_sim,) = solved["stations"].values(), simulated["stations"].values()
+    for solved_figure, ci in [(c_solved["throughput"], c_sim["throughput_ci"]),
+                              (c_solved["response_time"]["mean"], c_sim["response_time"]["mean_ci"]),
+                              (s_solved["queue_length"], s_sim["queue_length_ci"]),
+                              (s_solved["response_time"], s_sim["response_time_ci"])]:
+        assert ci[0] <= solved_figure <= ci[1], (solved_figure, ci)
+
+
+def test_a_buffer_closed_customers_cannot_fill_is_no_buffer():
+    res = brewput.solve(brewput.Model.from_dict({
+        "brewput": 1, "name": "roomy", "stations": {"a": {"buffer": 3}, "b": {}},
+        "classes": {"c": {"population": 4, "route": [{"station": "a", "service": "exp(1)"},
+                                                      {"station": "b", "service": "exp(1)"}]}}}))
+    assert res["method"] == "mva-exact" and res["classes"]["c"]["exact"]
+
+
+@pytest.mark.parametrize("model, message", [
+    ({"stations": {"a": {"buffer": 1}, "b": {}}, "classes": {"c": {"population": 4, "route": [
+        {"station": "a", "service": 1}, {"station": "b", "service": 1}]}}},
+     "stations.a.buffer: a finite buffer inside a network of 2 stations (a job that finds it full blocks"),
+    ({"stations": {"a": {"buffer": 1}}, "classes": {
+        "c": {"population": 4, "route": [{"station": "a", "service": 1}]},
+        "d": {"population": 1, "route": [{"station": "a", "service": 1}]}}},
+     "stations.a.buffer: a finite buffer at a station that 2 closed classes share"),
+    ({"stations": {"a": {"buffer": 1}}, "classes": {
+        "c": {"population": 4, "route": [{"station": "a", "service": 1}]},
+        "d": {"rate": 0.1, "route": [{"station": "a", "service": 1}]}}},
+     "stations.a.buffer: a finite buffer at a station shared by open and closed classes"),
+    ({"stations": {"a": {"buffer": 1}}, "classes": {"c": {"population": 4, "route": [
+        {"station": "a", "service": 1}, {"station": "a", "service": 2}]}}},
+     "stations.a.buffer: a finite buffer at a station a closed customer visits 2 times per cycle"),
+])
+def test_each_refusal_describes_the_model_it_refuses(model, message):
+    with pytest.raises(Unsupported, match="^m: " + message.replace("(", r"\(").replace(")", r"\)")):
+        network_of(brewput.Model.from_dict({"brewput": 1, "name": "m", **model}))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -88,9 +88,9 @@ def network_of(model: Model) -> Network:
     exponential = np.ones((n_classes, n_stations), dtype=bool)
     steps = []
     for r, job_class in enumerate(model.classes.values()):
-        steps.append(tuple((index[step.station], v, step.service)
-                           for v, step in zip(step_visits(job_class), job_class.route)))
-        for v, step in zip(step_visits(job_class), job_class.route):
+        route = list(zip(step_visits(job_class), job_class.route))
+        steps.append(tuple((index[step.station], v, step.service) for v, step in route))
+        for v, step in route:
             m = index[step.station]
             mean = step.service.mean
             visits[r, m] += v
@@ -135,11 +135,40 @@ def _check_supported(model: Model) -> None:
                     f"{where}: classes.{name}.route[{i}].uses: a step that holds a server and resource "
                     f"tokens at once (simultaneous possession) has no exact analytic solution here; "
                     f"use brewput simulate")
-    open_classes = any(c.is_open for c in model.classes.values())
     for name, station in model.stations.items():
-        if math.isinf(station.buffer):
-            continue
-        if len(model.stations) > 1 or not open_classes:
-            raise Unsupported(
-                f"{where}: stations.{name}.buffer: a finite buffer inside a network (blocking after "
-                f"service) has no exact analytic solution here; use brewput simulate")
+        problem = _finite_buffer_problem(model, name)
+        if problem:
+            raise Unsupported(f"{where}: stations.{name}.buffer: {problem} has no analytic method here; "
+                              f"use brewput simulate")
+
+
+def _finite_buffer_problem(model: Model, name: str) -> Optional[str]:
+    """What makes station `name`'s finite buffer unsolvable here, or None.
+
+    Solved: the one station of an open model (loss: M/M/c/K, M/G/1/K), the one
+    station of a single closed class visited once per cycle (customers who find
+    it full wait outside: a birth-death chain), and any buffer that the closed
+    customers visiting it can never fill."""
+    station = model.stations[name]
+    if math.isinf(station.buffer):
+        return None
+    capacity = station.servers + station.buffer
+    visiting = [c for c in model.classes.values() if any(step.station == name for step in c.route)]
+    if not any(c.is_open for c in visiting) and sum(c.population for c in visiting) <= capacity:
+        return None  # never full: nobody is ever blocked or turned away
+    used = {step.station for c in model.classes.values() for step in c.route}
+    if len(used) > 1:
+        return (f"a finite buffer inside a network of {len(used)} stations (a job that finds it full "
+                f"blocks the server it leaves: blocking after service)")
+    kinds = {c.is_open for c in visiting}
+    if len(kinds) > 1:
+        return "a finite buffer at a station shared by open and closed classes"
+    if kinds == {False}:
+        if len(visiting) > 1:
+            return (f"a finite buffer at a station that {len(visiting)} closed classes share (their "
+                    f"customers wait outside for room, in arrival order, whatever their class)")
+        route = visiting[0].route
+        if len(route) > 1:
+            return (f"a finite buffer at a station a closed customer visits {len(route)} times per "
+                    f"cycle (it leaves and queues for room again)")
+    return None

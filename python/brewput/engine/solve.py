@@ -8,10 +8,12 @@ from ..errors import BrewputError
 from ..model import Model, as_model
 from ..results import solution_results
 from ..analytic.bounds import network_bounds
-from ..analytic.closed import METHODS, solve_closed
+from ..analytic.closed import solve_closed
+from ..analytic.methods import METHODS
 from ..analytic.mixed import solve_mixed
 from ..analytic.network import network_of
 from ..analytic.open import solve_open
+from ..analytic.outside import binding_buffer, solve_waiting_outside
 
 def solve(
     model: Union[Model, str, os.PathLike],
@@ -34,6 +36,11 @@ def solve(
             raise BrewputError(f"--method {method}: open networks are solved exactly (or by the "
                                f"named approximation per station); use --method auto")
         sol = solve_open(net)
+    elif binding_buffer(net):
+        if method not in ("auto", "exact"):
+            raise BrewputError(f"--method {method}: a closed station with a finite buffer is solved "
+                               f"exactly by its birth-death chain; use --method auto")
+        sol = solve_waiting_outside(net)
     elif not net.is_open.any():
         sol = solve_closed(net, method=method)
     else:
