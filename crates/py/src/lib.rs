@@ -1,13 +1,14 @@
 //! `brewput._native`: the Python face of the Rust engine. Conversion only: JSON
-//! strings in, a JSON string out, engine errors as `ValueError`, and a handle to
-//! watch or cancel a run. The GIL is released while the engine runs, so a Python
-//! thread can show progress and turn Ctrl-C into a cancel.
+//! strings in, a JSON string out, each engine error as its own exception class
+//! (guard.rs), the engine's percentile lists and Student-t quantile, and a
+//! handle to watch or cancel a run. The GIL is released while the engine runs,
+//! so a Python thread can show progress and turn Ctrl-C into a cancel.
 
 use std::sync::Arc;
 
+mod guard;
 mod lab;
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 /// Progress and cancellation of one run, shared with the thread running it.
@@ -37,13 +38,25 @@ impl RunControl {
 #[pyfunction]
 fn simulate(py: Python<'_>, model: &str, settings: &str, control: &RunControl) -> PyResult<String> {
     let control = Arc::clone(&control.0);
-    py.allow_threads(|| brewput_sim::run_json(model, settings, &control))
-        .map_err(|e| PyValueError::new_err(e.to_string()))
+    guard::without_gil(py, || brewput_sim::run_json(model, settings, &control).map_err(guard::sim_error))
+}
+
+/// The two-sided Student-t critical value for a confidence `level` (0.95) and
+/// `df` degrees of freedom: the one the engine's intervals use.
+#[pyfunction]
+fn t_critical(level: f64, df: f64) -> PyResult<f64> {
+    brewput_sim::t_critical(level, df).map_err(guard::sim_error)
 }
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunControl>()?;
+    guard::register(m)?;
+    m.add("PERCENTILES", brewput_sim::PERCENTILES.to_vec())?;
+    m.add("SPECTRUM", brewput_sim::SPECTRUM.to_vec())?;
+    m.add("CONFIDENCE", brewput_sim::CONFIDENCE)?;
+    m.add("RELATIVE_RESOLUTION", brewput_sim::RELATIVE_RESOLUTION)?;
+    m.add_function(wrap_pyfunction!(t_critical, m)?)?;
     lab::register(m)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)
 }

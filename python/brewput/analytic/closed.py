@@ -24,29 +24,19 @@ from typing import List, Tuple
 import numpy as np
 
 from ..errors import BrewputError
+from . import sizing
 from .network import Network, Unsupported
 from .methods import METHODS
 from .solution import Solution
 
 
-# method="auto" runs the exact method when its estimated time is within AUTO_BUDGET,
-# else Linearizer when its estimate is, else Bard-Schweitzer, so that `solve` stays
-# well under 0.3 s. The estimates count what each algorithm's loops touch, with
-# constants measured on one core (numpy 2.4, x86-64):
-#  - exact MVA: 5 ns per population vector x class x station, plus 30 us of Python
-#    per population total (3 classes x 30 customers at 50 stations: 0.025 s);
-#  - convolution: 20 ns per pair k <= n of population vectors, in each of its
-#    3 x (queueing stations) convolutions (one class of 500 at 10 stations: 0.05 s);
-#  - Linearizer: some ten rounds of ten Newton steps, each solving (R + 1) M linear
-#    systems of R classes with R right-hand sides: 0.02 s + 0.1 us x (R + 1) M R^3
-#    (10 classes at 50 stations: 0.07 s; its time hardly depends on the population).
-# So exact MVA reaches 3 classes x 45 customers at 50 stations, or one class of
-# 3,000; the convolution 2 classes x 25 customers at 10 stations, or one class of
-# 550 at 10 stations; Linearizer 10 classes at 70 stations, or 5 at 1,000.
+# method="auto" runs the exact method when its estimated time (sizing.py) is within
+# AUTO_BUDGET, else Linearizer when its estimate is, else Bard-Schweitzer, so that
+# `solve` stays well under 0.3 s. So exact MVA reaches 3 classes x 45 customers at
+# 50 stations, or one class of 3,000; the convolution 2 classes x 25 customers at
+# 10 stations, or one class of 550 at 10 stations; Linearizer 10 classes at 70
+# stations, or 5 at 1,000.
 AUTO_BUDGET = 0.1
-#: method="exact" refuses a network whose exact solution would take longer or
-#: need more memory than this.
-EXACT_SECONDS, EXACT_BYTES = 60.0, 2e9
 
 # Approximate MVA's Newton steps stop once a full step moves no throughput by more
 # than this (relative): the next would be below rounding.
@@ -176,34 +166,30 @@ def solve_arrays(demand, servers, think, population, method="auto") -> Figures:
 
 def _choose(method, population, stations, queueing, multiserver) -> Tuple[str, List[str]]:
     """The algorithm for `method` (resolving auto, exact, approx, mva), and a note
-    when the choice is not the obvious one."""
+    when the choice is not the obvious one. Refuses a method whose estimated cost
+    (sizing.py) is beyond the limits, naming it and the population."""
     if method == "mva":
-        return "mva-exact", []
-    if method not in ("auto", "exact", "approx"):
-        return method, []
-    classes, customers = len(population), int(population.sum())
-    lattice = float(np.prod(population + 1.0))
-    if multiserver:
-        exact = "convolution"
-        pairs = float(np.prod((population + 1.0) * (population + 2.0) / 2))
-        seconds = 2e-8 * 3 * queueing * pairs
-        memory = 24.0 * pairs + 8.0 * lattice * 3 * queueing  # pair indices, prefix and suffix
-    else:
-        exact = "mva-exact"
-        seconds = 5e-9 * lattice * classes * stations + 3e-5 * customers
-        memory = 8.0 * lattice * stations
+        method = "mva-exact"
+    exact = "convolution" if multiserver else "mva-exact"
+    linearizer = sizing.closed_cost("linearizer", population, stations, queueing)
+    approx = "linearizer" if linearizer.seconds <= AUTO_BUDGET else "bard-schweitzer"
+    notes, asked = [], method
     if method == "exact":
-        if seconds > EXACT_SECONDS or memory > EXACT_BYTES:
-            raise BrewputError(f"method exact: {exact} would take about {seconds:.3g} s and "
-                               f"{memory / 1e9:.3g} GB for this population; use auto or approx")
-        return exact, []
-    if method == "auto" and seconds <= AUTO_BUDGET:
-        return exact, []
-    linearizer = 0.02 + 1e-7 * (classes + 1) * stations * classes**3
-    approx = "linearizer" if linearizer <= AUTO_BUDGET else "bard-schweitzer"
-    if method == "approx":
-        return approx, []
-    return approx, [f"auto chose {approx}: {exact} would take about {seconds:.2g} s for this population"]
+        method = exact
+    elif method == "approx":
+        method = approx
+    elif method == "auto":
+        seconds = sizing.closed_cost(exact, population, stations, queueing).seconds
+        if seconds <= AUTO_BUDGET:
+            return exact, []
+        method, notes = approx, [f"auto chose {approx}: {exact} would take about {seconds:.2g} s "
+                                 f"for this population"]
+    named = method if asked == method else f"{asked} ({method})"
+    sizing.check(f"--method {named} on {sizing.population_text(population)} at {stations:,} stations",
+                 sizing.closed_cost(method, population, stations, queueing),
+                 "use --method approx" if method in ("mva-exact", "convolution") else
+                 "no analytic method fits a model this large; use brewput simulate")
+    return method, notes
 
 
 # ---- exact MVA --------------------------------------------------------------------------

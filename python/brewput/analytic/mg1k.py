@@ -44,12 +44,6 @@ NODES = 16
 MAX_PANELS = 200_000
 
 
-def embedded_chain_work(capacity: int) -> float:
-    """Floating-point operations the recursion takes for a station of `capacity`
-    jobs (for the solver's size estimate): one log-sum-exp of j terms per j."""
-    return 20.0 * capacity * capacity
-
-
 def arrivals_law(dist: Distribution, lam: float, capacity: int) -> Optional[Tuple[float, np.ndarray]]:
     """(log a_0, log A_k for k = 0 .. capacity - 1) for Poisson arrivals at rate
     `lam` during one service drawn from `dist`; None when no exact form is known."""
@@ -92,10 +86,15 @@ def solve_mg1k(lam: float, mean: float, capacity: int, law: Tuple[float, np.ndar
     log_a0, log_tail = law
     log_pi = np.full(capacity, -np.inf)
     log_pi[0] = 0.0
+    # A_K (never used: the i = 0 term takes A_j) .. A_0, so that a slice of it is
+    # A_{j+1}, A_j, .. A_2 in the order of pi_0 .. pi_{j-1}.
+    reversed_tail = np.append(log_tail, -np.inf)[::-1]
     for j in range(1, capacity):
         # pi_0 A_j and pi_i A_{j-i+1} for i = 1 .. j-1 (tails j down to 2).
-        terms = log_pi[:j] + np.concatenate(([log_tail[j]], log_tail[j:1:-1]))
-        log_pi[j] = logsumexp(terms) - log_a0
+        terms = log_pi[:j] + reversed_tail[capacity - j - 1:capacity - 1]
+        terms[0] = log_tail[j]  # log pi_0 = 0
+        top = terms.max()
+        log_pi[j] = top + math.log(np.exp(terms - top).sum()) - log_a0 if top > -np.inf else -np.inf
     pi = np.exp(log_pi - logsumexp(log_pi))
     rho = lam * mean
     scale = pi[0] + rho

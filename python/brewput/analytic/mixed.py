@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import BrewputError
-from . import queues
+from . import queues, sizing
 from .closed import product_form_stations, solve_arrays, utilization
 from .network import Network
 from .solution import Solution
@@ -61,7 +61,10 @@ def solve_mixed(net: Network, method: str = "auto") -> Solution:
     residence = np.zeros_like(demand)
     residence[~opened] = closed.residence_time + aside[~opened]
     at_m = np.where(delay, 1.0, stretch * (1 + closed_present))  # an open customer's slowdown
-    for m in np.flatnonzero(open_only & ~delay):
+    erlang = np.flatnonzero(open_only & ~delay)
+    sizing.check(f"{len(erlang):,} open stations of up to {servers[erlang].max(initial=0):,.0f} servers",
+                 sum((sizing.erlang_cost(servers[m]) for m in erlang), sizing.NOTHING), "use brewput simulate")
+    for m in erlang:
         at_m[m] = queues.mmc(offered[m], 1.0, int(servers[m])).in_system / offered[m]
     residence[opened] = part[opened] * at_m + aside[opened]
 

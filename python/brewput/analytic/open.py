@@ -26,7 +26,7 @@ from typing import Optional
 import numpy as np
 
 from ..errors import BrewputError
-from . import mg1k, queues
+from . import mg1k, queues, sizing
 from .network import Network, Unsupported
 from .solution import Solution
 
@@ -59,6 +59,7 @@ def solve_open(net: Network) -> Solution:
     direct = len(visited) == 1 and bool(np.all(np.abs(net.visits[:, visited[0]] - 1.0) <= TOL))
     ca2 = float(flow[:, visited[0]] @ net.arrival_scv / flow[:, visited[0]].sum()) if direct else 1.0
 
+    _check_cost(net, visited, flow)
     stations = [_station(net, m, flow[:, m], ca2, direct) for m in range(len(net.stations))]
     not_product = [net.stations[m] for m in visited if not stations[m].product_form]
     poisson_inside = poisson and (direct or not not_product)
@@ -102,6 +103,26 @@ def solve_open(net: Network) -> Solution:
     )
 
 
+def _check_cost(net: Network, visited: np.ndarray, flow: np.ndarray) -> None:
+    """Refuses stations whose formulas would take too long or too much memory
+    (sizing.py): Erlang's recursion over millions of servers at thousands of
+    stations, or an embedded chain over millions of places."""
+    costs = []
+    for m in visited:
+        servers, capacity = net.servers[m], net.capacity[m]
+        if math.isfinite(capacity):
+            costs.append(sizing.loss_station_cost(capacity, _embedded_chain(net, m, flow[:, m])))
+        else:
+            costs.append(sizing.erlang_cost(servers))
+    worst = int(np.argmax([c.seconds for c in costs]))
+    m = visited[worst]
+    size = (f"room for {net.capacity[m]:,.0f} jobs" if math.isfinite(net.capacity[m])
+            else f"{net.servers[m]:,.0f} servers")
+    sizing.check(f"station {net.stations[m]} with {size}", costs[worst], "use brewput simulate")
+    sizing.check(f"{len(costs):,} stations of up to {net.servers[visited].max():,.0f} servers",
+                 sum(costs, sizing.NOTHING), "use brewput simulate")
+
+
 def _station(net: Network, m: int, flow: np.ndarray, ca2: float, direct: bool) -> _Station:
     """Station m fed `flow` (per class) with arrival scv `ca2`."""
     name, c, discipline = net.stations[m], net.servers[m], net.discipline[m]
@@ -116,7 +137,7 @@ def _station(net: Network, m: int, flow: np.ndarray, ca2: float, direct: bool) -
     # The station serves the flow-weighted mixture of its classes' service times.
     mean = flow @ s / lam
     cs2 = flow @ (s * s * (1.0 + scv)) / lam / mean**2 - 1.0
-    exponential = bool(np.all(net.service_exponential[used, m]) and np.all(np.abs(s[used] - mean) <= TOL * mean))
+    exponential = _exponential(net, m, flow)
     if math.isinf(c):
         return _Station((queues.infinite_server(lam, mean).wait + s) * used, "infinite-server", True, True)
     c = int(c)
@@ -161,11 +182,7 @@ def _finite_station(net: Network, m: int, c: int, k: int, flow: np.ndarray, mean
         raise Unsupported(f"station {name}: priorities between classes with a finite buffer have no "
                           f"analytic method here; use brewput simulate")
     lam = flow.sum()
-    law = None
-    # Erlang's loss system (k = c), processor sharing and exponential service are
-    # insensitive or M/M/c/K already; otherwise one server's chain at departures is exact.
-    if c == 1 and k > 1 and not exponential and discipline != "ps":
-        law = _service_law(net, m, flow, k)
+    law = _service_law(net, m, flow, k) if _embedded_chain(net, m, flow) else None
     if law is not None:
         loss, means = mg1k.solve_mg1k(lam, mean, k, law)
         return _Station((means.wait + s) * (flow > 0), "mg1k", True, False, loss=loss)
@@ -181,6 +198,21 @@ def _finite_station(net: Network, m: int, c: int, k: int, flow: np.ndarray, mean
         f"classes; M/M/c/K with their flow-weighted mean (approximate)")
     return _Station(response * (flow > 0), "erlang-b" if k == c else "mmck", exact, exponential,
                     loss=loss, note=note)
+
+
+def _exponential(net: Network, m: int, flow: np.ndarray) -> bool:
+    """Whether station m serves one exponential distribution to every class it sees."""
+    used, s = flow > 0, net.service[:, m]
+    mean = flow @ s / flow.sum()
+    return bool(np.all(net.service_exponential[used, m]) and np.all(np.abs(s[used] - mean) <= TOL * mean))
+
+
+def _embedded_chain(net: Network, m: int, flow: np.ndarray) -> bool:
+    """Whether finite station m is M/G/1/K for the embedded chain: Erlang's loss
+    system (no waiting room), processor sharing and exponential service are
+    insensitive or M/M/c/K already, and the chain needs one server."""
+    return (net.servers[m] == 1 and net.capacity[m] > 1 and net.discipline[m] != "ps"
+            and not _exponential(net, m, flow))
 
 
 def _service_law(net: Network, m: int, flow: np.ndarray, k: int):

@@ -1,0 +1,102 @@
+"""What each analytic method will cost, estimated before it runs: seconds and
+bytes from the sizes its loops and arrays take, so that a model too large for
+a method is refused in one line naming the method and the size, never met by
+numpy's "Unable to allocate 22.4 GiB" or an hour of waiting.
+
+The constants were measured on one core (numpy 2.4, x86-64):
+ - exact MVA: 5 ns per population vector x class x station, plus 30 us of Python
+   per population total (3 classes x 30 customers at 50 stations: 0.025 s); it
+   keeps the customers at each station for every population vector;
+ - convolution: 20 ns per pair k <= n of population vectors, in each of its
+   3 x (queueing stations) convolutions (one class of 500 at 10 stations: 0.05 s);
+   it keeps the pairs' indices and a log-space table per station;
+ - Linearizer: some ten rounds of ten Newton steps, each solving (R + 1) M linear
+   systems of R classes with R right-hand sides: 0.02 s + 0.1 us x (R + 1) M R^3
+   (10 classes at 50 stations: 0.07 s); Bard-Schweitzer solves one set of those;
+ - open stations: Erlang's B recursion 0.1 us per server, M/M/c/K 0.25 us and
+   64 bytes per place, M/G/1/K's embedded chain 20 us per place plus 1 ns per
+   pair of places (10,000 places: 1 s).
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import BrewputError
+
+#: What any one solve may take before it is refused.
+MAX_SECONDS, MAX_BYTES = 60.0, 2e9
+
+
+class Cost(NamedTuple):
+    seconds: float
+    bytes: float
+
+    def __add__(self, other: "Cost") -> "Cost":  # type: ignore[override]
+        return Cost(self.seconds + other.seconds, self.bytes + other.bytes)
+
+    @property
+    def affordable(self) -> bool:
+        return self.seconds <= MAX_SECONDS and self.bytes <= MAX_BYTES
+
+    def describe(self) -> str:
+        return f"about {_amount(self.seconds)} s and {_amount(self.bytes / 1e9)} GB"
+
+
+NOTHING = Cost(0.0, 0.0)
+
+
+def closed_cost(method: str, population: np.ndarray, stations: int, queueing: int) -> Cost:
+    """The cost of closed `method` ("mva-exact", "convolution", "bard-schweitzer",
+    "linearizer") for `population` (R,) at `stations`, `queueing` of them not delays."""
+    population = np.asarray(population, dtype=float)
+    classes, customers = len(population), float(population.sum())
+    lattice = float(np.prod(population + 1.0))
+    if method == "mva-exact":
+        widest_level = min(lattice, 3.0 * lattice / (customers + 1.0))  # vectors of one total
+        return Cost(5e-9 * lattice * classes * stations + 3e-5 * customers,
+                    8.0 * lattice * (stations + 2 * classes + 6) + 32.0 * widest_level * classes * stations)
+    if method == "convolution":
+        pairs = float(np.prod((population + 1.0) * (population + 2.0) / 2))
+        return Cost(2e-8 * 3 * queueing * pairs, 64.0 * pairs + 16.0 * lattice * (queueing + 1))
+    batch = classes + 1.0 if method == "linearizer" else 1.0  # N and every N - e_r
+    per_step = batch * stations * classes**2
+    return Cost((0.02 if method == "linearizer" else 0.002) + 1e-7 * batch * stations * classes**3,
+                64.0 * per_step + 64.0 * classes * classes * stations)
+
+
+def erlang_cost(servers: float) -> Cost:
+    """Erlang's B recursion at a station of `servers`."""
+    return Cost(1e-7 * servers, 0.0) if math.isfinite(servers) else NOTHING
+
+
+def loss_station_cost(capacity: float, embedded_chain: bool) -> Cost:
+    """A finite station holding `capacity` jobs: M/M/c/K, or M/G/1/K's embedded chain."""
+    if embedded_chain:
+        return Cost(2e-5 * capacity + 7e-9 * capacity**2, 48.0 * capacity)
+    return Cost(2.5e-7 * capacity, 64.0 * capacity)
+
+
+def check(what: str, cost: Cost, advice: str) -> None:
+    """Refuses `what` (e.g. "--method mva: exact MVA for 3 classes of 1,000") when
+    `cost` is beyond the limits, saying what it would take and what to do instead."""
+    if not cost.affordable:
+        raise BrewputError(f"{what} would take {cost.describe()}, beyond the limit of "
+                           f"{MAX_SECONDS:g} s and {MAX_BYTES / 1e9:g} GB; {advice}")
+
+
+def population_text(population: np.ndarray) -> str:
+    """"3 classes of 1,000, 20 and 5 customers" or "1,000 customers"."""
+    counts = [f"{int(n):,}" for n in population]
+    if len(counts) == 1:
+        return f"{counts[0]} customers"
+    shown = ", ".join(counts[:4]) + (", ..." if len(counts) > 4 else "")
+    return f"{len(counts)} classes of {shown} customers"
+
+
+def _amount(x: float) -> str:
+    if not math.isfinite(x):
+        return "more than 1e308"
+    return f"{x:.3g}" if x >= 1e6 else f"{x:,.0f}" if x >= 10 else f"{x:.2g}"
