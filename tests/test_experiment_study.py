@@ -72,14 +72,14 @@ M = "models: {q: models/mmc.yaml}\n"
     (M + "engines: [simulate, lab]\n", "s.yaml:3 engines[1]: expected one of simulate, solve, got 'lab'"),
     (M + "engines: [solve, solve]\n", "s.yaml:3 engines[1]: solve is listed twice"),
     (M + "engines: []\n", "s.yaml:3 engines: expected at least one"),
-    (M + "simulate:\n  replications: 0\n", "s.yaml:4 simulate.replications: expected a number from 1 to "
-                                           "100,000, got 0"),
+    (M + "simulate:\n  replications: 0\n", "s.yaml:4 simulate.replications: expected a positive integer, "
+                                           "got 0"),
     (M + "simulate: {customers: 10, horizon: 5}\n", "s.yaml:3 simulate.customers: customers and horizon: "
                                                     "give one, not both"),
     (M + "simulate: {speed: 3}\n", "s.yaml:3 simulate.speed: unknown field"),
     (M + "solve: {method: magic}\n", "s.yaml:3 solve.method: expected one of auto, exact"),
-    (M + "charts: [throughput, pie]\n", "s.yaml:3 charts[1]: expected one of throughput, latency, latency_boxes, "
-                                        "utilization, spectrum, got 'pie'"),
+    (M + "charts: [throughput, pie]\n", "s.yaml:3 charts[1]: expected one of throughput, latency, latency_throughput, "
+                                        "latency_boxes, utilization, spectrum, got 'pie'"),
     (M + "  bad: indent\n", "s.yaml:3: invalid YAML: expected <block end>"),
     ("", "s.yaml:1 models: missing required field"),
 ])
@@ -96,7 +96,7 @@ def test_a_study_must_say_its_version(study_dir):
     with pytest.raises(BrewputError, match=r"s.yaml:1 brewput: missing required field$"):
         load_study(path)
     path.write_text("brewput: 2\n" + M)
-    with pytest.raises(BrewputError, match=r"s.yaml:1 brewput: expected 1 \(the version"):
+    with pytest.raises(BrewputError, match=r"s.yaml:1 brewput: unsupported model language version 2 \(this brewput reads brewput: 1\)"):
         load_study(path)
 
 

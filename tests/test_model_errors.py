@@ -77,9 +77,9 @@ CASES = {
                        "got 'fast'"),
     "zero tokens": (BASE + "resources: {cpu: 0}\n",
                     "m.yaml:9 resources.cpu: expected a positive integer, got 0"),
-    "negative rate": (edit("rate: 1", "rate: -1"), "m.yaml:6 classes.c.rate: expected a positive number, got -1"),
+    "negative rate": (edit("rate: 1", "rate: -1"), "m.yaml:6 classes.c.rate: expected a rate from 1e-12 to 1e+12, got -1"),
     "infinite rate": (edit("rate: 1", "rate: .inf"),
-                      "m.yaml:6 classes.c.rate: expected a positive number, got inf"),
+                      "m.yaml:6 classes.c.rate: expected a rate from 1e-12 to 1e+12, got inf"),
     "open and closed": (edit("rate: 1", "rate: 1\n    population: 3"),
                         "m.yaml:5 classes.c: a class is open (arrivals: or rate:) or closed (population:), "
                         "not both"),
@@ -96,7 +96,7 @@ CASES = {
     "absurd population": (edit("rate: 1", "population: 1000000000000"),
                           "m.yaml:6 classes.c.population: 1000000000000 is too large (at most 10,000,000)"),
     "fractional priority": (edit("rate: 1", "rate: 1\n    priority: 0.5"),
-                            "m.yaml:7 classes.c.priority: expected an integer between -10,000,000 and "
+                            "m.yaml:7 classes.c.priority: expected an integer from -10,000,000 to "
                             "10,000,000, got 0.5"),
     "empty route": (edit("\n      - {station: desk, service: exp(0.5)}", " []"),
                     "m.yaml:7 classes.c.route: needs at least one step"),
@@ -147,7 +147,7 @@ CASES = {
     "negative constant service": (edit("exp(0.5)", "-1"),
                                   "m.yaml:8 classes.c.route[0].service: expected a time >= 0, got -1"),
     "zero mean": (edit("exp(0.5)", "exp(0)"),
-                  "m.yaml:8 classes.c.route[0].service: exp(0): mean must be positive, got 0.0"),
+                  "m.yaml:8 classes.c.route[0].service: exp(0): mean must be from 1e-12 to 1e+12, got 0.0"),
     "unknown distribution": (edit("exp(0.5)", "expo(0.5)"),
                              "m.yaml:8 classes.c.route[0].service: unknown distribution 'expo' (known: const, exp, "
                              "erlang, gamma, lognormal, uniform, normal, hyperexp, jitter, empirical)"),
@@ -156,12 +156,12 @@ CASES = {
     "param name without ${}": (edit("exp(0.5)", "exp(r)", WITH_PARAM),
                                "m.yaml:9 classes.c.route[0].service: exp(r): 'r' is not a number (write ${r} "
                                "to use a param)"),
-    "unquoted commas in a flow mapping": (edit("exp(0.5)", "erlang(2, 1)"),
+    "a stray call piece in a flow mapping": (edit("exp(0.5)", "exp(0.5), 1)"),
                                           "m.yaml:8 classes.c.route[0].1): unknown field (expected one of: station, "
                                           "service, uses, id, next); inside {...} quote a value with commas: "
                                           "\"gamma(2, 0.5)\""),
     "hyperexp cv below 1": (edit("exp(0.5)", "'hyperexp(1, 0.5)'"),
-                            "m.yaml:8 classes.c.route[0].service: hyperexp(1, 0.5): cv must be >= 1 (a "
+                            "m.yaml:8 classes.c.route[0].service: hyperexp(1, 0.5): cv must be from 1 to 1000 (a "
                             "hyperexponential varies at least as much as an exponential; use gamma or lognormal "
                             "below 1), got 0.5"),
     "erlang k = 0": (edit("exp(0.5)", "'erlang(0, 1)'"),
@@ -175,8 +175,8 @@ CASES = {
     "NaN mean": (edit("exp(0.5)", "exp(nan)"),
                  "m.yaml:8 classes.c.route[0].service: exp(nan): mean must be a finite number, got nan"),
     "mapping form: bad field": (edit("exp(0.5)", "{dist: gamma, mean: 2, cv: -1}"),
-                                "m.yaml:8 classes.c.route[0].service.cv: cv must be positive (use const for no "
-                                "variation), got -1.0"),
+                                "m.yaml:8 classes.c.route[0].service.cv: cv must be from 1e-06 to 1000 (use const "
+                                "for no variation), got -1.0"),
     "mapping form: unknown field": (edit("exp(0.5)", "{dist: exp, mean: 2, cv: 1}"),
                                     "m.yaml:8 classes.c.route[0].service.cv: unknown field 'cv' for exp "
                                     "(expected: mean)"),
@@ -187,8 +187,8 @@ CASES = {
                                       "(known: const, exp, erlang, gamma, lognormal, uniform, normal, hyperexp, "
                                       "jitter, empirical)"),
     "empirical file missing": (edit("exp(0.5)", "empirical(times.csv)"),
-                               "m.yaml:8 classes.c.route[0].service: empirical(times.csv): cannot read empirical "
-                               "file 'times.csv': No such file or directory"),
+                               "m.yaml:8 classes.c.route[0].service: empirical(times.csv): cannot read the "
+                               "empirical file 'times.csv': No such file or directory"),
     "empirical list empty": (edit("exp(0.5)", "'empirical([])'"),
                              "m.yaml:8 classes.c.route[0].service: empirical([]): values must be a non-empty list "
                              "of numbers, got []"),
@@ -222,7 +222,7 @@ def test_the_file_is_named_as_given(in_tmp):
 
 
 def test_missing_model_file(in_tmp):
-    assert error_of(brewput.load, "nope.yaml") == "nope.yaml: cannot read model file: No such file or directory"
+    assert error_of(brewput.load, "nope.yaml") == "nope.yaml: cannot read the model file: No such file or directory"
 
 
 def test_unknown_param_override(in_tmp):

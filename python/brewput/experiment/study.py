@@ -6,7 +6,6 @@ the file, the line and the field (docs/experiments.md lists the fields).
 """
 from __future__ import annotations
 
-import math
 import os
 import re
 from dataclasses import dataclass, replace
@@ -16,21 +15,17 @@ from typing import Annotated, Any, Dict, List, Optional
 from pydantic import AfterValidator, BeforeValidator, PlainValidator, ValidationError, model_validator
 
 from ..analytic.closed import METHODS
-from ..engine.simulate import run_settings
+from ..engine.simulate import DEFAULT_REPLICATIONS, MAX_CUSTOMERS, MAX_REPLICATIONS, run_settings
 from ..errors import BrewputError, FieldError
 from ..model import Model, load
+from ..model.limits import MAX_INTEGER, MAX_TIME, MIN_TIME
 from ..model.model import first_problem
-from ..model.schema import VERSION, Strict
-from ..model.source import Origin, parse
+from ..model.schema import Strict
+from ..model.source import Origin, read
+from ..model.values import count, integer, number, one_of, version
 from .record import CHARTS, model_entry, new_record
 from .runner import ENGINES, Scenario, plan
 from .sweep import Number, SweepError, sweep_values
-
-
-def _number(value: Any) -> Number:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise FieldError(f"expected a number, got {value!r}")
-    return value
 
 
 def _values(value: Any) -> List[Number]:
@@ -42,14 +37,6 @@ def _values(value: Any) -> List[Number]:
 
 def _model_ref(value: Any) -> Any:
     return {"file": value} if isinstance(value, str) else value
-
-
-def _one_of(*choices: str):
-    def check(value: Any) -> str:
-        if value not in choices:
-            raise FieldError(f"expected one of {', '.join(choices)}, got {value!r}")
-        return value
-    return check
 
 
 def _unique(values: List[str]) -> List[str]:
@@ -67,17 +54,15 @@ def _some(mapping: Dict[str, Any]) -> Dict[str, Any]:
     return mapping
 
 
-def _version(value: Any) -> int:
-    if value != VERSION:
-        raise FieldError(f"expected {VERSION} (the version of the language this brewput reads), got {value!r}")
-    return VERSION
-
-
 _BASE_60 = re.compile(r"[:\s]\d+(:\d+)+\s*(#.*)?$")
-Param = Annotated[Number, PlainValidator(_number)]
+Param = Annotated[Number, PlainValidator(number(-MAX_INTEGER, MAX_INTEGER))]
 Values = Annotated[List[Number], PlainValidator(_values)]
-Engine = Annotated[str, PlainValidator(_one_of(*ENGINES))]
-Chart = Annotated[str, PlainValidator(_one_of(*CHARTS))]
+Engine = Annotated[str, PlainValidator(one_of(*ENGINES))]
+Chart = Annotated[str, PlainValidator(one_of(*CHARTS))]
+Time = number(MIN_TIME, MAX_TIME, "a time")
+WarmupTime = number(0, MAX_TIME, "a time")
+Customers = count(1, MAX_CUSTOMERS)
+WarmupCustomers = count(0, MAX_CUSTOMERS)
 
 
 class ModelRef(Strict):
@@ -86,15 +71,22 @@ class ModelRef(Strict):
 
 
 class SimulateOptions(Strict):
-    seed: Any = 1
-    replications: Any = 5
-    customers: Any = None
-    horizon: Any = None
-    warmup: Any = None
+    seed: Annotated[int, PlainValidator(integer(0, 2**64 - 1))] = 1
+    replications: Annotated[int, PlainValidator(count(1, MAX_REPLICATIONS))] = DEFAULT_REPLICATIONS
+    customers: Annotated[Optional[int], PlainValidator(Customers)] = None
+    horizon: Annotated[Optional[float], PlainValidator(Time)] = None
+    warmup: Annotated[Optional[float], PlainValidator(number(0, None, "a non-negative number"))] = None
 
     @model_validator(mode="after")
     def _check(self) -> SimulateOptions:
-        # The same checks as the command line's, reported at the study's field.
+        # A warm-up is a time with a horizon, else a count of customers.
+        if self.warmup is not None:
+            try:
+                (WarmupTime if self.horizon is not None else WarmupCustomers)(self.warmup)
+            except FieldError as e:
+                raise FieldError(f"{e} ({'model time, as the horizon' if self.horizon is not None else 'customers'})",
+                                 "warmup") from None
+        # The relations between fields are the command line's, reported at the study's field.
         try:
             run_settings(self.seed, self.replications, self.customers, self.horizon, self.warmup, None)
         except BrewputError as e:
@@ -107,11 +99,11 @@ class SimulateOptions(Strict):
 
 
 class SolveOptions(Strict):
-    method: Annotated[str, PlainValidator(_one_of(*METHODS))] = "auto"
+    method: Annotated[str, PlainValidator(one_of(*METHODS))] = "auto"
 
 
 class StudySpec(Strict):
-    brewput: Annotated[int, PlainValidator(_version)]
+    brewput: Annotated[int, PlainValidator(version)]
     title: Optional[str] = None
     models: Annotated[Dict[str, Annotated[ModelRef, BeforeValidator(_model_ref)]], AfterValidator(_some)]
     set: Dict[str, Param] = {}
@@ -155,12 +147,8 @@ class Study:
 def load_study(path) -> Study:
     """Reads and validates a study file and the model files it names."""
     file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise BrewputError(f"{file}: cannot read the study file: {getattr(e, 'strerror', None) or e}") from None
-    data, lines = parse(text, file)
-    origin = Origin(file, lines, Path(path).parent)
+    document = read(path, "study")
+    data, origin, text = document.data, document.origin, document.text
     if not isinstance(data, dict):
         raise origin.error((), f"a study must be a mapping of fields, got {type(data).__name__}")
     _refuse_base_60(data.get("sweep"), text, origin)
@@ -195,7 +183,7 @@ def _simulate_options(options: SimulateOptions) -> Dict[str, Any]:
 def _load_model(spec: StudySpec, label: str, origin: Origin) -> Model:
     ref = spec.models[label]
     file = os.path.normpath(origin.base_dir / ref.file)
-    if not Path(file).is_file():
+    if not Path(file).exists():
         raise origin.error(("models", label, "file"), f"no model file {file}")
     model = load(file)
     params = {**spec.set, **ref.set}

@@ -4,16 +4,18 @@ and its compiled form (the sampling parameters the engine wants)."""
 from __future__ import annotations
 
 import csv
+import io
 import math
 import re
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, ClassVar, Dict, Tuple
+from typing import Any, ClassVar, Dict, Optional, Tuple
 
 from ..errors import FieldError
+from .params import EXPRESSION_SCHEMA, or_expression
+from .limits import MAX_CV, MAX_EMPIRICAL, MAX_PHASES, MAX_TIME, MIN_CV, MIN_TIME
+from .source import UnreadableFile, read_text
 
-MAX_EMPIRICAL = 10_000_000
-MAX_PHASES = 10_000  # an erlang draw costs k exponentials
 _CALL = re.compile(r"^\s*([A-Za-z_]\w*)\s*\((.*)\)\s*$", re.DOTALL)
 
 
@@ -26,6 +28,35 @@ def _number(value: Any, name: str) -> float:
 def _require(ok: bool, name: str, problem: str, value: Any) -> None:
     if not ok:
         raise FieldError(f"{name} {problem}, got {value!r}", name)
+
+
+_TIMES = f"from {MIN_TIME:g} to {MAX_TIME:g}"
+
+
+def _positive_time(value: float, name: str) -> None:
+    _require(MIN_TIME <= value <= MAX_TIME, name, f"must be {_TIMES}", value)
+
+
+def _time(value: float, name: str) -> None:
+    """A time that may also be 0."""
+    _require(value == 0 or MIN_TIME <= value <= MAX_TIME, name, f"must be 0 or {_TIMES}", value)
+
+
+def _cv(value: float, low: float, why: str = "") -> None:
+    _require(low <= value <= MAX_CV, "cv", f"must be from {low:g} to {MAX_CV:g}{why}", value)
+
+
+class EmpiricalBudget:
+    """The empirical values a model may still hold: MAX_EMPIRICAL in all its
+    distributions together, counted while files are read."""
+
+    def __init__(self) -> None:
+        self.left = MAX_EMPIRICAL
+
+    def take(self, count: int) -> None:
+        if count > self.left:
+            raise FieldError(f"more than {MAX_EMPIRICAL:,} empirical values in the model")
+        self.left -= count
 
 
 class Distribution:
@@ -62,7 +93,7 @@ class Const(Distribution):
     kind: ClassVar[str] = "const"
 
     def _check(self):
-        _require(self.value >= 0, "value", "must be >= 0", self.value)
+        _time(self.value, "value")
 
     mean = property(lambda self: self.value)
     scv = property(lambda self: 0.0)
@@ -78,7 +109,7 @@ class Exp(Distribution):
     is_exponential: ClassVar[bool] = True
 
     def _check(self):
-        _require(self.mean > 0, "mean", "must be positive", self.mean)
+        _positive_time(self.mean, "mean")
 
     scv = property(lambda self: 1.0)
 
@@ -101,7 +132,7 @@ class Erlang(Distribution):
         super().__post_init__()
 
     def _check(self):
-        _require(self.mean > 0, "mean", "must be positive", self.mean)
+        _positive_time(self.mean, "mean")
 
     scv = property(lambda self: 1.0 / self.k)
     is_exponential = property(lambda self: self.k == 1)
@@ -117,8 +148,8 @@ class Gamma(Distribution):
     kind: ClassVar[str] = "gamma"
 
     def _check(self):
-        _require(self.mean > 0, "mean", "must be positive", self.mean)
-        _require(self.cv > 0, "cv", "must be positive (use const for no variation)", self.cv)
+        _positive_time(self.mean, "mean")
+        _cv(self.cv, MIN_CV, " (use const for no variation)")
 
     scv = property(lambda self: self.cv**2)
     is_exponential = property(lambda self: self.cv == 1)
@@ -134,8 +165,8 @@ class Lognormal(Distribution):
     kind: ClassVar[str] = "lognormal"
 
     def _check(self):
-        _require(self.mean > 0, "mean", "must be positive", self.mean)
-        _require(self.cv >= 0, "cv", "must be >= 0", self.cv)
+        _positive_time(self.mean, "mean")
+        _cv(self.cv, 0)
 
     scv = property(lambda self: self.cv**2)
 
@@ -151,7 +182,8 @@ class Uniform(Distribution):
     kind: ClassVar[str] = "uniform"
 
     def _check(self):
-        _require(self.a >= 0, "a", "must be >= 0", self.a)
+        _time(self.a, "a")
+        _time(self.b, "b")
         _require(self.b >= self.a, "b", f"must be >= a ({self.a!r})", self.b)
 
     mean = property(lambda self: (self.a + self.b) / 2)
@@ -172,8 +204,8 @@ class Normal(Distribution):
 
     def _check(self):
         # A positive mu keeps at least half the draws, so redrawing ends quickly.
-        _require(self.mu > 0, "mean", "must be positive", self.mu)
-        _require(self.sd >= 0, "sd", "must be >= 0", self.sd)
+        _positive_time(self.mu, "mean")
+        _time(self.sd, "sd")
 
     def _truncated(self) -> Tuple[float, float]:
         if self.sd == 0:
@@ -200,9 +232,9 @@ class Hyperexp(Distribution):
     kind: ClassVar[str] = "hyperexp"
 
     def _check(self):
-        _require(self.mean > 0, "mean", "must be positive", self.mean)
-        _require(self.cv >= 1, "cv", "must be >= 1 (a hyperexponential varies at least as much "
-                 "as an exponential; use gamma or lognormal below 1)", self.cv)
+        _positive_time(self.mean, "mean")
+        _cv(self.cv, 1, " (a hyperexponential varies at least as much as an exponential; "
+                        "use gamma or lognormal below 1)")
 
     scv = property(lambda self: self.cv**2)
     is_exponential = property(lambda self: self.cv == 1)  # both phases then have the mean
@@ -223,7 +255,7 @@ class Jitter(Distribution):
     kind: ClassVar[str] = "jitter"
 
     def _check(self):
-        _require(self.mean > 0, "mean", "must be positive", self.mean)
+        _positive_time(self.mean, "mean")
         _require(0 <= self.width <= 2 * self.mean, "width",
                  f"must be between 0 and 2*mean ({2 * self.mean!r}) so no time is negative", self.width)
 
@@ -247,8 +279,8 @@ class Empirical(Distribution):
         if len(values) > MAX_EMPIRICAL:
             raise FieldError(f"values: at most {MAX_EMPIRICAL:,} allowed, got {len(values):,}", "values")
         numbers = tuple(_number(v, "values") for v in values)
-        bad = next((v for v in numbers if v < 0), None)
-        _require(bad is None, "values", "must be >= 0", bad)
+        for v in numbers:
+            _time(v, "values")
         object.__setattr__(self, "values", numbers)
 
     mean = property(lambda self: math.fsum(self.values) / len(self.values))
@@ -274,23 +306,46 @@ PARAMETERS = {kind: tuple("mean" if f.name == "mu" else f.name for f in fields(c
               for kind, cls in KINDS.items()}
 
 
-def parse_distribution(value: Any, base_dir: Path = Path(".")) -> Distribution:
+def json_schema() -> Dict[str, Any]:
+    """What a JSON Schema says of a distribution in a model file."""
+    number = or_expression({"type": "number", "minimum": 0})
+    return {"anyOf": [
+        number["anyOf"][0],
+        {"type": "string", "pattern": rf"^\s*({'|'.join(KINDS)})\s*\(.*\)\s*$",
+         "description": "a distribution call such as exp(2) or gamma(2, 0.5)"},
+        EXPRESSION_SCHEMA,
+        {"type": "object", "required": ["dist"], "additionalProperties": False,
+         "properties": {"dist": {"enum": list(KINDS)},
+                        **{name: number for name in sorted({n for names in PARAMETERS.values() for n in names})
+                           if name != "values"},
+                        "values": {"type": "array", "items": number, "minItems": 1},
+                        "file": {"type": "string", "minLength": 1}}},
+    ]}
+
+
+def parse_distribution(value: Any, base_dir: Path = Path("."),
+                       budget: Optional[EmpiricalBudget] = None) -> Distribution:
     """A number, a string like `gamma(2, 0.5)`, a mapping like `{dist: gamma, mean: 2,
-    cv: 0.5}`, or a Distribution. Relative empirical files are read from `base_dir`."""
+    cv: 0.5}`, or a Distribution. Relative empirical files are read from `base_dir`;
+    empirical values are counted against `budget` (the model's, shared by its
+    distributions)."""
+    budget = budget or EmpiricalBudget()
     if isinstance(value, Distribution):
+        if isinstance(value, Empirical):
+            budget.take(len(value.values))
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if not (math.isfinite(value) and value >= 0):
             raise FieldError(f"expected a time >= 0, got {value!r}")
         return Const(value)
     if isinstance(value, str):
-        return _parse_string(value, base_dir)
+        return _parse_string(value, base_dir, budget)
     if isinstance(value, dict):
-        return _parse_mapping(value, base_dir)
+        return _parse_mapping(value, base_dir, budget)
     raise FieldError(f"expected a number, a distribution like exp(2) or a mapping with dist:, got {value!r}")
 
 
-def _parse_string(text: str, base_dir: Path) -> Distribution:
+def _parse_string(text: str, base_dir: Path, budget: EmpiricalBudget) -> Distribution:
     call = _CALL.match(text)
     if not call:
         raise FieldError(f"expected a number or a distribution like exp(2), got {text!r}")
@@ -310,12 +365,12 @@ def _parse_string(text: str, base_dir: Path) -> Distribution:
                              f"({', '.join(names)}), got {len(parts)}")
         args = dict(zip(names, (_arg(a, text) for a in parts)))
     try:
-        return _make(kind, args, base_dir)
+        return _make(kind, args, base_dir, budget)
     except FieldError as e:
         raise FieldError(f"{text}: {e}") from None
 
 
-def _parse_mapping(mapping: Dict[str, Any], base_dir: Path) -> Distribution:
+def _parse_mapping(mapping: Dict[str, Any], base_dir: Path, budget: EmpiricalBudget) -> Distribution:
     if "dist" not in mapping:
         raise FieldError(f"a distribution mapping needs dist: (one of {', '.join(KINDS)})")
     kind = mapping["dist"]
@@ -325,7 +380,7 @@ def _parse_mapping(mapping: Dict[str, Any], base_dir: Path) -> Distribution:
     for key in args:
         if key not in allowed:
             raise FieldError(f"unknown field '{key}' for {kind} (expected: {', '.join(allowed)})", key)
-    return _make(kind, args, base_dir)
+    return _make(kind, args, base_dir, budget)
 
 
 def _names(kind: Any, *path: str) -> Tuple[str, ...]:
@@ -345,36 +400,47 @@ def _arg(text: str, call: str) -> float:
     raise FieldError(f"{call}: {text!r} is not a number{hint}")
 
 
-def _make(kind: str, args: Dict[str, Any], base_dir: Path) -> Distribution:
+def _make(kind: str, args: Dict[str, Any], base_dir: Path, budget: EmpiricalBudget) -> Distribution:
     """Build from the model language's parameter names (in any order)."""
     if kind == "empirical":
         if ("values" in args) == ("file" in args):
             raise FieldError("empirical needs either values (a list) or file (a CSV)")
         if "file" in args:
-            return Empirical(_read_column(args["file"], base_dir))
+            return Empirical(_read_column(args["file"], base_dir, budget))
+        if isinstance(args["values"], (list, tuple)):
+            budget.take(len(args["values"]))
     missing = [name for name in PARAMETERS[kind] if name not in args]
     if missing:
         raise FieldError(f"{kind} needs {', '.join(missing)}")
     return KINDS[kind](*(args[name] for name in PARAMETERS[kind]))
 
 
-def _read_column(name: Any, base_dir: Path) -> Tuple[float, ...]:
+def _read_column(name: Any, base_dir: Path, budget: EmpiricalBudget) -> Tuple[float, ...]:
     """The first column of a CSV (or one number per line); a header line is skipped."""
     if not isinstance(name, str) or not name:
         raise FieldError(f"file must be a file name, got {name!r}", "file")
-    path = base_dir / name
     try:
-        with open(path, newline="", encoding="utf-8") as f:
-            rows = [row for row in csv.reader(f) if row and row[0].strip()]
-    except (OSError, UnicodeDecodeError, csv.Error) as e:
-        raise FieldError(f"cannot read empirical file '{name}': {getattr(e, 'strerror', None) or e}") from None
-    values = []
-    for number, row in enumerate(rows, 1):
-        try:
-            values.append(float(row[0]))
-        except ValueError:
-            if number > 1:
-                raise FieldError(f"empirical file '{name}', row {number}: {row[0]!r} is not a number") from None
+        text = read_text(base_dir / name)
+    except UnreadableFile as e:
+        raise FieldError(f"cannot read the empirical file '{name}': {e}") from None
+    values, header = [], False
+    try:
+        rows = csv.reader(io.StringIO(text, newline=""))
+        for row in rows:
+            if not row or not row[0].strip():
+                continue
+            try:
+                values.append(float(row[0]))
+            except ValueError:
+                if values or header:
+                    raise FieldError(f"empirical file '{name}', line {rows.line_num}: {row[0]!r} "
+                                     "is not a number") from None
+                header = True
+            if len(values) > budget.left:
+                budget.take(len(values))
+    except csv.Error as e:
+        raise FieldError(f"cannot read the empirical file '{name}': {e}") from None
     if not values:
         raise FieldError(f"empirical file '{name}' has no numbers")
+    budget.take(len(values))
     return tuple(values)

@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Union
 
+import yaml
 from pydantic import ValidationError
 
 from ..errors import FieldError, ModelError
 from .compile import compile_model
-from .params import Number, resolve_params, substitute
+from .distributions import Distribution, Empirical, PARAMETERS
+from .params import Number, with_overrides, resolve_params, substitute
 from .schema import JobClass, ModelSpec, Station
 from .source import Origin, read
 
@@ -60,6 +63,15 @@ class Model:
         """The same model resolved again with some params replaced (strings are expressions)."""
         return self._new(self._raw, {**self._overrides, **overrides}, self._origin)
 
+    def to_yaml(self) -> str:
+        """The model as a model file, params overridden as in this model, so that a
+        model built in code can be saved, shown and loaded again (empirical files
+        stay named as they were, relative to the model's folder)."""
+        document = dict(self._raw)
+        if self._overrides or "params" in document:
+            document["params"] = with_overrides(document.get("params"), self._overrides, self._origin)
+        return yaml.safe_dump(_plain(document), sort_keys=False, allow_unicode=True, width=100)
+
     def compile(self) -> Dict[str, Any]:
         """The engine's input, as described in docs/compiled-model.md."""
         return compile_model(self._spec)
@@ -103,15 +115,22 @@ class Model:
 
 def load(path: Union[str, Path], params: Optional[Mapping[str, Any]] = None) -> Model:
     """Read, resolve and validate a model file; `params` overrides its params."""
-    raw, origin = read(path)
-    return Model._new(raw, params or {}, origin)
+    document = read(path, "model")
+    return Model._new(document.data, params or {}, document.origin)
 
 
-def as_model(model: Union[Model, str, Path], params: Optional[Mapping[str, Any]] = None) -> Model:
-    """A Model from a Model or a model file, with `params` overriding its params:
-    what every engine accepts."""
+def as_model(model: Union[Model, Mapping[str, Any], str, Path],
+             params: Optional[Mapping[str, Any]] = None) -> Model:
+    """A Model from a Model, a model document (a mapping, as `Model.from_dict`
+    takes) or a model file, with `params` overriding its params: what every
+    engine accepts."""
     if isinstance(model, Model):
         return model.with_params(**params) if params else model
+    if isinstance(model, Mapping):
+        return Model.from_dict(model, params)
+    if not isinstance(model, (str, Path)):
+        raise ModelError(f"expected a Model, a mapping of model fields or a model file's path, "
+                         f"got {type(model).__name__}")
     return load(model, params=params)
 
 
@@ -130,6 +149,27 @@ def first_problem(error: ValidationError, origin: Origin) -> ModelError:
                 problem += f", got {_brief(e['input'])}"
         problems.append(origin.error(path, problem))
     return min(problems, key=lambda p: (p.line is None, p.line or 0))
+
+
+def _plain(value: Any) -> Any:
+    """A document as YAML's plain types: distributions in the model language's words."""
+    if isinstance(value, Empirical):
+        return {"dist": "empirical", "values": list(value.values)}
+    if isinstance(value, Distribution):
+        names = [f.name for f in dataclasses.fields(value)]
+        return {"dist": value.kind, **{name: getattr(value, field) for name, field in
+                                       zip(PARAMETERS[value.kind], names)}}
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (str, bool)) or value is None:
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):  # numpy's floats too, which YAML cannot write
+        return float(value)
+    raise ModelError(f"cannot write {type(value).__name__} {_brief(value)} as YAML")
 
 
 def _brief(value: Any) -> str:

@@ -7,19 +7,35 @@ import operator
 import re
 from typing import Any, Dict, Mapping, Union
 
+from .limits import MAX_EXPRESSION_CHARS, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_NODES, MAX_INTEGER, MAX_ROUND_DIGITS
 from .source import KeyPath, Origin
 
 Number = Union[int, float]
 
 _WHOLE = re.compile(r"^\$\{([^{}]*)\}$")
+# What a JSON Schema says of a value that may be given as `${expr}`.
+EXPRESSION_SCHEMA = {"type": "string", "pattern": r"^\s*\$\{[^{}]*\}\s*$", "description": "${expression} over params"}
+
+
+def or_expression(schema: Dict[str, Any]) -> Dict[str, Any]:
+    """A JSON Schema for `schema` or a `${...}` expression in its place."""
+    return {"anyOf": [*schema.get("anyOf", [schema]), EXPRESSION_SCHEMA]}
 _INLINE = re.compile(r"\$\{([^{}]*)\}")
 _OPERATORS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
     ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
-_FUNCTIONS = {"min": min, "max": max, "round": round, "floor": math.floor, "ceil": math.ceil}
-_MAX_INT = 2**63  # larger integers mean a runaway expression, not a model
+
+
+def _round(value: Number, digits: Number = None) -> Number:
+    if digits is not None and (not isinstance(digits, int) or abs(digits) > MAX_ROUND_DIGITS):
+        raise ExpressionError(f"round's digits must be a whole number from {-MAX_ROUND_DIGITS} "
+                              f"to {MAX_ROUND_DIGITS}, got {digits!r}")
+    return round(value) if digits is None else round(value, digits)
+
+
+_FUNCTIONS = {"min": min, "max": max, "round": _round, "floor": math.floor, "ceil": math.ceil}
 
 
 class ExpressionError(ValueError):
@@ -28,11 +44,16 @@ class ExpressionError(ValueError):
 
 def evaluate(expr: str, names: Mapping[str, Number]) -> Number:
     """Evaluate arithmetic over numbers and `names`; anything else is refused
-    (the AST is walked by hand: no eval, no attribute access, no calls but a few)."""
+    (the AST is walked by hand: no eval, no attribute access, no calls but a few),
+    and so is anything that would cost more than a model's arithmetic does."""
+    whole = "${" + expr.strip() + "}"
+    if len(expr) > MAX_EXPRESSION_CHARS:
+        raise ExpressionError(f"expression longer than {MAX_EXPRESSION_CHARS:,} characters")
     try:
         tree = ast.parse(expr.strip(), mode="eval")
-    except SyntaxError:
-        raise ExpressionError(f"invalid expression '${{{expr.strip()}}}'") from None
+    except (SyntaxError, RecursionError, MemoryError):  # the parser's own nesting limits
+        raise ExpressionError(f"invalid expression '{whole}'") from None
+    _check_size(tree.body, whole)
     try:
         return _eval(tree.body, names)
     except ZeroDivisionError:
@@ -43,13 +64,25 @@ def evaluate(expr: str, names: Mapping[str, Number]) -> Number:
         problem = str(e)
     except (TypeError, ValueError) as e:  # e.g. min() with one number
         problem = f"cannot evaluate: {e}"
-    whole = "${" + expr.strip() + "}"
     raise ExpressionError(problem if f"'{expr.strip()}'" in problem else f"{problem} in '{whole}'")
+
+
+def _check_size(tree: ast.AST, whole: str) -> None:
+    """Refuse a tree too deep or too big before walking it (iteratively, here)."""
+    todo, count = [(tree, 1)], 0
+    while todo:
+        node, depth = todo.pop()
+        count += 1
+        if depth > MAX_EXPRESSION_DEPTH or count > MAX_EXPRESSION_NODES:
+            limit = (f"nested more than {MAX_EXPRESSION_DEPTH} deep" if depth > MAX_EXPRESSION_DEPTH
+                     else f"more than {MAX_EXPRESSION_NODES} terms")
+            raise ExpressionError(f"expression {limit} in '{whole}'")
+        todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
 
 
 def _eval(node: ast.AST, names: Mapping[str, Number]) -> Number:
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
+        return _checked(node.value)
     if isinstance(node, ast.Name):
         if node.id not in names:
             raise ExpressionError(f"unknown param '{node.id}'")
@@ -60,7 +93,7 @@ def _eval(node: ast.AST, names: Mapping[str, Number]) -> Number:
     if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
         left, right = _eval(node.left, names), _eval(node.right, names)
         if (isinstance(node.op, ast.Pow) and type(left) is type(right) is int
-                and right > 64 and abs(left) > 1):
+                and right > 64 and abs(left) > 1):  # refused before the power is computed
             raise ExpressionError("result is too large")
         return _checked(_OPERATORS[type(node.op)](left, right))
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
@@ -74,7 +107,9 @@ def _checked(result: Any) -> Number:
     """Stop runaway arithmetic at each step, before it costs time or memory."""
     if isinstance(result, complex):
         raise ExpressionError("result is not a real number")
-    if isinstance(result, float) and not math.isfinite(result) or abs(result) > _MAX_INT:
+    if isinstance(result, float) and math.isnan(result):
+        raise ExpressionError("result is not a number")
+    if abs(result) > MAX_INTEGER:  # infinities too
         raise ExpressionError("result is too large")
     return result
 
@@ -85,6 +120,19 @@ def resolve_params(raw: Any, overrides: Mapping[str, Any], origin: Origin) -> Di
     An override replaces the file's value before anything is resolved; a string
     override (as from `--set cpus=8`) is an expression, with or without `${}`.
     """
+    raw = with_overrides(raw, overrides, origin)
+    values: Dict[str, Number] = {}
+    for name, value in raw.items():
+        path = ("params", name)
+        if not (isinstance(name, str) and name.isidentifier()) or name in _FUNCTIONS:
+            raise origin.error(path, f"a param name must be an identifier other than "
+                                     f"{', '.join(_FUNCTIONS)}, got {name!r}")
+        values[name] = _number(value, values, origin, path)
+    return values
+
+
+def with_overrides(raw: Any, overrides: Mapping[str, Any], origin: Origin) -> Dict[Any, Any]:
+    """The `params:` mapping as written, with `overrides` in place of the file's values."""
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
@@ -97,14 +145,7 @@ def resolve_params(raw: Any, overrides: Mapping[str, Any], origin: Origin) -> Di
         if isinstance(value, str) and not _WHOLE.match(value.strip()):
             value = "${" + value.strip() + "}"
         raw[name] = value
-    values: Dict[str, Number] = {}
-    for name, value in raw.items():
-        path = ("params", name)
-        if not (isinstance(name, str) and name.isidentifier()) or name in _FUNCTIONS:
-            raise origin.error(path, f"a param name must be an identifier other than "
-                                     f"{', '.join(_FUNCTIONS)}, got {name!r}")
-        values[name] = _number(value, values, origin, path)
-    return values
+    return raw
 
 
 def _number(value: Any, names: Mapping[str, Number], origin: Origin, path: KeyPath) -> Number:
@@ -117,6 +158,8 @@ def _number(value: Any, names: Mapping[str, Number], origin: Origin, path: KeyPa
             raise origin.error(path, str(e)) from None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise origin.error(path, f"expected a finite number or ${{expression}}, got {value!r}")
+    if abs(value) > MAX_INTEGER:
+        raise origin.error(path, f"{value!r} is too large (at most {MAX_INTEGER:.3g} in size)")
     return value
 
 

@@ -10,22 +10,20 @@ from collections import deque
 from pathlib import Path
 from typing import Annotated, Any, Callable, Dict, List, Optional, Tuple, Union
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainValidator, ValidationInfo, model_validator
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, PlainValidator, ValidationInfo, WithJsonSchema,
+                      model_validator)
 
 from ..errors import FieldError
 from ..units import TIME_UNITS
-from .distributions import Const, Distribution, Exp, parse_distribution
+from .distributions import Const, Distribution, EmpiricalBudget, Exp, parse_distribution
+from .distributions import json_schema as distribution_schema
+from .params import or_expression
+from .limits import MAX_ITEMS, MAX_SIZE, MAX_TIME, MAX_TOTAL_POPULATION, MAX_TOTAL_STEPS, MIN_TIME
+from .values import VERSION, count, integer, name, number, one_of, show, version
 
-VERSION = 1
-MAX_SIZE = 10_000_000  # servers, buffer, tokens, population: beyond this it is a typo
-MAX_ITEMS = 10_000  # resources, stations, classes, steps of one route
 DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
 EXIT = "exit"
 PROBABILITY_TOLERANCE = 1e-9
-
-
-def _show(value: Any) -> str:
-    return repr(value) if isinstance(value, str) else str(value)
 
 
 def _known(names: Any) -> str:
@@ -33,76 +31,22 @@ def _known(names: Any) -> str:
     return ", ".join(names[:10]) + (f", ... ({len(names)} in all)" if len(names) > 10 else "") or "none"
 
 
-def _whole(value: Any) -> bool:
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value) and value == int(value))
-
-
-def _count(low: int, infinite: bool) -> Callable[[Any], Union[int, float]]:
-    """A size: an integer >= low (at most MAX_SIZE), or math.inf where allowed."""
-    what = ("a positive integer" if low else "a non-negative integer") + (" or inf" if infinite else "")
-
-    def check(value: Any) -> Union[int, float]:
-        if infinite and (value == "inf" or value == math.inf):
-            return math.inf
-        if not _whole(value) or value < low:
-            raise FieldError(f"expected {what}, got {_show(value)}")
-        if value > MAX_SIZE:
-            raise FieldError(f"{_show(value)} is too large (at most {MAX_SIZE:,})")
-        return int(value)
-
-    return check
-
-
-def _integer(value: Any) -> int:
-    if not _whole(value) or abs(value) > MAX_SIZE:
-        raise FieldError(f"expected an integer between {-MAX_SIZE:,} and {MAX_SIZE:,}, got {_show(value)}")
-    return int(value)
-
-
-def _positive(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
-        raise FieldError(f"expected a positive number, got {_show(value)}")
-    return float(value)
-
-
-def _name(value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise FieldError(f"expected a name, got {_show(value)}")
-    return value
-
-
-def _one_of(*choices: str) -> Callable[[Any], str]:
-    def check(value: Any) -> str:
-        if value not in choices:
-            raise FieldError(f"expected one of {', '.join(choices)}, got {_show(value)}")
-        return value
-
-    return check
-
-
-def _version(value: Any) -> int:
-    if value != VERSION or isinstance(value, bool):
-        raise FieldError(f"unsupported model language version {_show(value)} "
-                         f"(this brewput reads brewput: {VERSION})")
-    return VERSION
-
-
 def _distribution(value: Any, info: ValidationInfo) -> Distribution:
-    base_dir = (info.context or {}).get("base_dir", Path("."))
-    return parse_distribution(value, base_dir)
+    context = info.context if info.context is not None else {}
+    return parse_distribution(value, context.get("base_dir", Path(".")),
+                              context.setdefault("empirical", EmpiricalBudget()))
 
 
 def _next(value: Any) -> Union[str, Dict[str, float]]:
     """`next:` as given: a step id or `exit`, or {id or exit: probability} summing to 1."""
     if isinstance(value, str):
-        return _name(value)
+        return name(value)
     if not isinstance(value, dict) or not value:
-        raise FieldError(f"expected a step id, exit, or a mapping of them to probabilities, got {_show(value)}")
+        raise FieldError(f"expected a step id, exit, or a mapping of them to probabilities, got {show(value)}")
     for target, p in value.items():
-        _name(target)
+        name(target)
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
-            raise FieldError(f"expected a probability between 0 and 1, got {_show(p)}", target)
+            raise FieldError(f"expected a probability between 0 and 1, got {show(p)}", target)
     total = math.fsum(value.values())
     if abs(total - 1) > PROBABILITY_TOLERANCE:
         raise FieldError(f"probabilities must sum to 1, got {total:g}")
@@ -121,14 +65,27 @@ def _sized(what: str, required: bool) -> Callable[[Any], Any]:
     return check
 
 
-Name = Annotated[str, PlainValidator(_name)]
-Servers = Annotated[Union[int, float], PlainValidator(_count(1, infinite=True))]
-Buffer = Annotated[Union[int, float], PlainValidator(_count(0, infinite=True))]
-Count = Annotated[int, PlainValidator(_count(1, infinite=False))]
-Priority = Annotated[int, PlainValidator(_integer)]
-Rate = Annotated[float, PlainValidator(_positive)]
-Dist = Annotated[Distribution, PlainValidator(_distribution)]
-Next = Annotated[Union[str, Dict[str, float]], PlainValidator(_next)]
+def _or_expression(check: Callable[[Any], Any]) -> WithJsonSchema:
+    """The JSON Schema of a value checked by `check`, which a model file may also give as `${...}`."""
+    return WithJsonSchema(or_expression(check.schema))
+
+
+_PROBABILITY = or_expression({"type": "number", "minimum": 0, "maximum": 1})
+_NEXT_SCHEMA = {"anyOf": [name.schema, {"type": "object", "minProperties": 1, "additionalProperties": _PROBABILITY}]}
+
+Name = Annotated[str, PlainValidator(name), WithJsonSchema(name.schema)]
+_servers, _buffer, _count = count(1, MAX_SIZE, infinite=True), count(0, MAX_SIZE, infinite=True), count(1, MAX_SIZE)
+_priority = integer(-MAX_SIZE, MAX_SIZE)
+_rate = number(1 / MAX_TIME, 1 / MIN_TIME, "a rate")  # its mean time between arrivals is a time like any other
+_discipline, _time_unit = one_of(*DISCIPLINES), one_of(*TIME_UNITS)
+Servers = Annotated[Union[int, float], PlainValidator(_servers), _or_expression(_servers)]
+Buffer = Annotated[Union[int, float], PlainValidator(_buffer), _or_expression(_buffer)]
+Count = Annotated[int, PlainValidator(_count), _or_expression(_count)]
+Priority = Annotated[int, PlainValidator(_priority), _or_expression(_priority)]
+Rate = Annotated[float, PlainValidator(_rate), _or_expression(_rate)]
+Dist = Annotated[Distribution, PlainValidator(_distribution), WithJsonSchema(distribution_schema())]
+Next = Annotated[Union[str, Dict[str, float]], PlainValidator(_next), WithJsonSchema(_NEXT_SCHEMA)]
+Param = Annotated[Union[int, float], WithJsonSchema(or_expression({"type": "number"}))]
 
 
 class Strict(BaseModel):
@@ -155,7 +112,7 @@ class Strict(BaseModel):
 class Station(Strict):
     servers: Servers = 1
     buffer: Buffer = math.inf
-    discipline: Annotated[str, PlainValidator(_one_of(*DISCIPLINES))] = "fifo"
+    discipline: Annotated[str, PlainValidator(_discipline), _or_expression(_discipline)] = "fifo"
 
 
 class Step(Strict):
@@ -243,6 +200,18 @@ class JobClass(Strict):
         return self
 
 
+def _total(classes: Dict[str, JobClass], field: str, size: Callable[[JobClass], int], limit: int,
+           what: str) -> None:
+    """Refuse a model whose classes together ask for more than `limit`, naming the
+    class that goes over: each may be within its own limit, but the engine holds them all."""
+    total = 0
+    for label, job_class in classes.items():
+        total += size(job_class)
+        if total > limit:
+            raise FieldError(f"more than {limit:,} {what} in all classes together (the engine holds "
+                             f"them all in memory in each replication)", "classes", label, field)
+
+
 def _never_exits(routing: List[List[Tuple[Optional[int], float]]]) -> Optional[int]:
     """The first step reachable from the start with no way to exit, if any."""
     reachable, todo = {0}, deque([0])
@@ -261,19 +230,22 @@ def _never_exits(routing: List[List[Tuple[Optional[int], float]]]) -> Optional[i
 
 
 class ModelSpec(Strict):
-    brewput: Annotated[int, PlainValidator(_version)]
+    brewput: Annotated[int, PlainValidator(version), WithJsonSchema(version.schema)]
     name: Optional[Name] = None
-    time_unit: Annotated[str, PlainValidator(_one_of(*TIME_UNITS))] = "s"
-    params: Dict[str, Union[int, float]] = {}
+    time_unit: Annotated[str, PlainValidator(_time_unit), _or_expression(_time_unit)] = "s"
+    params: Dict[str, Param] = {}
     resources: Annotated[Dict[Name, Count], BeforeValidator(_sized("resource", required=False))] = {}
     stations: Annotated[Dict[Name, Station], BeforeValidator(_sized("station", required=True))]
     classes: Annotated[Dict[Name, JobClass], BeforeValidator(_sized("class", required=True))]
 
     @model_validator(mode="after")
     def _check(self) -> ModelSpec:
-        for name, job_class in self.classes.items():
+        _total(self.classes, "population", lambda c: c.population or 0, MAX_TOTAL_POPULATION,
+               "customers in closed classes")
+        _total(self.classes, "route", lambda c: len(c.route), MAX_TOTAL_STEPS, "steps in all routes")
+        for label, job_class in self.classes.items():
             for i, step in enumerate(job_class.route):
-                at = ("classes", name, "route", i)
+                at = ("classes", label, "route", i)
                 if step.station not in self.stations:
                     raise FieldError(f"unknown station '{step.station}' (stations: {_known(self.stations)})",
                                      *at, "station")
@@ -282,3 +254,10 @@ class ModelSpec(Strict):
                         raise FieldError(f"unknown resource '{resource}' (resources: "
                                          f"{_known(self.resources)})", *at, "uses", j)
         return self
+
+
+def json_schema() -> Dict[str, Any]:
+    """The JSON Schema of a model file, for editors (docs/model-language.md):
+    every field typed, `${...}` allowed wherever a number or choice may be."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "brewput model file",
+            **ModelSpec.model_json_schema()}
