@@ -63,7 +63,6 @@ def test_design_note_example_compiles_exactly(tmp_path):
             "source": {"kind": "closed", "population": 4, "think": const(0)},
             "steps": [step(0, 1), step(1, 2), step(2, 3), step(3, None)],
         }],
-        "time_resolution": 0.001,
     }
     assert model.name == "Coffee shop, fine-grained locks"
     assert model.time_unit == "ms"
@@ -117,7 +116,6 @@ def test_open_routing_buffers_priorities_and_disciplines(tmp_path):
         "source": {"kind": "open", "interarrival": {"kind": "uniform", "low": 1.0, "high": 3.0}},
         "steps": [{"station": 0, "service": const(2), "uses": [], "next": [[None, 1.0]]}],
     }
-    assert compiled["time_resolution"] == pytest.approx(0.1 / 1000)  # the shortest mean
 
 
 def test_defaults():
@@ -128,8 +126,6 @@ def test_defaults():
     assert (station.servers, station.buffer, station.discipline) == (1, math.inf, "fifo")
     job = model.classes["c"]
     assert job.think == Const(0) and job.priority == 0 and job.route[0].uses == []
-    # every time is zero: the resolution only has to be positive
-    assert model.compile()["time_resolution"] == 0.001
 
 
 def test_name_defaults_to_file_stem(tmp_path):

@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Iterator, List, Optional, Tuple
 
+from . import _native
+from .results import TIME_FIGURES
+
 CLASS_FIGURES = ("throughput",)
-TIME_FIGURES = ("mean", "p50", "p90", "p95", "p99", "p999")
 STATION_FIGURES = ("utilization", "busy_servers", "queue_length", "response_time", "throughput")
 
 
@@ -63,9 +65,9 @@ def compare_results(analytic: dict, simulated: dict, level: float = 0.95) -> Lis
 
 
 def _widening(level: float, replications: int) -> float:
-    """Turns the simulation's 95 % half-widths into `level` half-widths."""
-    if replications < 2 or level == 0.95:
+    """Turns the simulation's half-widths (at the engine's confidence level) into
+    `level` half-widths, with the engine's Student-t quantile."""
+    if replications < 2 or level == _native.CONFIDENCE:
         return 1.0
-    from scipy.stats import t  # only a non-default level pays scipy's import
-
-    return float(t.ppf((1 + level) / 2, replications - 1) / t.ppf(0.975, replications - 1))
+    df = replications - 1
+    return _native.t_critical(level, df) / _native.t_critical(_native.CONFIDENCE, df)

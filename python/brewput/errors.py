@@ -11,6 +11,31 @@ class BrewputError(Exception):
     """Base of every user-facing error: its message is one line, never a traceback."""
 
 
+class EngineError(BrewputError):
+    """A simulation that could not run to its end (the Rust engine's errors,
+    each its own class below)."""
+
+
+class EngineInputError(EngineError):
+    """The engine refused the compiled model or the run settings it was given."""
+
+
+class DeadlockError(EngineError):
+    """Every customer is blocked (finite buffers in a cycle) and nothing is scheduled."""
+
+
+class UnstableError(EngineError):
+    """An open model's queues grew past the engine's bound: arrivals outpace service."""
+
+
+class CancelledError(EngineError):
+    """The run was cancelled through its control before it finished."""
+
+
+class InternalError(EngineError):
+    """Native code failed where it never should (a panic): a bug in brewput."""
+
+
 class ModelError(BrewputError):
     """A problem in a model, shown as `FILE:LINE FIELD.PATH: problem`.
 

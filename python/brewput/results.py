@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional
 
+from . import _native
+
 
 def _put(out: dict, name: str, estimate: Optional[dict]) -> None:
     """A figure and its `_ci` twin from the engine's {mean, ci} estimate."""
@@ -17,7 +19,9 @@ def _figures(summary: dict, names: Iterable[str]) -> dict:
     return out
 
 
-TIME_FIGURES = ("mean", "p50", "p90", "p95", "p99", "p999")
+# The named percentiles are the engine's (crates/sim/src/stats.rs), in its order.
+PERCENTILE_NAMES = tuple(name for name, _ in _native.PERCENTILES)
+TIME_FIGURES = ("mean",) + PERCENTILE_NAMES
 
 
 def _times(summary: dict) -> dict:
@@ -26,6 +30,8 @@ def _times(summary: dict) -> dict:
     # [[percent, value], ...] and its `_ci` twin, one [low, high] (or null) per point
     out["spectrum"] = [[p, estimate["mean"]] for p, estimate in summary["spectrum"]]
     out["spectrum_ci"] = [estimate["ci"] for _, estimate in summary["spectrum"]]
+    if "distribution" in summary:  # asked for: the rows of an .hgrm file (report/hgrm.py)
+        out["distribution"] = summary["distribution"]
     return out
 
 

@@ -57,8 +57,7 @@ fn model() -> CompiledModel {
             "name": "customer", "priority": 0,
             "source": {"kind": "open", "interarrival": {"kind": "exp", "mean": 1.0 / RATE}},
             "steps": [{"station": 0, "service": {"kind": "exp", "mean": MEAN_SERVICE}, "uses": [], "next": [[null, 1.0]]}]
-        }],
-        "time_resolution": 0.001
+        }]
     });
     CompiledModel::from_json(&text.to_string()).expect("the bench's compiled model is valid")
 }

@@ -5,8 +5,10 @@
 //! replications in parallel and returns a [`Summary`] with confidence intervals.
 
 mod control;
+mod distribution;
 mod error;
 mod event;
+mod histogram;
 mod model;
 mod plan;
 mod run;
@@ -21,10 +23,12 @@ mod wait_queue;
 pub use control::RunControl;
 pub use error::SimError;
 pub use model::{Class, CompiledModel, Discipline, Dist, Resource, Source, Station, Step};
-pub use run::{run, run_controlled, run_replications};
+pub use distribution::PercentileDistribution;
+pub use histogram::RELATIVE_RESOLUTION;
+pub use run::{run, run_controlled};
 pub use settings::{RunSettings, Stop, Warmup};
-pub use stats::ReplicationStats;
-pub use summary::{ClassSummary, Estimate, ResourceSummary, StationSummary, Summary, TimesEstimate};
+pub use stats::{ReplicationStats, PERCENTILES, SPECTRUM};
+pub use summary::{t_critical, ClassSummary, Estimate, ResourceSummary, StationSummary, Summary, TimesEstimate, CONFIDENCE};
 
 /// Runs a model given as JSON (docs/compiled-model.md) and returns the summary
 /// as JSON: the whole interface the Python binding needs.

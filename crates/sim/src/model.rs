@@ -12,8 +12,6 @@ pub struct CompiledModel {
     #[serde(default)]
     pub resources: Vec<Resource>,
     pub classes: Vec<Class>,
-    /// Smallest time difference the response-time histograms must resolve.
-    pub time_resolution: f64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -98,9 +96,6 @@ impl CompiledModel {
         let bad = |what: String| Err(SimError::Input(what));
         if self.classes.is_empty() {
             return bad("the model has no classes".into());
-        }
-        if !(self.time_resolution > 0.0 && self.time_resolution.is_finite()) {
-            return bad(format!("time_resolution must be positive, got {}", self.time_resolution));
         }
         for station in &self.stations {
             if station.servers == Some(0) {

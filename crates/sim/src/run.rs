@@ -1,13 +1,18 @@
 //! Replications in parallel, folded into one summary.
 
+use std::sync::Mutex;
+
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
 use crate::control::RunControl;
+use crate::distribution::PercentileDistribution;
 use crate::error::SimError;
+use crate::histogram::LogHistogram;
 use crate::model::CompiledModel;
 use crate::settings::RunSettings;
 use crate::simulation::Simulation;
-use crate::stats::ReplicationStats;
 use crate::summary::Summary;
 
 /// Runs every replication and summarises them. Replication `r` always draws from
@@ -19,29 +24,55 @@ pub fn run(model: &CompiledModel, settings: &RunSettings) -> Result<Summary, Sim
 
 /// `run`, watched and stoppable through `control` from another thread.
 pub fn run_controlled(model: &CompiledModel, settings: &RunSettings, control: &RunControl) -> Result<Summary, SimError> {
-    let replications = run_replications(model, settings, control)?;
-    Ok(Summary::from_replications(model, &replications))
-}
-
-pub fn run_replications(
-    model: &CompiledModel,
-    settings: &RunSettings,
-    control: &RunControl,
-) -> Result<Vec<ReplicationStats>, SimError> {
     model.validate()?;
     settings.validate()?;
+    // Each replication's response times, added up as replications finish:
+    // counts add exactly, so the order does not matter.
+    let merged = Mutex::new(vec![LogHistogram::default(); model.classes.len()]);
     let all = || {
-        (0..settings.replications)
+        streams(settings.seed, settings.replications)
             .into_par_iter()
-            .map(|r| Simulation::new(model, settings, r)?.run(control))
+            .map(|rng| {
+                let mut stats = Simulation::new(model, settings, rng)?.run(control)?;
+                if settings.distribution {
+                    let mut merged = merged.lock().expect("merging never panics");
+                    for (all, class) in merged.iter_mut().zip(&mut stats.classes) {
+                        all.merge(&class.response_histogram.take().expect("kept when asked"));
+                    }
+                }
+                Ok(stats)
+            })
             .collect::<Result<Vec<_>, _>>()
     };
-    match settings.threads {
+    let replications = match settings.threads {
         None => all(),
         Some(threads) => rayon::ThreadPoolBuilder::new()
             .num_threads(threads.max(1))
             .build()
             .map_err(|e| SimError::Input(format!("cannot start {threads} worker threads: {e}")))?
             .install(all),
+    }?;
+    let mut summary = Summary::from_replications(model, &replications);
+    if settings.distribution {
+        let merged = merged.into_inner().expect("merging never panics");
+        for (class, histogram) in summary.classes.iter_mut().zip(&merged) {
+            class.response_time.distribution = Some(PercentileDistribution::of(histogram));
+        }
     }
+    Ok(summary)
+}
+
+/// The random streams of `replications` replications: stream `r` is the seed's
+/// Xoshiro256++ generator jumped `r` times, 2^128 draws from its neighbours, so
+/// streams never overlap. Each is one jump from the one before it: linear in
+/// the number of replications, and the same whatever the threads.
+fn streams(seed: u64, replications: u32) -> Vec<Xoshiro256PlusPlus> {
+    let mut next = Xoshiro256PlusPlus::seed_from_u64(seed);
+    (0..replications)
+        .map(|_| {
+            let stream = next.clone();
+            next.jump();
+            stream
+        })
+        .collect()
 }

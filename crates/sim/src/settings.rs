@@ -12,6 +12,10 @@ pub struct RunSettings {
     pub threads: Option<usize>,
     pub stop: Stop,
     pub warmup: Warmup,
+    /// Also return each class's response-time percentile distribution (the
+    /// rows of an .hgrm file); off by default to keep results small.
+    #[serde(default)]
+    pub distribution: bool,
 }
 
 /// When a replication ends, counted from the end of the warm-up.

@@ -8,7 +8,6 @@
 //! models with resources it too waits for `settle`, which hands out tokens
 //! across all stations in the order the jobs arrived.
 
-use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::control::RunControl;
@@ -87,6 +86,8 @@ pub struct Simulation {
     arrivals_seq: u64,
     stop: Stop,
     warmup: Warmup,
+    /// Hand the response-time histograms back with the figures.
+    keep_distribution: bool,
     measuring: bool,
     measure_start: f64,
     /// Customers completed during warm-up, then after it.
@@ -105,13 +106,8 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// A replication with its own random stream: stream `replication` of the
-    /// seed's generator, 2^128 draws away from its neighbours.
-    pub fn new(model: &CompiledModel, settings: &RunSettings, replication: u32) -> Result<Self, SimError> {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(settings.seed);
-        for _ in 0..replication {
-            rng.jump();
-        }
+    /// A replication drawing from its own random stream `rng`.
+    pub fn new(model: &CompiledModel, settings: &RunSettings, rng: Xoshiro256PlusPlus) -> Result<Self, SimError> {
         let classes = plan_classes(model)?;
         let uses_resources = classes.iter().flat_map(|c| &c.steps).any(|s| !s.uses.is_empty());
         Ok(Simulation {
@@ -123,8 +119,8 @@ impl Simulation {
                 completed: 0,
                 offered: 0,
                 lost: 0,
-                response: TimeRecorder::new(model.time_resolution),
-                waiting: TimeRecorder::new(model.time_resolution),
+                response: TimeRecorder::default(),
+                waiting: TimeRecorder::default(),
             }).collect(),
             jobs: Vec::new(),
             free_jobs: Vec::new(),
@@ -134,6 +130,7 @@ impl Simulation {
             arrivals_seq: 0,
             stop: settings.stop,
             warmup: settings.warmup,
+            keep_distribution: settings.distribution,
             measuring: false,
             measure_start: 0.0,
             completed: 0,
@@ -530,6 +527,7 @@ impl Simulation {
                 lost: c.lost,
                 response: c.response.summary(),
                 waiting: c.waiting.summary(),
+                response_histogram: self.keep_distribution.then(|| c.response.histogram().clone()),
             }).collect(),
             stations: self.stations.iter().map(|s| s.stats(now)).collect(),
             resources: self.resources.iter().zip(&self.tokens).map(|(r, tokens)| ResourceStats {

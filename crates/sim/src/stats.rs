@@ -1,8 +1,9 @@
 //! What one replication measures: counts, exact sums, response-time histograms
 //! and time-weighted averages, all restarted when the warm-up ends.
 
-use hdrhistogram::Histogram;
 use serde::Serialize;
+
+use crate::histogram::LogHistogram;
 
 /// A count that changes at events (jobs present, servers busy, tokens held),
 /// averaged over time. Instead of adding level x interval at every event it
@@ -33,22 +34,18 @@ impl TimeAverage {
     }
 }
 
-/// A distribution of times: exact mean and max, percentiles from an HdrHistogram
-/// (three significant digits, bounded memory for any run length).
-#[derive(Debug, Clone)]
+/// A distribution of times: exact mean, min and max, percentiles from a
+/// log-linear histogram that keeps three significant digits at every scale
+/// (`histogram.rs`), in bounded memory for any run length.
+#[derive(Debug, Clone, Default)]
 pub struct TimeRecorder {
-    histogram: Histogram<u32>,
-    resolution: f64,
-    ticks_per_unit: f64,
-    count: u64,
+    histogram: LogHistogram,
     sum: f64,
-    max: f64,
 }
 
-const MAX_TICKS: u64 = 1 << 60;
-
 /// The named percentiles, in percent (each is also a point of `SPECTRUM`,
-/// computed the same way, so the two agree exactly).
+/// computed the same way, so the two agree exactly). The one list: the Python
+/// side reads it through the binding.
 pub const PERCENTILES: [(&str, f64); 5] =
     [("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p99", 99.0), ("p999", 99.9)];
 
@@ -63,56 +60,35 @@ pub const SPECTRUM: [f64; 27] = [
 pub struct TimeSummary {
     pub mean: f64,
     /// Values at `PERCENTILES`, in that order.
-    pub percentiles: [f64; 5],
+    pub percentiles: [f64; PERCENTILES.len()],
     /// Values at `SPECTRUM`, in that order.
     pub spectrum: [f64; SPECTRUM.len()],
     pub max: f64,
 }
 
 impl TimeRecorder {
-    pub fn new(resolution: f64) -> Self {
-        let mut histogram = Histogram::new(3).expect("3 significant digits is a valid histogram");
-        histogram.auto(true);
-        TimeRecorder { histogram, resolution, ticks_per_unit: 1.0 / resolution, count: 0, sum: 0.0, max: 0.0 }
-    }
-
     #[inline]
     pub fn record(&mut self, t: f64) {
-        // Auto-resizing `record` fails only beyond the largest trackable value,
-        // far past any time a run can reach once clamped here.
-        // Times are never negative, so adding a half and truncating rounds (and
-        // avoids a libm call on the hottest path).
-        let ticks = ((t * self.ticks_per_unit + 0.5) as u64).min(MAX_TICKS);
-        self.histogram.record(ticks).expect("ticks are clamped to a trackable value");
-        self.count += 1;
+        self.histogram.record(t);
         self.sum += t;
-        self.max = self.max.max(t);
     }
 
     pub fn restart(&mut self) {
         self.histogram.reset();
-        self.count = 0;
         self.sum = 0.0;
-        self.max = 0.0;
+    }
+
+    pub fn histogram(&self) -> &LogHistogram {
+        &self.histogram
     }
 
     pub fn summary(&self) -> TimeSummary {
-        let quantile = |percent: f64| {
-            // The bucket's lowest value: exact for recorded values that fit in
-            // three significant digits (deterministic times), otherwise at most
-            // 0.1 % low.
-            // percent / 100 may round up (99.9 / 100 = 0.99900000000000001), and
-            // the histogram takes the ceiling of q x count: step back a relative
-            // 1e-12 so that a whole q x count picks its own rank, as it should.
-            let v = self.histogram.value_at_quantile(percent / 100.0 * (1.0 - 1e-12));
-            self.histogram.lowest_equivalent(v) as f64 * self.resolution
-        };
-        let mean = if self.count == 0 { f64::NAN } else { self.sum / self.count as f64 };
+        let count = self.histogram.total();
         TimeSummary {
-            mean,
-            percentiles: PERCENTILES.map(|(_, p)| quantile(p)),
-            spectrum: SPECTRUM.map(quantile),
-            max: self.max,
+            mean: if count == 0 { f64::NAN } else { self.sum / count as f64 },
+            percentiles: self.histogram.values_at(&PERCENTILES.map(|(_, p)| p)),
+            spectrum: self.histogram.values_at(&SPECTRUM),
+            max: self.histogram.max(),
         }
     }
 }
@@ -125,6 +101,10 @@ pub struct ClassStats {
     pub lost: u64,
     pub response: TimeSummary,
     pub waiting: TimeSummary,
+    /// The response times themselves, kept only when the run asks for their
+    /// percentile distribution.
+    #[serde(skip)]
+    pub response_histogram: Option<LogHistogram>,
 }
 
 /// One station's time-averaged and per-departure figures from one replication.
@@ -171,7 +151,7 @@ mod tests {
 
     #[test]
     fn percentiles_are_within_three_digits() {
-        let mut r = TimeRecorder::new(0.001);
+        let mut r = TimeRecorder::default();
         for i in 1..=1000 {
             r.record(i as f64 * 0.01);
         }
@@ -186,7 +166,7 @@ mod tests {
 
     #[test]
     fn deterministic_times_are_exact() {
-        let mut r = TimeRecorder::new(0.001);
+        let mut r = TimeRecorder::default();
         (0..10).for_each(|_| r.record(24.0));
         assert_eq!(r.summary().percentiles, [24.0; 5]);
         assert_eq!(r.summary().spectrum, [24.0; SPECTRUM.len()]);
@@ -198,7 +178,7 @@ mod tests {
         // probabilities: the p-quantile of what was recorded is -ln(1 - p) / 0.2,
         // up to the grid step and the histogram's three significant digits.
         let (n, rate) = (1_000_000, 0.2);
-        let mut r = TimeRecorder::new(0.001);
+        let mut r = TimeRecorder::default();
         for i in 0..n {
             r.record(-(1.0 - (i as f64 + 0.5) / n as f64).ln() / rate);
         }

@@ -1,13 +1,33 @@
 //! Replications folded into estimates with 95 % confidence intervals.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
+use crate::distribution::PercentileDistribution;
+use crate::error::SimError;
 use crate::model::CompiledModel;
-use crate::stats::{ReplicationStats, TimeSummary, SPECTRUM};
+use crate::stats::{ReplicationStats, TimeSummary, PERCENTILES, SPECTRUM};
 
-/// The mean of per-replication estimates and its 95 % Student-t interval
-/// (`None` with a single replication, where no interval can be formed).
+/// The confidence level of every interval the engine reports.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// The two-sided Student-t critical value: the `t` with a share `level` of the
+/// distribution between -t and t, for `df` degrees of freedom.
+pub fn t_critical(level: f64, df: f64) -> Result<f64, SimError> {
+    if !(level > 0.0 && level < 1.0) {
+        return Err(SimError::Input(format!("the confidence level must be between 0 and 1, got {level}")));
+    }
+    if !(df > 0.0 && df.is_finite()) {
+        return Err(SimError::Input(format!("degrees of freedom must be positive and finite, got {df}")));
+    }
+    let t = StudentsT::new(0.0, 1.0, df).map_err(|e| SimError::Input(format!("Student-t: {e}")))?;
+    Ok(t.inverse_cdf((1.0 + level) / 2.0))
+}
+
+/// The mean of per-replication estimates and its `CONFIDENCE` Student-t
+/// interval (`None` with a single replication, where no interval can be formed).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Estimate {
     pub mean: f64,
@@ -22,9 +42,7 @@ impl Estimate {
             return Estimate { mean, ci: None };
         }
         let variance = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-        let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
-            .expect("degrees of freedom are positive")
-            .inverse_cdf(0.975);
+        let t = t_critical(CONFIDENCE, (n - 1) as f64).expect("the level is a fraction, n - 1 is positive");
         let half = t * (variance / n as f64).sqrt();
         Estimate { mean, ci: Some([mean - half, mean + half]) }
     }
@@ -33,15 +51,17 @@ impl Estimate {
 #[derive(Debug, Clone, Serialize)]
 pub struct TimesEstimate {
     pub mean: Estimate,
-    pub p50: Estimate,
-    pub p90: Estimate,
-    pub p95: Estimate,
-    pub p99: Estimate,
-    pub p999: Estimate,
+    /// Each of `PERCENTILES`, under its name.
+    #[serde(flatten)]
+    pub percentiles: BTreeMap<&'static str, Estimate>,
     /// `(percent, estimate)` at every point of `SPECTRUM`, ascending.
     pub spectrum: Vec<(f64, Estimate)>,
     /// The largest over all replications.
     pub max: f64,
+    /// The percentile distribution of all replications' values together, when
+    /// the run asked for it (response times only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distribution: Option<PercentileDistribution>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -94,13 +114,10 @@ impl Summary {
         let classes = model.classes.iter().enumerate().map(|(c, class)| {
             let times = |pick: &dyn Fn(&ReplicationStats) -> &TimeSummary| TimesEstimate {
                 mean: over(&|r| pick(r).mean),
-                p50: over(&|r| pick(r).percentiles[0]),
-                p90: over(&|r| pick(r).percentiles[1]),
-                p95: over(&|r| pick(r).percentiles[2]),
-                p99: over(&|r| pick(r).percentiles[3]),
-                p999: over(&|r| pick(r).percentiles[4]),
+                percentiles: PERCENTILES.iter().enumerate().map(|(i, &(name, _))| (name, over(&|r| pick(r).percentiles[i]))).collect(),
                 spectrum: SPECTRUM.iter().enumerate().map(|(i, &p)| (p, over(&|r| pick(r).spectrum[i]))).collect(),
                 max: reps.iter().map(|r| pick(r).max).fold(0.0, f64::max),
+                distribution: None,
             };
             let total = |f: &dyn Fn(&ReplicationStats) -> u64| reps.iter().map(f).sum();
             ClassSummary {
@@ -166,8 +183,7 @@ mod tests {
         let model: CompiledModel = serde_json::from_str(
             r#"{"stations": [{"name": "s", "servers": 1, "capacity": null, "discipline": "fifo"}],
                 "classes": [{"name": "c", "source": {"kind": "open", "interarrival": {"kind": "exp", "mean": 1}},
-                             "steps": [{"station": 0, "service": {"kind": "exp", "mean": 0.5}, "next": [[null, 1]]}]}],
-                "time_resolution": 0.001}"#,
+                             "steps": [{"station": 0, "service": {"kind": "exp", "mean": 0.5}, "next": [[null, 1]]}]}]}"#,
         )
         .unwrap();
         let replication = |scale: f64| {
@@ -177,7 +193,7 @@ mod tests {
                 spectrum: SPECTRUM.map(|p| p * scale),
                 max: scale,
             };
-            let class = ClassStats { completed: 1, offered: 1, lost: 0, response: times.clone(), waiting: times };
+            let class = ClassStats { completed: 1, offered: 1, lost: 0, response: times.clone(), waiting: times, response_histogram: None };
             let station = StationStats { departures: 1, response_sum: 1.0, busy_area: 1.0, present_area: 1.0, waiting_area: 0.0 };
             ReplicationStats { duration: 1.0, events: 1, classes: vec![class], stations: vec![station], resources: vec![] }
         };
@@ -188,6 +204,15 @@ mod tests {
             assert_eq!(p, want_p);
             assert_eq!(estimate, Estimate::from_samples(&[want_p, 3.0 * want_p]));
         }
+    }
+
+    #[test]
+    fn t_critical_matches_tables() {
+        // t(0.975, 3), t(0.995, 10), t(0.95, 1) from published tables
+        assert!((t_critical(0.95, 3.0).unwrap() - 3.182446305284263).abs() < 1e-9);
+        assert!((t_critical(0.99, 10.0).unwrap() - 3.169272672616953).abs() < 1e-9);
+        assert!((t_critical(0.90, 1.0).unwrap() - 6.313751514675041).abs() < 1e-9);
+        assert!(t_critical(1.0, 3.0).is_err() && t_critical(0.5, 0.0).is_err() && t_critical(f64::NAN, 2.0).is_err());
     }
 
     #[test]

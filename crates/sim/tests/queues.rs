@@ -23,6 +23,7 @@ fn settings(customers: u64, replications: u32, threads: Option<usize>) -> RunSet
         threads,
         stop: Stop::Customers { count: customers },
         warmup: Warmup::Customers { count: customers / 10 },
+        distribution: false,
     }
 }
 
@@ -31,7 +32,6 @@ fn mm1(discipline: Discipline, service: Dist) -> CompiledModel {
         stations: vec![station("server", Some(1), None, discipline)],
         resources: vec![],
         classes: vec![open_class("job", 0.8, vec![step(0, service, None)])],
-        time_resolution: 1e-3,
     }
 }
 
@@ -123,7 +123,6 @@ fn rendezvous_tandem_blocks_after_service() {
             source: Source::Closed { population: 5, think: Dist::Const { value: 0.0 } },
             steps: vec![step(0, Dist::Const { value: 1.0 }, Some(1)), step(1, Dist::Const { value: 1.0 }, None)],
         }],
-        time_resolution: 1e-3,
     };
     let s = run(&model, &settings(1_000, 2, None)).unwrap();
     assert!((class0(&s).throughput.mean - 1.0).abs() < 1e-2);
@@ -153,7 +152,6 @@ fn a_cycle_of_full_buffers_is_reported_as_deadlock() {
             source: Source::Closed { population: 2, think: Dist::Const { value: 0.0 } },
             steps: vec![step(0, Dist::Exp { mean: 1.0 }, Some(1)), step(1, Dist::Exp { mean: 1.0 }, Some(0))],
         }],
-        time_resolution: 1e-3,
     };
     let err = run(&model, &settings(1_000, 1, None)).unwrap_err();
     assert!(err.to_string().contains("deadlocked"), "{err}");

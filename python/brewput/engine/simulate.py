@@ -6,7 +6,8 @@ import os
 from typing import Callable, Mapping, Optional, Union
 
 from .. import _native
-from ..errors import BrewputError
+from ..errors import (BrewputError, CancelledError, DeadlockError, EngineError, EngineInputError,
+                      InternalError, UnstableError)
 from .cancellable import run_cancellable
 from ..model import Model, as_model
 from ..results import simulation_results
@@ -22,6 +23,15 @@ PROGRESS_INTERVAL = 0.1  # seconds between progress reports
 # Called with (customers done, customers in all or None when stopping by horizon).
 ProgressCallback = Callable[[int, Optional[int]], None]
 
+# The engine's exception classes (crates/py/src/guard.rs) -> the library's.
+_ENGINE_ERRORS = {
+    _native.InputError: EngineInputError,
+    _native.DeadlockError: DeadlockError,
+    _native.UnstableError: UnstableError,
+    _native.CancelledError: CancelledError,
+    _native.InternalError: InternalError,
+}
+
 
 def simulate(
     model: Union[Model, str, os.PathLike],
@@ -34,6 +44,7 @@ def simulate(
     warmup: Optional[float] = None,
     threads: Optional[int] = None,
     progress: Optional[ProgressCallback] = None,
+    distribution: bool = False,
 ) -> dict:
     """Simulates `model` (a Model or a model file) and returns the results dict
     (docs/results.md).
@@ -43,15 +54,19 @@ def simulate(
     warm-up. `warmup` is in customers when stopping by customers and in model
     time when stopping by horizon; by default a tenth of the run is discarded.
     `progress` is called about ten times a second while the engine runs.
-    Ctrl-C (KeyboardInterrupt) cancels the run.
+    `distribution=True` adds each class's response-time percentile distribution
+    (all replications together, the rows of an .hgrm file: report/hgrm.py).
+    Ctrl-C (KeyboardInterrupt) cancels the run. A run that cannot finish raises
+    an EngineError: DeadlockError, UnstableError, CancelledError, ...
     """
     model = as_model(model, params)
     settings = run_settings(seed, replications, customers, horizon, warmup, threads)
+    settings["distribution"] = bool(distribution)
     warnings = instability_warnings(model)
     try:
         summary = _run_engine(json.dumps(model.compile()), settings, progress)
-    except ValueError as e:
-        raise BrewputError(f"{model_label(model)}: {e}") from None
+    except (_native.EngineError, _native.InternalError) as e:
+        raise _ENGINE_ERRORS.get(type(e), EngineError)(f"{model_label(model)}: {e}") from None
     return simulation_results(model, settings, json.loads(summary), warnings)
 
 

@@ -3,15 +3,9 @@ numeric, every name replaced by its index in file order."""
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Iterator, Optional, Union
+from typing import Any, Dict, Optional, Union
 
-from .distributions import Distribution
 from .schema import JobClass, ModelSpec, Station
-
-# Histograms keep 3 significant digits of multiples of time_resolution, so a
-# thousandth of the shortest mean time resolves that time to about 0.1 %.
-RESOLUTION_PER_MEAN = 1e-3
-RESOLUTION_WHEN_ALL_ZERO = 1e-3  # every time is 0: any positive resolution will do
 
 
 def compile_model(spec: ModelSpec) -> Dict[str, Any]:
@@ -21,19 +15,7 @@ def compile_model(spec: ModelSpec) -> Dict[str, Any]:
         "stations": [_station(name, s) for name, s in spec.stations.items()],
         "resources": [{"name": name, "tokens": tokens} for name, tokens in spec.resources.items()],
         "classes": [_class(name, c, stations, resources) for name, c in spec.classes.items()],
-        "time_resolution": time_resolution(spec),
     }
-
-
-def time_resolution(spec: ModelSpec) -> float:
-    means = [d.mean for d in _distributions(spec) if d.mean > 0]
-    return min(means) * RESOLUTION_PER_MEAN if means else RESOLUTION_WHEN_ALL_ZERO
-
-
-def _distributions(spec: ModelSpec) -> Iterator[Distribution]:
-    for job_class in spec.classes.values():
-        yield job_class.interarrival if job_class.is_open else job_class.think
-        yield from (step.service for step in job_class.route)
 
 
 def _finite(n: Union[int, float]) -> Optional[int]:

@@ -1,0 +1,254 @@
+//! A histogram of non-negative times on a log-linear scale that spans every
+//! double: the same shape as an HdrHistogram of three significant digits (1024
+//! equal sub-buckets per power of two), but indexed by the bits of the `f64`
+//! itself, so it has no unit, no smallest tick and no largest value. A time of
+//! 1e-20 and one of 1e+20 are both kept to a relative 2^-10 (0.098 %).
+//!
+//! The bits of a non-negative double, read as an integer, grow with the value:
+//! the exponent field picks the power of two (an "octave"), the top ten bits of
+//! the mantissa the sub-bucket within it. Only the octaves between the smallest
+//! and the largest value recorded are stored.
+
+const SUB_BITS: u32 = 10;
+const MANTISSA_BITS: u32 = 52;
+/// Equal sub-buckets per power of two.
+pub const SUB_BUCKETS: usize = 1 << SUB_BITS;
+
+/// The most a bucket's lowest value can lie below any value in the bucket,
+/// relative to that value: 2^-10. Subnormal times (below 2.2e-308) share the
+/// lowest octave and are not resolved.
+pub const RELATIVE_RESOLUTION: f64 = 1.0 / SUB_BUCKETS as f64;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogHistogram {
+    /// The octave (the exponent field) of `counts[0]`.
+    first_octave: usize,
+    counts: Vec<Box<[u64; SUB_BUCKETS]>>,
+    total: u64,
+    /// Infinite while empty, so that the first value recorded is the smallest.
+    min: f64,
+    max: f64,
+}
+
+impl Default for LogHistogram {
+    fn default() -> Self {
+        LogHistogram { first_octave: 0, counts: Vec::new(), total: 0, min: f64::INFINITY, max: 0.0 }
+    }
+}
+
+/// One non-empty bucket: the values in [`low`, `high`) were recorded `count` times.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bucket {
+    pub low: f64,
+    pub high: f64,
+    pub count: u64,
+}
+
+impl LogHistogram {
+    #[inline]
+    pub fn record(&mut self, t: f64) {
+        // Zero, and anything that is not a positive number, counts as zero.
+        let bits = if t > 0.0 { t.to_bits() } else { 0 };
+        let octave = (bits >> MANTISSA_BITS) as usize;
+        let sub = (bits >> (MANTISSA_BITS - SUB_BITS)) as usize & (SUB_BUCKETS - 1);
+        let index = octave.wrapping_sub(self.first_octave);
+        if index >= self.counts.len() {
+            return self.record_outside(octave, sub, t);
+        }
+        self.counts[index][sub] += 1;
+        self.total += 1;
+        self.min = self.min.min(t.max(0.0));
+        self.max = self.max.max(t);
+    }
+
+    /// The first value of a new octave: widens the stored range to take it.
+    #[cold]
+    fn record_outside(&mut self, octave: usize, sub: usize, t: f64) {
+        self.cover(octave);
+        self.counts[octave - self.first_octave][sub] += 1;
+        self.total += 1;
+        self.min = self.min.min(t.max(0.0));
+        self.max = self.max.max(t);
+    }
+
+    /// Makes `octave` one of the stored octaves.
+    fn cover(&mut self, octave: usize) {
+        let empty = || Box::new([0u64; SUB_BUCKETS]);
+        if self.counts.is_empty() {
+            self.first_octave = octave;
+            self.counts.push(empty());
+        } else if octave < self.first_octave {
+            let mut grown: Vec<_> = (octave..self.first_octave).map(|_| empty()).collect();
+            grown.append(&mut self.counts);
+            self.counts = grown;
+            self.first_octave = octave;
+        } else {
+            while self.first_octave + self.counts.len() <= octave {
+                self.counts.push(empty());
+            }
+        }
+    }
+
+    /// Forgets everything recorded (keeps the memory).
+    pub fn reset(&mut self) {
+        self.counts.iter_mut().for_each(|octave| octave.fill(0));
+        self.total = 0;
+        self.min = f64::INFINITY;
+        self.max = 0.0;
+    }
+
+    /// Adds everything `other` recorded: exact, and the same in any order.
+    pub fn merge(&mut self, other: &LogHistogram) {
+        if other.total == 0 {
+            return;
+        }
+        for (i, octave) in other.counts.iter().enumerate() {
+            let at = other.first_octave + i;
+            if octave.iter().all(|&n| n == 0) {
+                continue;
+            }
+            self.cover(at);
+            let mine = &mut self.counts[at - self.first_octave];
+            mine.iter_mut().zip(octave.iter()).for_each(|(a, b)| *a += b);
+        }
+        self.total += other.total;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// The smallest value recorded (0 when empty).
+    pub fn min(&self) -> f64 {
+        if self.total == 0 { 0.0 } else { self.min }
+    }
+
+    pub fn max(&self) -> f64 {
+        self.max
+    }
+
+    /// Powers of two the recorded values span.
+    pub fn octaves(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// The non-empty buckets, ascending, their bounds narrowed to the smallest
+    /// and largest value recorded.
+    pub fn buckets(&self) -> impl Iterator<Item = Bucket> + '_ {
+        self.counts.iter().enumerate().flat_map(move |(i, octave)| {
+            let first_key = ((self.first_octave + i) << SUB_BITS) as u64;
+            octave.iter().enumerate().filter(|(_, &n)| n > 0).map(move |(sub, &count)| {
+                let bound = |key: u64| f64::from_bits(key << (MANTISSA_BITS - SUB_BITS));
+                let key = first_key + sub as u64;
+                Bucket { low: bound(key).max(self.min), high: bound(key + 1).min(self.max), count }
+            })
+        })
+    }
+
+    /// The values at `percents` (ascending, in percent), in one pass: for each,
+    /// the lowest value of the bucket that holds the value of rank
+    /// ceil(p/100 x total), so never above the value it stands for, never below
+    /// the smallest value recorded, and at most `RELATIVE_RESOLUTION` low; the
+    /// largest rank is the largest value, exactly.
+    /// NaN when nothing was recorded.
+    pub fn values_at<const N: usize>(&self, percents: &[f64; N]) -> [f64; N] {
+        let mut values = [f64::NAN; N];
+        if self.total == 0 {
+            return values;
+        }
+        let mut buckets = self.buckets();
+        let mut current = buckets.next().expect("a histogram with a count has a bucket");
+        let mut below_next = current.count;
+        for (value, &percent) in values.iter_mut().zip(percents) {
+            let rank = rank(percent, self.total);
+            while below_next < rank {
+                current = buckets.next().expect("ranks are at most the total");
+                below_next += current.count;
+            }
+            *value = if rank == self.total { self.max } else { current.low };
+        }
+        values
+    }
+}
+
+/// The rank of the `percent` point among `total` values: ceil(p/100 x total),
+/// at least 1. p/100 may round up (99.9 / 100 = 0.99900000000000001): stepping
+/// back a relative 1e-12 lets a whole p/100 x total pick its own rank.
+pub fn rank(percent: f64, total: u64) -> u64 {
+    ((percent / 100.0 * (1.0 - 1e-12) * total as f64).ceil() as u64).clamp(1, total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_scale_keeps_three_digits() {
+        for scale in [1e-300, 1e-20, 2.7e-8, 1e-3, 1.0, 3.7777, 1e6, 1e300] {
+            let mut h = LogHistogram::default();
+            for i in 1..=1000 {
+                h.record(i as f64 * scale);
+            }
+            let got = h.values_at(&[1.0, 50.0, 99.0, 100.0]);
+            for (got, want) in got.iter().zip([10.0, 500.0, 990.0, 1000.0]) {
+                let want = want * scale;
+                assert!(*got <= want && *got >= want * (1.0 - RELATIVE_RESOLUTION), "{got} vs {want}");
+            }
+            assert_eq!(h.min(), scale);
+            assert_eq!(h.max(), 1000.0 * scale);
+        }
+    }
+
+    #[test]
+    fn a_constant_is_exact() {
+        let mut h = LogHistogram::default();
+        (0..7).for_each(|_| h.record(3.7777));
+        assert_eq!(h.values_at(&[1.0, 50.0, 100.0]), [3.7777; 3]);
+    }
+
+    #[test]
+    fn zero_is_zero() {
+        let mut h = LogHistogram::default();
+        (0..3).for_each(|_| h.record(0.0));
+        h.record(2.0);
+        assert_eq!(h.values_at(&[50.0, 75.0, 100.0]), [0.0, 0.0, 2.0]);
+        assert_eq!(h.min(), 0.0);
+    }
+
+    #[test]
+    fn octaves_are_added_below_and_above() {
+        let mut h = LogHistogram::default();
+        for t in [1.0, 1e-5, 1e5, 0.5] {
+            h.record(t);
+        }
+        assert_eq!(h.values_at(&[25.0, 50.0, 75.0, 100.0]), [1e-5, 0.5, 1.0, 1e5]);
+        assert_eq!(h.buckets().map(|b| b.count).collect::<Vec<_>>(), [1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn merging_is_recording_both() {
+        let (mut a, mut b, mut both) = Default::default();
+        for i in 0..5000 {
+            let t = (i as f64 * 0.37).sin().abs() * 10f64.powi(i % 9 - 4);
+            let one: &mut LogHistogram = if i % 3 == 0 { &mut a } else { &mut b };
+            one.record(t);
+            LogHistogram::record(&mut both, t);
+        }
+        let mut merged = LogHistogram::default();
+        merged.merge(&b);
+        merged.merge(&a);
+        assert_eq!(merged.buckets().collect::<Vec<_>>(), both.buckets().collect::<Vec<_>>());
+        assert_eq!((merged.total(), merged.min(), merged.max()), (both.total(), both.min(), both.max()));
+    }
+
+    #[test]
+    fn reset_forgets() {
+        let mut h = LogHistogram::default();
+        h.record(5.0);
+        h.reset();
+        h.record(2.0);
+        assert_eq!((h.total(), h.min(), h.max()), (1, 2.0, 2.0));
+    }
+}
