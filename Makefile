@@ -1,27 +1,30 @@
 # Two commands matter: `make demo` (build everything, run the coffee-shop study)
-# and `make test` (every cargo and pytest test). Everything else is a step of those.
+# and `make test` (every cargo and pytest test, and the release wheel installed as a user
+# would). Everything else is a step of those.
 VENV   ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # maturin, started by pip for the editable build, must be found on PATH
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: demo test build rust-test py-test bench clean
+# Every dependency is declared once, in pyproject.toml: the package's with its extras,
+# the tools make runs (maturin, zig, auditwheel) in its `build` dependency group.
+EXTRAS := test,parquet,dask,bench
+
+.PHONY: demo test build rust-test py-test wheel wheel-test bench clean
 
 demo: build
 	$(VENV)/bin/brewput demo
 
-test: build rust-test py-test
+test: build rust-test py-test wheel-test
 
 build: $(STAMP)
-	$(PYTHON) -m pip install --quiet --no-build-isolation --no-deps -e .
+	$(PYTHON) -m pip install --quiet --no-build-isolation -e '.[$(EXTRAS)]'
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --upgrade pip
-	$(PYTHON) -m pip install --quiet maturin 'pydantic>=2.5' 'pyyaml>=6' 'typer>=0.12' 'rich>=13' \
-		'pytest>=7' 'scipy>=1.10' 'numpy>=1.24' 'simpy>=4' 'ciw>=3' \
-		'pandas>=1.5' 'pyarrow>=12' 'matplotlib>=3.6' 'plotly>=5.15' 'distributed>=2023.1'
+	$(PYTHON) -m pip install --quiet --group build
 	touch $(STAMP)
 
 rust-test:
@@ -29,6 +32,17 @@ rust-test:
 
 py-test:
 	$(PYTHON) -m pytest -q
+
+# The release wheel, linked by zig against manylinux2014's glibc 2.17 (no docker), so
+# that it installs on older Linux; auditwheel shows the symbols it needs.
+wheel: $(STAMP)
+	rm -rf dist
+	$(VENV)/bin/maturin build --release --zig --compatibility manylinux2014 --out dist
+	$(VENV)/bin/auditwheel show dist/brewput-*.whl
+
+# That wheel as a new user gets it: plain pip into a fresh venv, the README's commands.
+wheel-test: wheel
+	tests/wheel_smoke.sh dist/brewput-*.whl
 
 bench: build
 	$(PYTHON) bench/run.py
@@ -38,4 +52,4 @@ bench: build
 	$(PYTHON) bench/lab_curves.py >> bench/RESULTS.md
 
 clean:
-	rm -rf $(VENV) target
+	rm -rf $(VENV) target dist

@@ -7,13 +7,14 @@ so a test that passes keeps passing; the wide coverage keeps the chance that a
 correct engine fails some fixed seed small even across many asserts.
 """
 from functools import lru_cache
-from pathlib import Path
 
 from scipy.stats import t as student_t
 
 import brewput
+import brewput.bundled
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+# The examples as the package ships them (the checkout's examples/ links to them).
+EXAMPLES = brewput.bundled.EXAMPLES
 
 
 @lru_cache(maxsize=None)

@@ -12,6 +12,7 @@ _PUBLIC = {
     "load": ".model",
     "simulate": ".engine.simulate",
     "solve": ".engine.solve",
+    "__version__": ".version",
 }
 
 __all__ = sorted(_PUBLIC)

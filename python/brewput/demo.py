@@ -8,19 +8,18 @@ headline figures beside them.
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Optional
 
 from rich.console import Console
 
+from .bundled import EXAMPLES
 from .errors import BrewputError
 from .experiment.executors import executor
 from .experiment.runner import Progress, run
 from .experiment.study import load_study
 from .report.record_tables import pivot_table
 
-# Where the checkout keeps the study and its models (the package is installed from it).
-STUDY = Path(__file__).resolve().parents[2] / "examples" / "studies" / "coffee.yaml"
+STUDY = EXAMPLES / "studies" / "coffee.yaml"
 
 TALK = ("The talk: ideal 250/s per cpu; locking flat at 250/s, latency 4 ms x cpus; "
         "finelocking flat at 1000/s from 4 cpus; multi-2 linear to 1500/s at 6 cpus; "
@@ -33,7 +32,7 @@ def coffee_record(*, customers: int, replications: int, noise: Optional[float] =
     """The coffee study's experiment record, simulated on local processes, with
     the study's noise unless `noise` says otherwise."""
     if not STUDY.is_file():
-        raise BrewputError(f"{STUDY}: the coffee study is missing (run the demo from a brewput checkout)")
+        raise BrewputError(f"{STUDY}: the coffee study is missing from the installed package (reinstall brewput)")
     study = load_study(STUDY)
     if noise is not None:
         study = study.with_params(noise=noise)

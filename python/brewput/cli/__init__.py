@@ -6,7 +6,7 @@ family of commands; importing them registers their commands on `app`, in the
 order `brewput --help` lists them.
 """
 from .common import app
-from . import engines, studies, lab  # noqa: F401  (registers the commands)
+from . import version, engines, studies, lab, files  # noqa: F401  (registers the commands)
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from ..errors import BrewputError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+app = typer.Typer(add_completion=True, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="How fast will this service system be, where will it saturate, what should I change?")
 # Piped output gets room for the tables instead of rich's 80 columns.
 out = Console(width=None if sys.stdout.isatty() else 130)

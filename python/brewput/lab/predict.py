@@ -10,13 +10,13 @@ from typing import Dict, Optional, Tuple
 
 import yaml
 
+from ..bundled import EXAMPLES
 from ..engine.simulate import simulate
 from ..errors import BrewputError
 from ..model import Model
 from .options import numbered
 
-# Where the checkout keeps the example models (the package is installed from it).
-COFFEE = Path(__file__).resolve().parents[3] / "examples" / "coffee"
+COFFEE = EXAMPLES / "coffee"
 MACHINES = ("grinder", "espresso", "steamer")
 # The simulation behind each prediction: deterministic stages need few customers.
 CUSTOMERS, REPLICATIONS = 50_000, 3

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The wheel as a new user gets it: a fresh virtualenv, a plain `pip install` of the
+# built wheel (no test dependencies), then the README's commands run from a folder
+# outside the checkout. Any failing command, traceback or panic fails the check.
+#   usage: tests/wheel_smoke.sh dist/brewput-VERSION-....whl
+set -euo pipefail
+[ $# -eq 1 ] && [ -f "$1" ] || { echo "usage: $0 WHEEL (one built wheel)" >&2; exit 2; }
+wheel=$(realpath "$1")
+checkout=$(realpath "$(dirname "$0")/..")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+started=$SECONDS
+
+python3 -m venv "$work/venv"
+"$work/venv/bin/python" -m pip install --quiet --upgrade pip
+"$work/venv/bin/python" -m pip install --quiet "$wheel"
+export PATH="$work/venv/bin:$PATH"
+mkdir "$work/user" && cd "$work/user"
+
+# step DESCRIPTION EXPECTED COMMAND...: COMMAND succeeds, says EXPECTED (a fixed
+# string), and prints no traceback or panic.
+step() {
+    local what=$1 expected=$2 log="$work/step.log"
+    shift 2
+    if ! "$@" >"$log" 2>&1; then
+        echo "FAILED ($what): $*" >&2; cat "$log" >&2; exit 1
+    fi
+    if grep -qE 'Traceback|panicked' "$log" || ! grep -qF -- "$expected" "$log"; then
+        echo "FAILED ($what, expected '$expected', no traceback): $*" >&2; cat "$log" >&2; exit 1
+    fi
+    echo "ok  $what"
+}
+
+# refused WHAT EXPECTED COMMAND...: COMMAND is refused with exit code 2 and one line saying EXPECTED.
+refused() {
+    local what=$1 expected=$2 log="$work/step.log" code=0
+    shift 2
+    "$@" >"$log" 2>&1 || code=$?
+    if [ "$code" != 2 ] || [ "$(wc -l <"$log")" != 1 ] || ! grep -qF -- "$expected" "$log"; then
+        echo "FAILED ($what: exit 2 and one line saying '$expected'; got exit $code): $*" >&2
+        cat "$log" >&2; exit 1
+    fi
+    echo "ok  $what"
+}
+
+[ "$(command -v brewput)" = "$work/venv/bin/brewput" ] || { echo "FAILED: brewput is not the wheel's" >&2; exit 1; }
+# the installed package, not the checkout's sources
+step "imports the installed package" "$work/venv/" python -c "import brewput; print(brewput.__file__)"
+if python -c "import scipy" 2>/dev/null; then echo "FAILED: scipy is in a plain install" >&2; exit 1; fi
+
+version=$(grep -m1 '^version' "$checkout/Cargo.toml" | cut -d'"' -f2)
+step "--version" "brewput $version" brewput --version
+step "__version__" "$version" python -c "import brewput; print(brewput.__version__)"
+step "--help" "examples" brewput --help
+step "simulate --help" "--customers" brewput simulate --help
+
+step "examples ." "examples/mmc.yaml" brewput examples .
+refused "examples . again" "--force" brewput examples .
+step "examples . --force" "examples" brewput examples . --force
+
+step "demo" "Throughput (lattes per second)" brewput demo --customers 2000 --replications 2
+[ -f report/index.html ] || { echo "FAILED: demo wrote no report/index.html" >&2; exit 1; }
+step "simulate" "desk" brewput simulate examples/mmc.yaml --customers 20000
+step "simulate --set" "latte" brewput simulate examples/coffee/finelocking.yaml --set cpus=6 --customers 20000
+step "simulate --json" '"classes"' brewput simulate examples/tandem.yaml --customers 20000 --replications 3 --seed 7 --json
+step "solve: Erlang C" "34.99" brewput solve examples/helpdesk/merged.yaml
+step "solve --set" "cpu" brewput solve examples/central-server.yaml --set users=50
+step "compare" "desk" brewput compare examples/helpdesk/site-b.yaml --customers 20000
+step "Python API" "3.72" python -c \
+    "import brewput; print(brewput.solve('examples/mmc.yaml')['classes']['customer']['response_time']['mean'])"
+step "sweep to CSV" "cpus" brewput simulate examples/coffee/finelocking.yaml --sweep cpus=1..6 --customers 5000 -o results.csv
+[ -s results.csv ] || { echo "FAILED: no results.csv" >&2; exit 1; }
+refused "Parquet without the extra" "brewput[parquet]" brewput solve examples/mmc.yaml --sweep c=3..6 -o results.parquet
+step "study with a report" "finelocking" brewput run examples/studies/coffee.yaml --customers 2000 --replications 2 \
+    -o results.json --report study-report
+step "report of a record" "report-again" brewput report results.json -o report-again
+[ -f report-again/index.html ] || { echo "FAILED: brewput report wrote no index.html" >&2; exit 1; }
+step "lab with repetitions" "ideal" brewput lab coffee --impl ideal --cpus 1 --dur 100ms --warmup 10ms --repetitions 2
+step "lab --predict" "ideal" brewput lab coffee --impl ideal --cpus 1 --dur 100ms --warmup 10ms --repetitions 2 --predict
+
+python -m pip install --quiet "$wheel[parquet]"
+step "sweep to Parquet" "rate" brewput solve examples/mmc.yaml --sweep c=3..6 --sweep rate=1,2,2.7 -o results.parquet
+step "Parquet readable" "12 scenarios" python -c \
+    "import pandas; print(pandas.read_parquet('results.parquet').scenario.nunique(), 'scenarios')"
+
+echo "the wheel's commands: all passed in $((SECONDS - started)) s"
