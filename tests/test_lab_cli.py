@@ -61,17 +61,17 @@ def test_pool_shows_the_seeds_table():
 
 @pytest.mark.parametrize("args, message", [
     (("coffee", "--impl", "espresso"), "--impl espresso: unknown implementation"),
-    (("coffee", "--cpus", "0"), "--cpus 0: expected whole numbers from 1 to 4096"),
+    (("coffee", "--cpus", "0"), "--cpus 0: expected whole numbers from 1 to 4,096"),
     (("coffee", "--cpus", "two"), "--cpus two: expected whole numbers like 2, 1..6 or 1,2,4"),
     (("coffee", "--dur", "5"), "--dur 5: expected a time with a unit"),
     (("coffee", "--jitter", "5ms"), "--jitter 5ms: at most twice the shortest stage"),
     (("coffee", "--grind", "2ms", "--predict"), "--predict: the coffee models have four equal stages"),
-    (("coffee", "--rate", "-1"), "--rate -1: expected a positive rate"),
+    (("coffee", "--rate", "-1"), "--rate -1: expected a rate from 0.001 to 10,000,000 per second"),
     (("coffee", "--arrivals", "bursty", "--rate", "10"), "--arrivals bursty: expected poisson or constant"),
-    (("coffee", "--nice", "-40"), "--nice -40: expected -20 (highest priority) to 19"),
+    (("coffee", "--nice", "-40"), "--nice -40: expected a whole number from -20 to 19"),
     (("coffee", "-o", "out.txt"), "out.txt: expected a file ending in .json, .csv, .parquet"),
-    (("pool", "--tasks", "0"), "--tasks 0: expected 1 to 10,000"),
-    (("pool", "--work", "0ms"), "--work 0ms: expected a positive time"),
+    (("pool", "--tasks", "0"), "--tasks 0: expected a whole number from 1 to 10,000"),
+    (("pool", "--work", "0ms"), "--work 0ms: expected a time from 1us to 10s"),
 ])
 def test_bad_options_are_one_line_and_exit_2(args, message):
     run = brewput("lab", *args)
@@ -109,3 +109,16 @@ def test_customers_and_cpus_swept_together_keep_every_row():
     run = brewput("lab", "coffee", "--impl", "locking", "--cpus", "1..2", "--par", "1,3", *QUICK)
     assert run.returncode == 0, run.stderr
     assert "locking cpus=1" in run.stdout and "locking cpus=2" in run.stdout and "3 customers" in run.stdout
+
+
+def test_hgrm_writes_a_file_per_measured_scenario(tmp_path):
+    run = brewput("lab", "coffee", "--impl", "ideal", "--cpus", "1", *QUICK, "--predict", "--hgrm", tmp_path / "h")
+    assert run.returncode == 0, run.stderr
+    (path,) = (tmp_path / "h").iterdir()  # the measurement's; the prediction has no histogram file
+    assert path.name == "ideal-cpus=1-latte.hgrm"
+    assert path.read_text().splitlines()[0].split() == ["Value", "Percentile", "TotalCount", "1/(1-Percentile)"]
+    pool = brewput("lab", "pool", "--tasks", "4", "--work", "1ms", "--threads", "2", "--cpus", "1",
+                   "--repetitions", "1", "--hgrm", tmp_path / "p")
+    assert pool.returncode == 0, pool.stderr
+    assert sorted(p.name for p in (tmp_path / "p").iterdir()) == ["pool-threads=2-task.hgrm",
+                                                                  "thread-per-task-threads=4-task.hgrm"]

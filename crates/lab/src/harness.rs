@@ -25,7 +25,8 @@ use crate::control::LabControl;
 use crate::error::LabError;
 use crate::kitchen::{self, Kitchen, Work};
 use crate::os;
-use crate::recipe::Recipe;
+use crate::recipe::RecipeSettings;
+use crate::seconds::{at_most_forever, seconds};
 use crate::stats::{Latencies, Times};
 
 /// How often a waiting harness looks at the cancel flag.
@@ -37,13 +38,16 @@ pub struct CoffeeRun {
     pub kitchen: String,
     pub cpus: usize,
     pub par: usize,
-    pub recipe: Recipe,
+    pub recipe: RecipeSettings,
     pub duration_ms: f64,
     pub warmup_ms: f64,
     pub repetitions: usize,
     #[serde(default)]
     pub load: Load,
     pub percentiles: Vec<f64>,
+    /// Also report the response times' percentile distribution (.hgrm rows).
+    #[serde(default)]
+    pub distribution: bool,
     /// The nice value to run at (None: as the caller); see [`os::set_nice`].
     #[serde(default)]
     pub nice: Option<i32>,
@@ -95,33 +99,6 @@ pub struct Repetition {
     pub others_cpu_s: Option<f64>,
 }
 
-impl CoffeeRun {
-    fn check(&self) -> Result<(), LabError> {
-        let bad = |what: String| Err(LabError::Input(what));
-        if self.par == 0 || self.par > 4096 {
-            return bad(format!("par: expected 1 to 4096 customers, got {}", self.par));
-        }
-        if !(self.duration_ms.is_finite() && self.duration_ms > 0.0) {
-            return bad(format!("duration: expected a positive time, got {} ms", self.duration_ms));
-        }
-        if !(self.warmup_ms.is_finite() && self.warmup_ms >= 0.0) {
-            return bad(format!("warmup: expected a non-negative time, got {} ms", self.warmup_ms));
-        }
-        if self.repetitions == 0 {
-            return bad("repetitions: expected at least 1".into());
-        }
-        if self.percentiles.iter().any(|p| !(0.0..=100.0).contains(p)) {
-            return bad("percentiles: expected values from 0 to 100".into());
-        }
-        if let Load::Open { rate_per_s, .. } = self.load {
-            if !(rate_per_s.is_finite() && rate_per_s > 0.0) {
-                return bad(format!("rate: expected a positive rate, got {rate_per_s}/s"));
-            }
-        }
-        self.recipe.check().map_err(LabError::Input)
-    }
-}
-
 /// Runs `f` on a new thread confined to the first `cpus` CPUs this process may
 /// use, at `nice` if given; every thread `f` starts inherits both, the
 /// caller's thread neither.
@@ -148,11 +125,19 @@ pub fn on_cpus<T: Send>(
     Ok((out, ids, warning))
 }
 
-/// Runs the coffee shop `run` describes, all repetitions.
+/// Runs the coffee shop `run` describes, all repetitions. The settings'
+/// bounds are checked on the Python side (python/brewput/lab/options.py,
+/// where the option a person typed is known); here every time is converted
+/// with a checked form, so a value out of range is an error, never a panic.
 pub fn run_coffee(run: &CoffeeRun, control: &LabControl) -> Result<CoffeeReport, LabError> {
-    run.check()?;
+    let recipe = run.recipe.recipe()?;
+    let times = Span { warmup: seconds("warmup_ms", run.warmup_ms * 1e-3)?, duration: seconds("duration_ms", run.duration_ms * 1e-3)? };
+    let load = match run.load {
+        Load::Closed => None,
+        Load::Open { rate_per_s, arrivals, queue, seed } => Some((Gaps::new(rate_per_s, arrivals, seed)?, queue)),
+    };
     let burner = Burner::shared();
-    let work = Work { recipe: run.recipe, burner };
+    let work = Work { recipe, burner };
     kitchen::open(&run.kitchen, work)?; // a bad name fails before any CPU is pinned
     let ((repetitions, latencies), ids, warning) = on_cpus(run.cpus, run.nice, || {
         let mut repetitions = Vec::new();
@@ -162,8 +147,9 @@ pub fn run_coffee(run: &CoffeeRun, control: &LabControl) -> Result<CoffeeReport,
                 break;
             }
             let kitchen = kitchen::open(&run.kitchen, work)?;
-            let (repetition, latencies) = repeat(kitchen.as_ref(), run, control);
+            let measured = repeat(kitchen.as_ref(), run.par, &times, load.clone(), control);
             drop(kitchen); // pipelines stop and join here, outside the window
+            let (repetition, latencies) = measured?;
             if control.is_cancelled() {
                 break;
             }
@@ -179,10 +165,16 @@ pub fn run_coffee(run: &CoffeeRun, control: &LabControl) -> Result<CoffeeReport,
         burn_iterations_per_us: burner.iterations_per_us(),
         cancelled: control.is_cancelled(),
         repetitions,
-        response: latencies.response.summary(&run.percentiles),
-        service: latencies.service.summary(&run.percentiles),
-        waiting: latencies.waiting.summary(&run.percentiles),
+        response: latencies.response.summary(&run.percentiles, run.distribution),
+        service: latencies.service.summary(&run.percentiles, false),
+        waiting: latencies.waiting.summary(&run.percentiles, false),
     })
+}
+
+/// A repetition's warm-up and measured window.
+struct Span {
+    warmup: Duration,
+    duration: Duration,
 }
 
 /// The measured window of one repetition: what ends in it counts.
@@ -234,23 +226,27 @@ fn sleep_until(t: Instant, control: &LabControl) {
 }
 
 /// One repetition on an open kitchen.
-fn repeat(kitchen: &dyn Kitchen, run: &CoffeeRun, control: &LabControl) -> (Repetition, Latencies) {
+fn repeat(
+    kitchen: &dyn Kitchen,
+    par: usize,
+    span: &Span,
+    load: Option<(Gaps, usize)>,
+    control: &LabControl,
+) -> Result<(Repetition, Latencies), LabError> {
     let start = Instant::now();
-    let from = start + Duration::from_secs_f64(run.warmup_ms * 1e-3);
-    let window = Window { from, until: from + Duration::from_secs_f64(run.duration_ms * 1e-3) };
+    let beyond_the_clock = || LabError::Input("warmup_ms + duration_ms: beyond what the clock can time".into());
+    let from = start.checked_add(span.warmup).ok_or_else(beyond_the_clock)?;
+    let window = Window { from, until: from.checked_add(span.duration).ok_or_else(beyond_the_clock)? };
     let stop = AtomicBool::new(false);
-    let (latencies, offered, dropped, watched) = match run.load {
-        Load::Closed => {
-            let (latencies, watched) = closed(kitchen, run.par, window, &stop, control);
+    let (latencies, offered, dropped, watched) = match load {
+        None => {
+            let (latencies, watched) = closed(kitchen, par, window, &stop, control)?;
             (latencies, None, 0, watched)
         }
-        Load::Open { rate_per_s, arrivals, queue, seed } => {
-            let gaps = Gaps::new(rate_per_s, arrivals, seed);
-            open(kitchen, run.par, queue, gaps, window, &stop, control)
-        }
+        Some((gaps, queue)) => open(kitchen, par, queue, gaps, window, &stop, control)?,
     };
     let completed = latencies.response.count();
-    let window_s = run.duration_ms * 1e-3;
+    let window_s = span.duration.as_secs_f64();
     let repetition = Repetition {
         window_s,
         offered,
@@ -261,7 +257,26 @@ fn repeat(kitchen: &dyn Kitchen, run: &CoffeeRun, control: &LabControl) -> (Repe
         utilization: watched.cpu.as_secs_f64() / (watched.span.as_secs_f64() * watched.cpus as f64),
         others_cpu_s: watched.others.map(|d| d.as_secs_f64()),
     };
-    (repetition, latencies)
+    Ok((repetition, latencies))
+}
+
+/// Starts `n` threads running `body` in scope `s`. A thread the system refuses
+/// raises `stop` (so those already running finish) and is an error.
+fn start_threads<'scope, 'env, T: Send + 'scope>(
+    s: &'scope thread::Scope<'scope, 'env>,
+    n: usize,
+    what: &str,
+    stop: &'scope AtomicBool,
+    body: impl Fn() -> T + Send + Sync + Clone + 'scope,
+) -> Result<Vec<thread::ScopedJoinHandle<'scope, T>>, LabError> {
+    (0..n)
+        .map(|_| {
+            thread::Builder::new().spawn_scoped(s, body.clone()).map_err(|e| {
+                stop.store(true, Ordering::Relaxed);
+                LabError::Os(format!("cannot start {what} thread: {e}"))
+            })
+        })
+        .collect()
 }
 
 /// `par` customers ordering back to back; each order's intended start is when
@@ -272,54 +287,56 @@ fn closed(
     window: Window,
     stop: &AtomicBool,
     control: &LabControl,
-) -> (Latencies, Watched) {
+) -> Result<(Latencies, Watched), LabError> {
     let orders = AtomicU64::new(0);
     thread::scope(|s| {
-        let customers: Vec<_> = (0..par)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut latencies = Latencies::default();
-                    while !stop.load(Ordering::Relaxed) {
-                        let started = Instant::now();
-                        kitchen.brew(orders.fetch_add(1, Ordering::Relaxed));
-                        let ended = Instant::now();
-                        if window.holds(ended) {
-                            latencies.record(started, started, ended);
-                        }
-                    }
-                    latencies
-                })
-            })
-            .collect();
+        let orders = &orders;
+        let customers = start_threads(s, par, "a customer", stop, move || {
+            let mut latencies = Latencies::default();
+            while !stop.load(Ordering::Relaxed) {
+                let started = Instant::now();
+                kitchen.brew(orders.fetch_add(1, Ordering::Relaxed));
+                let ended = Instant::now();
+                if window.holds(ended) {
+                    latencies.record(started, started, ended);
+                }
+            }
+            latencies
+        })?;
         let watched = window.watch(stop, control);
         let mut all = Latencies::default();
         for customer in customers {
             all.merge(&customer.join().expect("a customer thread panicked"));
         }
-        (all, watched)
+        Ok((all, watched))
     })
 }
 
 /// Times between open-loop arrivals.
+#[derive(Clone)]
 struct Gaps {
-    mean_s: f64,
+    every: Duration,
     poisson: Option<(Exp<f64>, Xoshiro256PlusPlus)>,
 }
 
 impl Gaps {
-    fn new(rate_per_s: f64, arrivals: Arrivals, seed: u64) -> Gaps {
+    fn new(rate_per_s: f64, arrivals: Arrivals, seed: u64) -> Result<Gaps, LabError> {
+        let rate = |e: String| LabError::Input(format!("rate_per_s: expected a positive rate, got {rate_per_s} ({e})"));
         let poisson = match arrivals {
-            Arrivals::Poisson => Some((Exp::new(rate_per_s).expect("rate checked positive"), Xoshiro256PlusPlus::seed_from_u64(seed))),
+            Arrivals::Poisson => {
+                Some((Exp::new(rate_per_s).map_err(|e| rate(e.to_string()))?, Xoshiro256PlusPlus::seed_from_u64(seed)))
+            }
             Arrivals::Constant => None,
         };
-        Gaps { mean_s: 1.0 / rate_per_s, poisson }
+        let every = seconds("rate_per_s", 1.0 / rate_per_s).map_err(|e| rate(e.to_string()))?;
+        Ok(Gaps { every, poisson })
     }
 
     fn next(&mut self) -> Duration {
-        Duration::from_secs_f64(match &mut self.poisson {
-            Some((exp, rng)) => exp.sample(rng),
-            None => self.mean_s,
-        })
+        match &mut self.poisson {
+            Some((exp, rng)) => at_most_forever(exp.sample(rng)),
+            None => self.every,
+        }
     }
 }
 
@@ -334,56 +351,60 @@ fn open(
     window: Window,
     stop: &AtomicBool,
     control: &LabControl,
-) -> (Latencies, Option<u64>, u64, Watched) {
+) -> Result<(Latencies, Option<u64>, u64, Watched), LabError> {
     let (requests, inbox) = bounded::<(u64, Instant)>(queue);
     thread::scope(|s| {
-        let customers: Vec<_> = (0..par)
-            .map(|_| {
-                let inbox = inbox.clone();
-                s.spawn(move || {
-                    let mut latencies = Latencies::default();
-                    for (order, intended) in inbox {
-                        if stop.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        let started = Instant::now();
-                        kitchen.brew(order);
-                        let ended = Instant::now();
-                        if window.holds(ended) {
-                            latencies.record(intended, started, ended);
-                        }
+        let customers = start_threads(s, par, "a customer", stop, {
+            let inbox = inbox.clone();
+            move || {
+                let mut latencies = Latencies::default();
+                for (order, intended) in inbox.iter() {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
                     }
-                    latencies
-                })
-            })
-            .collect();
-        let generator = s.spawn(move || {
-            let (mut offered, mut dropped) = (0u64, 0u64);
-            let mut intended = Instant::now();
-            for order in 0.. {
-                intended += gaps.next();
-                if intended >= window.until {
-                    break;
+                    let started = Instant::now();
+                    kitchen.brew(order);
+                    let ended = Instant::now();
+                    if window.holds(ended) {
+                        latencies.record(intended, started, ended);
+                    }
                 }
-                sleep_until(intended, control);
-                if stop.load(Ordering::Relaxed) || control.is_cancelled() {
-                    break;
-                }
-                let counted = window.holds(intended);
-                offered += counted as u64;
-                if let Err(TrySendError::Full(_)) = requests.try_send((order, intended)) {
-                    dropped += counted as u64;
-                }
+                latencies
             }
-            (offered, dropped) // dropping `requests` lets idle customers finish
-        });
+        })?;
+        drop(inbox);
+        let generator = thread::Builder::new()
+            .spawn_scoped(s, move || {
+                let (mut offered, mut dropped) = (0u64, 0u64);
+                let mut intended = Instant::now();
+                for order in 0.. {
+                    // An arrival beyond the clock's range is beyond the window too.
+                    intended = match intended.checked_add(gaps.next()) {
+                        Some(t) if t < window.until => t,
+                        _ => break,
+                    };
+                    sleep_until(intended, control);
+                    if stop.load(Ordering::Relaxed) || control.is_cancelled() {
+                        break;
+                    }
+                    let counted = window.holds(intended);
+                    offered += counted as u64;
+                    if let Err(TrySendError::Full(_)) = requests.try_send((order, intended)) {
+                        dropped += counted as u64;
+                    }
+                }
+                (offered, dropped) // dropping `requests` lets idle customers finish
+            })
+            .map_err(|e| {
+                stop.store(true, Ordering::Relaxed);
+                LabError::Os(format!("cannot start the order generator thread: {e}"))
+            })?;
         let watched = window.watch(stop, control);
         let (offered, dropped) = generator.join().expect("the generator panicked");
-        drop(inbox);
         let mut all = Latencies::default();
         for customer in customers {
             all.merge(&customer.join().expect("a customer thread panicked"));
         }
-        (all, Some(offered), dropped, watched)
+        Ok((all, Some(offered), dropped, watched))
     })
 }

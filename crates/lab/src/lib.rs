@@ -14,6 +14,7 @@ pub mod kitchen;
 mod os;
 pub mod pool;
 mod recipe;
+mod seconds;
 mod stats;
 
 pub use burn::Burner;
@@ -21,7 +22,7 @@ pub use control::LabControl;
 pub use error::LabError;
 pub use harness::{run_coffee, CoffeeReport, CoffeeRun};
 pub use pool::{run_pool, PoolReport, PoolRun};
-pub use recipe::{Latte, Recipe, Stall};
+pub use recipe::{Latte, Recipe, RecipeSettings, StallSettings};
 pub use stats::Times;
 
 fn from_json<'a, T: serde::Deserialize<'a>>(what: &str, json: &'a str) -> Result<T, LabError> {
@@ -40,4 +41,44 @@ pub fn coffee_json(run: &str, control: &LabControl) -> Result<String, LabError> 
 /// Runs a thread-pool measurement ([`PoolRun`] as JSON); the report as JSON.
 pub fn pool_json(run: &str, control: &LabControl) -> Result<String, LabError> {
     to_json(&run_pool(&from_json("pool run", run)?, control)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A short valid run with `changes` (a JSON object) laid over it.
+    fn coffee(changes: &str) -> Result<String, LabError> {
+        let mut run = serde_json::json!({"kitchen": "ideal", "cpus": 1, "par": 1, "repetitions": 1,
+            "percentiles": [50.0], "duration_ms": 5.0, "warmup_ms": 0.0,
+            "recipe": {"grind_us": 10.0, "press_us": 10.0, "steam_us": 10.0, "latte_us": 10.0}});
+        let changes: serde_json::Value = serde_json::from_str(changes).unwrap();
+        for (key, value) in changes.as_object().unwrap() {
+            run[key] = value.clone();
+        }
+        coffee_json(&run.to_string(), &LabControl::default())
+    }
+
+    #[test]
+    fn times_beyond_a_duration_are_errors_naming_the_field_not_panics() {
+        for (changes, field) in [
+            (r#"{"duration_ms": 1e30}"#, "duration_ms"),
+            (r#"{"warmup_ms": -1}"#, "warmup_ms"),
+            (r#"{"recipe": {"grind_us": 1e40, "press_us": 1, "steam_us": 1, "latte_us": 1}}"#, "grind_us"),
+            (r#"{"load": {"kind": "open", "rate_per_s": 1e-300, "arrivals": "constant", "queue": 1, "seed": 1}}"#, "rate_per_s"),
+            (r#"{"load": {"kind": "open", "rate_per_s": 0, "arrivals": "poisson", "queue": 1, "seed": 1}}"#, "rate_per_s"),
+        ] {
+            let err = coffee(changes).unwrap_err().to_string();
+            assert!(err.starts_with(field), "{changes}: {err}");
+        }
+        let pool = r#"{"tasks": 1, "work_us": 1e30, "threads": 1, "cpus": 1, "repetitions": 1, "percentiles": [50]}"#;
+        assert!(pool_json(pool, &LabControl::default()).unwrap_err().to_string().starts_with("work_us"));
+    }
+
+    #[test]
+    fn a_rate_too_slow_to_arrive_in_the_window_measures_nothing() {
+        let open = r#"{"load": {"kind": "open", "rate_per_s": 1e-6, "arrivals": "poisson", "queue": 1, "seed": 1}}"#;
+        let report: serde_json::Value = serde_json::from_str(&coffee(open).unwrap()).unwrap();
+        assert_eq!(report["response"]["count"], 0);
+    }
 }

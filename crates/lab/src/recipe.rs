@@ -2,12 +2,15 @@
 //! Every implementation calls the same `Recipe::make` for each stage, so they
 //! differ only in how they share machines and hand orders on.
 
+use std::num::NonZeroU64;
 use std::time::Duration;
 
 use rand::Rng;
 use serde::Deserialize;
 
 use crate::burn::Burner;
+use crate::error::LabError;
+use crate::seconds::seconds;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
@@ -45,21 +48,13 @@ impl Latte {
     }
 }
 
-/// A deliberate hiccup: every `every`-th order's grinding pauses (sleeps) for
-/// `pause_us` on top of its work, holding whatever machine it holds. Used to
-/// check that latency from the intended start shows a stall in the tail.
+/// The recipe as a run's settings give it: stage times in microseconds; each
+/// stage lasts uniformly `time ± jitter/2` (the models' `jitter(mean, width)`).
+/// The bounds people may ask for are checked on the Python side
+/// (python/brewput/lab/options.py); here the times only have to be times.
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Stall {
-    pub every: u64,
-    pub pause_us: f64,
-}
-
-/// Stage times in microseconds; each stage lasts uniformly `time ± jitter/2`
-/// (the models' `jitter(mean, width)`).
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Recipe {
+pub struct RecipeSettings {
     pub grind_us: f64,
     pub press_us: f64,
     pub steam_us: f64,
@@ -67,63 +62,100 @@ pub struct Recipe {
     #[serde(default)]
     pub jitter_us: f64,
     #[serde(default)]
-    pub stall: Option<Stall>,
+    pub stall: Option<StallSettings>,
+}
+
+/// A deliberate hiccup: every `every`-th order's grinding pauses (sleeps) for
+/// `pause_us` on top of its work, holding whatever machine it holds. Used to
+/// check that latency from the intended start shows a stall in the tail.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StallSettings {
+    pub every: NonZeroU64,
+    pub pause_us: f64,
+}
+
+/// A recipe ready to make lattes: its times converted once into Durations.
+#[derive(Debug, Clone, Copy)]
+pub struct Recipe {
+    times: [Duration; 4],
+    jitter: Duration,
+    stall: Option<Stall>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Stall {
+    every: NonZeroU64,
+    pause: Duration,
+}
+
+impl RecipeSettings {
+    /// The recipe these settings describe; a time that is not one (negative,
+    /// NaN, beyond what a Duration holds) is an error naming its field.
+    pub fn recipe(&self) -> Result<Recipe, LabError> {
+        let us = |field: &str, us: f64| seconds(field, us * 1e-6);
+        Ok(Recipe {
+            times: [
+                us("grind_us", self.grind_us)?,
+                us("press_us", self.press_us)?,
+                us("steam_us", self.steam_us)?,
+                us("latte_us", self.latte_us)?,
+            ],
+            jitter: us("jitter_us", self.jitter_us)?,
+            stall: match self.stall {
+                Some(stall) => Some(Stall { every: stall.every, pause: us("stall.pause_us", stall.pause_us)? }),
+                None => None,
+            },
+        })
+    }
 }
 
 impl Recipe {
-    /// The talk's default: four 1 ms stages, no jitter.
-    pub fn talk() -> Recipe {
-        Recipe { grind_us: 1000.0, press_us: 1000.0, steam_us: 1000.0, latte_us: 1000.0, jitter_us: 0.0, stall: None }
-    }
-
-    pub fn uniform(stage_us: f64) -> Recipe {
-        Recipe { grind_us: stage_us, press_us: stage_us, steam_us: stage_us, latte_us: stage_us, ..Recipe::talk() }
-    }
-
-    pub fn check(&self) -> Result<(), String> {
-        let times = [("grind", self.grind_us), ("press", self.press_us), ("steam", self.steam_us), ("latte", self.latte_us)];
-        for (name, t) in times {
-            if !(t.is_finite() && t >= 0.0) {
-                return Err(format!("{name}: expected a non-negative time, got {t} us"));
-            }
-            if self.jitter_us > 2.0 * t {
-                return Err(format!("jitter {} us is more than twice the {name} stage ({t} us)", self.jitter_us));
-            }
-        }
-        if !(self.jitter_us.is_finite() && self.jitter_us >= 0.0) {
-            return Err(format!("jitter: expected a non-negative time, got {} us", self.jitter_us));
-        }
-        if let Some(stall) = self.stall {
-            if stall.every == 0 || !(stall.pause_us.is_finite() && stall.pause_us >= 0.0) {
-                return Err("stall: expected every >= 1 and a non-negative pause".into());
-            }
-        }
-        Ok(())
-    }
-
-    fn time_us(&self, stage: Stage) -> f64 {
-        match stage {
-            Stage::Grind => self.grind_us,
-            Stage::Press => self.press_us,
-            Stage::Steam => self.steam_us,
-            Stage::Latte => self.latte_us,
-        }
+    /// Four stages of `stage` each, no jitter, no stall.
+    pub fn uniform(stage: Duration) -> Recipe {
+        Recipe { times: [stage; 4], jitter: Duration::ZERO, stall: None }
     }
 
     /// Does one stage of `latte` on the calling thread.
     pub fn make(&self, burner: &Burner, stage: Stage, latte: &mut Latte) {
-        let mut us = self.time_us(stage);
-        if self.jitter_us > 0.0 {
-            us += rand::thread_rng().gen_range(-0.5..0.5) * self.jitter_us;
+        let mut time = self.times[stage as usize];
+        if !self.jitter.is_zero() {
+            let u: f64 = rand::thread_rng().gen();
+            let spread = Duration::try_from_secs_f64(u * self.jitter.as_secs_f64()).unwrap_or(self.jitter);
+            time = time.saturating_add(spread).saturating_sub(self.jitter / 2);
         }
-        burner.burn(Duration::from_secs_f64(us.max(0.0) * 1e-6));
+        burner.burn(time);
         if let (Stage::Grind, Some(stall)) = (stage, self.stall) {
-            if latte.order % stall.every == stall.every - 1 {
-                std::thread::sleep(Duration::from_secs_f64(stall.pause_us * 1e-6));
+            if latte.order % stall.every.get() == stall.every.get() - 1 {
+                std::thread::sleep(stall.pause);
             }
         }
         let bit = 1 << stage as u8;
         latte.repeated |= latte.stages & bit != 0;
         latte.stages |= bit;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(grind_us: f64) -> RecipeSettings {
+        RecipeSettings { grind_us, press_us: 1.0, steam_us: 1.0, latte_us: 1.0, jitter_us: 0.0, stall: None }
+    }
+
+    #[test]
+    fn times_that_are_not_durations_are_errors_naming_the_field() {
+        for bad in [f64::NAN, f64::INFINITY, -1.0, 1e30 * 1e3] {
+            let err = settings(bad).recipe().unwrap_err().to_string();
+            assert!(err.starts_with("grind_us: "), "{err}");
+        }
+        assert_eq!(settings(2500.0).recipe().unwrap().times[0], Duration::from_micros(2500));
+    }
+
+    #[test]
+    fn a_stall_every_zero_orders_is_refused_when_read() {
+        let json = r#"{"grind_us": 1, "press_us": 1, "steam_us": 1, "latte_us": 1, "stall": {"every": 0, "pause_us": 1}}"#;
+        assert!(serde_json::from_str::<RecipeSettings>(json).is_err());
     }
 }

@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 mod guard;
+#[cfg(target_os = "linux")]
 mod lab;
 
 use pyo3::prelude::*;
@@ -57,6 +58,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CONFIDENCE", brewput_sim::CONFIDENCE)?;
     m.add("RELATIVE_RESOLUTION", brewput_sim::RELATIVE_RESOLUTION)?;
     m.add_function(wrap_pyfunction!(t_critical, m)?)?;
+    #[cfg(target_os = "linux")]
     lab::register(m)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)
 }

@@ -1,5 +1,9 @@
 """`brewput lab coffee` and `brewput lab pool`: real concurrent code on this
-machine's CPUs, measured beside its model."""
+machine's CPUs, measured beside its model.
+
+Every option arrives as text and is parsed and bounded by lab/options.py (the
+one home of the lab's limits), so that a bad one is refused in one line naming
+it before anything is measured."""
 from __future__ import annotations
 
 import json
@@ -8,14 +12,17 @@ from typing import Optional
 
 import typer
 
-from ..errors import BrewputError
-from .common import OutputOption, ReportOption, app, command_line, err, out, progress_bar, user_errors
-from .scenarios import write_outputs
+from .common import OutputOption, ReportOption, app, command_line, err, out, progress_bar, user_errors, warning_line
+from .scenarios import check_outputs, write_outputs
 
 lab_app = typer.Typer(no_args_is_help=True, help="Measure real concurrent code on this machine's CPUs, beside its model.")
 app.add_typer(lab_app, name="lab")
-NiceOption = typer.Option(None, "--nice", help="Run the measurement at this nice value; below 0 (higher "
-                                               "priority, needs root) keeps other busy processes out of the figures.")
+NiceOption = typer.Option(None, "--nice", metavar="N", help="Run the measurement at this nice value; below 0 (higher "
+                                                            "priority, needs root) keeps other busy processes out of "
+                                                            "the figures.")
+RepetitionsOption = typer.Option("3", "--repetitions", metavar="N", help="Repetitions per scenario.")
+HgrmOption = typer.Option(None, "--hgrm", help="Write each measured latency distribution as an .hgrm file "
+                                               "(HdrHistogram's percentile format) into this folder.")
 
 
 @lab_app.command("coffee")
@@ -28,101 +35,112 @@ def lab_coffee(
     par: Optional[str] = typer.Option(None, "--par", help="Concurrent customers, e.g. 8 or 1..8 [default: as many as CPUs]."),
     dur: str = typer.Option("1s", "--dur", help="Measured time per repetition."),
     warmup: str = typer.Option("250ms", "--warmup", help="Discarded before each repetition's measurement."),
-    repetitions: int = typer.Option(3, "--repetitions", help="Repetitions per scenario, each on a fresh kitchen."),
+    repetitions: str = RepetitionsOption,
     grind: str = typer.Option("1ms", "--grind", help="CPU burnt grinding."),
     press: str = typer.Option("1ms", "--press", help="CPU burnt pressing the espresso."),
     steam: str = typer.Option("1ms", "--steam", help="CPU burnt steaming the milk."),
     latte: str = typer.Option("1ms", "--latte", help="CPU burnt making the latte."),
     jitter: str = typer.Option("0ms", "--jitter", help="Each stage lasts its time ± jitter/2, uniformly."),
-    rate: Optional[float] = typer.Option(None, "--rate", help="Open loop: orders per second [default: closed loop]."),
+    rate: Optional[str] = typer.Option(None, "--rate", metavar="PER_S",
+                                       help="Open loop: orders per second [default: closed loop]."),
     arrivals: str = typer.Option("poisson", "--arrivals", help="Open loop: poisson or constant."),
-    queue: int = typer.Option(10_000, "--queue", help="Open loop: orders waiting at most; more are dropped."),
+    queue: str = typer.Option("10000", "--queue", metavar="N", help="Open loop: orders waiting at most; more are dropped."),
     stall: str = typer.Option("0ms", "--stall", help="Pause every --stall-every-th order's grinding this long."),
-    stall_every: Optional[int] = typer.Option(None, "--stall-every", help="Which orders stall (with --stall)."),
+    stall_every: Optional[str] = typer.Option(None, "--stall-every", metavar="N",
+                                              help="Which orders stall (with --stall)."),
     predict: bool = typer.Option(False, "--predict", help="Simulate each implementation's model beside it."),
-    nice: Optional[int] = NiceOption,
+    nice: Optional[str] = NiceOption,
     output: Optional[Path] = OutputOption,
     report: Optional[Path] = ReportOption,
+    hgrm: Optional[Path] = HgrmOption,
     as_json: bool = typer.Option(False, "--json", help="Print the experiment record as JSON."),
 ):
     """The coffee-shop talk for real: each implementation on real threads, 1 to K CPUs."""
     from ..lab import CoffeeSettings, run_coffee_lab
     from ..lab import options as opt
+    from ..lab.native import require_lab
     from ..lab.show import print_coffee
 
+    require_lab()
     settings = CoffeeSettings(
-        grind_ms=opt.time_ms("--grind", grind, allow_zero=True), press_ms=opt.time_ms("--press", press, allow_zero=True),
-        steam_ms=opt.time_ms("--steam", steam, allow_zero=True), latte_ms=opt.time_ms("--latte", latte, allow_zero=True),
-        jitter_ms=opt.time_ms("--jitter", jitter, allow_zero=True), duration_ms=opt.time_ms("--dur", dur),
-        warmup_ms=opt.time_ms("--warmup", warmup, allow_zero=True), repetitions=repetitions, rate_per_s=rate,
-        arrivals=arrivals, queue=queue, stall_every=stall_every, stall_ms=opt.time_ms("--stall", stall, allow_zero=True),
-        nice=nice)
-    asked = opt.whole_numbers("--cpus", cpus) if cpus else list(range(1, min(6, opt.machine_cpus()) + 1))
+        grind_ms=opt.time_ms("--grind", grind), press_ms=opt.time_ms("--press", press),
+        steam_ms=opt.time_ms("--steam", steam), latte_ms=opt.time_ms("--latte", latte),
+        jitter_ms=opt.time_ms("--jitter", jitter), duration_ms=opt.time_ms("--dur", dur),
+        warmup_ms=opt.time_ms("--warmup", warmup), repetitions=opt.whole_number("--repetitions", repetitions),
+        rate_per_s=None if rate is None else opt.rate_per_s("--rate", rate), arrivals=arrivals,
+        queue=opt.whole_number("--queue", queue),
+        stall_every=None if stall_every is None else opt.whole_number("--stall-every", stall_every),
+        stall_ms=opt.time_ms("--stall", stall), nice=None if nice is None else opt.whole_number("--nice", nice))
+    settings.check()
+    implementations = opt.implementations(impl)
+    pars = opt.whole_numbers("--par", par) if par is not None else None
+    asked = opt.whole_numbers("--cpus", cpus) if cpus is not None else list(range(1, min(6, opt.machine_cpus()) + 1))
+    check_outputs(output, report, hgrm)
     cpu_counts, warning = opt.capped_cpus(asked)
     if warning:
-        err.print(f"[bold yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
-    implementations = opt.implementations(impl)
-    pars = opt.whole_numbers("--par", par) if par else None
-    if output is not None:
-        from ..experiment.record import check_path
-
-        check_path(output)
+        warning_line(warning)
     with progress_bar(enabled=not as_json, label="measuring") as progress:
         record = run_coffee_lab(implementations, cpu_counts, par=pars, settings=settings, predict=predict,
-                                command=command_line(),
+                                distribution=hgrm is not None, command=command_line(),
                                 progress=progress and (lambda done, total, _: progress(done, total)))
-    finish_lab(record, output, report, as_json, print_coffee)
+    finish_lab(record, output, report, hgrm, as_json, print_coffee)
 
 
 @lab_app.command("pool")
 @user_errors
 def lab_pool(
-    tasks: int = typer.Option(100, "--tasks", help="CPU-bound tasks, all submitted at once."),
+    tasks: str = typer.Option("100", "--tasks", metavar="N", help="CPU-bound tasks, all submitted at once."),
     work: str = typer.Option("10ms", "--work", help="CPU burnt by each task."),
     threads: Optional[str] = typer.Option(None, "--threads", help="Pool sizes, e.g. 1..4 [default: 1 to twice "
                                                                   "the CPUs]; a thread per task is always run too."),
-    cpus: Optional[int] = typer.Option(None, "--cpus", help="CPUs to confine the run to [default: all]."),
-    repetitions: int = typer.Option(3, "--repetitions", help="Repetitions per pool size."),
-    nice: Optional[int] = NiceOption,
+    cpus: Optional[str] = typer.Option(None, "--cpus", metavar="N", help="CPUs to confine the run to [default: all]."),
+    repetitions: str = RepetitionsOption,
+    nice: Optional[str] = NiceOption,
     output: Optional[Path] = OutputOption,
     report: Optional[Path] = ReportOption,
+    hgrm: Optional[Path] = HgrmOption,
     as_json: bool = typer.Option(False, "--json", help="Print the experiment record as JSON."),
 ):
     """Seed 003's thread-pool sizing: a fixed pool of k threads vs a thread per task, measured and modelled."""
     from ..lab import options as opt
     from ..lab import run_pool_lab
+    from ..lab.native import require_lab
     from ..lab.show import print_pool
 
-    capped, warning = opt.capped_cpus([opt.machine_cpus() if cpus is None else cpus])
+    require_lab()
+    task_count, work_ms = opt.whole_number("--tasks", tasks), opt.time_ms("--work", work)
+    asked = opt.machine_cpus() if cpus is None else opt.whole_number("--cpus", cpus)
+    sizes = opt.whole_numbers("--threads", threads) if threads is not None else None
+    reps = opt.whole_number("--repetitions", repetitions)
+    nice_value = None if nice is None else opt.whole_number("--nice", nice)
+    check_outputs(output, report, hgrm)
+    capped, warning = opt.capped_cpus([asked])
     if warning:
-        err.print(f"[bold yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
-    sizes = opt.whole_numbers("--threads", threads) if threads else list(range(1, 2 * capped[0] + 1))
-    if not 1 <= repetitions <= 1000:
-        raise BrewputError(f"--repetitions {repetitions}: expected 1 to 1000")
-    if nice is not None and not -20 <= nice <= 19:
-        raise BrewputError(f"--nice {nice}: expected -20 (highest priority) to 19")
-    if output is not None:
-        from ..experiment.record import check_path
-
-        check_path(output)
+        warning_line(warning)
     with progress_bar(enabled=not as_json, label="measuring") as progress:
-        record = run_pool_lab(tasks, opt.time_ms("--work", work), sizes, capped[0], repetitions=repetitions,
-                              nice=nice, command=command_line(),
+        record = run_pool_lab(task_count, work_ms, sizes or list(range(1, 2 * capped[0] + 1)), capped[0],
+                              repetitions=reps, nice=nice_value, distribution=hgrm is not None,
+                              command=command_line(),
                               progress=progress and (lambda done, total, _: progress(done, total)))
-    finish_lab(record, output, report, as_json, print_pool)
+    finish_lab(record, output, report, hgrm, as_json, print_pool)
 
 
-def finish_lab(record: dict, output: Optional[Path], report: Optional[Path], as_json: bool, show) -> None:
-    """A lab record's export, report and table; after a Ctrl-C what finished, and exit 130."""
+def finish_lab(record: dict, output: Optional[Path], report: Optional[Path], hgrm: Optional[Path], as_json: bool,
+               show) -> None:
+    """A lab record's table (or JSON) first, then its export, report and .hgrm
+    files: an output that cannot be written loses no measurement (exit 2 after
+    the tables, the error naming the path); after a Ctrl-C what finished, and 130."""
     from ..lab.show import record_warnings
 
     for warning in record_warnings(record):
-        err.print(f"[bold yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
-    write_outputs(record, output, report)
+        warning_line(warning)
     if as_json:
         print(json.dumps(record, indent=2))
     elif record["scenarios"]:
         show(out, record)
+    written = write_outputs(record, output, report, hgrm, exit_on_failure=False)
     if record["interrupted"]:
         err.print(f"interrupted: {len(record['scenarios'])} scenarios finished")
         raise typer.Exit(130)
+    if not written:
+        raise typer.Exit(2)

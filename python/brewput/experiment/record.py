@@ -45,6 +45,13 @@ def new_record(*, title: str, command: Optional[str] = None, study: Optional[str
     }
 
 
+def add_scenario(record: dict, model: str, engine: str, params: Mapping[str, Any], results: dict) -> dict:
+    """Appends a finished scenario (its results dict) to `record`, numbered in order; returns the record."""
+    record["scenarios"].append({"id": len(record["scenarios"]), "model": model, "engine": engine,
+                                "params": dict(params), "results": results})
+    return record
+
+
 def model_entry(file: Optional[str]) -> Dict[str, Optional[str]]:
     """A `models` entry: the file and its text, so that a report can be reproduced."""
     if file is None:

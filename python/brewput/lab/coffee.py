@@ -7,7 +7,7 @@ from typing import Callable, List, Optional
 
 from ..errors import BrewputError
 from . import native
-from .options import check_implementation
+from .options import LIMITS, check_implementation
 from .results import SPECTRUM, coffee_results
 
 # Called with (scenarios done, scenarios in all, what runs next).
@@ -34,24 +34,23 @@ class CoffeeSettings:
     nice: Optional[int] = None              # run at this nice value (below 0 needs privilege)
 
     def check(self) -> None:
-        for name in ("grind_ms", "press_ms", "steam_ms", "latte_ms"):
-            if not getattr(self, name) >= 0:
-                raise BrewputError(f"--{name[:-3]}: expected a non-negative time")
+        """Every setting within its option's bounds (lab/options.py) and consistent with the others."""
+        for option, value in (("--grind", self.grind_ms), ("--press", self.press_ms), ("--steam", self.steam_ms),
+                              ("--latte", self.latte_ms), ("--jitter", self.jitter_ms), ("--dur", self.duration_ms),
+                              ("--warmup", self.warmup_ms), ("--repetitions", self.repetitions),
+                              ("--queue", self.queue), ("--seed", self.seed), ("--stall", self.stall_ms)):
+            LIMITS[option].check(value)
+        for option, optional in (("--rate", self.rate_per_s), ("--nice", self.nice),
+                                 ("--stall-every", self.stall_every)):
+            if optional is not None:
+                LIMITS[option].check(optional)
         if self.jitter_ms > 2 * min(self.grind_ms, self.press_ms, self.steam_ms, self.latte_ms):
             raise BrewputError(f"--jitter {self.jitter_ms:g}ms: at most twice the shortest stage "
                                "(a stage lasts its time ± jitter/2)")
-        if not 1 <= self.repetitions <= 1000:
-            raise BrewputError(f"--repetitions {self.repetitions}: expected 1 to 1000")
-        if self.rate_per_s is not None and not self.rate_per_s > 0:
-            raise BrewputError(f"--rate {self.rate_per_s:g}: expected a positive rate (lattes per second)")
         if self.arrivals not in ("poisson", "constant"):
             raise BrewputError(f"--arrivals {self.arrivals}: expected poisson or constant")
-        if not 0 <= self.queue <= 10_000_000:
-            raise BrewputError(f"--queue {self.queue}: expected 0 to 10,000,000")
-        if self.nice is not None and not -20 <= self.nice <= 19:
-            raise BrewputError(f"--nice {self.nice}: expected -20 (highest priority) to 19")
-        if self.stall_every is not None and self.stall_every < 1:
-            raise BrewputError(f"--stall-every {self.stall_every}: expected a whole number of orders >= 1")
+        if self.stall_ms > 0 and self.stall_every is None:
+            raise BrewputError(f"--stall {self.stall_ms:g}ms: needs --stall-every N (which orders stall)")
 
     def load(self) -> dict:
         if self.rate_per_s is None:
@@ -61,12 +60,16 @@ class CoffeeSettings:
 
 
 def measure_coffee(implementation: str, cpus: int, par: Optional[int] = None,
-                   settings: CoffeeSettings = CoffeeSettings()) -> dict:
+                   settings: CoffeeSettings = CoffeeSettings(), *, distribution: bool = False) -> dict:
     """Measures one implementation on `cpus` CPUs with `par` customers (default:
-    as many as CPUs, as in the talk); the results schema with `engine: "lab"`."""
+    as many as CPUs, as in the talk); the results schema with `engine: "lab"`.
+    With `distribution`, the response time's percentile distribution too
+    (`response_time.distribution`, what report/hgrm.py writes)."""
     check_implementation(implementation)
     settings.check()
     par = cpus if par is None else par
+    LIMITS["--cpus"].check(cpus)
+    LIMITS["--par"].check(par)
     stall = None if settings.stall_every is None else {"every": settings.stall_every,
                                                         "pause_us": settings.stall_ms * 1e3}
     run = {
@@ -76,7 +79,7 @@ def measure_coffee(implementation: str, cpus: int, par: Optional[int] = None,
                    "jitter_us": settings.jitter_ms * 1e3, "stall": stall},
         "duration_ms": settings.duration_ms, "warmup_ms": settings.warmup_ms,
         "repetitions": settings.repetitions, "load": settings.load(), "percentiles": list(SPECTRUM),
-        "nice": settings.nice,
+        "distribution": distribution, "nice": settings.nice,
     }
     report = native.call("lab_coffee", run)
     if report["cancelled"]:
@@ -87,16 +90,21 @@ def measure_coffee(implementation: str, cpus: int, par: Optional[int] = None,
 
 def run_coffee_lab(implementations: List[str], cpus: List[int], *, par: Optional[List[int]] = None,
                    settings: CoffeeSettings = CoffeeSettings(), predict: bool = False,
-                   command: Optional[str] = None, progress: Optional[Progress] = None) -> dict:
+                   distribution: bool = False, command: Optional[str] = None,
+                   progress: Optional[Progress] = None) -> dict:
     """Every implementation at every CPU count (and customer count, default as
     many as CPUs), measured and, with `predict`, simulated from its model: one
     experiment record. Ctrl-C keeps what finished and marks it interrupted."""
-    from ..experiment.record import new_record
+    from ..experiment.record import add_scenario, new_record
     from .predict import coffee_model, predict_coffee, stage_ms
 
     for implementation in implementations:
         check_implementation(implementation)
     settings.check()
+    for k in cpus:
+        LIMITS["--cpus"].check(k)
+    for p in par or []:
+        LIMITS["--par"].check(p)
     pars: List[Optional[int]] = list(par) if par else [None]
     models = {}
     if predict:
@@ -119,19 +127,15 @@ def run_coffee_lab(implementations: List[str], cpus: List[int], *, par: Optional
             label = f"{implementation} on {k} cpu{'s' if k > 1 else ''}"
             if progress:
                 progress(len(record["scenarios"]), total, f"measuring {label}")
-            measured = measure_coffee(implementation, k, p, settings)
-            _add(record, implementation, "lab", params, measured)
+            measured = measure_coffee(implementation, k, p, settings, distribution=distribution)
+            add_scenario(record, implementation, "lab", params, measured)
             if predict:
                 if progress:
                     progress(len(record["scenarios"]), total, f"simulating {label}")
-                _add(record, implementation, "simulate", params, predict_coffee(implementation, k, p, settings))
+                add_scenario(record, implementation, "simulate", params, predict_coffee(implementation, k, p, settings))
     except KeyboardInterrupt:
         record["interrupted"] = True
     if progress:
         progress(len(record["scenarios"]), total, "done")
     return record
 
-
-def _add(record: dict, model: str, engine: str, params: dict, results: dict) -> None:
-    record["scenarios"].append({"id": len(record["scenarios"]), "model": model, "engine": engine,
-                                "params": dict(params), "results": results})

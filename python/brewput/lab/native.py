@@ -1,20 +1,32 @@
 """Calling the Rust lab: cancellable by Ctrl-C (engine/cancellable.py), its
-errors as one-line BrewputErrors."""
+errors as one-line BrewputErrors. The lab is built only on Linux (it pins
+threads to CPUs with sched_setaffinity): elsewhere the binding has no lab and
+`require_lab` says so in one line."""
 from __future__ import annotations
 
 import json
+import platform
 
 from .. import _native
 from ..engine.cancellable import run_cancellable
 from ..errors import BrewputError
 
 
+def require_lab() -> None:
+    """Refuses, before anything else, to run the lab where it was not built."""
+    if not hasattr(_native, "LabControl"):
+        raise BrewputError(f"brewput lab: needs Linux (it pins threads to CPUs with sched_setaffinity); "
+                           f"this is {platform.system() or 'an unknown system'}, where simulate, solve and "
+                           "compare work but the lab does not")
+
+
 def call(function_name: str, run: dict) -> dict:
     """Runs `_native.<function_name>` on `run` (a dict) and returns its report."""
+    require_lab()
     control = _native.LabControl()
     function = getattr(_native, function_name)
     try:
-        report = run_cancellable(lambda: function(json.dumps(run), control), control.cancel)
-    except ValueError as e:
+        report = run_cancellable(lambda: function(json.dumps(run, allow_nan=False), control), control.cancel)
+    except (ValueError, _native.InternalError) as e:  # a setting the lab refused, or a bug (a caught panic)
         raise BrewputError(f"lab: {e}") from None
     return json.loads(report)

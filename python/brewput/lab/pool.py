@@ -15,22 +15,20 @@ from ..engine.simulate import simulate
 from ..errors import BrewputError
 from ..model import Model
 from . import native
+from .options import LIMITS
 from .results import SPECTRUM, busy_machine_warning, interval, others_share, times
 
-MAX_TASKS = 10_000
 PER_TASK = "thread-per-task"
 POOL = "pool"
 
 
-def _check(tasks: int, work_ms: float, threads: Optional[int], cpus: int) -> None:
-    if not 1 <= tasks <= MAX_TASKS:
-        raise BrewputError(f"--tasks {tasks}: expected 1 to {MAX_TASKS:,}")
-    if not work_ms > 0:
-        raise BrewputError(f"--work {work_ms:g}ms: expected a positive time")
-    if threads is not None and not 1 <= threads <= MAX_TASKS:
-        raise BrewputError(f"--threads {threads}: expected 1 to {MAX_TASKS:,}")
-    if cpus < 1:
-        raise BrewputError(f"--cpus {cpus}: expected at least 1")
+def _check(tasks: int, work_ms: float, threads: Optional[int], cpus: int, repetitions: int = 1,
+           nice: Optional[int] = None) -> None:
+    """Every setting within its option's bounds (lab/options.py)."""
+    for option, value in (("--tasks", tasks), ("--work", work_ms), ("--cpus", cpus), ("--repetitions", repetitions),
+                          ("--threads", threads), ("--nice", nice)):
+        if value is not None:
+            LIMITS[option].check(value)
 
 
 def _label(threads: Optional[int]) -> str:
@@ -38,11 +36,12 @@ def _label(threads: Optional[int]) -> str:
 
 
 def measure_pool(tasks: int, work_ms: float, threads: Optional[int], cpus: int, repetitions: int = 3,
-                 nice: Optional[int] = None) -> dict:
+                 nice: Optional[int] = None, *, distribution: bool = False) -> dict:
     """Measures one shape (`threads=None`: a thread per task); results schema, class `task`."""
-    _check(tasks, work_ms, threads, cpus)
+    _check(tasks, work_ms, threads, cpus, repetitions, nice)
     run = {"tasks": tasks, "work_us": work_ms * 1e3, "threads": threads, "cpus": cpus,
-           "repetitions": repetitions, "percentiles": list(SPECTRUM), "nice": nice}
+           "repetitions": repetitions, "percentiles": list(SPECTRUM),
+           "distribution": distribution, "nice": nice}
     report = native.call("lab_pool", run)
     if report["cancelled"]:
         raise KeyboardInterrupt
@@ -102,12 +101,14 @@ def predict_pool(tasks: int, work_ms: float, threads: Optional[int], cpus: int) 
 
 
 def run_pool_lab(tasks: int, work_ms: float, threads: List[int], cpus: int, *, repetitions: int = 3,
-                 nice: Optional[int] = None,
+                 nice: Optional[int] = None, distribution: bool = False,
                  command: Optional[str] = None,
                  progress: Optional[Callable[[int, int, str], None]] = None) -> dict:
     """Each pool size and a thread per task, measured and predicted: one record."""
-    from ..experiment.record import new_record
+    from ..experiment.record import add_scenario, new_record
 
+    for k in threads:
+        _check(tasks, work_ms, k, cpus, repetitions, nice)
     shapes: List[Optional[int]] = list(threads) + [None]
     models = {label: {"file": None, "text": yaml.safe_dump(pool_model(tasks, work_ms, k, cpus), sort_keys=False)}
               for label, k in ((POOL, threads[0]), (PER_TASK, None))}
@@ -120,13 +121,10 @@ def run_pool_lab(tasks: int, work_ms: float, threads: List[int], cpus: int, *, r
             params = {"threads": tasks if k is None else k}
             if progress:
                 progress(len(record["scenarios"]), total, f"measuring {what}")
-            _add(record, _label(k), "lab", params, measure_pool(tasks, work_ms, k, cpus, repetitions, nice))
-            _add(record, _label(k), "simulate", params, predict_pool(tasks, work_ms, k, cpus))
+            add_scenario(record, _label(k), "lab", params, measure_pool(tasks, work_ms, k, cpus, repetitions, nice,
+                                                                       distribution=distribution))
+            add_scenario(record, _label(k), "simulate", params, predict_pool(tasks, work_ms, k, cpus))
     except KeyboardInterrupt:
         record["interrupted"] = True
     return record
 
-
-def _add(record: dict, model: str, engine: str, params: dict, results: dict) -> None:
-    record["scenarios"].append({"id": len(record["scenarios"]), "model": model, "engine": engine,
-                                "params": dict(params), "results": results})

@@ -1,28 +1,30 @@
 """Lab reports (from the Rust harness, microseconds and per second) in the one
 results schema (docs/results.md): milliseconds, throughput per ms,
-`engine: "lab"`, a figure's `_ci` a 95 % Student-t interval over repetitions."""
+`engine: "lab"`, a figure's `_ci` the engine's Student-t interval over
+repetitions. The percentile points, the confidence level and the t quantile
+are the simulator's own (through the binding), so measured and predicted
+figures line up and no second implementation of the interval exists."""
 from __future__ import annotations
 
 import math
 import statistics
 from typing import List, Optional, Sequence, Tuple
 
-# The simulator's spectrum points (percent), so measured and predicted line up.
-SPECTRUM = (1.0, 5.0, 10.0, 20.0, 25.0, 30.0, 40.0, 50.0, 60.0, 70.0, 75.0, 80.0, 90.0, 95.0, 97.0,
-            98.0, 99.0, 99.5, 99.7, 99.8, 99.9, 99.95, 99.97, 99.98, 99.99, 99.995, 99.999)
-NAMED = (("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p99", 99.0), ("p999", 99.9))
+from .. import _native
+
+SPECTRUM = tuple(_native.SPECTRUM)
+NAMED = tuple(_native.PERCENTILES)
 
 
 def interval(values: Sequence[float]) -> Tuple[Optional[float], Optional[List[float]]]:
-    """The mean of `values` and its 95 % Student-t interval (None with one value)."""
+    """The mean of `values` and its Student-t interval at the engine's
+    confidence level (None with one value)."""
     if not values:
         return None, None
     mean = statistics.fmean(values)
     if len(values) < 2:
         return mean, None
-    from scipy.stats import t  # costly to import: only when there is an interval to make
-
-    half = t.ppf(0.975, len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+    half = _native.t_critical(_native.CONFIDENCE, len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
     return mean, [mean - half, mean + half]
 
 
@@ -35,7 +37,14 @@ def times(summary: dict) -> dict:
     out["max"] = None if summary["max_us"] is None else summary["max_us"] / 1e3
     out["spectrum"] = [[p, ms[p]] for p in SPECTRUM]
     out["count"] = summary["count"]
+    if summary.get("distribution"):  # asked for: the rows of an .hgrm file (report/hgrm.py)
+        out["distribution"] = _distribution_ms(summary["distribution"])
     return out
+
+
+def _distribution_ms(d: dict) -> dict:
+    return {**d, "rows": [[value / 1e3, quantile, count] for value, quantile, count in d["rows"]],
+            **{key: d[key] / 1e3 for key in ("mean", "std_deviation", "max")}}
 
 
 def coffee_results(implementation: str, settings: dict, report: dict) -> dict:

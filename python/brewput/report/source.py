@@ -39,13 +39,11 @@ def read_record(path) -> dict:
 
 def one_scenario_record(results: dict, command=None) -> dict:
     """A record holding one results dict, as its only scenario."""
-    from ..experiment.record import new_record
+    from ..experiment.record import add_scenario, new_record
 
     label = str(results.get("model") or "model")
     record = new_record(title=label, command=command, models={label: {"file": None, "text": None}})
-    record["scenarios"].append({"id": 0, "model": label, "engine": results["engine"],
-                                "params": dict(results.get("params") or {}), "results": results})
-    return record
+    return add_scenario(record, label, results["engine"], results.get("params") or {}, results)
 
 
 def check_record(record: dict, source: str) -> None:

@@ -1,0 +1,168 @@
+"""The lab's settings in one place (lab/options.py), for the command line and the
+Python API alike; its interval (the engine's Student-t) against scipy; its
+.hgrm files against its own percentiles; the Linux gate; and outputs that fail
+after measuring losing nothing."""
+import math
+import re
+import types
+
+import pytest
+
+from brewput.errors import BrewputError
+from brewput.lab import CoffeeSettings, measure_coffee, measure_pool, run_coffee_lab
+from brewput.lab import native, options
+from brewput.lab.results import interval
+
+TINY = CoffeeSettings(duration_ms=30, warmup_ms=5, repetitions=1)
+
+
+@pytest.mark.parametrize("parse, option, text, value", [
+    (options.time_ms, "--dur", "2s", 2000.0),
+    (options.time_ms, "--dur", "1h", 3600e3),
+    (options.time_ms, "--grind", "250us", 0.25),
+    (options.time_ms, "--grind", "0ms", 0.0),
+    (options.time_ms, "--warmup", "1.5e2 ms", 150.0),
+    (options.rate_per_s, "--rate", "150", 150.0),
+    (options.whole_number, "--nice", "-20", -20),
+    (options.whole_number, "--queue", "0", 0),
+    (options.whole_numbers, "--cpus", "1..3,5,2", [1, 2, 3, 5]),
+])
+def test_good_values_parse_to_what_they_say(parse, option, text, value):
+    assert parse(option, text) == value
+
+
+@pytest.mark.parametrize("parse, option, text, message", [
+    (options.time_ms, "--grind", "1e30ms", "--grind 1e30ms: expected 0 or a time from 1us to 10s"),
+    (options.time_ms, "--dur", "1e400s", "--dur 1e400s: expected a time from 1ms to 1h"),
+    (options.time_ms, "--dur", "1e-30s", "--dur 1e-30s: expected a time from 1ms to 1h"),
+    (options.time_ms, "--work", "-1ms", "--work -1ms: expected a time from 1us to 10s"),
+    (options.time_ms, "--stall", "nan", "--stall nan: expected a time with a unit"),
+    (options.rate_per_s, "--rate", "1e-300", "--rate 1e-300: expected a rate from 0.001 to 10,000,000 per second"),
+    (options.rate_per_s, "--rate", "inf", "--rate inf: expected a rate"),
+    (options.rate_per_s, "--rate", "nan", "--rate nan: expected a rate"),
+    (options.whole_number, "--repetitions", "2.5", "--repetitions 2.5: expected a whole number from 1 to 1,000"),
+    (options.whole_number, "--queue", "1000001", "--queue 1000001: expected a whole number from 0 to 1,000,000"),
+    (options.whole_numbers, "--par", "1..10000000000000", "--par 1..10000000000000: expected whole numbers from 1"),
+    (options.whole_numbers, "--threads", "", "--threads : expected whole numbers like 2"),
+])
+def test_bad_values_are_one_error_naming_the_option_and_the_text(parse, option, text, message):
+    with pytest.raises(BrewputError, match=re.escape(message)):
+        parse(option, text)
+
+
+def test_every_bound_is_stated_in_its_message_and_holds_at_its_ends():
+    for limit in options.LIMITS.values():
+        assert limit.check(limit.low) == limit.low and limit.check(limit.high) == limit.high
+        for outside in ([limit.low - 1, limit.high + 1] if limit.kind == "count"
+                        else [limit.low / 2 if limit.low > 0 else -1, limit.high * 2, math.nan, math.inf]):
+            if limit.off and outside == 0:
+                continue
+            with pytest.raises(BrewputError, match=re.escape(f"{limit.option} ") + ".*" + re.escape(limit.expected())):
+                limit.check(outside)
+
+
+@pytest.mark.parametrize("settings, message", [
+    (CoffeeSettings(duration_ms=1e33), "--dur 1e+33ms: expected a time from 1ms to 1h"),
+    (CoffeeSettings(grind_ms=math.inf), "--grind infms"),
+    (CoffeeSettings(rate_per_s=1e-300), "--rate 1e-300: expected a rate"),
+    (CoffeeSettings(rate_per_s=math.nan), "--rate nan: expected a rate"),
+    (CoffeeSettings(repetitions=0), "--repetitions 0: expected a whole number from 1 to 1,000"),
+    (CoffeeSettings(repetitions=2.0), "--repetitions 2.0: expected a whole number"),
+    (CoffeeSettings(queue=-1), "--queue -1"),
+    (CoffeeSettings(nice=20), "--nice 20"),
+    (CoffeeSettings(stall_ms=1e12, stall_every=3), "--stall 1e+12ms"),
+    (CoffeeSettings(stall_ms=5), "--stall 5ms: needs --stall-every"),
+    (CoffeeSettings(stall_every=0), "--stall-every 0"),
+    (CoffeeSettings(seed=-1), "--seed -1"),
+    (CoffeeSettings(arrivals="bursty"), "--arrivals bursty"),
+])
+def test_the_python_api_is_held_to_the_same_bounds_before_measuring(settings, message):
+    with pytest.raises(BrewputError, match=re.escape(message)):
+        measure_coffee("ideal", 1, settings=settings)
+
+
+def test_the_api_checks_cpus_customers_and_the_pool_too():
+    with pytest.raises(BrewputError, match="--cpus 0"):
+        measure_coffee("ideal", 0, settings=TINY)
+    with pytest.raises(BrewputError, match="--par 5000"):
+        run_coffee_lab(["ideal"], [1], par=[5000], settings=TINY)
+    with pytest.raises(BrewputError, match=re.escape("--work 1e+30ms: expected a time from 1us to 10s")):
+        measure_pool(10, 1e30, 1, 1)
+    with pytest.raises(BrewputError, match="--repetitions 0"):
+        measure_pool(10, 1.0, 1, 1, repetitions=0)
+
+
+@pytest.mark.parametrize("values", [[1.0, 2.0], [3.0, 3.5, 2.5, 4.0], [10.0 + i % 7 for i in range(30)]])
+def test_the_interval_is_students_t_at_the_engines_level(values):
+    from scipy import stats
+
+    mean, (low, high) = interval(values)
+    n = len(values)
+    half = stats.t.ppf(0.975, n - 1) * stats.tstd(values) / math.sqrt(n)
+    assert mean == pytest.approx(sum(values) / n)
+    assert (low, high) == pytest.approx((mean - half, mean + half), rel=1e-12)
+    assert interval([5.0]) == (5.0, None) and interval([]) == (None, None)
+
+
+def test_without_the_native_lab_the_command_says_it_needs_linux(monkeypatch):
+    monkeypatch.setattr(native, "_native", types.SimpleNamespace())
+    with pytest.raises(BrewputError, match="brewput lab: needs Linux"):
+        native.require_lab()
+    with pytest.raises(BrewputError, match="needs Linux"):
+        measure_coffee("ideal", 1, settings=TINY)
+
+
+def _hgrm(path):
+    """The rows (value, percentile, total count) and footer of an .hgrm file."""
+    rows, footer = [], {}
+    for line in path.read_text().splitlines():
+        fields = line.split()
+        if line.startswith("#["):
+            footer.update(re.findall(r"(\w[\w ]*?)\s*=\s*([-\d.e+]+)", line))
+        elif len(fields) in (3, 4) and fields[0] != "Value":
+            rows.append((float(fields[0]), float(fields[1]), int(fields[2])))
+    return rows, footer
+
+
+def test_hgrm_files_hold_the_measured_distribution(tmp_path):
+    from brewput.report.hgrm import write_hgrm
+
+    record = run_coffee_lab(["locking"], [1], par=[3], distribution=True,
+                            settings=CoffeeSettings(duration_ms=200, warmup_ms=20, repetitions=2, jitter_ms=1))
+    (path,) = write_hgrm(record, tmp_path)
+    rows, footer = _hgrm(path)
+    latency = record["scenarios"][0]["results"]["classes"]["latte"]["response_time"]
+    assert int(footer["Total count"]) == latency["count"] > 10
+    assert all(a[0] <= b[0] and a[1] < b[1] and a[2] <= b[2] for a, b in zip(rows, rows[1:]))
+    assert rows[0][1] == 0 and rows[-1][1] == 1 and rows[-1][2] == latency["count"]
+    # p50 is a reporting level of the file; p99 lies between the two levels
+    # around it. Values print to three significant digits, the histogram's own.
+    (p50_row,) = [value for value, p, _ in rows if p == 0.5]
+    assert p50_row == pytest.approx(latency["p50"], rel=1e-3)
+    above = next(i for i, (_, p, _) in enumerate(rows) if p >= 0.99)
+    assert rows[above - 1][0] * (1 - 1e-3) <= latency["p99"] <= rows[above][0] * (1 + 1e-3)
+    assert float(footer["Max"]) == pytest.approx(latency["max"], rel=1e-3)
+    assert float(footer["Mean"]) == pytest.approx(latency["mean"], rel=1e-3)
+
+
+def test_an_output_that_fails_after_measuring_loses_no_measurement(tmp_path, monkeypatch, capsys):
+    import click
+    import typer
+
+    from brewput.cli.lab import finish_lab
+    from brewput.experiment import record as record_module
+    from brewput.lab.show import print_coffee
+
+    record = run_coffee_lab(["ideal"], [1], settings=TINY)
+
+    def refuse(record, path):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(record_module, "save", refuse)
+    target = tmp_path / "lab.json"
+    with pytest.raises((typer.Exit, click.exceptions.Exit)) as stopped:
+        finish_lab(record, target, None, None, False, print_coffee)
+    assert stopped.value.exit_code == 2
+    shown = capsys.readouterr()
+    assert "Throughput (lattes per second)" in shown.out and "ideal" in shown.out
+    assert str(target) in shown.err and "No space left on device" in shown.err
