@@ -10,9 +10,9 @@ import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Annotated, Any, Dict, List, Optional
+from typing import Annotated, Any, Dict, List, Optional, Union
 
-from pydantic import AfterValidator, BeforeValidator, PlainValidator, ValidationError, model_validator
+from pydantic import AfterValidator, BeforeValidator, PlainValidator, ValidationError, WithJsonSchema, model_validator
 
 from ..analytic.closed import METHODS
 from ..engine.simulate import DEFAULT_REPLICATIONS, MAX_CUSTOMERS, MAX_REPLICATIONS, run_settings
@@ -22,10 +22,10 @@ from ..model.limits import MAX_INTEGER, MAX_TIME, MIN_TIME
 from ..model.model import first_problem
 from ..model.schema import Strict
 from ..model.source import Origin, read
-from ..model.values import count, integer, number, one_of, version
+from ..model.values import checked, count, integer, number, one_of, version
 from .record import CHARTS, model_entry, new_record
 from .runner import ENGINES, Scenario, plan
-from .sweep import Number, SweepError, sweep_values
+from .sweep import SPELLINGS, Number, SweepError, sweep_values
 
 
 def _values(value: Any) -> List[Number]:
@@ -55,14 +55,13 @@ def _some(mapping: Dict[str, Any]) -> Dict[str, Any]:
 
 
 _BASE_60 = re.compile(r"[:\s]\d+(:\d+)+\s*(#.*)?$")
-Param = Annotated[Number, PlainValidator(number(-MAX_INTEGER, MAX_INTEGER))]
-Values = Annotated[List[Number], PlainValidator(_values)]
-Engine = Annotated[str, PlainValidator(one_of(*ENGINES))]
-Chart = Annotated[str, PlainValidator(one_of(*CHARTS))]
-Time = number(MIN_TIME, MAX_TIME, "a time")
-WarmupTime = number(0, MAX_TIME, "a time")
-Customers = count(1, MAX_CUSTOMERS)
-WarmupCustomers = count(0, MAX_CUSTOMERS)
+_SWEEP_SCHEMA = {"anyOf": [{"type": "number"}, {"type": "string", "description": SPELLINGS},
+                           {"type": "array", "items": {"type": "number"}, "minItems": 1}]}
+Param = checked(Number, number(-MAX_INTEGER, MAX_INTEGER))
+Values = Annotated[List[Number], PlainValidator(_values), WithJsonSchema(_SWEEP_SCHEMA)]
+Engine = checked(str, one_of(*ENGINES))
+Chart = checked(str, one_of(*CHARTS))
+_warmup_time, _warmup_customers = number(0, MAX_TIME, "a time"), count(0, MAX_CUSTOMERS)
 
 
 class ModelRef(Strict):
@@ -71,18 +70,18 @@ class ModelRef(Strict):
 
 
 class SimulateOptions(Strict):
-    seed: Annotated[int, PlainValidator(integer(0, 2**64 - 1))] = 1
-    replications: Annotated[int, PlainValidator(count(1, MAX_REPLICATIONS))] = DEFAULT_REPLICATIONS
-    customers: Annotated[Optional[int], PlainValidator(Customers)] = None
-    horizon: Annotated[Optional[float], PlainValidator(Time)] = None
-    warmup: Annotated[Optional[float], PlainValidator(number(0, None, "a non-negative number"))] = None
+    seed: checked(int, integer(0, 2**64 - 1)) = 1
+    replications: checked(int, count(1, MAX_REPLICATIONS)) = DEFAULT_REPLICATIONS
+    customers: Optional[checked(int, count(1, MAX_CUSTOMERS))] = None
+    horizon: Optional[checked(float, number(MIN_TIME, MAX_TIME, "a time"))] = None
+    warmup: Optional[checked(float, number(0, None, "a number"))] = None
 
     @model_validator(mode="after")
     def _check(self) -> SimulateOptions:
         # A warm-up is a time with a horizon, else a count of customers.
         if self.warmup is not None:
             try:
-                (WarmupTime if self.horizon is not None else WarmupCustomers)(self.warmup)
+                (_warmup_time if self.horizon is not None else _warmup_customers)(self.warmup)
             except FieldError as e:
                 raise FieldError(f"{e} ({'model time, as the horizon' if self.horizon is not None else 'customers'})",
                                  "warmup") from None
@@ -99,19 +98,26 @@ class SimulateOptions(Strict):
 
 
 class SolveOptions(Strict):
-    method: Annotated[str, PlainValidator(one_of(*METHODS))] = "auto"
+    method: checked(str, one_of(*METHODS)) = "auto"
 
 
 class StudySpec(Strict):
-    brewput: Annotated[int, PlainValidator(version)]
+    brewput: checked(int, version)
     title: Optional[str] = None
-    models: Annotated[Dict[str, Annotated[ModelRef, BeforeValidator(_model_ref)]], AfterValidator(_some)]
+    models: Annotated[Dict[str, Annotated[ModelRef, BeforeValidator(
+        _model_ref, json_schema_input_type=Union[str, ModelRef])]], AfterValidator(_some)]
     set: Dict[str, Param] = {}
     sweep: Dict[str, Values] = {}
     engines: Annotated[List[Engine], AfterValidator(_unique)] = ["simulate"]
     simulate: SimulateOptions = SimulateOptions()
     solve: SolveOptions = SolveOptions()
     charts: Optional[Annotated[List[Chart], AfterValidator(_unique)]] = None
+
+
+def json_schema() -> Dict[str, Any]:
+    """The JSON Schema of a study file, for editors (docs/model-language.md)."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **StudySpec.model_json_schema(),
+            "title": "brewput study file"}
 
 
 @dataclass(frozen=True)

@@ -113,24 +113,24 @@ class Model:
                 f"classes={list(self._spec.classes)})")
 
 
-def load(path: Union[str, Path], params: Optional[Mapping[str, Any]] = None) -> Model:
-    """Read, resolve and validate a model file; `params` overrides its params."""
+def load(path: Union[str, Path, Mapping[str, Any]], params: Optional[Mapping[str, Any]] = None) -> Model:
+    """Read, resolve and validate a model file (or a model document given as a
+    mapping, as `Model.from_dict` takes); `params` overrides its params."""
+    if isinstance(path, Mapping):
+        return Model.from_dict(path, params)
+    if not isinstance(path, (str, Path)):
+        raise ModelError(f"expected a Model, a mapping of model fields or a model file's path, "
+                         f"got {type(path).__name__}")
     document = read(path, "model")
     return Model._new(document.data, params or {}, document.origin)
 
 
 def as_model(model: Union[Model, Mapping[str, Any], str, Path],
              params: Optional[Mapping[str, Any]] = None) -> Model:
-    """A Model from a Model, a model document (a mapping, as `Model.from_dict`
-    takes) or a model file, with `params` overriding its params: what every
-    engine accepts."""
+    """A Model from a Model, a model document (a mapping) or a model file, with
+    `params` overriding its params: what every engine accepts."""
     if isinstance(model, Model):
         return model.with_params(**params) if params else model
-    if isinstance(model, Mapping):
-        return Model.from_dict(model, params)
-    if not isinstance(model, (str, Path)):
-        raise ModelError(f"expected a Model, a mapping of model fields or a model file's path, "
-                         f"got {type(model).__name__}")
     return load(model, params=params)
 
 

@@ -47,6 +47,8 @@ def evaluate(expr: str, names: Mapping[str, Number]) -> Number:
     (the AST is walked by hand: no eval, no attribute access, no calls but a few),
     and so is anything that would cost more than a model's arithmetic does."""
     whole = "${" + expr.strip() + "}"
+    if len(whole) > 60:  # a message stays one readable line
+        whole = whole[:56] + "...}"
     if len(expr) > MAX_EXPRESSION_CHARS:
         raise ExpressionError(f"expression longer than {MAX_EXPRESSION_CHARS:,} characters")
     try:

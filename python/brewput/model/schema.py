@@ -19,7 +19,7 @@ from .distributions import Const, Distribution, EmpiricalBudget, Exp, parse_dist
 from .distributions import json_schema as distribution_schema
 from .params import or_expression
 from .limits import MAX_ITEMS, MAX_SIZE, MAX_TIME, MAX_TOTAL_POPULATION, MAX_TOTAL_STEPS, MIN_TIME
-from .values import VERSION, count, integer, name, number, one_of, show, version
+from .values import checked, count, integer, name, number, one_of, show, version
 
 DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
 EXIT = "exit"
@@ -65,24 +65,16 @@ def _sized(what: str, required: bool) -> Callable[[Any], Any]:
     return check
 
 
-def _or_expression(check: Callable[[Any], Any]) -> WithJsonSchema:
-    """The JSON Schema of a value checked by `check`, which a model file may also give as `${...}`."""
-    return WithJsonSchema(or_expression(check.schema))
-
-
 _PROBABILITY = or_expression({"type": "number", "minimum": 0, "maximum": 1})
 _NEXT_SCHEMA = {"anyOf": [name.schema, {"type": "object", "minProperties": 1, "additionalProperties": _PROBABILITY}]}
 
-Name = Annotated[str, PlainValidator(name), WithJsonSchema(name.schema)]
-_servers, _buffer, _count = count(1, MAX_SIZE, infinite=True), count(0, MAX_SIZE, infinite=True), count(1, MAX_SIZE)
-_priority = integer(-MAX_SIZE, MAX_SIZE)
-_rate = number(1 / MAX_TIME, 1 / MIN_TIME, "a rate")  # its mean time between arrivals is a time like any other
-_discipline, _time_unit = one_of(*DISCIPLINES), one_of(*TIME_UNITS)
-Servers = Annotated[Union[int, float], PlainValidator(_servers), _or_expression(_servers)]
-Buffer = Annotated[Union[int, float], PlainValidator(_buffer), _or_expression(_buffer)]
-Count = Annotated[int, PlainValidator(_count), _or_expression(_count)]
-Priority = Annotated[int, PlainValidator(_priority), _or_expression(_priority)]
-Rate = Annotated[float, PlainValidator(_rate), _or_expression(_rate)]
+Name = checked(str, name)
+Servers = checked(Union[int, float], count(1, MAX_SIZE, infinite=True), expressions=True)
+Buffer = checked(Union[int, float], count(0, MAX_SIZE, infinite=True), expressions=True)
+Count = checked(int, count(1, MAX_SIZE), expressions=True)
+Priority = checked(int, integer(-MAX_SIZE, MAX_SIZE), expressions=True)
+# A rate's mean time between arrivals is a time like any other.
+Rate = checked(float, number(1 / MAX_TIME, 1 / MIN_TIME, "a rate"), expressions=True)
 Dist = Annotated[Distribution, PlainValidator(_distribution), WithJsonSchema(distribution_schema())]
 Next = Annotated[Union[str, Dict[str, float]], PlainValidator(_next), WithJsonSchema(_NEXT_SCHEMA)]
 Param = Annotated[Union[int, float], WithJsonSchema(or_expression({"type": "number"}))]
@@ -112,7 +104,7 @@ class Strict(BaseModel):
 class Station(Strict):
     servers: Servers = 1
     buffer: Buffer = math.inf
-    discipline: Annotated[str, PlainValidator(_discipline), _or_expression(_discipline)] = "fifo"
+    discipline: checked(str, one_of(*DISCIPLINES), expressions=True) = "fifo"
 
 
 class Step(Strict):
@@ -208,8 +200,8 @@ def _total(classes: Dict[str, JobClass], field: str, size: Callable[[JobClass], 
     for label, job_class in classes.items():
         total += size(job_class)
         if total > limit:
-            raise FieldError(f"more than {limit:,} {what} in all classes together (the engine holds "
-                             f"them all in memory in each replication)", "classes", label, field)
+            raise FieldError(f"more than {limit:,} {what} together (the engine holds every one in memory "
+                             "in each replication)", "classes", label, field)
 
 
 def _never_exits(routing: List[List[Tuple[Optional[int], float]]]) -> Optional[int]:
@@ -230,9 +222,9 @@ def _never_exits(routing: List[List[Tuple[Optional[int], float]]]) -> Optional[i
 
 
 class ModelSpec(Strict):
-    brewput: Annotated[int, PlainValidator(version), WithJsonSchema(version.schema)]
+    brewput: checked(int, version)
     name: Optional[Name] = None
-    time_unit: Annotated[str, PlainValidator(_time_unit), _or_expression(_time_unit)] = "s"
+    time_unit: checked(str, one_of(*TIME_UNITS), expressions=True) = "s"
     params: Dict[str, Param] = {}
     resources: Annotated[Dict[Name, Count], BeforeValidator(_sized("resource", required=False))] = {}
     stations: Annotated[Dict[Name, Station], BeforeValidator(_sized("station", required=True))]
@@ -241,7 +233,7 @@ class ModelSpec(Strict):
     @model_validator(mode="after")
     def _check(self) -> ModelSpec:
         _total(self.classes, "population", lambda c: c.population or 0, MAX_TOTAL_POPULATION,
-               "customers in closed classes")
+               "customers in all closed classes")
         _total(self.classes, "route", lambda c: len(c.route), MAX_TOTAL_STEPS, "steps in all routes")
         for label, job_class in self.classes.items():
             for i, step in enumerate(job_class.route):
@@ -259,5 +251,5 @@ class ModelSpec(Strict):
 def json_schema() -> Dict[str, Any]:
     """The JSON Schema of a model file, for editors (docs/model-language.md):
     every field typed, `${...}` allowed wherever a number or choice may be."""
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "brewput model file",
-            **ModelSpec.model_json_schema()}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **ModelSpec.model_json_schema(),
+            "title": "brewput model file"}

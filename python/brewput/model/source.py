@@ -34,16 +34,18 @@ def read_text(path: str | Path) -> str:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the open
     except OSError as e:
         raise UnreadableFile(e.strerror or str(e)) from None
-    with os.fdopen(fd, "rb") as f:
+    try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
             raise UnreadableFile("it is a directory, not a file")
         if not stat.S_ISREG(mode):
             raise UnreadableFile("not a regular file (a device, FIFO or socket)")
-        try:
+        with os.fdopen(os.dup(fd), "rb") as f:
             data = f.read(MAX_FILE_BYTES + 1)
-        except OSError as e:
-            raise UnreadableFile(e.strerror or str(e)) from None
+    except OSError as e:
+        raise UnreadableFile(e.strerror or str(e)) from None
+    finally:
+        os.close(fd)
     if len(data) > MAX_FILE_BYTES:
         raise UnreadableFile(f"larger than {MAX_FILE_BYTES // 2**20} MiB ({MAX_FILE_BYTES:,} bytes)")
     try:
@@ -158,7 +160,7 @@ def read(path: str | Path, kind: str = "model") -> Document:
     if isinstance(data, dict):
         for other, (fields, command) in _KINDS.items():
             if other != kind and fields & data.keys() and not _KINDS[kind][0] & data.keys():
-                raise origin.error((), f"this is a {other} file (it has {', '.join(sorted(fields & data.keys()))}:), "
+                raise origin.error((), f"this is a {other} file (it has {' and '.join(f'{k}:' for k in sorted(fields & data.keys()))}), "
                                        f"not a {kind} file: {command} takes it")
     return Document(data, origin, text)
 

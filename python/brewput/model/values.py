@@ -6,13 +6,23 @@ JSON Schema of what it accepts as `.schema`."""
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict, Optional, Union
+from typing import Annotated, Any, Callable, Dict, Optional, Union
+
+from pydantic import PlainValidator, WithJsonSchema
 
 from ..errors import FieldError
+from .params import or_expression
 
 VERSION = 1
 # `inf` as written, or YAML's `.inf` (a float no finite number reaches in JSON Schema terms).
 INFINITY_SCHEMA = [{"const": "inf"}, {"type": "number", "minimum": 1e308}]
+
+
+def checked(kind: Any, check: Callable[[Any], Any], expressions: bool = False) -> Any:
+    """`kind` validated by `check`, with its JSON Schema (or a `${...}` in its place
+    where the file may give `expressions`), for pydantic."""
+    schema = or_expression(check.schema) if expressions else check.schema
+    return Annotated[kind, PlainValidator(check), WithJsonSchema(schema)]
 
 
 def _with_schema(check: Callable, schema: Dict[str, Any]) -> Callable:
