@@ -9,9 +9,12 @@ so a pass is a real agreement; the far tail rests on few customers and is only
 held to its (wider) interval.
 """
 import pytest
+from scipy.stats import gamma as scipy_gamma
 from scipy.stats import t as student_t
 
+import brewput
 import theory
+from brewput import _native
 from conftest import EXAMPLES, assert_close, simulated
 
 SEED = 20240601
@@ -66,3 +69,75 @@ def test_spectrum_shape_and_agreement_with_named_percentiles():
     named = dict(times["spectrum"])
     for key, p in (("p50", 50), ("p90", 90), ("p95", 95), ("p99", 99), ("p999", 99.9)):
         assert times[key] == named[p]
+
+
+# --- Percentiles at every scale: the histograms have no smallest tick ---------
+
+GAMMA_DELAY = """\
+brewput: 1
+name: gamma delay
+stations:
+  delay: {servers: inf}
+classes:
+  customer:
+    rate: 1
+    route:
+      - station: delay
+        service: gamma(1, 2)
+"""
+"""A pure delay: the response time IS the gamma service time (mean 1, cv 2,
+shape 1/4), whose low quantiles lie many decades below the mean."""
+
+GAMMA_POINTS = (1, 5, 10, 20, 50, 99)
+
+
+@pytest.fixture(scope="module")
+def gamma_delay(tmp_path_factory):
+    path = tmp_path_factory.mktemp("gamma") / "gamma.yaml"
+    path.write_text(GAMMA_DELAY)
+    return brewput.simulate(str(path), seed=SEED, replications=10, customers=400_000)
+
+
+@pytest.mark.parametrize("percent", GAMMA_POINTS)
+def test_gamma_spectrum_matches_scipy_quantiles(gamma_delay, percent):
+    # shape 1/cv^2, scale mean cv^2: the 1 % point is 2.7e-8, the 50 % point 0.27
+    truth = scipy_gamma.ppf(percent / 100, a=0.25, scale=4.0)
+    times = gamma_delay["classes"]["customer"]["response_time"]
+    points = {p: (value, tolerance, half) for p, value, tolerance, half
+              in spectrum_points(times, gamma_delay["settings"]["replications"])}
+    value, tolerance, half = points[percent]
+    # a pass means something: the interval is tight around the truth
+    assert half <= 0.08 * truth, f"p{percent}: 95 % half-width {half} too wide for {truth}"
+    assert_close(value, truth, tolerance + _native.RELATIVE_RESOLUTION * truth, what=f"p{percent}")
+
+
+def test_gamma_named_percentiles_are_the_spectrum_points(gamma_delay):
+    times = gamma_delay["classes"]["customer"]["response_time"]
+    named = dict(times["spectrum"])
+    for name, percent in _native.PERCENTILES:
+        assert times[name] == named[percent]
+    assert 0 < named[1] < named[5] < named[10], "small percentiles are resolved, not rounded to 0"
+
+
+CONSTANT = """\
+brewput: 1
+stations:
+  desk: {servers: 1}
+classes:
+  customer:
+    arrivals: 10
+    route:
+      - {station: desk, service: 3.7777}
+"""
+
+
+def test_a_constant_time_is_reported_as_it_is(tmp_path):
+    # no queue (arrivals every 10, service 3.7777): every response is 3.7777
+    path = tmp_path / "constant.yaml"
+    path.write_text(CONSTANT)
+    times = brewput.simulate(str(path), seed=SEED, replications=2, customers=1000)["classes"]["customer"]["response_time"]
+    assert times["max"] == pytest.approx(3.7777, rel=1e-12)
+    for name, _ in _native.PERCENTILES:
+        assert times[name] <= times["max"], f"{name} above the largest value"
+        assert times[name] == pytest.approx(3.7777, rel=_native.RELATIVE_RESOLUTION)
+    assert all(value <= times["max"] for _, value in times["spectrum"])
