@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from brewput.errors import BrewputError
 from brewput.experiment.executors import InProcess
@@ -30,7 +31,8 @@ def test_the_coffee_study_names_every_implementation_at_1_to_6_cpus():
     assert len(scenarios) == 11 * 6
     assert [(s.model, s.params["cpus"]) for s in scenarios[:7]] == [("ideal", c) for c in range(1, 7)] + [
         ("locking", 1)]
-    assert all(s.resolved.params == {"cpus": s.params["cpus"], "noise": 0} for s in scenarios)
+    noise = yaml.safe_load(COFFEE_STUDY.read_text())["set"]["noise"]  # the study's own `set`
+    assert all(s.resolved.params == {"cpus": s.params["cpus"], "noise": noise} for s in scenarios)
     record = study.new_record("brewput run examples/studies/coffee.yaml")
     assert record["study"] == COFFEE_STUDY.read_text()
     ideal = ROOT / "examples" / "coffee" / "ideal.yaml"

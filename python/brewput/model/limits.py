@@ -30,7 +30,7 @@ MAX_CV = 1e3  # squared cv at most 1e6
 
 # `${...}` expressions.
 MAX_EXPRESSION_CHARS = 1_000
-MAX_EXPRESSION_NODES = 200  # numbers, names, operators and calls
-MAX_EXPRESSION_DEPTH = 32
+MAX_EXPRESSION_NODES = 200  # numbers, names, operations and calls
+MAX_EXPRESSION_DEPTH = 100  # the evaluator recurses: far below Python's limit of 1000
 MAX_INTEGER = 2**63  # larger integers mean a runaway expression, not a model
 MAX_ROUND_DIGITS = 20  # round(x, n): |n| beyond this changes nothing a float can hold

@@ -70,16 +70,15 @@ def evaluate(expr: str, names: Mapping[str, Number]) -> Number:
 
 
 def _check_size(tree: ast.AST, whole: str) -> None:
-    """Refuse a tree too deep or too big before walking it (iteratively, here)."""
-    todo, count = [(tree, 1)], 0
+    """Refuse a tree too big or too deep for the recursive walk, found without recursion."""
+    if sum(isinstance(node, ast.expr) for node in ast.walk(tree)) > MAX_EXPRESSION_NODES:
+        raise ExpressionError(f"expression of more than {MAX_EXPRESSION_NODES} terms in '{whole}'")
+    todo = [(tree, 1)]
     while todo:
         node, depth = todo.pop()
-        count += 1
-        if depth > MAX_EXPRESSION_DEPTH or count > MAX_EXPRESSION_NODES:
-            limit = (f"nested more than {MAX_EXPRESSION_DEPTH} deep" if depth > MAX_EXPRESSION_DEPTH
-                     else f"more than {MAX_EXPRESSION_NODES} terms")
-            raise ExpressionError(f"expression {limit} in '{whole}'")
-        todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+        if depth > MAX_EXPRESSION_DEPTH:
+            raise ExpressionError(f"expression nested more than {MAX_EXPRESSION_DEPTH} deep in '{whole}'")
+        todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr))
 
 
 def _eval(node: ast.AST, names: Mapping[str, Number]) -> Number:
