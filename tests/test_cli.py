@@ -62,7 +62,7 @@ def test_unstable_open_model_runs_with_a_warning(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["simulate", "missing.yaml"], "missing.yaml"),
-    (["simulate", "examples/mmc.yaml", "--set", "c"], "--set c: expected name=number"),
+    (["simulate", "examples/mmc.yaml", "--set", "c"], "--set c: expected name=value"),
     (["simulate", "examples/mmc.yaml", "--set", "nosuch=3"], "nosuch"),
     (["simulate", "examples/mmc.yaml", "--customers", "0"], "--customers: expected a number from 1"),
     (["simulate", "examples/mmc.yaml", "--replications", "0"], "--replications: expected a number from 1"),

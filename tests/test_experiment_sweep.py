@@ -1,5 +1,6 @@
 """Sweeps: the three spellings of a sweep's values, the cartesian product, and the
 one-line errors of a bad --sweep."""
+import itertools
 import subprocess
 import sys
 from pathlib import Path
@@ -7,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from brewput.errors import BrewputError
-from brewput.experiment.sweep import SweepError, combinations, parse_sweeps, parse_values, sweep_values
+from brewput.experiment.sweep import Combinations, SweepError, parse_sweeps, parse_values, sweep_values
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,10 +56,22 @@ def test_bad_values_say_what_is_wrong(text, problem):
 def test_several_sweeps_form_the_cartesian_product_first_slowest():
     sweep = parse_sweeps(["cpus=1..3", "noise=0,0.5"])
     assert sweep == {"cpus": [1, 2, 3], "noise": [0, 0.5]}
-    assert combinations(sweep) == [{"cpus": c, "noise": n} for c in (1, 2, 3) for n in (0, 0.5)]
-    three = combinations({"a": [1, 2], "b": [1, 2, 3], "c": [0.1, 0.2, 0.3, 0.4]})
+    assert list(Combinations(sweep)) == [{"cpus": c, "noise": n} for c in (1, 2, 3) for n in (0, 0.5)]
+    three = Combinations({"a": [1, 2], "b": [1, 2, 3], "c": [0.1, 0.2, 0.3, 0.4]})
     assert len(three) == 2 * 3 * 4 and len({tuple(p.values()) for p in three}) == 24
-    assert combinations({}) == [{}]
+    assert list(three) == [dict(zip("abc", values)) for values in
+                           itertools.product([1, 2], [1, 2, 3], [0.1, 0.2, 0.3, 0.4])]
+    assert three[-1] == {"a": 2, "b": 3, "c": 0.4} and three[5:7] == [three[5], three[6]]
+    with pytest.raises(IndexError):
+        three[24]
+    assert list(Combinations({})) == [{}]
+
+
+def test_a_million_combinations_are_made_on_demand():
+    million = Combinations({"a": list(range(1000)), "b": list(range(1000))})
+    assert len(million) == 1_000_000
+    assert million[0] == {"a": 0, "b": 0} and million[999_999] == {"a": 999, "b": 999}
+    assert million[123_456] == {"a": 123, "b": 456}
 
 
 @pytest.mark.parametrize("options, message", [
@@ -100,8 +113,8 @@ def brewput(*args):
     (["--sweep", "c=3..4", "--executor", "ray"], "error: --executor: expected one of local, dask, got 'ray'"),
     (["--sweep", "c=3..4", "--executor", "dask"], "error: --executor dask needs --scheduler ADDRESS"),
     (["--sweep", "c=3..4", "--scheduler", "tcp://x:1"], "error: --scheduler: only with --executor dask"),
-    (["--sweep", "c=3..4", "-o", "out.xlsx"], "error: out.xlsx: expected a file ending in .json, .csv, .parquet"),
-    (["--sweep", "c=3..4", "-o", "no/such/dir/out.csv"], "error: no/such/dir/out.csv: the folder no/such/dir does"),
+    (["--sweep", "c=3..4", "-o", "out.xlsx"], "error: -o out.xlsx: expected a file ending in .json, .csv, .parquet"),
+    (["--sweep", "c=3..4", "-o", "no/such/dir/out.csv"], "error: -o no/such/dir/out.csv: the folder no/such/dir does"),
 ])
 def test_the_command_line_refuses_a_bad_sweep_in_one_line(args, line):
     run = brewput("simulate", "examples/mmc.yaml", "--customers", "1000", *args)

@@ -5,9 +5,39 @@ computes, it only reads options, calls the engines and prints. A module per
 family of commands; importing them registers their commands on `app`, in the
 order `brewput --help` lists them.
 """
-from .common import app
+import sys
+
+import typer
+
+from .common import app, error_line
 from . import version, engines, studies, lab, files  # noqa: F401  (registers the commands)
+
+# click's exception classes, found from the one typer exports: typer vendors its own
+# copy of click in recent versions and uses click itself in older ones.
+_USAGE_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
 
 
 def main() -> None:
-    app()
+    """Runs the command; a usage error (an unknown option, a value that does not
+    parse, a missing argument) is one line naming the option, and exit code 2."""
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(prog_name="brewput", standalone_mode=False)
+    except _USAGE_ERROR as e:
+        if type(e).__name__ == "NoArgsIsHelpError":  # bare `brewput`: the help
+            e.show()
+            sys.exit(e.exit_code)
+        error_line(usage_message(e))
+        sys.exit(2)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def usage_message(e) -> str:
+    """`--customers: expected a whole number, got 'abc'`: the option as typed, then the problem."""
+    param = getattr(e, "param", None)
+    if param is None or type(e).__name__ == "MissingParameter":
+        message = " ".join(e.format_message().split())
+        return message[:1].lower() + message[1:]
+    options = [o for o in getattr(param, "opts", ()) if o.startswith("-")]
+    name = max(options, key=len) if options else str(param.name).upper()
+    return f"{name}: {' '.join(str(e.message).split())}"

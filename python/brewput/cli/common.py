@@ -1,22 +1,42 @@
 """What every command shares: the app, the two consoles, one-line user errors,
-the progress bar, and the options several commands take."""
+the option parsers, the progress bar, and the options several commands take."""
 from __future__ import annotations
 
 import functools
+import math
 import sys
 from contextlib import contextmanager
-from typing import Dict, List
+from typing import Dict, List, Union
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from ..errors import BrewputError
 
+# Plain click help: rich's markup mode would read a help text's `[default: ...]` as a tag and drop it.
 app = typer.Typer(add_completion=True, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,
                   help="How fast will this service system be, where will it saturate, what should I change?")
-# Piped output gets room for the tables instead of rich's 80 columns.
-out = Console(width=None if sys.stdout.isatty() else 130)
-err = Console(stderr=True)
+# Names, paths and values come from users: a station called `[/]` or `:x:` prints as
+# written, so neither console reads markup, emoji codes or highlights anything; styles
+# are given as rich Text. Piped output gets room for the tables instead of 80 columns.
+_PLAIN = dict(markup=False, emoji=False, highlight=False)
+out = Console(width=None if sys.stdout.isatty() else 130, **_PLAIN)
+err = Console(stderr=True, **_PLAIN)
+
+
+def say(label: str, style: str, message: str) -> None:
+    """One line on stderr: a styled `label:` and the message as written."""
+    err.print(Text.assemble((f"{label}:", style), " ", message), soft_wrap=True)
+
+
+def error_line(message: str) -> None:
+    say("error", "bold red", message)
+
+
+def warning_line(message: str) -> None:
+    say("warning", "bold yellow", message)
 
 
 def user_errors(command):
@@ -27,7 +47,7 @@ def user_errors(command):
         try:
             return command(*args, **kwargs)
         except BrewputError as e:
-            err.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)
+            error_line(str(e))
             raise typer.Exit(2)
         except KeyboardInterrupt:
             err.print("interrupted")
@@ -35,18 +55,49 @@ def user_errors(command):
     return wrapper
 
 
-def parse_sets(pairs: List[str]) -> Dict[str, float]:
-    """`--set name=value` pairs as numbers."""
-    params: Dict[str, float] = {}
+def whole_number(text: Union[str, int]) -> int:
+    """An option's whole number: `20000`, `20_000` or `2e4`; the engines check the range."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        return text
+    try:
+        return int(text)
+    except ValueError:  # also a number of more digits than Python converts
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value.is_integer()):
+        raise typer.BadParameter(f"expected a whole number, got {text!r}")
+    return int(value)
+
+
+def finite_number(text: Union[str, float]) -> float:
+    """An option's number: anything float() reads except nan and inf."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise typer.BadParameter(f"expected a finite number, got {text!r}")
+    return value
+
+
+def parse_sets(pairs: List[str]) -> Dict[str, Union[int, float, str]]:
+    """`--set name=value` pairs: a number stays a number; anything else (`cpus+1`,
+    `2*n`) is a param expression, which the model layer evaluates and checks."""
+    from ..experiment.sweep import number
+
+    params: Dict[str, Union[int, float, str]] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
+        name, value = name.strip(), value.strip()
+        if not (sep and name and value):
+            raise BrewputError(f"--set {pair}: expected name=value, e.g. --set cpus=4 or --set workers=cpus+1")
         try:
-            if not (sep and name.strip()):
-                raise ValueError
-            number = float(value)
+            params[name] = number(value)
         except ValueError:
-            raise BrewputError(f"--set {pair}: expected name=number, e.g. --set cpus=4") from None
-        params[name.strip()] = int(number) if number.is_integer() and "." not in value else number
+            params[name] = value
     return params
 
 
@@ -66,16 +117,28 @@ def progress_bar(enabled: bool, label: str = "simulating"):
         yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
-SetOption = typer.Option([], "--set", help="Override a model param: name=value (repeatable).")
+def WholeOption(default, *names: str, help: str):
+    return typer.Option(default, *names, help=help, parser=whole_number)
+
+
+def NumberOption(default, *names: str, help: str):
+    return typer.Option(default, *names, help=help, parser=finite_number)
+
+
+SetOption = typer.Option([], "--set", help="Override a model param: name=value or name=expression, e.g. "
+                                           "workers=cpus+1 (repeatable).  [default: the model's params]")
 SweepOption = typer.Option([], "--sweep", help="Vary a param: name=1..6, name=1,2,4,8 or name=0.1:0.9:0.1 "
-                                               "(repeatable: every combination).")
+                                               "(repeatable: every combination).  [default: no sweep]")
 OutputOption = typer.Option(None, "-o", "--output",
-                            help="Write the results: .csv or .parquet (the table), .json (the whole record).")
-ReportOption = typer.Option(None, "--report", help="Write an HTML report (charts, tables, models) into this folder.")
+                            help="Write the results: .csv or .parquet (the table), .json (the whole record).  "
+                                 "[default: none]")
+ReportOption = typer.Option(None, "--report", help="Write an HTML report (charts, tables, models) into this folder.  "
+                                                   "[default: none]")
 ExecutorOption = typer.Option("local", "--executor", help="Where scenarios run: local (processes) or dask.")
-SchedulerOption = typer.Option(None, "--scheduler", help="The Dask scheduler's address, with --executor dask.")
-WorkersOption = typer.Option(None, "--workers",
-                             help="Local worker processes [default: all cores]; results do not depend on it.")
+SchedulerOption = typer.Option(None, "--scheduler", help="The Dask scheduler's address, with --executor dask "
+                                                         "(tcp://HOST:8786).  [default: none]")
+WorkersOption = WholeOption(None, "--workers",
+                            help="Local worker processes; results do not depend on it.  [default: all cores]")
 
 
 def command_line() -> str:

@@ -8,10 +8,12 @@ from typing import List, Optional
 
 import typer
 
+from ..analytic.methods import METHODS
 from ..errors import BrewputError
-from .common import (ExecutorOption, OutputOption, ReportOption, SchedulerOption, SetOption, SweepOption,
-                     WorkersOption, app, err, out, parse_sets, progress_bar, user_errors)
-from .scenarios import print_sweep, run_experiment, single_run_checks, single_run_outputs, sweep_record
+from .common import (ExecutorOption, NumberOption, OutputOption, ReportOption, SchedulerOption, SetOption,
+                     SweepOption, WholeOption, WorkersOption, app, out, parse_sets, progress_bar, user_errors,
+                     warning_line)
+from .scenarios import prepare, run_experiment, show_sweep, single_run_checks, single_run_outputs, sweep_record
 
 
 @app.command()
@@ -19,13 +21,16 @@ from .scenarios import print_sweep, run_experiment, single_run_checks, single_ru
 def simulate(
     model: Path = typer.Argument(..., help="Model file (YAML)."),
     set_: List[str] = SetOption,
-    seed: int = typer.Option(1, help="Random seed: same seed, same numbers."),
-    replications: int = typer.Option(5, help="Independent replications (for confidence intervals)."),
-    customers: Optional[int] = typer.Option(None, help="Completed customers per replication [default: 1,000,000]."),
-    horizon: Optional[float] = typer.Option(None, help="Stop after this much model time instead."),
-    warmup: Optional[float] = typer.Option(
-        None, help="Discarded first: customers (or model time with --horizon) [default: 10 % of the run]."),
-    threads: Optional[int] = typer.Option(None, help="Worker threads [default: all cores]; results do not depend on it."),
+    seed: int = WholeOption(1, "--seed", help="Random seed: same seed, same numbers."),
+    replications: int = WholeOption(5, "--replications", help="Independent replications (for confidence intervals)."),
+    customers: Optional[int] = WholeOption(None, "--customers",
+                                           help="Completed customers per replication.  [default: 1,000,000]"),
+    horizon: Optional[float] = NumberOption(None, "--horizon",
+                                            help="Stop after this much model time instead.  [default: none]"),
+    warmup: Optional[float] = NumberOption(
+        None, "--warmup", help="Discarded first: customers (or model time with --horizon).  [default: 10 % of the run]"),
+    threads: Optional[int] = WholeOption(None, "--threads",
+                                         help="Worker threads; results do not depend on it.  [default: all cores]"),
     as_json: bool = typer.Option(False, "--json", help="Print the results schema as JSON."),
     sweep_: List[str] = SweepOption,
     output: Optional[Path] = OutputOption,
@@ -47,22 +52,22 @@ def simulate(
     if sweep_:
         if threads is not None:
             raise BrewputError("--threads: with --sweep, --workers sets how scenarios share the cores")
+        runner = prepare(output, report, executor, scheduler, workers)
         record, scenarios = sweep_record(model, params, sweep_, "simulate", options)
-        run_experiment(record, scenarios, output=output, report=report, executor=executor,
-                       scheduler=scheduler, workers=workers, quiet=as_json)
-        print_sweep(record, as_json)
+        run_experiment(record, scenarios, runner, output=output, report=report, quiet=as_json,
+                       show=show_sweep(as_json))
         return
-    single_run_checks(output, executor, scheduler, workers)
+    single_run_checks(output, report, executor, scheduler, workers)
     with progress_bar(enabled=not as_json) as progress:
         res = run_simulation(model, params=params, threads=threads, progress=progress, **options)
-    single_run_outputs(model, params, res, output, report)
     for warning in res["warnings"]:
-        err.print(f"[bold yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+        warning_line(warning)
     if as_json:
         print(json.dumps(res, indent=2))
-        return
-    for table in results_tables(res):
-        out.print(table)
+    else:
+        for table in results_tables(res):
+            out.print(table)
+    single_run_outputs(model, params, res, output, report)
 
 
 @app.command()
@@ -70,7 +75,7 @@ def simulate(
 def solve(
     model: Path = typer.Argument(..., help="Model file (YAML)."),
     set_: List[str] = SetOption,
-    method: str = typer.Option("auto", help="auto | exact | approx | mva | bard-schweitzer | linearizer."),
+    method: str = typer.Option("auto", help=f"The analytic method: {' | '.join(METHODS)}."),
     as_json: bool = typer.Option(False, "--json", help="Print the results schema as JSON."),
     sweep_: List[str] = SweepOption,
     output: Optional[Path] = OutputOption,
@@ -85,21 +90,21 @@ def solve(
 
     params = parse_sets(set_) or None
     if sweep_:
+        runner = prepare(output, report, executor, scheduler, workers)
         record, scenarios = sweep_record(model, params, sweep_, "solve", {"method": method})
-        run_experiment(record, scenarios, output=output, report=report, executor=executor,
-                       scheduler=scheduler, workers=workers, quiet=as_json)
-        print_sweep(record, as_json)
+        run_experiment(record, scenarios, runner, output=output, report=report, quiet=as_json,
+                       show=show_sweep(as_json))
         return
-    single_run_checks(output, executor, scheduler, workers)
+    single_run_checks(output, report, executor, scheduler, workers)
     res = run_solve(model, params=params, method=method)
-    single_run_outputs(model, params, res, output, report)
     if as_json:
         print(json.dumps(res, indent=2))
-        return
-    for table in results_tables(res):
-        out.print(table)
-    for note in res["notes"]:
-        out.print(f"note: {note}", highlight=False)
+    else:
+        for table in results_tables(res):
+            out.print(table)
+        for note in res["notes"]:
+            out.print(f"note: {note}")
+    single_run_outputs(model, params, res, output, report)
 
 
 @app.command()
@@ -107,11 +112,13 @@ def solve(
 def compare(
     model: Path = typer.Argument(..., help="Model file (YAML)."),
     set_: List[str] = SetOption,
-    method: str = typer.Option("auto", help="Analytic method (see brewput solve)."),
-    seed: int = typer.Option(1, help="Random seed of the simulation."),
-    replications: int = typer.Option(5, help="Replications of the simulation."),
-    customers: Optional[int] = typer.Option(None, help="Completed customers per replication [default: 1,000,000]."),
-    level: float = typer.Option(0.95, help="Confidence level of the intervals the analytic figures are tested against."),
+    method: str = typer.Option("auto", help=f"The analytic method: {' | '.join(METHODS)}."),
+    seed: int = WholeOption(1, "--seed", help="Random seed of the simulation."),
+    replications: int = WholeOption(5, "--replications", help="Replications of the simulation."),
+    customers: Optional[int] = WholeOption(None, "--customers",
+                                           help="Completed customers per replication.  [default: 1,000,000]"),
+    level: float = NumberOption(0.95, "--level",
+                                help="Confidence level of the intervals the analytic figures are tested against."),
     as_json: bool = typer.Option(False, "--json", help="Print both results and the comparison as JSON."),
 ):
     """Solve and simulate MODEL, and show them side by side."""

@@ -1,50 +1,119 @@
 """Running scenarios for a command (a sweep, a study, a single run with -o or
---report) and writing what they give: the export, the report, the failures."""
+--report) and writing what they give: the export, the report, the failures.
+
+Every output is checked before any work is done; the results reach stdout
+before anything is written, so that a write that still fails loses nothing."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 import typer
 
 from ..errors import BrewputError
-from .common import command_line, err, out, progress_bar
+from .common import command_line, err, error_line, out, progress_bar, warning_line
 
 
-def run_experiment(record: dict, scenarios: list, *, output: Optional[Path], report: Optional[Path],
-                   executor: str, scheduler: Optional[str], workers: Optional[int], quiet: bool) -> dict:
-    """Runs the scenarios into `record` with a progress bar, writes the export and
-    the report; after a Ctrl-C writes what finished and exits 130."""
+def check_outputs(output: Optional[Path] = None, report: Optional[Path] = None,
+                  hgrm: Optional[Path] = None) -> None:
+    """Refuses, before the run, an output it could not write: -o (a file of a
+    known format in a writable folder), --report and --hgrm (folders, created
+    if missing)."""
+    if output is not None:
+        from ..experiment.record import check_path
+
+        try:
+            check_path(output)
+        except BrewputError as e:
+            raise BrewputError(f"-o {e}") from None
+    for option, folder in (("--report", report), ("--hgrm", hgrm)):
+        if folder is not None:
+            check_folder(option, Path(folder))
+
+
+def check_folder(option: str, folder: Path) -> None:
+    if folder.exists() and not folder.is_dir():
+        raise BrewputError(f"{option} {folder}: is a file; expected a folder (created if missing)")
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise BrewputError(f"{option} {folder}: {existing} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise BrewputError(f"{option} {folder}: cannot write in {existing} (permission denied)")
+
+
+def prepare(output: Optional[Path], report: Optional[Path], executor: str, scheduler: Optional[str],
+            workers: Optional[int], hgrm: Optional[Path] = None):
+    """Before anything runs: the outputs checked, and the executor the options
+    name (refused if its package is missing or its options do not fit)."""
     from ..experiment.executors import executor as make_executor
-    from ..experiment.record import check_path
+
+    check_outputs(output, report, hgrm)
+    return make_executor(executor, workers=workers, scheduler=scheduler)
+
+
+def run_experiment(record: dict, scenarios, runner, *, output: Optional[Path], report: Optional[Path],
+                   quiet: bool, show: Callable[[dict], None]) -> dict:
+    """Runs the scenarios on `runner` (from `prepare`) into `record` with a
+    progress bar, shows the results (`show`), then writes the export and the
+    report. Exit code 130 after a Ctrl-C (what finished is shown and written), 2
+    if a scenario failed or an output could not be written."""
     from ..experiment.runner import run
 
-    if output is not None:
-        check_path(output)
-    runner = make_executor(executor, workers=workers, scheduler=scheduler)
     with progress_bar(enabled=not quiet, label="scenarios") as progress:
         run(record, scenarios, runner, progress)
-    if record["failed"] and not record["scenarios"] and not record["interrupted"]:
+    if record["interrupted"] and not record["scenarios"]:
+        err.print(f"interrupted: 0 of {len(scenarios)} scenarios finished")
+        raise typer.Exit(130)
+    if record["failed"] and not record["scenarios"]:
         raise BrewputError(f"every scenario failed; the first: {record['failed'][0]['error']}")
-    write_outputs(record, output, report)
+    show(record)
+    written = write_outputs(record, output, report, exit_on_failure=False)
     if record["interrupted"]:
         err.print(f"interrupted: {len(record['scenarios'])} of {len(scenarios)} scenarios finished"
-                  + (" and written" if output or report else ""))
+                  + (" and written" if written and (output or report) else ""))
         raise typer.Exit(130)
+    exit_if_scenarios_failed(record)
+    if not written:
+        raise typer.Exit(2)
     return record
 
 
-def write_outputs(record: dict, output: Optional[Path], report: Optional[Path]) -> None:
-    """The export (-o) and the HTML report (--report), each said on stderr."""
+def write_outputs(record: dict, output: Optional[Path], report: Optional[Path], hgrm: Optional[Path] = None,
+                  *, exit_on_failure: bool = True) -> bool:
+    """The export (-o), the HTML report (--report) and the percentile files
+    (--hgrm), each said on stderr; one that cannot be written is said as an
+    error naming its path, after the others are written. True if all were."""
+    failures: List[str] = []
+
+    def attempt(label: str, path: Path, write: Callable[[], object]) -> None:
+        try:
+            err.print(f"{label}: {write()}", soft_wrap=True)
+        except BrewputError as e:
+            failures.append(str(e))
+        except OSError as e:
+            failures.append(f"{path}: cannot write: {e.strerror or e}")
+
     if output is not None:
         from ..experiment.record import save
 
-        err.print(f"results: {save(record, output)}", highlight=False, soft_wrap=True)
+        attempt("results", output, lambda: save(record, output))
     if report is not None:
         from ..report.html import write_report
 
-        err.print(f"report: {write_report(record, report)}", highlight=False, soft_wrap=True)
+        attempt("report", report, lambda: write_report(record, report))
+    if hgrm is not None:
+        from ..report.hgrm import write_hgrm
+
+        attempt("hgrm", hgrm, lambda: write_hgrm(record, hgrm))
+    for failure in failures:
+        error_line(failure)
+    if failures and exit_on_failure:
+        raise typer.Exit(2)
+    return not failures
 
 
 def sweep_record(model: Path, params: Optional[dict], sweeps: List[str], engine: str, options: dict):
@@ -55,49 +124,48 @@ def sweep_record(model: Path, params: Optional[dict], sweeps: List[str], engine:
     return one_model(model, params, parse_sweeps(sweeps), engine, options, command_line())
 
 
-def single_run_checks(output: Optional[Path], executor: str, scheduler: Optional[str],
-                      workers: Optional[int]) -> None:
+def single_run_checks(output: Optional[Path], report: Optional[Path], executor: str, scheduler: Optional[str],
+                      workers: Optional[int], hgrm: Optional[Path] = None) -> None:
     """Without --sweep there is one run, in this process, and nothing to distribute."""
     if executor != "local" or scheduler is not None or workers is not None:
         raise BrewputError("--executor, --scheduler, --workers: only with --sweep (a single run is one scenario)")
-    if output is not None:
-        from ..experiment.record import check_path
-
-        check_path(output)
+    check_outputs(output, report, hgrm)
 
 
 def single_run_outputs(model: Path, params: Optional[dict], res: dict, output: Optional[Path],
-                       report: Optional[Path]) -> None:
-    """-o and --report of a run without --sweep: a record of one scenario."""
-    if output is None and report is None:
+                       report: Optional[Path], hgrm: Optional[Path] = None) -> None:
+    """-o, --report and --hgrm of a run without --sweep: a record of one scenario."""
+    if output is None and report is None and hgrm is None:
         return
     from ..experiment.runner import finished, one_model
 
     record, scenarios = one_model(model, params, {}, res["engine"], {}, command_line())
     record["scenarios"] = finished(scenarios, {0: res})
-    write_outputs(record, output, report)
+    write_outputs(record, output, report, hgrm)
 
 
 def exit_if_scenarios_failed(record: dict) -> None:
     """After the tables of what ran: a line per scenario that could not run, and exit code 2."""
     for failure in record["failed"]:
-        err.print(f"[bold red]error:[/] {failure['error']}", highlight=False, soft_wrap=True)
+        error_line(failure["error"])
     if record["failed"]:
         err.print(f"{len(record['failed'])} of {len(record['failed']) + len(record['scenarios'])} scenarios "
-                  f"failed; the others are in the tables and outputs above", highlight=False)
+                  f"failed; the others are in the tables and outputs above")
         raise typer.Exit(2)
 
 
-def print_sweep(record: dict, as_json: bool) -> None:
-    from ..experiment.runner import params_text
-    from ..report.record_tables import scenario_table
+def show_sweep(as_json: bool) -> Callable[[dict], None]:
+    """What `simulate --sweep` and `solve --sweep` show: the warnings, then the
+    scenario table or the record as JSON."""
+    def show(record: dict) -> None:
+        from ..experiment.runner import params_text
+        from ..report.record_tables import scenario_table
 
-    for s in record["scenarios"]:
-        for warning in s["results"]["warnings"]:
-            err.print(f"[bold yellow]warning:[/] {params_text(s['params'])}: {warning}", highlight=False,
-                      soft_wrap=True)
-    if as_json:
-        print(json.dumps(record, indent=2))
-    else:
-        out.print(scenario_table(record))
-    exit_if_scenarios_failed(record)
+        for s in record["scenarios"]:
+            for warning in s["results"]["warnings"]:
+                warning_line(f"{params_text(s['params'])}: {warning}")
+        if as_json:
+            print(json.dumps(record, indent=2))
+        else:
+            out.print(scenario_table(record))
+    return show

@@ -8,9 +8,9 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import (ExecutorOption, OutputOption, ReportOption, SchedulerOption, WorkersOption, app,
-                     command_line, err, out, parse_sets, progress_bar, user_errors)
-from .scenarios import exit_if_scenarios_failed, run_experiment, write_outputs
+from .common import (ExecutorOption, OutputOption, ReportOption, NumberOption, SchedulerOption, WholeOption, WorkersOption,
+                     app, command_line, err, out, parse_sets, progress_bar, user_errors)
+from .scenarios import check_folder, check_outputs, prepare, run_experiment, write_outputs
 
 
 @app.command("run")
@@ -18,9 +18,12 @@ from .scenarios import exit_if_scenarios_failed, run_experiment, write_outputs
 def run_study(
     study: Path = typer.Argument(..., help="Study file (YAML): models, sweeps, engines, charts."),
     set_: List[str] = typer.Option([], "--set", help="Override a param of every model: name=value (repeatable)."),
-    seed: Optional[int] = typer.Option(None, help="Override the study's simulation seed."),
-    replications: Optional[int] = typer.Option(None, help="Override the study's replications per scenario."),
-    customers: Optional[int] = typer.Option(None, help="Override the study's completed customers per replication."),
+    seed: Optional[int] = WholeOption(None, "--seed",
+                                      help="Override the study's simulation seed.  [default: the study's]"),
+    replications: Optional[int] = WholeOption(
+        None, "--replications", help="Override the study's replications per scenario.  [default: the study's]"),
+    customers: Optional[int] = WholeOption(
+        None, "--customers", help="Override the study's completed customers per replication.  [default: the study's]"),
     output: Optional[Path] = OutputOption,
     report: Optional[Path] = ReportOption,
     executor: str = ExecutorOption,
@@ -32,6 +35,7 @@ def run_study(
     from ..experiment.study import load_study
     from ..report.record_tables import pivot_table, scenario_table
 
+    runner = prepare(output, report, executor, scheduler, workers)
     plan = load_study(study)
     params = parse_sets(set_)
     if params:
@@ -48,35 +52,40 @@ def run_study(
             overrides.update(horizon=None, warmup=None)
         plan = plan.with_simulate(**overrides)
     record = plan.new_record(command_line())
-    run_experiment(record, plan.scenarios(), output=output, report=report, executor=executor,
-                   scheduler=scheduler, workers=workers, quiet=as_json)
-    if as_json:
-        print(json.dumps(record, indent=2))
-    elif record["sweep"]:
-        out.print(pivot_table(record, "throughput"))
-        out.print(pivot_table(record, "latency"))
-    else:
-        out.print(scenario_table(record))
-    exit_if_scenarios_failed(record)
+
+    def show(record: dict) -> None:
+        if as_json:
+            print(json.dumps(record, indent=2))
+        elif record["sweep"]:
+            out.print(pivot_table(record, "throughput"))
+            out.print(pivot_table(record, "latency"))
+        else:
+            out.print(scenario_table(record))
+
+    run_experiment(record, plan.scenarios(), runner, output=output, report=report, quiet=as_json, show=show)
 
 
 @app.command()
 @user_errors
 def demo(
-    customers: int = typer.Option(20_000, help="Completed lattes per replication."),
-    replications: int = typer.Option(5, help="Replications per scenario."),
-    noise: Optional[float] = typer.Option(None, help="Each stage lasts a uniform 1 ± noise/2 ms; 0 for exact stages.  [default: the study's 0.5, the talk's measured jitter]"),
+    customers: int = WholeOption(20_000, "--customers", help="Completed lattes per replication."),
+    replications: int = WholeOption(5, "--replications", help="Replications per scenario."),
+    noise: Optional[float] = NumberOption(
+        None, "--noise", help="Each stage lasts a uniform 1 ± noise/2 ms; 0 for exact stages.  "
+                              "[default: the study's 0.5, the talk's measured jitter]"),
     report: Path = typer.Option(Path("report"), "--report", help="Folder of the HTML report."),
     workers: Optional[int] = WorkersOption,
 ):
     """Reproduce the coffee-shop talk: every implementation, 1 to 6 CPUs, and its report."""
     from ..demo import coffee_record, print_coffee_tables
 
+    check_outputs(report=report)
     with progress_bar(enabled=True, label="scenarios") as progress:
         record = coffee_record(customers=customers, replications=replications, noise=noise,
                                command=command_line(), workers=workers, progress=progress)
     if record["interrupted"]:
-        write_outputs(record, None, report)
+        if record["scenarios"]:
+            write_outputs(record, None, report)
         err.print(f"interrupted: {len(record['scenarios'])} scenarios finished")
         raise typer.Exit(130)
     print_coffee_tables(out, record)
@@ -93,4 +102,5 @@ def report(
     from ..report.html import write_report
     from ..report.source import read_record
 
-    err.print(f"report: {write_report(read_record(results), output)}", highlight=False)
+    check_folder("-o", output)
+    err.print(f"report: {write_report(read_record(results), output)}")

@@ -11,8 +11,10 @@ waits for what is running, so nothing keeps running after brewput returns.
 from __future__ import annotations
 
 import concurrent.futures
+import importlib.util
 import multiprocessing
 import os
+import re
 import signal
 from typing import Any, Callable, Iterable, Iterator, Optional, Tuple
 
@@ -98,13 +100,50 @@ class LocalProcesses:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     def map_unordered(self, fn: Callable, items: Iterable) -> Iterator[Tuple[int, Any]]:
-        futures = {self._pool.submit(_unless_stopping, fn, item): index for index, item in enumerate(items)}
-        try:
-            for future in concurrent.futures.as_completed(futures):
-                yield futures[future], future.result()
-        finally:
-            for future in futures:
-                future.cancel()
+        # A few scenarios per worker in flight, not all of them: a million
+        # scenarios would otherwise be a million futures and pickled models.
+        return _bounded(lambda item: self._pool.submit(_unless_stopping, fn, item), items, 2 * self.workers,
+                        lambda pending: concurrent.futures.wait(
+                            pending, return_when=concurrent.futures.FIRST_COMPLETED)[0])
+
+
+def _bounded(submit: Callable, items: Iterable, window: int,
+             wait: Callable[[set], Iterable]) -> Iterator[Tuple[int, Any]]:
+    """`(index, result)` of every item as it finishes, with at most `window`
+    submitted and unfinished; `wait` returns some finished futures of a set."""
+    queue = enumerate(items)
+    pending: dict = {}
+
+    def refill() -> None:
+        for index, item in queue:
+            pending[submit(item)] = index
+            if len(pending) >= window:
+                return
+
+    refill()
+    try:
+        while pending:
+            for future in wait(set(pending)):
+                yield pending.pop(future), future.result()
+            refill()
+    finally:
+        for future in pending:
+            future.cancel()
+
+
+CONNECT_TIMEOUT = 3  # seconds, to reach a Dask scheduler
+DASK_SCHEMES = ("tcp", "tls")
+_ADDRESS = re.compile(r"(?:(?P<scheme>[a-z]+)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(?P<port>[0-9]{1,5})")
+
+
+def scheduler_address(text: str) -> Tuple[str, int]:
+    """The host and port of a Dask scheduler's address, `tcp://HOST:PORT` (or
+    tls://, or HOST:PORT); a BrewputError naming --scheduler otherwise."""
+    match = _ADDRESS.fullmatch(text.strip())
+    if not (match and (match["scheme"] or "tcp") in DASK_SCHEMES and 1 <= int(match["port"]) <= 65535):
+        raise BrewputError(f"--scheduler {text}: expected a Dask scheduler's address, tcp://HOST:PORT "
+                           f"(e.g. tcp://10.0.0.5:8786)")
+    return match["host"].strip("[]"), int(match["port"])
 
 
 class DaskCluster:
@@ -113,21 +152,30 @@ class DaskCluster:
     carries its validated model."""
 
     threads = 1  # a Dask worker runs one task per thread it has
+    IN_FLIGHT = 1024  # tasks submitted and unfinished at a time
 
     def __init__(self, scheduler: str):
         self.scheduler = scheduler
+        self._host, self._port = scheduler_address(scheduler)
         self._client = None
 
     def __enter__(self) -> DaskCluster:
+        import socket
+
+        from distributed import Client
+
+        # A plain connection first: with nothing listening, distributed retries
+        # for its whole timeout and leaves a half-made client that complains at exit.
         try:
-            from distributed import Client
-        except ImportError:
-            raise BrewputError("--executor dask: the `distributed` package is not installed "
-                               "(pip install distributed)") from None
+            socket.create_connection((self._host, self._port), timeout=CONNECT_TIMEOUT).close()
+        except OSError as e:
+            raise BrewputError(f"--scheduler {self.scheduler}: cannot connect to a Dask scheduler: "
+                               f"{e.strerror or e}") from None
         try:
-            self._client = Client(self.scheduler, set_as_default=False, timeout="10s")
+            self._client = Client(self.scheduler, set_as_default=False, timeout=f"{CONNECT_TIMEOUT}s")
         except (OSError, ValueError, TypeError) as e:
-            raise BrewputError(f"--scheduler {self.scheduler}: cannot connect to a Dask scheduler: {e}") from None
+            raise BrewputError(f"--scheduler {self.scheduler}: not a Dask scheduler, or it did not answer: "
+                               f"{e}") from None
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
@@ -136,18 +184,32 @@ class DaskCluster:
     def map_unordered(self, fn: Callable, items: Iterable) -> Iterator[Tuple[int, Any]]:
         from distributed import as_completed
 
-        futures = self._client.map(fn, list(items), pure=False)
-        index = {future.key: i for i, future in enumerate(futures)}
+        queue = enumerate(items)
+        pending: dict = {}
+        finishing = as_completed(loop=self._client.loop)
+
+        def submit_next() -> None:
+            for index, item in queue:
+                future = self._client.submit(fn, item, pure=False)
+                pending[future.key] = (index, future)
+                finishing.add(future)
+                return
+
+        for _ in range(self.IN_FLIGHT):
+            submit_next()
         try:
-            for future in as_completed(futures, loop=self._client.loop):
-                yield index[future.key], future.result()
+            for future in finishing:
+                index, _ = pending.pop(future.key)
+                yield index, future.result()
+                submit_next()
         finally:
-            self._client.cancel(futures)
+            self._client.cancel([future for _, future in pending.values()])
 
 
 def executor(kind: str = "local", *, workers: Optional[int] = None, scheduler: Optional[str] = None):
     """The executor the options name: `local` (worker processes, or this process
-    with one worker) or `dask` (a running cluster's scheduler address)."""
+    with one worker) or `dask` (a running cluster's scheduler address), checked
+    before anything runs."""
     if kind not in EXECUTORS:
         raise BrewputError(f"--executor: expected one of {', '.join(EXECUTORS)}, got {kind!r}")
     if workers is not None and not 1 <= workers <= 4096:
@@ -157,6 +219,8 @@ def executor(kind: str = "local", *, workers: Optional[int] = None, scheduler: O
             raise BrewputError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
         if workers is not None:
             raise BrewputError("--workers: a Dask cluster has the workers it has; start more there")
+        if importlib.util.find_spec("distributed") is None:
+            raise BrewputError("--executor dask: needs Dask's distributed package: pip install 'brewput[dask]'")
         return DaskCluster(scheduler)
     if scheduler:
         raise BrewputError("--scheduler: only with --executor dask")

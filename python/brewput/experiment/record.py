@@ -21,7 +21,7 @@ FORMATS = (".json", ".csv", ".parquet")
 KINDS = (("classes", "class"), ("stations", "station"), ("resources", "resource"))
 ID_COLUMNS = ("scenario", "model", "engine")
 TABLE_COLUMNS = ID_COLUMNS + ("kind", "name")  # beside the swept params
-CHARTS = ("throughput", "latency", "latency_boxes", "utilization", "spectrum")
+CHARTS = ("throughput", "latency", "latency_throughput", "latency_boxes", "utilization", "spectrum")
 
 
 def new_record(*, title: str, command: Optional[str] = None, study: Optional[str] = None,
@@ -71,11 +71,23 @@ def _format(path: Path) -> str:
 
 
 def check_path(path) -> Path:
-    """Refuses an output path brewput cannot write, before any work is done."""
+    """Refuses an output file brewput cannot write, before any work is done: a
+    suffix it does not write, a folder, a missing or read-only folder, or Parquet
+    without pyarrow."""
+    import importlib.util
+    import os
+
     path = Path(path)
-    _format(path)
-    if not path.parent.is_dir():
-        raise BrewputError(f"{path}: the folder {path.parent} does not exist")
+    if path.is_dir():
+        raise BrewputError(f"{path}: is a folder; expected a file ending in {', '.join(FORMATS)}")
+    suffix = _format(path)
+    folder = path.parent
+    if not folder.is_dir():
+        raise BrewputError(f"{path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise BrewputError(f"{path}: cannot write there (permission denied)")
+    if suffix == ".parquet" and importlib.util.find_spec("pyarrow") is None:
+        raise BrewputError(f"{path}: writing Parquet needs pyarrow: pip install 'brewput[parquet]'")
     return path
 
 

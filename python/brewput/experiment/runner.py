@@ -9,15 +9,16 @@ executor, the worker count or the order in which scenarios finish.
 from __future__ import annotations
 
 import functools
-from pathlib import Path
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..engine.simulate import run_settings
 from ..model import Model, as_model
 from ..errors import BrewputError
 from .record import TABLE_COLUMNS, model_entry, new_record
-from .sweep import Number, check_size, combinations
+from .sweep import Combinations, Number, check_size
 
 ENGINES = ("simulate", "solve")
 # Called with (scenarios done, scenarios in all) as each one finishes.
@@ -30,15 +31,49 @@ class Scenario:
     model: str  # the model's label in the record
     engine: str  # simulate | solve
     params: Dict[str, Number]  # the swept params' values
-    resolved: Model = field(repr=False)  # the model with every param applied
+    base: Model = field(repr=False)  # the model before the swept params, shared by its scenarios
     options: Dict[str, object] = field(default_factory=dict)  # the engine's keyword arguments
+
+    @property
+    def resolved(self) -> Model:
+        """The model with the swept params applied: made where the scenario runs."""
+        return self.base.with_params(**self.params) if self.params else self.base
+
+
+class Plan(SequenceABC):
+    """Every (model, combination of swept values, engine), in that order of
+    nesting, each scenario made from its index when asked: planning a million
+    scenarios takes neither time nor memory."""
+
+    def __init__(self, models: Mapping[str, Model], sweep: Mapping[str, Sequence[Number]],
+                 engines: Mapping[str, Mapping[str, object]]):
+        self._models = list(models.items())
+        self._combinations = Combinations(sweep)
+        self._engines = [(engine, dict(options)) for engine, options in engines.items()]
+
+    def __len__(self) -> int:
+        return len(self._models) * len(self._combinations) * len(self._engines)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        rest, engine = divmod(index, len(self._engines))
+        model, combination = divmod(rest, len(self._combinations))
+        label, base = self._models[model]
+        name, options = self._engines[engine]
+        return Scenario(index, label, name, self._combinations[combination], base, dict(options))
 
 
 def plan(models: Mapping[str, Model], sweep: Mapping[str, Sequence[Number]],
-         engines: Mapping[str, Mapping[str, object]], where: str = "--sweep") -> List[Scenario]:
-    """Every (model, combination of swept values, engine), in that order of
-    nesting; each model is resolved with its params here, so that a bad value
-    stops the experiment before any scenario runs."""
+         engines: Mapping[str, Mapping[str, object]], where: str = "--sweep") -> Plan:
+    """The scenarios of an experiment, checked before any runs: the engines'
+    options, and every swept value of every model (each value once, the other
+    params at their first value; a combination that still cannot run is kept in
+    the record's failed list with its error)."""
     check_size(sweep, where, times=len(models) * len(engines))
     for name in sweep:
         if name in TABLE_COLUMNS:
@@ -47,13 +82,13 @@ def plan(models: Mapping[str, Model], sweep: Mapping[str, Sequence[Number]],
     if "simulate" in engines:
         run_settings(**{"seed": 1, "replications": 5, "customers": None, "horizon": None,
                         "warmup": None, "threads": None, **engines["simulate"]})
-    scenarios: List[Scenario] = []
-    for label, model in models.items():
-        for params in combinations(sweep):
-            resolved = model.with_params(**params) if params else model
-            for engine, options in engines.items():
-                scenarios.append(Scenario(len(scenarios), label, engine, params, resolved, dict(options)))
-    return scenarios
+    first = {name: values[0] for name, values in sweep.items()}
+    for model in models.values() if sweep else ():
+        model.with_params(**first)
+        for name, values in sweep.items():
+            for value in values[1:]:
+                model.with_params(**{**first, name: value})
+    return Plan(models, sweep, engines)
 
 
 def one_model(model, params: Optional[Mapping[str, Number]], sweep: Mapping[str, Sequence[Number]],
@@ -108,12 +143,14 @@ def run(record: dict, scenarios: Sequence[Scenario], executor,
     except KeyboardInterrupt:
         record["interrupted"] = True
     record["scenarios"] = finished(scenarios, done)
-    record["failed"] = [{"id": s.id, "model": s.model, "engine": s.engine, "params": dict(s.params),
-                         "error": failed[i]} for i, s in enumerate(scenarios) if i in failed]
+    record["failed"] = [{**_entry(scenarios[i]), "error": failed[i]} for i in sorted(failed)]
     return record
 
 
 def finished(scenarios: Sequence[Scenario], results: Mapping[int, dict]) -> List[dict]:
     """The record's entries of the scenarios that have results, in scenario order."""
-    return [{"id": s.id, "model": s.model, "engine": s.engine, "params": dict(s.params), "results": results[i]}
-            for i, s in enumerate(scenarios) if i in results]
+    return [{**_entry(scenarios[i]), "results": results[i]} for i in sorted(results)]
+
+
+def _entry(s: Scenario) -> dict:
+    return {"id": s.id, "model": s.model, "engine": s.engine, "params": dict(s.params)}

@@ -6,8 +6,8 @@ several sweeps form every combination, the first sweep varying slowest.
 """
 from __future__ import annotations
 
-import itertools
 import math
+from collections.abc import Sequence as SequenceABC
 from decimal import Decimal, InvalidOperation
 from typing import Dict, Iterable, List, Mapping, Sequence, Tuple, Union
 
@@ -109,11 +109,31 @@ def check_size(sweep: Mapping[str, Sequence[Number]], where: str, times: int = 1
         raise BrewputError(f"{where}: {count:,} scenarios is more than the {MAX_SCENARIOS:,} allowed")
 
 
-def combinations(sweep: Mapping[str, Sequence[Number]]) -> List[Dict[str, Number]]:
-    """Every combination of the swept values, the first param varying slowest;
-    [{}] for no sweep (one scenario at the model's own params)."""
-    names = list(sweep)
-    return [dict(zip(names, values)) for values in itertools.product(*(sweep[n] for n in names))]
+class Combinations(SequenceABC):
+    """Every combination of the swept values, the first param varying slowest,
+    each made from its index when asked, so that a million cost no memory; one
+    combination, {}, for no sweep (the model's own params)."""
+
+    def __init__(self, sweep: Mapping[str, Sequence[Number]]):
+        self._names = list(sweep)
+        self._values = [list(sweep[name]) for name in self._names]
+        self._count = math.prod(len(values) for values in self._values)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        picked: Dict[str, Number] = {}
+        for name, values in zip(reversed(self._names), reversed(self._values)):
+            index, digit = divmod(index, len(values))
+            picked[name] = values[digit]
+        return {name: picked[name] for name in self._names}
 
 
 def sweep_values(values: Union[str, Number, Sequence[Number]]) -> List[Number]:
@@ -130,4 +150,4 @@ def sweep_values(values: Union[str, Number, Sequence[Number]]) -> List[Number]:
     raise SweepError(f"expected numbers as {SPELLINGS} or a non-empty list of numbers, got {values!r}")
 
 
-__all__ = ["Sweep", "combinations", "check_size", "parse_sweeps", "parse_values", "sweep_values", "number"]
+__all__ = ["Sweep", "Combinations", "check_size", "parse_sweeps", "parse_values", "sweep_values", "number"]
