@@ -4,6 +4,11 @@
 //!
 //! The interface the Python binding needs is two functions, JSON in, JSON out:
 //! [`coffee_json`] and [`pool_json`].
+//!
+//! Linux only: confining a run to K CPUs needs sched_setaffinity. Elsewhere the
+//! crate is empty, so the workspace (the simulator, the binding without its
+//! lab) still builds on macOS and Windows.
+#![cfg(target_os = "linux")]
 
 mod burn;
 mod control;
