@@ -168,12 +168,13 @@ def _choose(method, population, stations, queueing, multiserver) -> Tuple[str, L
     """The algorithm for `method` (resolving auto, exact, approx, mva), and a note
     when the choice is not the obvious one. Refuses a method whose estimated cost
     (sizing.py) is beyond the limits, naming it and the population."""
+    asked = method
     if method == "mva":
         method = "mva-exact"
     exact = "convolution" if multiserver else "mva-exact"
     linearizer = sizing.closed_cost("linearizer", population, stations, queueing)
     approx = "linearizer" if linearizer.seconds <= AUTO_BUDGET else "bard-schweitzer"
-    notes, asked = [], method
+    notes = []
     if method == "exact":
         method = exact
     elif method == "approx":

@@ -100,7 +100,7 @@ def solve_mg1k(lam: float, mean: float, capacity: int, law: Tuple[float, np.ndar
     scale = pi[0] + rho
     p = np.append(pi / scale, max(0.0, 1.0 - 1.0 / scale))
     loss = float(p[-1])
-    throughput = lam * (1.0 - loss)
+    throughput = lam / scale  # lam (1 - p_K), without losing it when p_K rounds to 1
     present = float(np.arange(capacity + 1) @ p)
     busy = 1.0 - float(p[0])
     return loss, little(throughput, mean, (present - busy) / throughput)

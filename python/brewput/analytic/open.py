@@ -43,6 +43,7 @@ class _Station:
     exact: bool                # exact when the station's arrivals are Poisson
     product_form: bool         # keeps a network's product form (BCMP)
     loss: float = 0.0          # probability an arrival is refused (finite capacity)
+    accepted: float = 1.0      # 1 - loss, kept apart: at heavy load the loss rounds to 1
     note: Optional[str] = None  # why the formula is approximate, if it is
 
 
@@ -77,7 +78,7 @@ def solve_open(net: Network) -> Solution:
             f"Poisson, and every station is solved as if fed by Poisson arrivals (approximate)")
 
     loss = np.array([st.loss for st in stations])[visited].max()
-    throughput = net.arrival_rate * (1.0 - loss)
+    throughput = net.arrival_rate * np.array([st.accepted for st in stations])[visited].min()
     per_visit = np.column_stack([st.response for st in stations])
     residence = net.visits * per_visit
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -185,19 +186,26 @@ def _finite_station(net: Network, m: int, c: int, k: int, flow: np.ndarray, mean
     law = _service_law(net, m, flow, k) if _embedded_chain(net, m, flow) else None
     if law is not None:
         loss, means = mg1k.solve_mg1k(lam, mean, k, law)
-        return _Station((means.wait + s) * (flow > 0), "mg1k", True, False, loss=loss)
+        return _Station((means.wait + s) * (flow > 0), "mg1k", True, False, loss=loss,
+                        accepted=_accepted(lam, means))
     loss, means = queues.mmck(lam, mean, c, k)
     exact = exponential or k == c or discipline == "ps"
     if discipline == "ps":
         response = s * means.response / mean
     else:
         response = means.wait + s
-    why = "more than one server" if c > 1 else "a service law with no closed form here"
+    why = ("more than one server" if c > 1 else "a service law the embedded chain does not take here "
+           "(lognormal, normal, or a uniform spanning millions of arrivals)")
     note = None if exact else (
         f"station {name}: finite buffer with {why} and service not one exponential for all "
         f"classes; M/M/c/K with their flow-weighted mean (approximate)")
     return _Station(response * (flow > 0), "erlang-b" if k == c else "mmck", exact, exponential,
-                    loss=loss, note=note)
+                    loss=loss, accepted=_accepted(lam, means), note=note)
+
+
+def _accepted(lam: float, means: queues.Means) -> float:
+    """The share of arrivals a finite station accepts, from its throughput by Little's law."""
+    return means.in_system / means.response / lam
 
 
 def _exponential(net: Network, m: int, flow: np.ndarray) -> bool:

@@ -142,7 +142,7 @@ def mmck(lam: float, s: float, c: int, k: int) -> Tuple[float, Means]:
     p = np.exp(log_weight - log_weight.max())  # the largest term is 1: nothing overflows
     p /= p.sum()
     loss = float(p[-1])
-    throughput = lam * (1.0 - loss)
+    throughput = lam * float(p[:-1].sum())  # not lam (1 - loss): at heavy load the loss rounds to 1
     in_queue = float(np.dot(np.maximum(n - c, 0), p))
     return loss, little(throughput, s, in_queue / throughput)
 

@@ -93,7 +93,7 @@ def population_text(population: np.ndarray) -> str:
     if len(counts) == 1:
         return f"{counts[0]} customers"
     shown = ", ".join(counts[:4]) + (", ..." if len(counts) > 4 else "")
-    return f"{len(counts)} classes of {shown} customers"
+    return f"{len(counts):,} classes of {shown} customers"
 
 
 def _amount(x: float) -> str:

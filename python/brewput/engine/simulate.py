@@ -10,8 +10,10 @@ from ..errors import (BrewputError, CancelledError, DeadlockError, EngineError, 
                       InternalError, UnstableError)
 from .cancellable import run_cancellable
 from ..model import Model, as_model
+from ..model.limits import MAX_TIME
 from ..results import simulation_results
 from ..analytic.traffic import instability_warnings
+from ..analytic.feasibility import check_run_ends
 
 DEFAULT_CUSTOMERS = 1_000_000
 DEFAULT_REPLICATIONS = 5
@@ -62,6 +64,7 @@ def simulate(
     model = as_model(model, params)
     settings = run_settings(seed, replications, customers, horizon, warmup, threads)
     settings["distribution"] = bool(distribution)
+    check_run_ends(model, settings["stop"].get("time"), settings["warmup"].get("time"), MAX_CUSTOMERS)
     warnings = instability_warnings(model)
     try:
         summary = _run_engine(json.dumps(model.compile()), settings, progress)
@@ -101,6 +104,10 @@ def run_settings(seed, replications, customers, horizon, warmup, threads) -> dic
         _check_positive("--horizon", horizon)
         warmup_time = WARMUP_SHARE * horizon if warmup is None else warmup
         _check_positive("--warmup", warmup_time, allow_zero=True)
+        for option, time in (("--horizon", horizon), ("--warmup", warmup_time)):
+            if time > MAX_TIME:
+                raise BrewputError(f"{option}: at most {MAX_TIME:g} time units (as any time in a model), "
+                                   f"got {time:g}")
         stop = {"kind": "horizon", "time": float(horizon)}
         warm = {"kind": "time", "time": float(warmup_time)}
     else:

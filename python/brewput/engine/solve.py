@@ -9,6 +9,7 @@ from ..model import Model, as_model
 from ..results import solution_results
 from ..analytic.bounds import network_bounds
 from ..analytic.closed import solve_closed
+from ..analytic.feasibility import check_cycles_take_time
 from ..analytic.methods import METHODS
 from ..analytic.mixed import solve_mixed
 from ..analytic.network import network_of
@@ -30,6 +31,7 @@ def solve(
     if method not in METHODS:
         raise BrewputError(f"--method: expected one of {', '.join(METHODS)}, got {method!r}")
     model = as_model(model, params)
+    check_cycles_take_time(model)
     net = network_of(model)
     if net.is_open.all():
         if method not in ("auto", "exact"):

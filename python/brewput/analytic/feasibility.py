@@ -1,0 +1,76 @@
+"""Runs that could never end, found from the model before they start.
+
+A closed class whose think and every service take no time cycles infinitely
+fast: no time passes, so a run stopped by a horizon never reaches it, and its
+throughput is infinite. And a horizon run lasts as many customers as the model
+completes in the warm-up plus the horizon: bounded above by each class's most
+throughput (an open class's arrival rate; a closed class's N over its cycle
+with no waiting, or its bottleneck's servers over its demand there), which
+refuses `--horizon 1e300` before it runs instead of after a Ctrl-C.
+"""
+from __future__ import annotations
+
+import math
+from typing import Dict, Optional
+
+from ..errors import BrewputError
+from ..model import Model
+from .traffic import step_visits
+
+
+def zero_time_class(model: Model) -> Optional[str]:
+    """The first closed class whose think and every service have mean 0, or None."""
+    for name, job_class in model.classes.items():
+        if not job_class.is_open and job_class.think.mean == 0 and all(
+                step.service.mean == 0 for step in job_class.route):
+            return name
+    return None
+
+
+def check_cycles_take_time(model: Model) -> None:
+    """Refuses a closed class that would cycle infinitely fast (zero_time_class)."""
+    name = zero_time_class(model)
+    if name is not None:
+        raise BrewputError(f"{model.file or model.name}: classes.{name}: its think and every service take "
+                           f"no time, so its customers would cycle infinitely fast; give one of them a time")
+
+
+def most_throughput(model: Model) -> Dict[str, float]:
+    """Per class, an upper bound on the customers it completes per time unit."""
+    bounds = {}
+    for name, job_class in model.classes.items():
+        if job_class.is_open:
+            bounds[name] = 1.0 / job_class.interarrival.mean
+            continue
+        route = list(zip(step_visits(job_class), job_class.route))
+        cycle = job_class.think.mean + math.fsum(v * step.service.mean for v, step in route)
+        limit = math.inf if cycle == 0 else job_class.population / cycle
+        demand: Dict[tuple, float] = {}
+        for v, step in route:
+            for holder in [("station", step.station)] + [("resource", r) for r in step.uses]:
+                demand[holder] = demand.get(holder, 0.0) + v * step.service.mean
+        for (kind, holder), work in demand.items():
+            units = model.stations[holder].servers if kind == "station" else model.resources[holder]
+            if work > 0 and math.isfinite(units):
+                limit = min(limit, units / work)
+        bounds[name] = limit
+    return bounds
+
+
+def check_run_ends(model: Model, horizon: Optional[float], warmup: Optional[float], max_customers: int) -> None:
+    """Refuses a run that could not end: a zero-time cycle, or with a `horizon`
+    (and a `warmup` in time units) more customers per replication than
+    `max_customers`, naming --horizon or --warmup, whichever is the larger."""
+    check_cycles_take_time(model)
+    if horizon is None:
+        return
+    warmup = warmup or 0.0
+    bounds = most_throughput(model)
+    name = max(bounds, key=bounds.get)
+    customers = math.fsum(bounds.values()) * (horizon + warmup)
+    if customers > max_customers:
+        option = "--warmup" if warmup > horizon else "--horizon"
+        raise BrewputError(
+            f"{option}: a warm-up of {warmup:.4g} and a horizon of {horizon:.4g} time units would complete up "
+            f"to {customers:.3g} customers per replication (class {name} alone up to {bounds[name]:.4g} per "
+            f"time unit), beyond the {max_customers:,} a replication can count; shorten {option}")
