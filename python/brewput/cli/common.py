@@ -118,11 +118,11 @@ def progress_bar(enabled: bool, label: str = "simulating"):
 
 
 def WholeOption(default, *names: str, help: str):
-    return typer.Option(default, *names, help=help, parser=whole_number)
+    return typer.Option(default, *names, help=help, parser=whole_number, metavar="INTEGER")
 
 
 def NumberOption(default, *names: str, help: str):
-    return typer.Option(default, *names, help=help, parser=finite_number)
+    return typer.Option(default, *names, help=help, parser=finite_number, metavar="NUMBER")
 
 
 SetOption = typer.Option([], "--set", help="Override a model param: name=value or name=expression, e.g. "
@@ -134,6 +134,8 @@ OutputOption = typer.Option(None, "-o", "--output",
                                  "[default: none]")
 ReportOption = typer.Option(None, "--report", help="Write an HTML report (charts, tables, models) into this folder.  "
                                                    "[default: none]")
+HgrmOption = typer.Option(None, "--hgrm", help="Write each class's response-time percentile distribution as an "
+                                               ".hgrm file (HdrHistogram's format) into this folder.  [default: none]")
 ExecutorOption = typer.Option("local", "--executor", help="Where scenarios run: local (processes) or dask.")
 SchedulerOption = typer.Option(None, "--scheduler", help="The Dask scheduler's address, with --executor dask "
                                                          "(tcp://HOST:8786).  [default: none]")

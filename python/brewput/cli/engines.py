@@ -10,7 +10,7 @@ import typer
 
 from ..analytic.methods import METHODS
 from ..errors import BrewputError
-from .common import (ExecutorOption, NumberOption, OutputOption, ReportOption, SchedulerOption, SetOption,
+from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, ReportOption, SchedulerOption, SetOption,
                      SweepOption, WholeOption, WorkersOption, app, out, parse_sets, progress_bar, user_errors,
                      warning_line)
 from .scenarios import prepare, run_experiment, show_sweep, single_run_checks, single_run_outputs, sweep_record
@@ -35,6 +35,7 @@ def simulate(
     sweep_: List[str] = SweepOption,
     output: Optional[Path] = OutputOption,
     report: Optional[Path] = ReportOption,
+    hgrm: Optional[Path] = HgrmOption,
     executor: str = ExecutorOption,
     scheduler: Optional[str] = SchedulerOption,
     workers: Optional[int] = WorkersOption,
@@ -48,16 +49,17 @@ def simulate(
             raise BrewputError(f"--warmup: expected a whole number of customers, got {warmup}")
         warmup = int(warmup)
     params = parse_sets(set_) or None
-    options = dict(seed=seed, replications=replications, customers=customers, horizon=horizon, warmup=warmup)
+    options = dict(seed=seed, replications=replications, customers=customers, horizon=horizon, warmup=warmup,
+                   distribution=hgrm is not None)
     if sweep_:
         if threads is not None:
             raise BrewputError("--threads: with --sweep, --workers sets how scenarios share the cores")
-        runner = prepare(output, report, executor, scheduler, workers)
+        runner = prepare(output, report, executor, scheduler, workers, hgrm)
         record, scenarios = sweep_record(model, params, sweep_, "simulate", options)
-        run_experiment(record, scenarios, runner, output=output, report=report, quiet=as_json,
+        run_experiment(record, scenarios, runner, output=output, report=report, hgrm=hgrm, quiet=as_json,
                        show=show_sweep(as_json))
         return
-    single_run_checks(output, report, executor, scheduler, workers)
+    single_run_checks(output, report, executor, scheduler, workers, hgrm)
     with progress_bar(enabled=not as_json) as progress:
         res = run_simulation(model, params=params, threads=threads, progress=progress, **options)
     for warning in res["warnings"]:
@@ -67,7 +69,7 @@ def simulate(
     else:
         for table in results_tables(res):
             out.print(table)
-    single_run_outputs(model, params, res, output, report)
+    single_run_outputs(model, params, res, output, report, hgrm)
 
 
 @app.command()

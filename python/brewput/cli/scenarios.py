@@ -56,7 +56,7 @@ def prepare(output: Optional[Path], report: Optional[Path], executor: str, sched
 
 
 def run_experiment(record: dict, scenarios, runner, *, output: Optional[Path], report: Optional[Path],
-                   quiet: bool, show: Callable[[dict], None]) -> dict:
+                   quiet: bool, show: Callable[[dict], None], hgrm: Optional[Path] = None) -> dict:
     """Runs the scenarios on `runner` (from `prepare`) into `record` with a
     progress bar, shows the results (`show`), then writes the export and the
     report. Exit code 130 after a Ctrl-C (what finished is shown and written), 2
@@ -71,10 +71,10 @@ def run_experiment(record: dict, scenarios, runner, *, output: Optional[Path], r
     if record["failed"] and not record["scenarios"]:
         raise BrewputError(f"every scenario failed; the first: {record['failed'][0]['error']}")
     show(record)
-    written = write_outputs(record, output, report, exit_on_failure=False)
+    written = write_outputs(record, output, report, hgrm, exit_on_failure=False)
     if record["interrupted"]:
         err.print(f"interrupted: {len(record['scenarios'])} of {len(scenarios)} scenarios finished"
-                  + (" and written" if written and (output or report) else ""))
+                  + (" and written" if written and (output or report or hgrm) else ""))
         raise typer.Exit(130)
     exit_if_scenarios_failed(record)
     if not written:
@@ -108,7 +108,7 @@ def write_outputs(record: dict, output: Optional[Path], report: Optional[Path], 
     if hgrm is not None:
         from ..report.hgrm import write_hgrm
 
-        attempt("hgrm", hgrm, lambda: write_hgrm(record, hgrm))
+        attempt("hgrm", hgrm, lambda: f"{hgrm} ({len(write_hgrm(record, hgrm))} .hgrm files)")
     for failure in failures:
         error_line(failure)
     if failures and exit_on_failure:

@@ -8,8 +8,8 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import (ExecutorOption, OutputOption, ReportOption, NumberOption, SchedulerOption, WholeOption, WorkersOption,
-                     app, command_line, err, out, parse_sets, progress_bar, user_errors)
+from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, ReportOption, SchedulerOption,
+                     WholeOption, WorkersOption, app, command_line, err, out, parse_sets, progress_bar, user_errors)
 from .scenarios import check_folder, check_outputs, prepare, run_experiment, write_outputs
 
 
@@ -17,7 +17,8 @@ from .scenarios import check_folder, check_outputs, prepare, run_experiment, wri
 @user_errors
 def run_study(
     study: Path = typer.Argument(..., help="Study file (YAML): models, sweeps, engines, charts."),
-    set_: List[str] = typer.Option([], "--set", help="Override a param of every model: name=value (repeatable)."),
+    set_: List[str] = typer.Option([], "--set", help="Override a param of every model: name=value or "
+                                                    "name=expression (repeatable).  [default: the models' params]"),
     seed: Optional[int] = WholeOption(None, "--seed",
                                       help="Override the study's simulation seed.  [default: the study's]"),
     replications: Optional[int] = WholeOption(
@@ -26,6 +27,7 @@ def run_study(
         None, "--customers", help="Override the study's completed customers per replication.  [default: the study's]"),
     output: Optional[Path] = OutputOption,
     report: Optional[Path] = ReportOption,
+    hgrm: Optional[Path] = HgrmOption,
     executor: str = ExecutorOption,
     scheduler: Optional[str] = SchedulerOption,
     workers: Optional[int] = WorkersOption,
@@ -35,7 +37,7 @@ def run_study(
     from ..experiment.study import load_study
     from ..report.record_tables import pivot_table, scenario_table
 
-    runner = prepare(output, report, executor, scheduler, workers)
+    runner = prepare(output, report, executor, scheduler, workers, hgrm)
     plan = load_study(study)
     params = parse_sets(set_)
     if params:
@@ -51,6 +53,10 @@ def run_study(
             # warm-up in model time with it.
             overrides.update(horizon=None, warmup=None)
         plan = plan.with_simulate(**overrides)
+    if hgrm is not None:
+        if "simulate" not in plan.engines:
+            raise BrewputError(f"--hgrm: {study} does not simulate (engines: {', '.join(plan.engines)})")
+        plan = plan.with_simulate(distribution=True)
     record = plan.new_record(command_line())
 
     def show(record: dict) -> None:
@@ -62,7 +68,8 @@ def run_study(
         else:
             out.print(scenario_table(record))
 
-    run_experiment(record, plan.scenarios(), runner, output=output, report=report, quiet=as_json, show=show)
+    run_experiment(record, plan.scenarios(), runner, output=output, report=report, hgrm=hgrm, quiet=as_json,
+                   show=show)
 
 
 @app.command()

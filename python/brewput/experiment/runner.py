@@ -80,8 +80,10 @@ def plan(models: Mapping[str, Model], sweep: Mapping[str, Sequence[Number]],
             raise BrewputError(f"{where}: a swept param cannot be called {name!r}: the results table has a "
                                f"column of that name ({', '.join(TABLE_COLUMNS)})")
     if "simulate" in engines:
+        # How the runs run, checked once; `distribution` says only what they record.
+        options = {k: v for k, v in engines["simulate"].items() if k != "distribution"}
         run_settings(**{"seed": 1, "replications": 5, "customers": None, "horizon": None,
-                        "warmup": None, "threads": None, **engines["simulate"]})
+                        "warmup": None, "threads": None, **options})
     first = {name: values[0] for name, values in sweep.items()}
     for model in models.values() if sweep else ():
         model.with_params(**first)
