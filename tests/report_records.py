@@ -75,6 +75,17 @@ def mixed_no_sweep_record():
     return copy.deepcopy(_mixed_no_sweep())
 
 
+@lru_cache(maxsize=None)
+def _central():
+    return record("central server", {"central": EXAMPLES / "central-server.yaml"}, {"users": [1, 4, 8, 16]},
+                  engines=("simulate", "solve"))
+
+
+def central_record():
+    """Buzen's closed central-server model at 1..16 users, simulated and solved (with bounds)."""
+    return copy.deepcopy(_central())
+
+
 def coffee_record():
     """Four coffee shops at 1..6 cpus with the talk's noise (a sweep, one engine)."""
     return copy.deepcopy(_coffee())

@@ -103,8 +103,11 @@ def test_mixed_engines_draw_simulated_solid_and_solved_dashed():
     record = mixed_record()
     built = by_name(record)
     lines = built["throughput"].panels[0].items
-    assert [(line.label, line.dash) for line in lines] == [("mmc (simulate)", "solid"), ("mmc (solve)", "dash")]
-    simulated, solved = lines
+    assert [(line.label, line.dash) for line in lines] == [("mmc (simulate)", "solid"), ("mmc (solve)", "dash"),
+                                                           ("mmc bound", "dot")]
+    simulated, solved, bound = lines
+    # M/M/c's capacity: c servers of mean service 1 s pass at most c customers per second
+    assert bound.y == pytest.approx([3, 4, 6]) and bound.marker is None and not bound.legend
     assert simulated.color == solved.color                       # one colour per model
     assert solved.low is None and simulated.low is not None      # solve has no interval
     assert solved.y == pytest.approx([scenario(record, "mmc", "solve", c=c)["classes"]["customer"]["throughput"]
@@ -141,7 +144,7 @@ def test_lab_measurements_are_solid_and_their_predictions_dashed():
 def test_no_sweep_draws_bars_per_model():
     record = no_sweep_record()
     built = by_name(record)
-    assert set(built) == set(NAMES)
+    assert set(built) == set(NAMES) - {"latency_throughput"}      # a hockey stick needs a sweep
     bars = built["throughput"].panels[0].items
     assert len(bars) == 1 and isinstance(bars[0], Bars)
     assert list(bars[0].categories) == ["ideal", "multi-2", "locking"]

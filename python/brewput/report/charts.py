@@ -1,20 +1,27 @@
 """The report's charts, described from an experiment record (spec.py): the talk's
-throughput and latency curves, its latency boxes, utilization per station and
-resource, and the percentile spectrum. With a sweep, curves against the first
-swept param; without one, bars per model. Simulated figures carry their 95 %
-confidence intervals (bands or error bars).
+throughput and latency curves, the capacity planner's latency against
+throughput, the talk's latency boxes, utilization per station and resource, and
+the percentile spectrum. With a sweep, curves against the first swept param,
+each named at its end (labels.py); without one, bars per model. Simulated
+figures carry their 95 % confidence intervals (bands or error bars); where the
+record holds analytic bounds, the throughput chart draws them.
 """
 from __future__ import annotations
 
 import math
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
+from ..experiment.record import CHARTS
 from .data import ChartData, Series
-from .spec import Bars, Box, Chart, Line, Panel, color
+from .labels import end_labels
+from .spec import Bars, Box, Chart, Line, Panel, color, marker
 
-NAMES = ("throughput", "latency", "latency_boxes", "utilization", "spectrum")
+NAMES = CHARTS
 SPECTRUM_TO = 99.99
 SPECTRUM_TICKS = [(2.0, "50%"), (10.0, "90%"), (100.0, "99%"), (1000.0, "99.9%"), (10000.0, "99.99%")]
+BOUND_COLOR = "#555555"
+
+Style = Tuple[str, str]      # (colour, marker)
 
 
 def charts(record: dict, names: Optional[List[str]] = None) -> List[Chart]:
@@ -33,12 +40,9 @@ def _values(rows, column) -> Optional[list]:
     return None if all(v is None for v in values) else values
 
 
-def _colors(series: List[Series]) -> Dict[str, str]:
-    return {base: color(i) for i, base in enumerate(dict.fromkeys(s.base for s in series))}
-
-
-def _x_label(data: ChartData) -> str:
-    return data.x or ""
+def _styles(keys) -> Dict[str, Style]:
+    """A colour and a marker per key (a model, or a station or resource), in order of appearance."""
+    return {key: (color(i), marker(i)) for i, key in enumerate(dict.fromkeys(keys))}
 
 
 def _sweep_ticks(data: ChartData):
@@ -52,22 +56,34 @@ def _at_last(data: ChartData) -> str:
     return f" at {last[0]}={last[1]}" if last else ""
 
 
+def _scaled(values, scale: float = 1.0, floor: Optional[float] = None):
+    if values is None:
+        return None
+    return [None if v is None else (v * scale if floor is None else max(v * scale, floor)) for v in values]
+
+
+def _labelled(panel: Panel) -> Panel:
+    """The panel with its lines named at their ends."""
+    panel.labels = end_labels([item for item in panel.items if isinstance(item, Line)], panel.y_from_zero,
+                              panel.log_x)
+    return panel
+
+
 def _panel(data: ChartData, series: List[Series], column: str, title: str, y_label: str,
-           scale: float = 1.0, color_of: Optional[Callable[[Series], str]] = None) -> Panel:
+           scale: float = 1.0, style_of: Optional[Callable[[Series], Style]] = None) -> Panel:
     """`column` of every series: lines against the swept param, or bars without a sweep.
-    Colours are one per series base label unless `color_of` says otherwise."""
-    if color_of is None:
-        by_base = _colors(series)
-        color_of = lambda s: by_base[s.base]  # noqa: E731
-    def scaled(values):
-        return None if values is None else [None if v is None else v * scale for v in values]
+    A colour and marker per series base label unless `style_of` says otherwise."""
+    if style_of is None:
+        by_base = _styles(s.base for s in series)
+        style_of = lambda s: by_base[s.base]  # noqa: E731
     if data.x is not None:
-        items = [Line(label=s.label, x=list(s.rows[data.x]), y=scaled(_values(s.rows, column)),
-                      color=color_of(s), dash=s.dash,
-                      low=scaled(_values(s.rows, column + "_ci_low")),
-                      high=scaled(_values(s.rows, column + "_ci_high")))
+        items = [Line(label=s.label, x=list(s.rows[data.x]), y=_scaled(_values(s.rows, column), scale),
+                      color=style_of(s)[0], marker=style_of(s)[1], dash=s.dash,
+                      # every figure drawn is a count, a time, a rate or a share: none below zero
+                      low=_scaled(_values(s.rows, column + "_ci_low"), scale, floor=0.0),
+                      high=_scaled(_values(s.rows, column + "_ci_high"), scale))
                  for s in series if _values(s.rows, column) is not None]
-        return Panel(title, _x_label(data), y_label, items, x_ticks=_sweep_ticks(data))
+        return _labelled(Panel(title, data.x, y_label, items, x_ticks=_sweep_ticks(data)))
     items = []
     for engine in data.engines:
         mine = [s for s in series if s.engine == engine and _values(s.rows, column) is not None]
@@ -76,10 +92,23 @@ def _panel(data: ChartData, series: List[Series], column: str, title: str, y_lab
         def first(c):
             values = [(_values(s.rows, c) or [None])[0] for s in mine]
             return None if all(v is None for v in values) else values
-        items.append(Bars(label=engine if len(data.engines) > 1 else "", categories=[s.base for s in mine], y=scaled(first(column)),
-                          colors=[color_of(s) for s in mine], hatched=engine != data.engines[0],
-                          low=scaled(first(column + "_ci_low")), high=scaled(first(column + "_ci_high"))))
+        items.append(Bars(label=engine if len(data.engines) > 1 else "", categories=[s.base for s in mine],
+                          y=_scaled(first(column), scale), colors=[style_of(s)[0] for s in mine],
+                          hatched=engine != data.engines[0], low=_scaled(first(column + "_ci_low"), scale, 0.0),
+                          high=_scaled(first(column + "_ci_high"), scale)))
     return Panel(title, "", y_label, items)
+
+
+def _bound_lines(data: ChartData, series: List[Series]) -> List[Line]:
+    """Each model's asymptotic throughput bound (its solved results' `bounds`) as a thin
+    dotted line: the throughput no population can pass at each swept value."""
+    lines = []
+    for s in series:
+        bound = data.throughput_bounds(s)
+        if bound is not None and any(v is not None for v in bound):
+            lines.append(Line(label=f"{s.base} bound", x=list(s.rows[data.x]), y=bound, color=BOUND_COLOR,
+                              dash="dot", marker=None, legend=False))
+    return lines
 
 
 def throughput_chart(data: ChartData) -> Optional[Chart]:
@@ -87,6 +116,13 @@ def throughput_chart(data: ChartData) -> Optional[Chart]:
     panel = _panel(data, series, "throughput", "", data.rate_label())
     caption = ("Completed customers per second (per time unit for slow models) after warm-up. "
                "Higher is better; a line that flattens has hit a structural limit.")
+    if data.x is not None:
+        bounds = _bound_lines(data, [s for s in series if s.engine == "solve"] or series)
+        if bounds:
+            panel.items += bounds
+            panel = _labelled(panel)
+            caption += (" Dotted grey: the asymptotic bound from solve, the most the bottleneck allows "
+                        "(1 / its demand) or the population allows (N / the demand of a whole cycle).")
     return Chart("throughput", f"Throughput{'' if data.x else ' per model'}", caption, [panel]) if panel.items else None
 
 
@@ -101,16 +137,41 @@ def latency_chart(data: ChartData) -> Optional[Chart]:
     return Chart("latency", "Latency", caption, panels) if panels else None
 
 
+def latency_throughput_chart(data: ChartData) -> Optional[Chart]:
+    """The capacity planner's hockey stick: each swept point at (throughput, latency)."""
+    if data.x is None:
+        return None
+    series = data.class_series()
+    styles = _styles(s.base for s in series)
+    panels = []
+    for column, title in (("response_time_p50", "median"), ("response_time_p95", "95th percentile")):
+        lines = []
+        for s in series:
+            x, y = _values(s.rows, "throughput"), _values(s.rows, column)
+            if x is None or y is None:
+                continue
+            points = [f"{data.x}={v}" for v in s.rows[data.x]]
+            lines.append(Line(label=s.label, x=x, y=y, color=styles[s.base][0], marker=styles[s.base][1],
+                              dash=s.dash, points=points))
+        if lines:
+            panels.append(_labelled(Panel(title, data.rate_label(), f"{title} response time ({data.units.time})",
+                                          lines)))
+    caption = (f"Latency against throughput, a point per value of {data.x}: the capacity planner's hockey "
+               "stick. Along the flat blade more load costs no latency; where a line turns up steeply the "
+               "system is at its limit and more load only queues.")
+    return Chart("latency_throughput", "Latency against throughput", caption, panels) if panels else None
+
+
 def latency_boxes_chart(data: ChartData) -> Optional[Chart]:
     series = data.class_series()
-    colors = _colors(series)
+    styles = _styles(s.base for s in series)
     boxes = []
     for s, spectrum in data.spectra_at_last_x(series):
         at = dict(zip(spectrum[0], spectrum[1]))
         if not all(p in at for p in (5, 25, 50, 75, 95)):
             continue
         boxes.append(Box(label=s.label, p5=at[5], p25=at[25], p50=at[50], p75=at[75], p95=at[95],
-                         color=colors[s.base], hatched=s.engine != data.engines[0]))
+                         color=styles[s.base][0], hatched=s.engine != data.engines[0]))
     if not boxes:
         return None
     panel = Panel("", "", f"response time ({data.units.time})", list(boxes))
@@ -121,35 +182,36 @@ def latency_boxes_chart(data: ChartData) -> Optional[Chart]:
 
 def utilization_chart(data: ChartData) -> Optional[Chart]:
     elements = data.table[data.table["kind"].isin(["station", "resource"]) & data.table["utilization"].notna()]
-    names = elements["name"]
-    colors = {name: color(i) for i, name in enumerate(dict.fromkeys(names))}
+    styles = _styles(elements["name"])
     panels = []
     for model in data.models:
         series = data.element_series(model)
         panel = _panel(data, series, "utilization", model, "utilization (%)", scale=100.0,
-                       color_of=lambda s: colors[s.rows["name"].iloc[0]])
+                       style_of=lambda s: styles[s.rows["name"].iloc[0]])
         if panel.items:
             panels.append(panel)
-    caption = ("How busy each station (servers serving) and resource (tokens held) is. The one at 100 % "
-               "is the bottleneck; as the swept param grows the bottleneck can move from one to another.")
+    caption = ("How busy each station (servers serving) and resource (tokens held) is, named at the end "
+               "of its line, one colour per name in every panel. The one at 100 % is the bottleneck; as the "
+               "swept param grows the bottleneck can move from one to another.")
     return Chart("utilization", "Utilization per station and resource", caption, panels) if panels else None
 
 
 def spectrum_chart(data: ChartData) -> Optional[Chart]:
     series = data.class_series()
-    colors = _colors(series)
+    styles = _styles(s.base for s in series)
     lines = []
     for s, (percents, values, intervals) in data.spectra_at_last_x(series):
         keep = [i for i, p in enumerate(percents) if p <= SPECTRUM_TO]
         x = [1.0 / (1.0 - percents[i] / 100.0) for i in keep]
-        low = [intervals[i][0] for i in keep] if intervals else None
+        low = [max(intervals[i][0], 0.0) for i in keep] if intervals else None
         high = [intervals[i][1] for i in keep] if intervals else None
-        lines.append(Line(label=s.label, x=x, y=[values[i] for i in keep], color=colors[s.base],
-                          dash=s.dash, low=low, high=high, points=[f"p{percents[i]:g}" for i in keep]))
+        lines.append(Line(label=s.label, x=x, y=[values[i] for i in keep], color=styles[s.base][0],
+                          marker=styles[s.base][1], dash=s.dash, low=low, high=high,
+                          points=[f"p{percents[i]:g}" for i in keep]))
     if not lines:
         return None
-    panel = Panel("", "percentile", f"response time ({data.units.time})", list(lines),
-                  log_x=True, x_ticks=SPECTRUM_TICKS)
+    panel = _labelled(Panel("", "percentile", f"response time ({data.units.time})", list(lines),
+                            log_x=True, x_ticks=SPECTRUM_TICKS))
     caption = ("The whole latency distribution, HdrHistogram style: response time at each percentile, "
                "the tail stretched out on a log axis of 1/(1-p). A flat line is a constant latency; a steep "
                "rise at the right is a long tail. The far tail rests on few customers: mind its band.")
@@ -159,6 +221,7 @@ def spectrum_chart(data: ChartData) -> Optional[Chart]:
 BUILDERS: Dict[str, Callable[[ChartData], Optional[Chart]]] = {
     "throughput": throughput_chart,
     "latency": latency_chart,
+    "latency_throughput": latency_throughput_chart,
     "latency_boxes": latency_boxes_chart,
     "utilization": utilization_chart,
     "spectrum": spectrum_chart,

@@ -98,6 +98,18 @@ class ChartData:
         rows = series.rows if self.x is None else series.rows[series.rows[self.x] == self.last_x()[1]]
         return None if rows.empty else rows.iloc[-1].to_dict()
 
+    def throughput_bounds(self, series: Series) -> Optional[List[Optional[float]]]:
+        """The series' asymptotic upper bound on throughput at each of its rows, in display
+        units, where its results hold analytic bounds (docs/solve.md)."""
+        bounds = []
+        for _, row in series.rows.iterrows():
+            results = self.scenarios[row["scenario"]]["results"]
+            bound = (results.get("bounds") or {}).get(row["name"]) or {}
+            upper = (bound.get("throughput") or [None, None])[1]
+            upper = bound.get("max_throughput") if upper is None else upper
+            bounds.append(None if upper is None else upper * self.units.rate_from(results["time_unit"]))
+        return bounds if any(b is not None for b in bounds) else None
+
     def spectra_at_last_x(self, series: List[Series]) -> Iterator[Tuple[Series, Tuple[list, list, Optional[list]]]]:
         """Each series with its response-time spectrum at the last swept value, where it has one."""
         for s in series:

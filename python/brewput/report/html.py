@@ -74,12 +74,24 @@ def _header(record: dict) -> str:
     meta = f"{len(scenarios)} scenarios, {models} model{'s' if models != 1 else ''}, engine: {engines}"
     if sweep:
         meta += f"; swept: {sweep}"
+    fixed = _fixed_params(record)
+    if fixed:
+        meta += "; every scenario: " + ", ".join(f"{name} = {value}" for name, value in fixed.items())
     if record.get("created"):
         meta += f"; made {record['created']}"
     html = f"<h1>{escape(record.get('title') or 'brewput report')}</h1>\n<p class=\"meta\">{escape(meta)}</p>"
     if record.get("interrupted"):
         html += '\n<p class="warning">This run was interrupted: only the scenarios that finished are shown.</p>'
     return html
+
+
+def _fixed_params(record: dict) -> dict:
+    """The model params every scenario shares and no sweep varies (the coffee study's
+    noise, say): what the charts hold fixed, so the reader knows it."""
+    every = [s["results"].get("params") or {} for s in record["scenarios"]]
+    swept = record.get("sweep") or {}
+    return {name: value for name, value in every[0].items()
+            if name not in swept and all(params.get(name) == value for params in every[1:])}
 
 
 def _table(frame) -> str:

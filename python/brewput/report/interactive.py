@@ -4,10 +4,12 @@ from __future__ import annotations
 import math
 from typing import List, Optional, Sequence
 
-from .spec import Bars, Box, Chart, Line
+from .spec import Bars, Box, Chart, Line, Panel
 
 COLUMNS = 3
-PANEL_HEIGHT = 400
+PANEL_HEIGHT = 450
+LABEL_ROOM = 0.3      # share of the x range added at the right for the end labels
+LEADER = 0.03         # and the share of it a label stands off its line's end
 
 
 def _clean(values: Optional[Sequence[Optional[float]]]) -> Optional[list]:
@@ -28,16 +30,42 @@ def _line_traces(line: Line, show_legend: bool) -> list:
                 if lo is not None and hi is not None]
         if band:
             xs = [x for x, _, _ in band]
+            # mode "lines": without it plotly marks every corner of the band's outline
             traces.append(go.Scatter(
-                x=xs + xs[::-1], y=[hi for _, _, hi in band] + [lo for _, lo, _ in band][::-1],
+                x=xs + xs[::-1], y=[hi for _, _, hi in band] + [lo for _, lo, _ in band][::-1], mode="lines",
                 fill="toself", fillcolor=_rgba(line.color, 0.18), line={"width": 0}, hoverinfo="skip",
                 legendgroup=line.label, showlegend=False, name=f"{line.label} 95 % CI"))
     hover = "%{text}: %{y:.4g}<extra>%{fullData.name}</extra>" if line.points else None
     traces.append(go.Scatter(
-        x=list(line.x), y=_clean(line.y), mode="lines+markers", name=line.label, legendgroup=line.label,
-        showlegend=show_legend, line={"color": line.color, "dash": line.dash}, marker={"size": 5},
+        x=list(line.x), y=_clean(line.y), mode="lines" if line.marker is None else "lines+markers",
+        name=line.label, legendgroup=line.label, showlegend=show_legend and line.legend,
+        line={"color": line.color, "dash": line.dash, "width": 1.2 if line.marker is None else 2},
+        marker={"size": 7, "symbol": line.marker or "circle"},
         text=list(line.points) if line.points else None, hovertemplate=hover))
     return traces
+
+
+def _end_labels(fig, panel: Panel, row: int, col: int) -> None:
+    """The names at the lines' ends, each joined to its line's last point by a thin
+    leader, in room made for them at the right of the x axis."""
+    import plotly.graph_objects as go
+
+    xs = [x for item in panel.items if isinstance(item, Line) for x in item.x if x is not None]
+    if not xs:
+        return
+    low, high = min(xs), max(xs)
+    if panel.log_x:
+        low, high = math.log10(low), math.log10(high)
+    span = (high - low) or abs(high) or 1.0
+    fig.update_xaxes(range=[low - 0.03 * span, high + LABEL_ROOM * span], row=row, col=col)
+    for label in panel.labels:
+        x = math.log10(label.x) if panel.log_x else label.x
+        text_x = x + LEADER * span
+        fig.add_trace(go.Scatter(x=[label.x, 10 ** text_x if panel.log_x else text_x], y=[label.at, label.y],
+                                 mode="lines", line={"color": label.color, "width": 0.7}, hoverinfo="skip",
+                                 showlegend=False), row=row, col=col)
+        fig.add_annotation(x=text_x, y=label.y, text=label.text.replace("\n", "<br>"), showarrow=False,
+                           xanchor="left", align="left", font={"color": label.color, "size": 11}, row=row, col=col)
 
 
 def _bar_trace(bars: Bars, show_legend: bool):
@@ -84,6 +112,7 @@ def figure(chart: Chart, titled: bool = True):
                 traces = [_box_trace(item)]
             for trace in traces:
                 fig.add_trace(trace, row=row, col=col)
+        _end_labels(fig, panel, row, col)
         fig.update_xaxes(title_text=panel.x_label, row=row, col=col)
         fig.update_yaxes(title_text=panel.y_label, row=row, col=col, rangemode="tozero" if panel.y_from_zero else None)
         if panel.log_x:

@@ -1,4 +1,6 @@
-"""Charts (spec.py) drawn as PNG files with matplotlib.
+"""Charts (spec.py) drawn as PNG files with matplotlib, big enough for a slide:
+1600 x 900 at scale 2 (3200 x 1800 pixels) for a one-row chart, taller when
+its panels take several rows.
 
 matplotlib is imported only here, when a PNG is drawn, and only its object API
 (no pyplot, so no global state and no interactive backend: Agg renders the file).
@@ -12,9 +14,16 @@ from typing import List, Optional, Sequence
 from .spec import Bars, Box, Chart, Line, Panel
 
 STYLES = {"solid": "-", "dash": "--", "dot": ":"}
+MARKERS = {"circle": "o", "square": "s", "diamond": "D", "triangle-up": "^", "triangle-down": "v",
+           "x": "x", "cross": "P"}
 COLUMNS = 3
-PANEL = (5.2, 3.8)   # inches per panel
-TITLE = 0.5          # inches above the panels for the chart's title
+WIDTH, SLIDE_HEIGHT = 16.0, 9.0   # inches at DPI: 1600 x 900 at scale 2
+DPI = 200
+ROW = 4.6                         # inches per row of panels when there are several rows
+TITLE = 0.7                       # inches above the panels for the chart's title
+LABEL_ROOM = 0.3                  # share of the x range added at the right for the end labels
+LEADER = 0.03                     # and the share of it a label stands off its line's end
+FONT = 13
 
 
 def _floats(values: Optional[Sequence[Optional[float]]]) -> Optional[List[float]]:
@@ -25,7 +34,8 @@ def _line(ax, line: Line) -> None:
     y = _floats(line.y)
     if line.low is not None and line.high is not None:
         ax.fill_between(line.x, _floats(line.low), _floats(line.high), color=line.color, alpha=0.18, linewidth=0)
-    ax.plot(line.x, y, linestyle=STYLES[line.dash], color=line.color, marker="o", markersize=3, label=line.label)
+    ax.plot(line.x, y, linestyle=STYLES[line.dash], color=line.color, linewidth=1.2 if line.marker is None else 2,
+            marker=MARKERS.get(line.marker, ""), markersize=6, label=line.label if line.legend else None)
 
 
 def _bars(ax, bars: List[Bars]) -> None:
@@ -41,32 +51,52 @@ def _bars(ax, bars: List[Bars]) -> None:
         ax.bar(x, y, width=width, color=b.colors, hatch="//" if b.hatched else None,
                edgecolor="white" if b.hatched else None, yerr=error, capsize=3, label=b.label)
     ax.set_xticks(range(len(categories)), categories, rotation=30 if len(categories) > 3 else 0, ha="right"
-                  if len(categories) > 3 else "center", fontsize=8)
+                  if len(categories) > 3 else "center")
     if len(bars) > 1:
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=FONT - 2)
 
 
 def _boxes(ax, boxes: List[Box]) -> None:
     stats = [{"label": b.label, "whislo": b.p5, "q1": b.p25, "med": b.p50, "q3": b.p75, "whishi": b.p95,
               "fliers": []} for b in boxes]
-    drawn = ax.bxp(stats, showfliers=False, patch_artist=True, medianprops={"color": "black"})
+    drawn = ax.bxp(stats, showfliers=False, patch_artist=True, medianprops={"color": "black", "linewidth": 2})
     for patch, b in zip(drawn["boxes"], boxes):
         patch.set_facecolor(b.color)
         patch.set_alpha(0.75)
         if b.hatched:
             patch.set_hatch("//")
-    ax.tick_params(axis="x", labelrotation=30 if len(boxes) > 3 else 0, labelsize=8)
+    ax.tick_params(axis="x", labelrotation=30 if len(boxes) > 3 else 0)
     if len(boxes) > 3:
         for label in ax.get_xticklabels():
             label.set_horizontalalignment("right")
 
 
-def _panel(ax, panel: Panel, legend: bool) -> None:
+def _end_labels(ax, panel: Panel, size: float) -> None:
+    """The names at the lines' ends, each joined to its line's last point by a thin leader,
+    in room made for them at the right of the x axis."""
+    xs = [x for item in panel.items if isinstance(item, Line) for x in item.x if x is not None]
+    if not xs:
+        return
+    low, high = min(xs), max(xs)
+    if panel.log_x:
+        ax.set_xlim(low / 1.3, high * (high / low) ** LABEL_ROOM)
+        beside = (high / low) ** LEADER
+        shifted = lambda x: x * beside  # noqa: E731
+    else:
+        span = (high - low) or abs(high) or 1.0
+        ax.set_xlim(low - 0.03 * span, high + LABEL_ROOM * span)
+        shifted = lambda x: x + LEADER * span  # noqa: E731
+    for label in panel.labels:
+        ax.annotate(label.text, xy=(label.x, label.at), xytext=(shifted(label.x), label.y), textcoords="data",
+                    va="center", ha="left", fontsize=size, color=label.color,
+                    arrowprops={"arrowstyle": "-", "color": label.color, "linewidth": 0.7, "shrinkA": 0,
+                                "shrinkB": 3})
+
+
+def _panel(ax, panel: Panel, crowded: bool) -> None:
     lines = [i for i in panel.items if isinstance(i, Line)]
     for line in lines:
         _line(ax, line)
-    if legend and len(lines) > 1:
-        ax.legend(fontsize=7)
     bars = [i for i in panel.items if isinstance(i, Bars)]
     if bars:
         _bars(ax, bars)
@@ -75,14 +105,17 @@ def _panel(ax, panel: Panel, legend: bool) -> None:
         _boxes(ax, boxes)
     if panel.log_x:
         ax.set_xscale("log")
+    if lines:
+        _end_labels(ax, panel, FONT - (4 if crowded else 2))
     if panel.x_ticks:
         ax.set_xticks([v for v, _ in panel.x_ticks], [t for _, t in panel.x_ticks])
         ax.minorticks_off()
     if panel.y_from_zero:
         ax.set_ylim(bottom=0)
-    ax.set_title(panel.title, fontsize=10)
-    ax.set_xlabel(panel.x_label)
-    ax.set_ylabel(panel.y_label)
+    ax.set_title(panel.title, fontsize=FONT)
+    ax.set_xlabel(panel.x_label, fontsize=FONT - 1)
+    ax.set_ylabel(panel.y_label, fontsize=FONT - 1)
+    ax.tick_params(labelsize=FONT - 2)
     ax.grid(True, alpha=0.3)
     ax.set_axisbelow(True)
 
@@ -92,22 +125,19 @@ def write_png(chart: Chart, path) -> Path:
 
     columns = min(len(chart.panels), COLUMNS)
     rows = math.ceil(len(chart.panels) / columns)
-    width, height = PANEL[0] * columns, PANEL[1] * rows + TITLE
-    figure = Figure(figsize=(width, height))
+    height = SLIDE_HEIGHT if rows == 1 else ROW * rows + TITLE
+    figure = Figure(figsize=(WIDTH, height))
     # fixed margins in inches: a layout engine would take as long as the drawing
     rotated = any(isinstance(item, (Bars, Box)) for panel in chart.panels for item in panel.items)
-    figure.subplots_adjust(left=0.75 / width, right=1 - 0.2 / width, top=1 - (TITLE + 0.1) / height,
-                           bottom=(0.95 if rotated else 0.55) / height, wspace=0.3,
-                           hspace=(1.3 if rotated else 0.9) / PANEL[1])
+    figure.subplots_adjust(left=0.9 / WIDTH, right=1 - 0.3 / WIDTH, top=1 - (TITLE + 0.1) / height,
+                           bottom=(1.6 if rotated else 0.8) / height, wspace=0.25,
+                           hspace=(1.6 if rotated else 1.0) / (height / rows))
     axes = figure.subplots(rows, columns, squeeze=False).flatten()
-    labels = None
     for ax, panel in zip(axes, chart.panels):
-        # a legend where the lines differ from the panel before (not twice for median and p95)
-        shown, labels = labels, [item.label for item in panel.items]
-        _panel(ax, panel, legend=labels != shown)
+        _panel(ax, panel, crowded=columns > 1)
     for ax in axes[len(chart.panels):]:
         ax.set_visible(False)
-    figure.suptitle(chart.title, y=1 - 0.15 / height)
+    figure.suptitle(chart.title, y=1 - 0.2 / height, fontsize=FONT + 3)
     path = Path(path)
-    figure.savefig(path, dpi=100)
+    figure.savefig(path, dpi=DPI)
     return path

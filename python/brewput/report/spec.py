@@ -7,16 +7,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple, Union
 
-# matplotlib's tab10 (the usual categorical palette), then ColorBrewer's Dark2
-# less its orange (too near tab10's):
-# one colour per model, or per station and resource, before any repeats
-PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-           "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-           "#1b9e77", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666")
+# matplotlib's tab10 (the usual categorical palette) with black and navy: twelve
+# colours no two of which are near (CIELAB distance 27 or more, tested), one per
+# model, or per station and resource; past twelve the marker still tells them apart.
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+           "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#0b3d91")
+# Seven markers against twelve colours: every (colour, marker) pair differs up to 84 lines.
+MARKERS = ("circle", "square", "diamond", "triangle-up", "triangle-down", "x", "cross")
 
 
 def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
+
+
+def marker(i: int) -> str:
+    return MARKERS[i % len(MARKERS)]
 
 
 @dataclass
@@ -30,6 +35,8 @@ class Line:
     low: Optional[Sequence[Optional[float]]] = None
     high: Optional[Sequence[Optional[float]]] = None
     points: Optional[Sequence[str]] = None   # what each x means, for the interactive hover
+    marker: Optional[str] = "circle"         # one of MARKERS, or None: a plain line (a bound)
+    legend: bool = True                      # False: a guide named by its end label only
 
 
 @dataclass
@@ -61,6 +68,17 @@ Item = Union[Line, Bars, Box]
 
 
 @dataclass
+class EndLabel:
+    """A line's name at its right end: at (x, y), drawn with a leader to the line's
+    last point (x, at) when it had to move away from it."""
+    x: float
+    y: float
+    at: float
+    text: str
+    color: str
+
+
+@dataclass
 class Panel:
     title: str
     x_label: str
@@ -69,6 +87,7 @@ class Panel:
     log_x: bool = False
     x_ticks: Optional[List[Tuple[float, str]]] = None   # (value, label)
     y_from_zero: bool = True
+    labels: List[EndLabel] = field(default_factory=list)
 
 
 @dataclass

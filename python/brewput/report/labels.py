@@ -1,0 +1,81 @@
+"""Names at the ends of a panel's lines, in place of a legend the eye must match
+by colour: each name in its line's colour with its marker, beside the line's
+last point. Lines that end together (five coffee shops at the same throughput)
+get their names stacked there, none on top of another."""
+from __future__ import annotations
+
+import math
+from typing import List, Optional, Sequence, Tuple
+
+from .spec import EndLabel, Line
+
+ROW = 0.045           # the height of a name, as a share of the panel's y range
+X_NEAR = 0.1          # names of ends this share of the x range apart can collide
+GLYPHS = {"circle": "●", "square": "■", "diamond": "◆", "triangle-up": "▲", "triangle-down": "▼",
+          "x": "✕", "cross": "✚"}
+
+
+def _last_point(line: Line) -> Optional[Tuple[float, float]]:
+    """The line's last point drawn: at the last swept value (a hockey stick's may lie anywhere)."""
+    points = [(x, y) for x, y in zip(line.x, line.y)
+              if y is not None and not math.isnan(y) and isinstance(x, (int, float))]
+    return points[-1] if points else None
+
+
+def _range(lines: Sequence[Line], from_zero: bool) -> Tuple[float, float]:
+    values = [y for line in lines for y in line.y if y is not None and not math.isnan(y)]
+    if not values:
+        return 0.0, 1.0
+    low, high = (min(values + [0.0]) if from_zero else min(values)), max(values)
+    return low, high if high > low else low + (abs(low) or 1.0)
+
+
+def _spread(wanted: List[float], row: float) -> List[float]:
+    """Positions as near the wanted ones (sorted) as can be with a row between each two:
+    names that crowd form a stack centred where they wanted to be."""
+    stacks: List[List[float]] = []            # [first position, count, sum of the wanted]
+    for y in wanted:
+        stacks.append([y, 1, y])
+        while len(stacks) > 1 and stacks[-2][0] + stacks[-2][1] * row > stacks[-1][0]:
+            last = stacks.pop()
+            stacks[-1][1] += last[1]
+            stacks[-1][2] += last[2]
+            stacks[-1][0] = stacks[-1][2] / stacks[-1][1] - (stacks[-1][1] - 1) * row / 2
+    return [first + k * row for first, count, _ in stacks for k in range(count)]
+
+
+def _columns(ends, x_near: float) -> List[list]:
+    """The ends grouped by x: only names beside the same stretch of x can collide
+    (every line of a sweep ends at its last value; a hockey stick's end anywhere)."""
+    columns: List[list] = []
+    for end in sorted(ends, key=lambda end: end[0][0]):
+        if columns and end[0][0] - columns[-1][-1][0][0] <= x_near:
+            columns[-1].append(end)
+        else:
+            columns.append([end])
+    return columns
+
+
+def end_labels(lines: Sequence[Line], from_zero: bool = True, log_x: bool = False) -> List[EndLabel]:
+    """A label per line beside its last point, a row apart from the next beside the
+    same stretch of x; kept inside the panel's y range (half a row beyond it at most)."""
+    ends = [(point, line) for line in lines for point in [_last_point(line)] if point is not None]
+    if not ends:
+        return []
+    if log_x:
+        ends = [((math.log10(x), y), line) for (x, y), line in ends]
+    low, high = _range(lines, from_zero)
+    row = ROW * (high - low)
+    xs = [point[0] for point, _ in ends]
+    labels = []
+    for column in _columns(ends, X_NEAR * ((max(xs) - min(xs)) or 1.0)):
+        column.sort(key=lambda end: (end[0][1], end[1].label))
+        ys = _spread([point[1] for point, _ in column], row)
+        for k in range(len(ys) - 1, -1, -1):         # down from the top ...
+            ys[k] = min(ys[k], high + row / 2 if k == len(ys) - 1 else ys[k + 1] - row)
+        for k in range(len(ys)):                     # ... and up from the bottom
+            ys[k] = max(ys[k], low - row / 2 if k == 0 else ys[k - 1] + row)
+        labels += [EndLabel(x=10 ** point[0] if log_x else point[0], y=y, at=point[1],
+                            text=f"{GLYPHS.get(line.marker, '—')} {line.label}", color=line.color)
+                   for (point, line), y in zip(column, ys)]
+    return labels
