@@ -84,9 +84,10 @@ def test_with_noise_the_boxes_are_boxes_and_buffering_pays():
     for (model, cpus), res in results.items():
         if cpus == 6:
             spectrum = dict(res["classes"]["latte"]["response_time"]["spectrum"])
-            # no box collapses to a line: the middle 50 % spans at least 0.2 ms of 4 ms and more
+            # no box collapses to a line: the middle 50 % spans at least 0.2 ms, and the
+            # spectrum rises at least 0.5 ms from the median to the 99.9th percentile
             assert spectrum[75] - spectrum[25] > 0.2, model
-            assert spectrum[99.9] > 1.1 * spectrum[50], model
+            assert spectrum[99.9] > spectrum[50] + 0.5, model
     rate = {model: results[model, 6]["classes"]["latte"]["throughput"] for model in ("linearpipe-0", "linearpipe-1")}
     assert rate["linearpipe-0"] < 0.95 * rate["linearpipe-1"]        # the talk: 878 against 994
 
