@@ -140,7 +140,7 @@ def sweep_values(values: Union[str, Number, Sequence[Number]]) -> List[Number]:
     """A study file's sweep entry: a spelling as a string, a single number or a list."""
     if isinstance(values, bool):
         raise SweepError(f"expected numbers as {SPELLINGS} or a list, got {values}")
-    if isinstance(values, (int, float)):
+    if isinstance(values, (int, float)) and math.isfinite(values):
         return _checked([values])
     if isinstance(values, str):
         return parse_values(values)
