@@ -47,6 +47,7 @@ wheel-test: wheel
 bench: build
 	$(PYTHON) bench/run.py
 	printf '\n' >> bench/RESULTS.md && $(PYTHON) bench/solve_speed.py >> bench/RESULTS.md
+	printf '\n' >> bench/RESULTS.md && $(PYTHON) bench/startup.py >> bench/RESULTS.md
 	printf '\n' >> bench/RESULTS.md && $(PYTHON) bench/sweep_scaling.py >> bench/RESULTS.md
 	printf '\n## The lab: the coffee shop on this machine'"'"'s CPUs, beside its model\n\n' >> bench/RESULTS.md
 	$(PYTHON) bench/lab_curves.py >> bench/RESULTS.md

@@ -2,7 +2,7 @@
 # The wheel as a new user gets it: a fresh virtualenv, a plain `pip install` of the
 # built wheel (no test dependencies), then the README's commands run from a folder
 # outside the checkout. Any failing command, traceback or panic fails the check.
-#   usage: tests/wheel_smoke.sh dist/brewput-VERSION-....whl
+#   usage: [PYTHON=python3.9] tests/wheel_smoke.sh dist/brewput-VERSION-....whl
 set -euo pipefail
 [ $# -eq 1 ] && [ -f "$1" ] || { echo "usage: $0 WHEEL (one built wheel)" >&2; exit 2; }
 wheel=$(realpath "$1")
@@ -11,7 +11,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 started=$SECONDS
 
-python3 -m venv "$work/venv"
+"${PYTHON:-python3}" -m venv "$work/venv"
 "$work/venv/bin/python" -m pip install --quiet --upgrade pip
 "$work/venv/bin/python" -m pip install --quiet "$wheel"
 export PATH="$work/venv/bin:$PATH"
@@ -83,4 +83,4 @@ step "sweep to Parquet" "rate" brewput solve examples/mmc.yaml --sweep c=3..6 --
 step "Parquet readable" "12 scenarios" python -c \
     "import pandas; print(pandas.read_parquet('results.parquet').scenario.nunique(), 'scenarios')"
 
-echo "the wheel's commands: all passed in $((SECONDS - started)) s"
+echo "the wheel's commands on $(python --version): all passed in $((SECONDS - started)) s"

@@ -1,0 +1,78 @@
+"""Start-up: how long `brewput` takes from process start to its answer, for
+`--help`, `--version` and `solve` on every shipped example, beside `python -c pass`
+in the same run. Prints a markdown section for bench/RESULTS.md.
+
+    .venv/bin/python bench/startup.py [--runs 20]
+
+The commands take turns, a round of each at a time, so that a burst of other
+work on the machine slows every command a little rather than one a lot.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from brewput.bundled import EXAMPLES
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+TARGET_HELP = 0.10
+TARGET_SOLVE = 0.15
+
+
+def commands():
+    models = sorted(p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*.yaml") if "studies" not in p.parts)
+    return ([("python -c pass", [sys.executable, "-c", "pass"]),
+             ("brewput --help", [str(BIN / "brewput"), "--help"]),
+             ("brewput --version", [str(BIN / "brewput"), "--version"])]
+            + [(f"brewput solve examples/{m}", [str(BIN / "brewput"), "solve", f"examples/{m}"]) for m in models])
+
+
+def timed(argv) -> tuple[float, int]:
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 2) or "Traceback" in done.stderr:
+        raise SystemExit(f"{' '.join(argv)}: exit {done.returncode}\n{done.stderr}")
+    return elapsed, done.returncode
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=20, help="timed runs of each command")
+    runs = parser.parse_args().runs
+    table = commands()
+    codes = {label: timed(argv)[1] for label, argv in table}  # warms the file cache and .pyc files
+    times = {label: [] for label, _ in table}
+    for _ in range(runs):
+        for label, argv in table:
+            times[label].append(timed(argv)[0])
+    median = {label: statistics.median(t) for label, t in times.items()}
+    base = median["python -c pass"]
+
+    print("## Start-up: process start to answer\n")
+    print(f"Wall time of the whole process, median and best of {runs} runs taken in turns; "
+          f"`solve` answers with its tables, or refuses in one line (exit 2) what it cannot solve.\n")
+    print("| command | median (ms) | best (ms) | beyond `python -c pass` (ms) | answer |\n|---|---:|---:|---:|---|")
+    for label, _ in table:
+        answer = ("refused" if codes[label] == 2 else "tables") if " solve " in label else ""
+        print(f"| `{label}` | {median[label] * 1e3:.0f} | {min(times[label]) * 1e3:.0f} | "
+              f"{(median[label] - base) * 1e3:.0f} | {answer} |")
+    solves = [label for label in median if " solve " in label]
+    worst = max(solves, key=median.get)
+    print("\n| target | measured | result |\n|---|---:|---|")
+    for what, target, measured in ((f"`brewput --help` under {TARGET_HELP} s", TARGET_HELP, median["brewput --help"]),
+                                   (f"`brewput solve` on every example under {TARGET_SOLVE} s", TARGET_SOLVE,
+                                    median[worst])):
+        print(f"| {what} | {measured:.3f} s | {'met' if measured < target else '**missed**'} |")
+    print(f"\nCommand: `.venv/bin/python bench/startup.py --runs {runs}` on {os.cpu_count()} CPUs "
+          f"(load average {os.getloadavg()[0]:.2f} at the end).")
+
+
+if __name__ == "__main__":
+    main()
