@@ -348,3 +348,12 @@ def test_many_closed_classes_are_bounded_together():
     del classes["c4"]
     assert sum(c.population for c in Model(brewput=1, stations={"desk": {}}, classes=classes).classes.values()) \
         == MAX_TOTAL_POPULATION
+
+
+@pytest.mark.parametrize("kind, schema", [("model", model_schema), ("study", study_schema)])
+def test_brewput_schema_prints_each_schema(kind, schema):
+    import json
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "brewput", "schema", kind], capture_output=True, text=True)
+    assert done.returncode == 0 and json.loads(done.stdout) == schema()
