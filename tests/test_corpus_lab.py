@@ -88,6 +88,16 @@ CASES = [
     pool("cpus-range", "--cpus", "1..2", names=["--cpus 1..2"]),
     pool("repetitions-negative", "--repetitions", "-3", names=["--repetitions -3"]),
     pool("nice-too-high", "--nice", "20", names=["--nice 20"]),
+    pool("work-empty", "--work", "", names=["--work"]),
+    pool("tasks-empty", "--tasks", "", names=["--tasks"]),
+    pool("threads-empty", "--threads", "", names=["--threads"]),
+    pool("threads-zero-in-list", "--threads", "1,0,2", names=["--threads 1,0,2"]),
+    Case("lab-pool-hgrm-is-a-file", ["lab", "pool", "--hgrm", "taken"], {"taken": "a file"},
+         names=["--hgrm", "taken"], timeout=30),
+    coffee("par-empty", "--par", "", names=["--par"]),
+    coffee("repetitions-empty", "--repetitions", "", names=["--repetitions"]),
+    coffee("warmup-garbage", "--warmup", "a bit", names=["--warmup a bit"]),
+    coffee("queue-garbage", "--queue", "deep", "--rate", "10", names=["--queue deep"]),
 ]
 
 
