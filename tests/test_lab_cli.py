@@ -112,8 +112,10 @@ def test_customers_and_cpus_swept_together_keep_every_row():
 
 
 def test_hgrm_writes_a_file_per_measured_scenario(tmp_path):
-    run = brewput("lab", "coffee", "--impl", "ideal", "--cpus", "1", *QUICK, "--predict", "--hgrm", tmp_path / "h")
+    run = brewput("lab", "coffee", "--impl", "ideal", "--cpus", "1", *QUICK, "--predict", "--hgrm", tmp_path / "h",
+                  "--report", tmp_path / "report")  # a record with distributions is still one the report reads
     assert run.returncode == 0, run.stderr
+    assert (tmp_path / "report" / "index.html").is_file()
     (path,) = (tmp_path / "h").iterdir()  # the measurement's; the prediction has no histogram file
     assert path.name == "ideal-cpus=1-latte.hgrm"
     assert path.read_text().splitlines()[0].split() == ["Value", "Percentile", "TotalCount", "1/(1-Percentile)"]
