@@ -186,7 +186,8 @@ def _choose(method, population, stations, queueing, multiserver) -> Tuple[str, L
         method, notes = approx, [f"auto chose {approx}: {exact} would take about {seconds:.2g} s "
                                  f"for this population"]
     named = method if asked == method else f"{asked} ({method})"
-    sizing.check(f"--method {named} on {sizing.population_text(population)} at {stations:,} stations",
+    sizing.check(f"--method {named} on {sizing.population_text(population)} at {stations:,} "
+                 f"station{'s' * (stations != 1)}",
                  sizing.closed_cost(method, population, stations, queueing),
                  "use --method approx" if method in ("mva-exact", "convolution") else
                  "no analytic method fits a model this large; use brewput simulate")

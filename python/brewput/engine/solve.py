@@ -33,18 +33,27 @@ def solve(
     model = as_model(model, params)
     check_cycles_take_time(model)
     net = network_of(model)
+    try:
+        sol = _solve_network(net, method)
+    except MemoryError:  # sizing.py estimates every method first; this is the last line of defence
+        raise BrewputError(f"--method {method}: {model.file or model.name} does not fit in this machine's "
+                           f"memory; use a smaller model or brewput simulate") from None
+    return solution_results(model, net, sol, network_bounds(net))
+
+
+def _solve_network(net, method: str):
+    """The network by the solver for its kind: open, closed (waiting outside a
+    full station, or a queueing network) or mixed."""
     if net.is_open.all():
         if method not in ("auto", "exact"):
             raise BrewputError(f"--method {method}: open networks are solved exactly (or by the "
                                f"named approximation per station); use --method auto")
-        sol = solve_open(net)
-    elif binding_buffer(net):
+        return solve_open(net)
+    if binding_buffer(net):
         if method not in ("auto", "exact"):
             raise BrewputError(f"--method {method}: a closed station with a finite buffer is solved "
                                f"exactly by its birth-death chain; use --method auto")
-        sol = solve_waiting_outside(net)
-    elif not net.is_open.any():
-        sol = solve_closed(net, method=method)
-    else:
-        sol = solve_mixed(net, method=method)
-    return solution_results(model, net, sol, network_bounds(net))
+        return solve_waiting_outside(net)
+    if not net.is_open.any():
+        return solve_closed(net, method=method)
+    return solve_mixed(net, method=method)
