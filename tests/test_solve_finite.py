@@ -182,6 +182,53 @@ def test_empirical_and_several_classes_mix_their_service_laws():
     assert sol.exact_class.all()
 
 
+def erlang2_chain_in_fractions(lam, mean, capacity):
+    """M/E_2/1/K's time-average distribution in exact rational arithmetic (Gaussian
+    elimination over Fractions): a truth for losses far below double rounding."""
+    from fractions import Fraction
+    lam, rate = Fraction(lam), 2 / Fraction(mean)
+    states = [(0, 0)] + [(n, j) for n in range(1, capacity + 1) for j in (0, 1)]
+    index = {s: k for k, s in enumerate(states)}
+    size = len(states)
+    q = [[Fraction(0)] * size for _ in range(size)]
+    q[0][index[(1, 0)]] += lam
+    for n in range(1, capacity + 1):
+        for j in (0, 1):
+            s = index[(n, j)]
+            if n < capacity:
+                q[s][index[(n + 1, j)]] += lam
+            target = index[(n, 1)] if j == 0 else (0 if n == 1 else index[(n - 1, 0)])
+            q[s][target] += rate
+    for s in range(size):
+        q[s][s] = -sum(q[s][t] for t in range(size) if t != s)
+    # pi Q = 0 with sum pi = 1: the transpose with its last equation replaced.
+    a = [[q[t][s] for t in range(size)] + [Fraction(0)] for s in range(size)]
+    a[-1] = [Fraction(1)] * size + [Fraction(1)]
+    for col in range(size):
+        pivot = next(r for r in range(col, size) if a[r][col] != 0)
+        a[col], a[pivot] = a[pivot], a[col]
+        for r in range(size):
+            if r != col and a[r][col] != 0:
+                f = a[r][col] / a[col][col]
+                a[r] = [x - f * y for x, y in zip(a[r], a[col])]
+    pi = [a[s][-1] / a[s][s] for s in range(size)]
+    p = [Fraction(0)] * (capacity + 1)
+    for (n, _), s in index.items():
+        p[n] += pi[s]
+    return p
+
+
+@pytest.mark.parametrize("rate, buffer", [(0.05, 5), (0.01, 8), (0.3, 25)])
+def test_small_losses_are_exact_far_below_rounding(rate, buffer):
+    # Loss 1e-9 .. 1e-20: 1 - 1 / (pi_0 + rho) would print rounding noise (or 0).
+    p = erlang2_chain_in_fractions(rate, 1, buffer + 1)
+    sol = solve(one_station("erlang(2, 1)", rate, buffer))
+    assert 0 < float(p[-1]) < 1e-8
+    assert sol.loss_probability[0] == pytest.approx(float(p[-1]), rel=1e-9)
+    wait = float(sum(max(n - 1, 0) * pn for n, pn in enumerate(p)) / (rate * (1 - p[-1])))
+    assert sol.response_time[0] - 1 == pytest.approx(wait, rel=1e-9)
+
+
 def test_heavy_load_and_long_buffers_stay_finite():
     # a_0 = e^-2000 underflows a double: the recursion is in log space.
     sol = solve(one_station(1000, 2.0, 50))

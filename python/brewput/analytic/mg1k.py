@@ -29,7 +29,7 @@ approximation.
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence, Tuple
+from typing import Callable, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -42,6 +42,10 @@ CONSTANT_SHAPE = 1e15
 NODES = 16
 #: Uniform service: the most panels (each a few hundred flops per k) before refusing.
 MAX_PANELS = 200_000
+#: Below this the loss 1 - 1 / (pi_0 + rho) has lost digits to cancellation, and
+#: is taken from the arrivals' tails beyond the buffer instead (at most MAX_TAILS).
+SMALL_LOSS = 1e-6
+MAX_TAILS = 1 << 20
 
 
 def arrivals_law(dist: Distribution, lam: float, capacity: int) -> Optional[Tuple[float, np.ndarray]]:
@@ -77,12 +81,17 @@ def mixture_law(laws: Sequence[Tuple[float, np.ndarray]], weights: Sequence[floa
     return _mixture(laws, weights)
 
 
-def solve_mg1k(lam: float, mean: float, capacity: int, law: Tuple[float, np.ndarray]) -> Tuple[float, Means]:
+def solve_mg1k(lam: float, mean: float, capacity: int,
+               law_of: Callable[[int], Optional[Tuple[float, np.ndarray]]]) -> Optional[Tuple[float, Means]]:
     """(loss probability, means) of M/G/1/K with K = `capacity` >= 1, arrival rate
-    `lam`, mean service `mean` and `law` from arrivals_law; the means are at the
-    accepted rate lam (1 - loss)."""
+    `lam` and mean service `mean`; `law_of(n)` gives arrivals_law with n tails.
+    The means are at the accepted rate lam (1 - loss). None when the service law
+    has no exact form (law_of gives None)."""
     from scipy.special import logsumexp
 
+    law = law_of(capacity)
+    if law is None:
+        return None
     log_a0, log_tail = law
     log_pi = np.full(capacity, -np.inf)
     log_pi[0] = 0.0
@@ -95,15 +104,43 @@ def solve_mg1k(lam: float, mean: float, capacity: int, law: Tuple[float, np.ndar
         terms[0] = log_tail[j]  # log pi_0 = 0
         top = terms.max()
         log_pi[j] = top + math.log(np.exp(terms - top).sum()) - log_a0 if top > -np.inf else -np.inf
-    pi = np.exp(log_pi - logsumexp(log_pi))
+    log_total = logsumexp(log_pi)
+    pi = np.exp(log_pi - log_total)
     rho = lam * mean
-    scale = pi[0] + rho
-    p = np.append(pi / scale, max(0.0, 1.0 - 1.0 / scale))
-    loss = float(p[-1])
+    excess = pi[0] + rho - 1.0  # sigma: p_K = sigma / (1 + sigma)
+    if excess < SMALL_LOSS:  # it cancelled: take it from the tails instead
+        excess = _small_excess(log_pi, log_total, capacity, law_of, excess)
+    scale = 1.0 + excess  # pi_0 + rho
+    p = np.append(pi / scale, excess / scale)
+    waiting = float(np.maximum(np.arange(capacity + 1) - 1, 0) @ p)
     throughput = lam / scale  # lam (1 - p_K), without losing it when p_K rounds to 1
-    present = float(np.arange(capacity + 1) @ p)
-    busy = 1.0 - float(p[0])
-    return loss, little(throughput, mean, (present - busy) / throughput)
+    return float(p[-1]), little(throughput, mean, waiting / throughput)
+
+
+def _small_excess(log_u: np.ndarray, log_total: float, capacity: int,
+                  law_of: Callable[[int], Tuple[float, np.ndarray]], fallback: float) -> float:
+    """sigma = pi_0 + rho - 1 without cancellation, for when the loss is small.
+
+    Summing the cut equations over j gives, with u the unnormalized pi (u_0 = 1),
+    Sigma = sum u and T(m) = sum_{k > m} A_k = E[(A - m)^+]:
+
+        sigma Sigma = T(K-1) + sum_{i=1}^{K-1} u_i T(K-i),
+
+    every term positive. T needs the tails beyond K - 1, taken until the last is
+    below 1e-18 of the sum (doubling how many); if they decay too slowly for that,
+    the loss is not small enough to have cancelled and `fallback` stands."""
+    from scipy.special import logsumexp
+
+    count = 2 * capacity + 64
+    while count <= MAX_TAILS:
+        _, log_tail = law_of(count)
+        beyond = np.logaddexp.accumulate(log_tail[::-1])[::-1]  # log sum_{k >= m} A_k
+        if log_tail[-1] < beyond[capacity] - 41.5:  # e^-41.5 = 1e-18
+            t = beyond[1:capacity + 1]  # T(m) = sum_{k >= m+1} A_k, m = 0 .. K-1
+            terms = np.concatenate(([t[capacity - 1]], log_u[1:] + t[capacity - 1:0:-1]))
+            return float(np.exp(logsumexp(terms) - log_total))
+        count *= 2
+    return max(fallback, 0.0)
 
 
 def _poisson(special, k: np.ndarray, x: float) -> Tuple[float, np.ndarray]:

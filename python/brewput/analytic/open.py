@@ -183,9 +183,10 @@ def _finite_station(net: Network, m: int, c: int, k: int, flow: np.ndarray, mean
         raise Unsupported(f"station {name}: priorities between classes with a finite buffer have no "
                           f"analytic method here; use brewput simulate")
     lam = flow.sum()
-    law = _service_law(net, m, flow, k) if _embedded_chain(net, m, flow) else None
-    if law is not None:
-        loss, means = mg1k.solve_mg1k(lam, mean, k, law)
+    chain = (mg1k.solve_mg1k(lam, mean, k, lambda count: _service_law(net, m, flow, count))
+             if _embedded_chain(net, m, flow) else None)
+    if chain is not None:
+        loss, means = chain
         return _Station((means.wait + s) * (flow > 0), "mg1k", True, False, loss=loss,
                         accepted=_accepted(lam, means))
     loss, means = queues.mmck(lam, mean, c, k)
@@ -223,17 +224,17 @@ def _embedded_chain(net: Network, m: int, flow: np.ndarray) -> bool:
             and not _exponential(net, m, flow))
 
 
-def _service_law(net: Network, m: int, flow: np.ndarray, k: int):
-    """The law of Poisson arrivals during a service at station m, whose service
-    time is the mixture of every class's steps there weighted by their flows; None
-    when a step's distribution has no exact law."""
+def _service_law(net: Network, m: int, flow: np.ndarray, count: int):
+    """The law of Poisson arrivals during a service at station m (arrivals_law with
+    `count` tails), whose service time is the mixture of every class's steps there
+    weighted by their flows; None when a step's distribution has no exact law."""
     lam = flow.sum()
     laws, weights = [], []
     for r, steps in enumerate(net.steps):
         for station, visits, dist in steps:
             if station != m or flow[r] == 0 or visits == 0:
                 continue
-            law = mg1k.arrivals_law(dist, lam, k)
+            law = mg1k.arrivals_law(dist, lam, count)
             if law is None:
                 return None
             laws.append(law)
