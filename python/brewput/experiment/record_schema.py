@@ -1,0 +1,229 @@
+"""The shape of an experiment record and of the results dicts inside it, as
+pydantic models: the one description `brewput report` checks a record against
+before drawing anything, so that a malformed record is one line naming the JSON
+field at fault (`scenarios[0].results.classes.latte.throughput: expected a
+number, got 'fast'`), never a traceback from deep inside a chart.
+
+Only what brewput reads is described; other fields are kept as they are.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Literal, Optional, Tuple, Union
+
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
+from typing_extensions import Annotated
+
+from ..errors import BrewputError, format_path
+from ..units import SECONDS
+from .record import CHARTS, VERSION
+
+MAX_BYTES = 1 << 30  # a record's file; a million scenarios of a small model fit
+MAX_DEPTH = 64  # of nested JSON arrays and objects; a record needs about 8
+
+Number = Annotated[float, Strict()]  # an int or a float, never a string or a bool
+Whole = Annotated[int, Strict()]
+Text = Annotated[str, Strict()]
+Flag = Annotated[bool, Strict()]
+Interval = Optional[Tuple[Optional[Number], Optional[Number]]]
+Spectrum = List[Tuple[Number, Number]]  # (percent, value) pairs
+Scalar = Union[Number, Text, Flag, None]
+Figure = Union[Number, Interval, Spectrum, List[Interval], Text, Flag, None]
+
+
+class Part(BaseModel):
+    """A part of a record: the fields brewput reads are typed, others kept."""
+    model_config = ConfigDict(extra="allow")
+
+
+class Times(Part):
+    """response_time and waiting_time: the mean, percentiles, max, the spectrum."""
+    mean: Optional[Number] = None
+    max: Optional[Number] = None
+    spectrum: Optional[Spectrum] = None
+    spectrum_ci: Optional[List[Interval]] = None
+    distribution: Optional[Dict[str, Any]] = None  # asked for (--hgrm): the rows of an .hgrm file
+    __pydantic_extra__: Dict[str, Figure]
+
+
+class ClassFigures(Part):
+    throughput: Optional[Number]
+    throughput_ci: Interval = None
+    response_time: Times
+    waiting_time: Optional[Times] = None
+    lost: Optional[Whole] = None
+    exact: Optional[Flag] = None
+    method: Optional[Text] = None
+    __pydantic_extra__: Dict[str, Union[Figure, Times, Dict[str, Scalar]]]
+
+
+class Figures(Part):
+    """A station's or a resource's figures."""
+    utilization: Optional[Number] = None
+    __pydantic_extra__: Dict[str, Figure]
+
+
+class Bounds(Part):
+    bottleneck: Text
+    max_throughput: Optional[Number]
+    saturation_population: Optional[Number] = None
+    throughput: Interval = None
+    response_time: Interval = None
+    balanced_throughput: Interval = None
+    balanced_response_time: Interval = None
+
+
+class Results(Part):
+    """One engine's answer (docs/results.md)."""
+    model: Text
+    engine: Literal["simulate", "solve", "lab"]
+    method: Optional[Text] = None
+    time_unit: Literal[tuple(SECONDS)]  # type: ignore[valid-type]
+    params: Dict[str, Union[Number, Text]] = {}
+    settings: Optional[Dict[str, Any]] = None
+    classes: Dict[str, ClassFigures] = Field(min_length=1)
+    stations: Dict[str, Figures] = {}
+    resources: Dict[str, Figures] = {}
+    bounds: Optional[Dict[str, Bounds]] = None
+    warnings: List[Text] = []
+    notes: List[Text] = []
+
+
+class ModelEntry(Part):
+    file: Optional[Text] = None
+    text: Optional[Text] = None
+
+
+class Scenario(Part):
+    id: Whole
+    model: Text
+    engine: Text
+    params: Dict[str, Union[Number, Text]]
+    results: Results
+
+
+class Failure(Part):
+    id: Whole
+    model: Text
+    engine: Text
+    params: Dict[str, Union[Number, Text]]
+    error: Text
+
+
+class Record(Part):
+    brewput: Literal["experiment"]
+    version: Literal[VERSION]  # type: ignore[valid-type]
+    title: Optional[Text] = None
+    created: Optional[Text] = None
+    command: Optional[Text] = None
+    study: Optional[Text] = None
+    models: Dict[str, ModelEntry] = {}
+    sweep: Dict[str, List[Union[Number, Text]]] = {}
+    charts: Optional[List[Literal[CHARTS]]] = None  # type: ignore[valid-type]
+    interrupted: Flag = False
+    scenarios: List[Scenario] = Field(min_length=1)
+    failed: List[Failure] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _swept_params_in_every_scenario(cls, record: Any) -> Any:
+        # Before the fields: a scenario without a swept param is a record of another
+        # sweep, whatever else is wrong in it. Wrong types are left to the fields.
+        sweep, scenarios = (record.get("sweep"), record.get("scenarios")) if isinstance(record, dict) else (0, 0)
+        if not (isinstance(sweep, dict) and isinstance(scenarios, list)):
+            return record
+        for name, values in sweep.items():
+            if isinstance(values, list) and not values:
+                raise ValueError(f"sweep.{name}: expected a non-empty list of values")
+            for i, scenario in enumerate(scenarios):
+                params = scenario.get("params") if isinstance(scenario, dict) else None
+                if isinstance(params, dict) and name not in params:
+                    raise ValueError(f"scenarios[{i}].params: missing the swept param {name}")
+        return record
+
+
+_PROBLEMS = {  # pydantic's checks in our words
+    "missing": "missing",
+    "float_type": "expected a number",
+    "int_type": "expected a whole number",
+    "string_type": "expected text",
+    "bool_type": "expected true or false",
+    "dict_type": "expected a map",
+    "model_type": "expected a map",
+    "list_type": "expected a list",
+    "tuple_type": "expected a list",
+    "too_long": "expected fewer items",
+}
+
+
+def check_record(document: Any, source: str) -> None:
+    """Refuses a record that does not have the record's shape, naming the first
+    field at fault: `results.json: scenarios[2].results.time_unit: ...`."""
+    _check(Record, document, source)
+
+
+def check_results(document: Any, source: str) -> None:
+    """The same for one results dict (as `brewput simulate --json` prints it)."""
+    _check(Results, document, source)
+
+
+def _check(shape: type, document: Any, source: str) -> None:
+    try:
+        shape.model_validate(document)
+    except ValidationError as e:
+        raise BrewputError(f"{source}: {_first_problem(e, document)}") from None
+
+
+def _first_problem(error: ValidationError, document: Any) -> str:
+    problems = error.errors(include_url=False)
+    # A union reports a problem per member it tried; the member that got furthest
+    # into the document is the one the record meant.
+    first = _path(problems[0], document)[:1]
+    problem = max((p for p in problems if _path(p, document)[:1] == first), key=lambda p: len(_path(p, document)))
+    if problem["type"] == "value_error":
+        return str(problem["ctx"]["error"])
+    words = _PROBLEMS.get(problem["type"])
+    if problem["type"] == "too_short":
+        words = f"expected a non-empty {'map' if isinstance(problem['input'], dict) else 'list'}"
+    if words is None:  # literal_error and the like: pydantic says what it expected
+        words = "expected " + re.sub(r"^Input should be ", "", problem["msg"])
+    if problem["type"] != "missing":
+        words += f", got {_brief(problem['input'])}"
+    path = format_path(_path(problem, document))
+    return f"{path}: {words}" if path else words
+
+
+def _path(problem: dict, document: Any) -> tuple:
+    """The JSON path of a problem: its location without the union members pydantic
+    names in it, found by following the location through the document."""
+    path, node = [], document
+    location = problem["loc"]
+    for k, item in enumerate(location):
+        if isinstance(node, dict) and item in node:
+            path.append(item)
+            node = node[item]
+        elif isinstance(node, list) and isinstance(item, int) and 0 <= item < len(node):
+            path.append(item)
+            node = node[item]
+        elif problem["type"] == "missing" and k == len(location) - 1:
+            path.append(item)
+    return tuple(path)
+
+
+def _brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def nesting_depth(text: str) -> int:
+    """How deeply a JSON text's arrays and objects nest, found without parsing
+    it (json.loads recurses, and would overflow Python's stack first)."""
+    depth = deepest = 0
+    for token in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+        mark = token.group()
+        if mark in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif mark in "]}":
+            depth -= 1
+    return deepest
