@@ -8,7 +8,7 @@ pub enum SimError {
     Input(String),
     /// Every customer is blocked and nothing is scheduled: the run cannot go on.
     Deadlock { time: f64 },
-    /// An open model's queues grew past any sensible size.
+    /// An open class's customers piled up past any sensible number (`jobs`).
     Unstable { time: f64, jobs: usize },
     /// The run's control asked it to stop.
     Cancelled,
@@ -26,8 +26,8 @@ impl fmt::Display for SimError {
             SimError::Cancelled => write!(f, "the run was cancelled"),
             SimError::Unstable { time, jobs } => write!(
                 f,
-                "more than {jobs} customers in the system at time {time}: the model is \
-                 unstable (customers arrive faster than they can be served)"
+                "more than {jobs} open-class customers in the system at time {time}: the \
+                 model is unstable (customers arrive faster than they can be served)"
             ),
         }
     }

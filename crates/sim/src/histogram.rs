@@ -21,9 +21,13 @@ pub const RELATIVE_RESOLUTION: f64 = 1.0 / SUB_BUCKETS as f64;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogHistogram {
-    /// The octave (the exponent field) of `counts[0]`.
+    /// Zeros apart: a time of 0 (no wait) is common, and as an octave of its
+    /// own it would stretch the stored range over a thousand empty octaves.
+    zeros: u64,
+    /// The octave (the exponent field) of `octaves[0]`; only the octaves in
+    /// which a value fell have their buckets.
     first_octave: usize,
-    counts: Vec<Box<[u64; SUB_BUCKETS]>>,
+    octaves: Vec<Option<Box<[u64; SUB_BUCKETS]>>>,
     total: u64,
     /// Infinite while empty, so that the first value recorded is the smallest.
     min: f64,
@@ -32,7 +36,7 @@ pub struct LogHistogram {
 
 impl Default for LogHistogram {
     fn default() -> Self {
-        LogHistogram { first_octave: 0, counts: Vec::new(), total: 0, min: f64::INFINITY, max: 0.0 }
+        LogHistogram { zeros: 0, first_octave: 0, octaves: Vec::new(), total: 0, min: f64::INFINITY, max: 0.0 }
     }
 }
 
@@ -47,51 +51,46 @@ pub struct Bucket {
 impl LogHistogram {
     #[inline]
     pub fn record(&mut self, t: f64) {
-        // Zero, and anything that is not a positive number, counts as zero.
-        let bits = if t > 0.0 { t.to_bits() } else { 0 };
+        self.total += 1;
+        if !(t > 0.0) {
+            // Zero, and anything that is not a positive number, counts as zero.
+            self.zeros += 1;
+            self.min = 0.0;
+            return;
+        }
+        let bits = t.to_bits();
         let octave = (bits >> MANTISSA_BITS) as usize;
         let sub = (bits >> (MANTISSA_BITS - SUB_BITS)) as usize & (SUB_BUCKETS - 1);
-        let index = octave.wrapping_sub(self.first_octave);
-        if index >= self.counts.len() {
-            return self.record_outside(octave, sub, t);
+        match self.octaves.get_mut(octave.wrapping_sub(self.first_octave)) {
+            Some(Some(counts)) => counts[sub] += 1,
+            _ => self.counts_of(octave)[sub] += 1,
         }
-        self.counts[index][sub] += 1;
-        self.total += 1;
-        self.min = self.min.min(t.max(0.0));
+        self.min = self.min.min(t);
         self.max = self.max.max(t);
     }
 
-    /// The first value of a new octave: widens the stored range to take it.
+    /// The buckets of `octave`, made on its first value.
     #[cold]
-    fn record_outside(&mut self, octave: usize, sub: usize, t: f64) {
-        self.cover(octave);
-        self.counts[octave - self.first_octave][sub] += 1;
-        self.total += 1;
-        self.min = self.min.min(t.max(0.0));
-        self.max = self.max.max(t);
-    }
-
-    /// Makes `octave` one of the stored octaves.
-    fn cover(&mut self, octave: usize) {
-        let empty = || Box::new([0u64; SUB_BUCKETS]);
-        if self.counts.is_empty() {
+    fn counts_of(&mut self, octave: usize) -> &mut [u64; SUB_BUCKETS] {
+        if self.octaves.is_empty() {
             self.first_octave = octave;
-            self.counts.push(empty());
         } else if octave < self.first_octave {
-            let mut grown: Vec<_> = (octave..self.first_octave).map(|_| empty()).collect();
-            grown.append(&mut self.counts);
-            self.counts = grown;
+            let mut grown: Vec<_> = (octave..self.first_octave).map(|_| None).collect();
+            grown.append(&mut self.octaves);
+            self.octaves = grown;
             self.first_octave = octave;
-        } else {
-            while self.first_octave + self.counts.len() <= octave {
-                self.counts.push(empty());
-            }
         }
+        let index = octave - self.first_octave;
+        if index >= self.octaves.len() {
+            self.octaves.resize(index + 1, None);
+        }
+        self.octaves[index].get_or_insert_with(|| Box::new([0; SUB_BUCKETS]))
     }
 
     /// Forgets everything recorded (keeps the memory).
     pub fn reset(&mut self) {
-        self.counts.iter_mut().for_each(|octave| octave.fill(0));
+        self.octaves.iter_mut().flatten().for_each(|counts| counts.fill(0));
+        self.zeros = 0;
         self.total = 0;
         self.min = f64::INFINITY;
         self.max = 0.0;
@@ -99,18 +98,14 @@ impl LogHistogram {
 
     /// Adds everything `other` recorded: exact, and the same in any order.
     pub fn merge(&mut self, other: &LogHistogram) {
-        if other.total == 0 {
-            return;
-        }
-        for (i, octave) in other.counts.iter().enumerate() {
-            let at = other.first_octave + i;
-            if octave.iter().all(|&n| n == 0) {
-                continue;
+        for (i, counts) in other.octaves.iter().enumerate() {
+            let Some(counts) = counts else { continue };
+            if counts.iter().any(|&n| n > 0) {
+                let mine = self.counts_of(other.first_octave + i);
+                mine.iter_mut().zip(counts.iter()).for_each(|(a, b)| *a += b);
             }
-            self.cover(at);
-            let mine = &mut self.counts[at - self.first_octave];
-            mine.iter_mut().zip(octave.iter()).for_each(|(a, b)| *a += b);
         }
+        self.zeros += other.zeros;
         self.total += other.total;
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
@@ -129,22 +124,24 @@ impl LogHistogram {
         self.max
     }
 
-    /// Powers of two the recorded values span.
+    /// Powers of two the recorded positive values span.
     pub fn octaves(&self) -> usize {
-        self.counts.len()
+        self.octaves.len()
     }
 
-    /// The non-empty buckets, ascending, their bounds narrowed to the smallest
-    /// and largest value recorded.
+    /// The non-empty buckets, ascending (zeros first), their bounds narrowed to
+    /// the smallest and largest value recorded.
     pub fn buckets(&self) -> impl Iterator<Item = Bucket> + '_ {
-        self.counts.iter().enumerate().flat_map(move |(i, octave)| {
+        let zeros = (self.zeros > 0).then_some(Bucket { low: 0.0, high: 0.0, count: self.zeros });
+        let positive = self.octaves.iter().enumerate().filter_map(|(i, counts)| Some((i, counts.as_ref()?)));
+        zeros.into_iter().chain(positive.flat_map(move |(i, counts)| {
             let first_key = ((self.first_octave + i) << SUB_BITS) as u64;
-            octave.iter().enumerate().filter(|(_, &n)| n > 0).map(move |(sub, &count)| {
+            counts.iter().enumerate().filter(|(_, &n)| n > 0).map(move |(sub, &count)| {
                 let bound = |key: u64| f64::from_bits(key << (MANTISSA_BITS - SUB_BITS));
                 let key = first_key + sub as u64;
                 Bucket { low: bound(key).max(self.min), high: bound(key + 1).min(self.max), count }
             })
-        })
+        }))
     }
 
     /// The values at `percents` (ascending, in percent), in one pass: for each,
@@ -241,6 +238,21 @@ mod tests {
         merged.merge(&a);
         assert_eq!(merged.buckets().collect::<Vec<_>>(), both.buckets().collect::<Vec<_>>());
         assert_eq!((merged.total(), merged.min(), merged.max()), (both.total(), both.min(), both.max()));
+    }
+
+    #[test]
+    fn zeros_stretch_nothing() {
+        let mut h = LogHistogram::default();
+        (0..5).for_each(|_| h.record(0.0));
+        h.record(1e-300);
+        h.record(1.0);
+        assert_eq!(h.octaves(), 998, "1e-300 (2^-997 and a bit) to 1 spans 998 powers of two");
+        assert_eq!(h.octaves.iter().flatten().count(), 2, "only two hold values");
+        let mut zeros_and_one = LogHistogram::default();
+        (0..5).for_each(|_| zeros_and_one.record(0.0));
+        zeros_and_one.record(1.0);
+        assert_eq!(zeros_and_one.octaves(), 1);
+        assert_eq!(zeros_and_one.values_at(&[50.0, 90.0]), [0.0, 1.0]);
     }
 
     #[test]

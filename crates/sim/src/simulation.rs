@@ -26,9 +26,11 @@ const OUTSIDE: u32 = u32::MAX;
 /// enough to cost nothing, frequent enough to answer Ctrl-C at once.
 const EVENTS_PER_CHECK: u64 = 1 << 16;
 
-/// Beyond this many customers in the system an open model is taken to be
-/// unstable: the run stops with an error instead of eating all memory.
-const MAX_JOBS_IN_SYSTEM: usize = 10_000_000;
+/// Beyond this many open-class customers in the system (besides every closed
+/// customer) a model is taken to be unstable: the run stops with an error
+/// instead of eating all memory (about 100 bytes a customer, in each of the
+/// replications running at once).
+const MAX_OPEN_JOBS: usize = 1_000_000;
 
 #[derive(Debug, Clone, Copy)]
 struct Job {
@@ -99,6 +101,9 @@ pub struct Simulation {
     done: bool,
     events_handled: u64,
     uses_resources: bool,
+    /// Customers of the closed classes, and the most jobs the run may hold.
+    closed_jobs: usize,
+    max_jobs: usize,
     to_admit: Vec<u32>,
     /// Set when jobs arrived or tokens were freed in a model with resources:
     /// `settle` then hands tokens out across all stations.
@@ -110,6 +115,13 @@ impl Simulation {
     pub fn new(model: &CompiledModel, settings: &RunSettings, rng: Xoshiro256PlusPlus) -> Result<Self, SimError> {
         let classes = plan_classes(model)?;
         let uses_resources = classes.iter().flat_map(|c| &c.steps).any(|s| !s.uses.is_empty());
+        let closed_jobs = classes
+            .iter()
+            .map(|c| match c.source {
+                SourcePlan::Closed { population, .. } => population as usize,
+                SourcePlan::Open { .. } => 0,
+            })
+            .sum::<usize>();
         Ok(Simulation {
             classes,
             stations: model.stations.iter().map(StationState::new).collect(),
@@ -139,6 +151,8 @@ impl Simulation {
             done: false,
             events_handled: 0,
             uses_resources,
+            closed_jobs,
+            max_jobs: closed_jobs + MAX_OPEN_JOBS,
             to_admit: Vec::new(),
             dispatch_pending: false,
         })
@@ -157,8 +171,8 @@ impl Simulation {
             self.events_handled += 1;
             self.handle(event);
             self.settle();
-            if self.jobs.len() - self.free_jobs.len() > MAX_JOBS_IN_SYSTEM {
-                return Err(SimError::Unstable { time: self.now, jobs: MAX_JOBS_IN_SYSTEM });
+            if self.jobs.len() - self.free_jobs.len() > self.max_jobs {
+                return Err(SimError::Unstable { time: self.now, jobs: self.max_jobs - self.closed_jobs });
             }
         }
         self.report(control)?;

@@ -1,0 +1,77 @@
+"""Each way a simulation can fail is its own exception, from the Rust engine
+through the binding (crates/py/src/guard.rs) to brewput.errors."""
+import json
+
+import pytest
+
+import brewput
+from brewput import _native
+from brewput.engine import simulate as simulate_module
+from brewput.errors import (BrewputError, CancelledError, DeadlockError, EngineError, EngineInputError,
+                            InternalError, UnstableError)
+
+RING = ("brewput: 1\nname: ring\nstations: {a: {buffer: 0}, b: {buffer: 0}}\n"
+        "classes: {c: {population: 2, route: [{id: x, station: a, service: exp(1)},"
+        " {station: b, service: exp(1), next: {x: 0.5, exit: 0.5}}]}}\n")
+"""Two bufferless stations feeding each other: both customers end up blocked."""
+
+FLOOD = ("brewput: 1\nname: flood\nstations: {desk: {servers: 1}}\n"
+         "classes: {c: {rate: 10, route: [{station: desk, service: exp(1)}]}}\n")
+"""Arrivals ten times faster than service: the queue grows without bound."""
+
+MM1 = ("brewput: 1\nstations: {desk: {servers: 1}}\n"
+       "classes: {c: {rate: 0.5, route: [{station: desk, service: exp(1)}]}}\n")
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_the_hierarchy():
+    for error in (DeadlockError, UnstableError, CancelledError, EngineInputError, InternalError):
+        assert issubclass(error, EngineError) and issubclass(error, BrewputError)
+    for native in (_native.DeadlockError, _native.UnstableError, _native.CancelledError, _native.InputError):
+        assert issubclass(native, _native.EngineError)
+    assert not issubclass(_native.InternalError, _native.EngineError), "a panic is a bug, not a run that failed"
+
+
+def test_deadlock(tmp_path):
+    with pytest.raises(DeadlockError, match=r"ring\.yaml: the model deadlocked at time"):
+        brewput.simulate(write(tmp_path, "ring.yaml", RING), customers=1000, replications=1)
+
+
+def test_unstable_stops_with_its_own_error(tmp_path):
+    with pytest.raises(UnstableError, match=r"flood\.yaml: more than 1000000 open-class customers"):
+        brewput.simulate(write(tmp_path, "flood.yaml", FLOOD), replications=1)
+
+
+def test_native_errors_carry_their_class():
+    model = json.dumps(brewput.Model.from_dict(
+        {"brewput": 1, "stations": {"d": {}}, "classes": {"c": {"rate": 0.5, "route": [{"station": "d", "service": 1}]}}}
+    ).compile())
+    settings = {"seed": 1, "replications": 1, "stop": {"kind": "customers", "count": 10},
+                "warmup": {"kind": "customers", "count": 0}}
+    control = _native.RunControl()
+    control.cancel()
+    with pytest.raises(_native.CancelledError, match="cancelled"):
+        _native.simulate(model, json.dumps(settings), control)
+    with pytest.raises(_native.InputError, match="replications must be at least 1"):
+        _native.simulate(model, json.dumps({**settings, "replications": 0}), _native.RunControl())
+    with pytest.raises(_native.InputError, match="compiled model"):
+        _native.simulate("{", json.dumps(settings), _native.RunControl())
+
+
+@pytest.mark.parametrize("native, library", [
+    (_native.CancelledError, CancelledError), (_native.InputError, EngineInputError),
+    (_native.InternalError, InternalError), (_native.DeadlockError, DeadlockError),
+    (_native.UnstableError, UnstableError),
+])
+def test_simulate_maps_each_native_error(tmp_path, monkeypatch, native, library):
+    def failing(*args):
+        raise native("what happened")
+    monkeypatch.setattr(simulate_module._native, "simulate", failing)
+    with pytest.raises(library) as caught:
+        brewput.simulate(write(tmp_path, "m.yaml", MM1), customers=10, replications=1)
+    assert str(caught.value) == f"{tmp_path / 'm.yaml'}: what happened"
