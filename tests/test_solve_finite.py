@@ -159,6 +159,25 @@ def test_m_uniform_1_k_matches_the_chain_by_quadrature(service, low, high, rate)
     assert_solution(solve(one_station(service, rate, capacity - 1)), rate, mean, p, rel=1e-8)
 
 
+@pytest.mark.parametrize("service, density, low, high", [
+    ("lognormal(1, 0.5)", stats.lognorm(s=math.sqrt(math.log(1.25)), scale=math.exp(-math.log(1.25) / 2)).pdf,
+     0.0, 50.0),
+    ("lognormal(2, 2)", stats.lognorm(s=math.sqrt(math.log(5)), scale=2 * math.exp(-math.log(5) / 2)).pdf,
+     0.0, 1e4),
+    ("normal(1, 0.8)", lambda t: stats.norm.pdf(t, 1, 0.8) / stats.norm.sf(0, 1, 0.8), 0.0, 10.0)])
+@pytest.mark.parametrize("rate", [0.4, 1.1])
+def test_lognormal_and_normal_match_the_chain_by_quadrature(service, density, low, high, rate):
+    capacity = 8
+    a = [integrate.quad(lambda t: stats.poisson.pmf(k, rate * t) * density(t), low, high, epsabs=0,
+                        epsrel=1e-13, limit=500, points=[0.5, 1, 2, 5])[0] for k in range(capacity)]
+    mean = integrate.quad(lambda t: t * density(t), low, high, epsabs=0, epsrel=1e-13, limit=500,
+                          points=[0.5, 1, 2, 5])[0]
+    p = time_average(embedded_chain_by_linear_algebra(a, capacity), rate * mean)
+    sol = solve(one_station(service, rate, capacity - 1))
+    assert sol.station_method == ["mg1k"] and sol.exact_class.all()
+    assert_solution(sol, rate, mean, p, rel=1e-8)
+
+
 def test_empirical_and_several_classes_mix_their_service_laws():
     # Two classes of Poisson arrivals: one constant 0.5, one empirical {1, 2}; the
     # station serves the flow-weighted mixture, whose arrivals-per-service pmf mixes theirs.
@@ -240,13 +259,14 @@ def test_heavy_load_and_long_buffers_stay_finite():
     assert light.response_time[0] == pytest.approx(1 + 1e-6 * 1.25 / 2, rel=1e-9)  # P-K at rho -> 0
 
 
-def test_lognormal_stays_approximate_and_says_so():
-    sol = solve(one_station("lognormal(1, 0.5)", 0.9, 4))
+def test_a_lognormal_too_wide_to_integrate_stays_approximate_and_says_so():
+    sol = solve(one_station("lognormal(1, 30)", 0.9, 4))
     assert sol.station_method == ["mmck"] and not sol.exact_class.any()
     assert "approximate" in sol.notes[0] and "station s" in sol.notes[0]
 
 
-@pytest.mark.parametrize("service, rate, buffer", [(1, 0.9, 3), ("uniform(0.5, 1.5)", 1.3, 6), ("erlang(4, 2)", 0.4, 2)])
+@pytest.mark.parametrize("service, rate, buffer", [(1, 0.9, 3), ("uniform(0.5, 1.5)", 1.3, 6), ("erlang(4, 2)", 0.4, 2),
+                                                  ("lognormal(1, 1.5)", 0.8, 4), ("normal(2, 1)", 0.45, 3)])
 def test_the_simulator_agrees_within_its_interval(service, rate, buffer):
     model = one_station(service, rate, buffer)
     solved = brewput.solve(model)

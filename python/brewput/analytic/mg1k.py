@@ -20,11 +20,12 @@ overflows anything.
 
 a_0 and the tails are exact for every distribution whose mixed Poisson law has
 a closed form: const (Poisson), exp, erlang, gamma and hyperexp (negative
-binomials, from gamma mixing), empirical (a mixture of Poissons); uniform and
-jitter integrate the Poisson tail over the interval by Gauss-Legendre panels
-narrow enough to resolve it to rounding. Lognormal and normal have none here:
-`arrivals_law` returns None for them, and the caller stays with its
-approximation.
+binomials, from gamma mixing), empirical (a mixture of Poissons). Uniform,
+jitter, lognormal and normal integrate the Poisson tail against their density
+by Gauss-Legendre panels narrow enough to resolve both to rounding (the
+lognormal and normal between their 1e-20 and 1 - 1e-20 quantiles); when that
+takes more than MAX_PANELS panels (a lognormal of cv 10 spans 1e15 arrivals)
+`arrivals_law` returns None, and the caller stays with its approximation.
 """
 from __future__ import annotations
 
@@ -33,13 +34,17 @@ from typing import Callable, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..model.distributions import Const, Distribution, Empirical, Erlang, Exp, Gamma, Hyperexp, Jitter, Uniform
+from ..model.distributions import (Const, Distribution, Empirical, Erlang, Exp, Gamma, Hyperexp, Jitter,
+                                   Lognormal, Normal, Uniform)
 from .queues import Means, little
 
 #: A gamma shape beyond this is a constant to double precision (its cv² < 1e-15).
 CONSTANT_SHAPE = 1e15
-#: Gauss-Legendre nodes per panel, for uniform service.
+#: Gauss-Legendre nodes per panel, for service laws integrated numerically.
 NODES = 16
+#: Standard normal points from its 1e-20 to its 1 - 1e-20 quantile: where a lognormal
+#: or normal service's density changes shape, and the mass the integration keeps.
+SPREAD = np.linspace(-9.3, 9.3, 373)
 #: Uniform service: the most panels (each a few hundred flops per k) before refusing.
 MAX_PANELS = 200_000
 #: Below this the loss 1 - 1 / (pi_0 + rho) has lost digits to cancellation, and
@@ -73,6 +78,11 @@ def arrivals_law(dist: Distribution, lam: float, capacity: int) -> Optional[Tupl
         if isinstance(dist, (Uniform, Jitter)):
             low, high = dist.compile()["low"], dist.compile()["high"]
             return _uniform(special, k, lam * low, lam * high)
+        if isinstance(dist, Lognormal):
+            sampling = dist.compile()
+            return _lognormal(special, k, lam, sampling["mu"], sampling["sigma"])
+        if isinstance(dist, Normal):
+            return _normal(special, k, lam, dist.mu, dist.sd)
     return None
 
 
@@ -160,24 +170,59 @@ def _negative_binomial(special, k: np.ndarray, shape: float, scale: float) -> Tu
     return -shape * math.log1p(scale), np.where(k == 0, 0.0, tail)
 
 
-def _uniform(special, k: np.ndarray, low: float, high: float) -> Tuple[float, np.ndarray]:
-    """Poisson mixed over a uniform on [low, high] (in arrivals): a_0 in closed
-    form, the tails by Gauss-Legendre on panels no wider than a quarter of the
-    Poisson's spread (sqrt(x)) nor than 1/2, where the tail turns from 1 to 0."""
-    width = high - low
-    if width <= 0:
+def _uniform(special, k: np.ndarray, low: float, high: float):
+    """Poisson mixed over a uniform on [low, high] (in arrivals)."""
+    if high - low <= 0:
         return _poisson(special, k, low)
-    log_a0 = -low + math.log(-math.expm1(-width)) - math.log(width) if width > 1e-300 else -low
+    return _by_quadrature(special, k, np.array([low, high]), lambda v: np.full(v.shape, 1.0 / (high - low)))
+
+
+def _lognormal(special, k: np.ndarray, lam: float, mu: float, sigma: float):
+    """Poisson mixed over lam x a lognormal (log-mean mu, log-sd sigma)."""
+    if sigma == 0:
+        return _poisson(special, k, lam * math.exp(mu))
+    log_mu = mu + math.log(lam)
+
+    def density(v):
+        z = (np.log(v) - log_mu) / sigma
+        return np.exp(-z * z / 2) / (v * sigma * math.sqrt(2 * math.pi))
+    return _by_quadrature(special, k, np.exp(log_mu + sigma * SPREAD), density)
+
+
+def _normal(special, k: np.ndarray, lam: float, mu: float, sd: float):
+    """Poisson mixed over lam x a normal truncated at 0."""
+    if sd == 0:
+        return _poisson(special, k, lam * mu)
+    kept = 0.5 * math.erfc(-mu / sd / math.sqrt(2))  # P(X >= 0)
+
+    def density(v):
+        z = (v / lam - mu) / sd
+        return np.exp(-z * z / 2) / (math.sqrt(2 * math.pi) * sd * kept * lam)
+    return _by_quadrature(special, k, np.unique(lam * np.maximum(mu + sd * SPREAD, 0.0)), density)
+
+
+def _by_quadrature(special, k: np.ndarray, grid: np.ndarray, density):
+    """Poisson mixed over arrivals-per-service V of `density`, whose mass lies in
+    [grid[0], grid[-1]] and changes shape on the scale of `grid`'s steps: a_0 =
+    E[e^-V] and A_k = E[P(Gamma(k) <= V)] by Gauss-Legendre on panels that also
+    resolve the Poisson tail (no wider than 1/2, nor than a quarter of the
+    Poisson's spread sqrt(v), where the tail turns from 1 to 0). None beyond
+    MAX_PANELS."""
+    from scipy.special import logsumexp
+
+    low, high = float(grid[0]), float(grid[-1])
     edges = [low]
     while edges[-1] < high:
         if len(edges) > MAX_PANELS:
             return None
         edges.append(min(high, edges[-1] + max(0.5, math.sqrt(edges[-1]) / 4)))
-    edges = np.array(edges)
+    edges = np.union1d(edges, grid)
     nodes, weights = np.polynomial.legendre.leggauss(NODES)
     half = np.diff(edges)[:, None] / 2
     x = (edges[:-1, None] + half + half * nodes).ravel()
-    w = (half * weights).ravel() / width
+    w = (half * weights).ravel() * density(x)
+    w /= w.sum()  # the mass outside the grid (1e-20) and rounding: A_0 is exactly 1
+    log_a0 = float(logsumexp(-x, b=w))
     tail = np.ones(len(k))
     rows = max(1, 2_000_000 // len(x))  # bounded memory: a block of k at a time
     for start in range(1, len(k), rows):
