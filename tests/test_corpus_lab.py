@@ -98,6 +98,13 @@ CASES = [
     coffee("repetitions-empty", "--repetitions", "", names=["--repetitions"]),
     coffee("warmup-garbage", "--warmup", "a bit", names=["--warmup a bit"]),
     coffee("queue-garbage", "--queue", "deep", "--rate", "10", names=["--queue deep"]),
+    # Within bounds, but more threads than a capped address space holds (each
+    # reserves its stack): the system's refusal is the error, never a panic.
+    *[Case(f"lab-{what}-threads-beyond-memory", ["lab", *args, "--cpus", "1", "--repetitions", "1"],
+           names=["lab: cannot start", "thread"], memory_mb=2048, timeout=60)
+      for what, args in (("coffee-customers", ["coffee", "--impl", "ideal", "--par", "4096", "--dur", "10ms"]),
+                         ("coffee-pipelines", ["coffee", "--impl", "multipipe-1024", "--dur", "10ms"]),
+                         ("pool", ["pool", "--tasks", "10000", "--work", "1us", "--threads", "10000"]))],
 ]
 
 

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::burn::Burner;
 use crate::control::LabControl;
-use crate::error::LabError;
+use crate::error::{joined, LabError};
 use crate::kitchen::{self, Kitchen, Work};
 use crate::os;
 use crate::recipe::RecipeSettings;
@@ -120,7 +120,7 @@ pub fn on_cpus<T: Send>(
             })
             .map_err(|e| LabError::Os(format!("cannot start the lab thread: {e}")))?
             .join()
-            .map_err(|_| LabError::Os("the lab thread panicked".into()))?
+            .map_err(LabError::from_panic)?
     })?;
     Ok((out, ids, warning))
 }
@@ -261,7 +261,8 @@ fn repeat(
 }
 
 /// Starts `n` threads running `body` in scope `s`. A thread the system refuses
-/// raises `stop` (so those already running finish) and is an error.
+/// raises `stop`, and those already running are joined (whatever became of
+/// them) before the refusal is returned as the error.
 fn start_threads<'scope, 'env, T: Send + 'scope>(
     s: &'scope thread::Scope<'scope, 'env>,
     n: usize,
@@ -269,14 +270,20 @@ fn start_threads<'scope, 'env, T: Send + 'scope>(
     stop: &'scope AtomicBool,
     body: impl Fn() -> T + Send + Sync + Clone + 'scope,
 ) -> Result<Vec<thread::ScopedJoinHandle<'scope, T>>, LabError> {
-    (0..n)
-        .map(|_| {
-            thread::Builder::new().spawn_scoped(s, body.clone()).map_err(|e| {
+    let mut started = Vec::with_capacity(n);
+    for _ in 0..n {
+        match thread::Builder::new().spawn_scoped(s, body.clone()) {
+            Ok(handle) => started.push(handle),
+            Err(e) => {
                 stop.store(true, Ordering::Relaxed);
-                LabError::Os(format!("cannot start {what} thread: {e}"))
-            })
-        })
-        .collect()
+                for handle in started {
+                    let _ = handle.join(); // one that panicked too is part of the same refusal
+                }
+                return Err(LabError::Os(format!("cannot start {what} thread: {e}")));
+            }
+        }
+    }
+    Ok(started)
 }
 
 /// `par` customers ordering back to back; each order's intended start is when
@@ -306,7 +313,7 @@ fn closed(
         let watched = window.watch(stop, control);
         let mut all = Latencies::default();
         for customer in customers {
-            all.merge(&customer.join().expect("a customer thread panicked"));
+            all.merge(&joined(customer));
         }
         Ok((all, watched))
     })
@@ -400,10 +407,10 @@ fn open(
                 LabError::Os(format!("cannot start the order generator thread: {e}"))
             })?;
         let watched = window.watch(stop, control);
-        let (offered, dropped) = generator.join().expect("the generator panicked");
+        let (offered, dropped) = joined(generator);
         let mut all = Latencies::default();
         for customer in customers {
-            all.merge(&customer.join().expect("a customer thread panicked"));
+            all.merge(&joined(customer));
         }
         Ok((all, Some(offered), dropped, watched))
     })

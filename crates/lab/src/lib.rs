@@ -81,6 +81,15 @@ mod tests {
     }
 
     #[test]
+    fn a_panic_in_any_thread_of_a_run_is_an_error_with_its_message() {
+        let run = harness::on_cpus(1, None, || -> Result<(), LabError> {
+            std::thread::scope(|s| error::joined(s.spawn(|| -> () { panic!("no milk") })));
+            Ok(())
+        });
+        assert_eq!(run.unwrap_err(), LabError::Os("no milk".into()));
+    }
+
+    #[test]
     fn a_rate_too_slow_to_arrive_in_the_window_measures_nothing() {
         let open = r#"{"load": {"kind": "open", "rate_per_s": 1e-6, "arrivals": "poisson", "queue": 1, "seed": 1}}"#;
         let report: serde_json::Value = serde_json::from_str(&coffee(open).unwrap()).unwrap();

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::burn::Burner;
 use crate::control::LabControl;
-use crate::error::LabError;
+use crate::error::{joined, LabError};
 use crate::harness::on_cpus;
 use crate::os;
 use crate::seconds::seconds;
@@ -118,7 +118,7 @@ fn pool(threads: usize, tasks: usize, task: impl Fn() + Sync, start: Instant) ->
             // The workers already running take every task: a refusal loses none.
             workers.push(worker.map_err(|e| LabError::Os(format!("cannot start a pool thread: {e}")))?);
         }
-        Ok(workers.into_iter().flat_map(|w| w.join().expect("a pool thread panicked")).collect())
+        Ok(workers.into_iter().flat_map(|w| joined(w)).collect())
     })
 }
 
@@ -134,7 +134,7 @@ fn thread_per_task(tasks: usize, task: impl Fn() + Sync, start: Instant) -> Resu
             });
             threads.push(spawned.map_err(|e| LabError::Os(format!("cannot start task thread: {e}")))?);
         }
-        Ok(threads.into_iter().map(|t| t.join().expect("a task thread panicked")).collect())
+        Ok(threads.into_iter().map(|t| joined(t)).collect())
     })
 }
 

@@ -6,6 +6,7 @@
 //! see that file for what its prediction covers).
 
 use super::{machines::Machines, Kitchen, Work};
+use crate::error::joined;
 use crate::recipe::{Latte, Stage};
 
 pub struct ParallelSteam(Machines);
@@ -20,14 +21,17 @@ impl Kitchen for ParallelSteam {
     fn brew(&self, order: u64) -> Latte {
         let shop = &self.0;
         let (coffee, milk) = std::thread::scope(|s| {
-            let milk = s.spawn(|| {
-                let mut milk = Latte::new(order);
-                shop.steam(&mut milk);
-                milk
-            });
+            let milk = std::thread::Builder::new()
+                .spawn_scoped(s, || {
+                    let mut milk = Latte::new(order);
+                    shop.steam(&mut milk);
+                    milk
+                })
+                // A kitchen has no error to return mid-order: the harness makes this panic the run's error.
+                .unwrap_or_else(|e| panic!("cannot start a steaming thread: {e}"));
             let mut coffee = Latte::new(order);
             shop.grind_and_press(&mut coffee);
-            (coffee, milk.join().expect("the steaming thread panicked"))
+            (coffee, joined(milk))
         });
         let mut latte = coffee.combine(milk);
         shop.work.make(Stage::Latte, &mut latte);
