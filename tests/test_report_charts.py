@@ -143,3 +143,20 @@ def test_no_bounds_where_solve_has_none():
     lines = by_name(coffee_record())["throughput"].panels[0].items
     assert all(not line.label.endswith("bound") for line in lines)
     assert by_name(mixed_record())["throughput"].panels[0].items[-1].label == "mmc bound"
+
+
+def test_a_model_measured_and_predicted_has_one_name_and_the_dashes_a_legend():
+    # `lab --predict` records hold lab and simulate scenarios for the same params (shape only:
+    # the simulated results relabelled as measured)
+    record = coffee_record()
+    record["scenarios"] += [{**s, "id": len(record["scenarios"]) + k, "engine": "lab"}
+                            for k, s in enumerate(record["scenarios"])]
+    panel = by_name(record)["throughput"].panels[0]
+    assert len(panel.items) == 8
+    assert sorted(label.text.split(" ", 1)[1] for label in panel.labels) == [
+        "finelocking", "ideal", "linearpipe-0", "locking"]
+    assert panel.engines == [("solid", "lab"), ("dash", "simulate")]
+    ideal = [line for line in panel.items if line.group == "ideal"]
+    label = next(label for label in panel.labels if label.text.endswith(" ideal"))
+    assert label.at == pytest.approx(sum(line.y[-1] for line in ideal) / 2)
+    assert by_name(coffee_record())["throughput"].panels[0].engines == []      # one engine: no dash legend

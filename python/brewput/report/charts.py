@@ -62,6 +62,11 @@ def _scaled(values, scale: float = 1.0, floor: Optional[float] = None):
     return [None if v is None else (v * scale if floor is None else max(v * scale, floor)) for v in values]
 
 
+def _engine_dashes(data: ChartData) -> List[Tuple[str, str]]:
+    """What each dash means, when a record mixes engines (measured solid, predicted dashed)."""
+    return [(data.dash(engine), engine) for engine in data.engines] if len(data.engines) > 1 else []
+
+
 def _labelled(panel: Panel) -> Panel:
     """The panel with its lines named at their ends."""
     panel.labels = end_labels([item for item in panel.items if isinstance(item, Line)], panel.y_from_zero,
@@ -78,12 +83,13 @@ def _panel(data: ChartData, series: List[Series], column: str, title: str, y_lab
         style_of = lambda s: by_base[s.base]  # noqa: E731
     if data.x is not None:
         items = [Line(label=s.label, x=list(s.rows[data.x]), y=_scaled(_values(s.rows, column), scale),
-                      color=style_of(s)[0], marker=style_of(s)[1], dash=s.dash,
+                      color=style_of(s)[0], marker=style_of(s)[1], dash=s.dash, group=s.base,
                       # every figure drawn is a count, a time, a rate or a share: none below zero
                       low=_scaled(_values(s.rows, column + "_ci_low"), scale, floor=0.0),
                       high=_scaled(_values(s.rows, column + "_ci_high"), scale))
                  for s in series if _values(s.rows, column) is not None]
-        return _labelled(Panel(title, data.x, y_label, items, x_ticks=_sweep_ticks(data)))
+        return _labelled(Panel(title, data.x, y_label, items, x_ticks=_sweep_ticks(data),
+                               engines=_engine_dashes(data)))
     items = []
     for engine in data.engines:
         mine = [s for s in series if s.engine == engine and _values(s.rows, column) is not None]
@@ -152,10 +158,10 @@ def latency_throughput_chart(data: ChartData) -> Optional[Chart]:
                 continue
             points = [f"{data.x}={v}" for v in s.rows[data.x]]
             lines.append(Line(label=s.label, x=x, y=y, color=styles[s.base][0], marker=styles[s.base][1],
-                              dash=s.dash, points=points))
+                              dash=s.dash, points=points, group=s.base))
         if lines:
             panels.append(_labelled(Panel(title, data.rate_label(), f"{title} response time ({data.units.time})",
-                                          lines)))
+                                          lines, engines=_engine_dashes(data))))
     caption = (f"Latency against throughput, a point per value of {data.x}: the capacity planner's hockey "
                "stick. Along the flat blade more load costs no latency; where a line turns up steeply the "
                "system is at its limit and more load only queues.")
@@ -207,11 +213,11 @@ def spectrum_chart(data: ChartData) -> Optional[Chart]:
         high = [intervals[i][1] for i in keep] if intervals else None
         lines.append(Line(label=s.label, x=x, y=[values[i] for i in keep], color=styles[s.base][0],
                           marker=styles[s.base][1], dash=s.dash, low=low, high=high,
-                          points=[f"p{percents[i]:g}" for i in keep]))
+                          points=[f"p{percents[i]:g}" for i in keep], group=s.base))
     if not lines:
         return None
     panel = _labelled(Panel("", "percentile", f"response time ({data.units.time})", list(lines),
-                            log_x=True, x_ticks=SPECTRUM_TICKS))
+                            log_x=True, x_ticks=SPECTRUM_TICKS, engines=_engine_dashes(data)))
     caption = ("The whole latency distribution, HdrHistogram style: response time at each percentile, "
                "the tail stretched out on a log axis of 1/(1-p). A flat line is a constant latency; a steep "
                "rise at the right is a long tail. The far tail rests on few customers: mind its band.")

@@ -56,10 +56,22 @@ def _columns(ends, x_near: float) -> List[list]:
     return columns
 
 
+def _group_ends(lines: Sequence[Line]) -> List[Tuple[Tuple[float, float], Line, str]]:
+    """Each group's end (lines without a group are their own): the mean of its lines' last
+    points, with its first line (for the colour and marker) and the name to show."""
+    groups = {}
+    for line in lines:
+        point = _last_point(line)
+        if point is not None:
+            groups.setdefault(line.group or line.label, []).append((point, line))
+    return [((max(p[0] for p, _ in members), sum(p[1] for p, _ in members) / len(members)), members[0][1], name)
+            for name, members in groups.items()]
+
+
 def end_labels(lines: Sequence[Line], from_zero: bool = True, log_x: bool = False) -> List[EndLabel]:
-    """A label per line beside its last point, a row apart from the next beside the
-    same stretch of x; kept inside the panel's y range (half a row beyond it at most)."""
-    ends = [(point, line) for line in lines for point in [_last_point(line)] if point is not None]
+    """A label per line (or group of lines) beside its last point, a row apart from the next
+    beside the same stretch of x; kept inside the panel's y range (half a row beyond it at most)."""
+    ends = [((point[0], point[1]), (line, name)) for point, line, name in _group_ends(lines)]
     if not ends:
         return []
     if log_x:
@@ -69,13 +81,13 @@ def end_labels(lines: Sequence[Line], from_zero: bool = True, log_x: bool = Fals
     xs = [point[0] for point, _ in ends]
     labels = []
     for column in _columns(ends, X_NEAR * ((max(xs) - min(xs)) or 1.0)):
-        column.sort(key=lambda end: (end[0][1], end[1].label))
+        column.sort(key=lambda end: (end[0][1], end[1][1]))
         ys = _spread([point[1] for point, _ in column], row)
         for k in range(len(ys) - 1, -1, -1):         # down from the top ...
             ys[k] = min(ys[k], high + row / 2 if k == len(ys) - 1 else ys[k + 1] - row)
         for k in range(len(ys)):                     # ... and up from the bottom
             ys[k] = max(ys[k], low - row / 2 if k == 0 else ys[k - 1] + row)
         labels += [EndLabel(x=10 ** point[0] if log_x else point[0], y=y, at=point[1],
-                            text=f"{GLYPHS.get(line.marker, '—')} {line.label}", color=line.color)
-                   for (point, line), y in zip(column, ys)]
+                            text=f"{GLYPHS.get(line.marker, '—')} {name}", color=line.color)
+                   for (point, (line, name)), y in zip(column, ys)]
     return labels

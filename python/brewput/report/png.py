@@ -93,6 +93,15 @@ def _end_labels(ax, panel: Panel, size: float) -> None:
                                 "shrinkB": 3})
 
 
+def _engine_legend(ax, panel: Panel) -> None:
+    """With lines named at their ends, the legend only says what each dash means."""
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color="black", linestyle=STYLES[dash], linewidth=2, label=engine)
+               for dash, engine in panel.engines]
+    ax.legend(handles=handles, fontsize=FONT - 3, loc="upper left")
+
+
 def _panel(ax, panel: Panel, crowded: bool) -> None:
     lines = [i for i in panel.items if isinstance(i, Line)]
     for line in lines:
@@ -107,6 +116,8 @@ def _panel(ax, panel: Panel, crowded: bool) -> None:
         ax.set_xscale("log")
     if lines:
         _end_labels(ax, panel, FONT - (4 if crowded else 2))
+    if lines and panel.engines:
+        _engine_legend(ax, panel)
     if panel.x_ticks:
         ax.set_xticks([v for v, _ in panel.x_ticks], [t for _, t in panel.x_ticks])
         ax.minorticks_off()

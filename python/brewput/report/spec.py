@@ -37,6 +37,8 @@ class Line:
     points: Optional[Sequence[str]] = None   # what each x means, for the interactive hover
     marker: Optional[str] = "circle"         # one of MARKERS, or None: a plain line (a bound)
     legend: bool = True                      # False: a guide named by its end label only
+    group: Optional[str] = None              # lines of one group (a model measured and predicted)
+                                             # share one name at their ends
 
 
 @dataclass
@@ -88,6 +90,7 @@ class Panel:
     x_ticks: Optional[List[Tuple[float, str]]] = None   # (value, label)
     y_from_zero: bool = True
     labels: List[EndLabel] = field(default_factory=list)
+    engines: List[Tuple[str, str]] = field(default_factory=list)   # (dash, engine) when lines mix engines
 
 
 @dataclass
