@@ -21,7 +21,7 @@ NiceOption = typer.Option(None, "--nice", metavar="N", help="Run the measurement
                                                             "priority, needs root) keeps other busy processes out of "
                                                             "the figures.")
 RepetitionsOption = typer.Option("3", "--repetitions", metavar="N", help="Repetitions per scenario.")
-HgrmOption = typer.Option(None, "--hgrm", help="Write each measured latency distribution as an .hgrm file "
+HgrmOption = typer.Option(None, "--hgrm", metavar="DIR", help="Write each measured latency distribution as an .hgrm file "
                                                "(HdrHistogram's percentile format) into this folder.")
 
 
@@ -30,22 +30,22 @@ HgrmOption = typer.Option(None, "--hgrm", help="Write each measured latency dist
 def lab_coffee(
     impl: str = typer.Option("all", "--impl", help="all, or names: ideal, locking, finelocking, parsteam, "
                                                    "multi-N, linearpipe-N, splitpipe-N, multipipe-N."),
-    cpus: Optional[str] = typer.Option(None, "--cpus", help="CPU counts, e.g. 1..6 or 1,2,4 [default: 1 to "
+    cpus: Optional[str] = typer.Option(None, "--cpus", metavar="COUNTS", help="CPU counts, e.g. 1..6 or 1,2,4 [default: 1 to "
                                                             "this machine's count, at most 6]."),
-    par: Optional[str] = typer.Option(None, "--par", help="Concurrent customers, e.g. 8 or 1..8 [default: as many as CPUs]."),
-    dur: str = typer.Option("1s", "--dur", help="Measured time per repetition."),
-    warmup: str = typer.Option("250ms", "--warmup", help="Discarded before each repetition's measurement."),
+    par: Optional[str] = typer.Option(None, "--par", metavar="COUNTS", help="Concurrent customers, e.g. 8 or 1..8 [default: as many as CPUs]."),
+    dur: str = typer.Option("1s", "--dur", metavar="TIME", help="Measured time per repetition."),
+    warmup: str = typer.Option("250ms", "--warmup", metavar="TIME", help="Discarded before each repetition's measurement."),
     repetitions: str = RepetitionsOption,
-    grind: str = typer.Option("1ms", "--grind", help="CPU burnt grinding."),
-    press: str = typer.Option("1ms", "--press", help="CPU burnt pressing the espresso."),
-    steam: str = typer.Option("1ms", "--steam", help="CPU burnt steaming the milk."),
-    latte: str = typer.Option("1ms", "--latte", help="CPU burnt making the latte."),
-    jitter: str = typer.Option("0ms", "--jitter", help="Each stage lasts its time ± jitter/2, uniformly."),
+    grind: str = typer.Option("1ms", "--grind", metavar="TIME", help="CPU burnt grinding."),
+    press: str = typer.Option("1ms", "--press", metavar="TIME", help="CPU burnt pressing the espresso."),
+    steam: str = typer.Option("1ms", "--steam", metavar="TIME", help="CPU burnt steaming the milk."),
+    latte: str = typer.Option("1ms", "--latte", metavar="TIME", help="CPU burnt making the latte."),
+    jitter: str = typer.Option("0ms", "--jitter", metavar="TIME", help="Each stage lasts its time ± jitter/2, uniformly."),
     rate: Optional[str] = typer.Option(None, "--rate", metavar="PER_S",
                                        help="Open loop: orders per second [default: closed loop]."),
     arrivals: str = typer.Option("poisson", "--arrivals", help="Open loop: poisson or constant."),
     queue: str = typer.Option("10000", "--queue", metavar="N", help="Open loop: orders waiting at most; more are dropped."),
-    stall: str = typer.Option("0ms", "--stall", help="Pause every --stall-every-th order's grinding this long."),
+    stall: str = typer.Option("0ms", "--stall", metavar="TIME", help="Pause every --stall-every-th order's grinding this long."),
     stall_every: Optional[str] = typer.Option(None, "--stall-every", metavar="N",
                                               help="Which orders stall (with --stall)."),
     predict: bool = typer.Option(False, "--predict", help="Simulate each implementation's model beside it."),
@@ -90,8 +90,8 @@ def lab_coffee(
 @user_errors
 def lab_pool(
     tasks: str = typer.Option("100", "--tasks", metavar="N", help="CPU-bound tasks, all submitted at once."),
-    work: str = typer.Option("10ms", "--work", help="CPU burnt by each task."),
-    threads: Optional[str] = typer.Option(None, "--threads", help="Pool sizes, e.g. 1..4 [default: 1 to twice "
+    work: str = typer.Option("10ms", "--work", metavar="TIME", help="CPU burnt by each task."),
+    threads: Optional[str] = typer.Option(None, "--threads", metavar="COUNTS", help="Pool sizes, e.g. 1..4 [default: 1 to twice "
                                                                   "the CPUs]; a thread per task is always run too."),
     cpus: Optional[str] = typer.Option(None, "--cpus", metavar="N", help="CPUs to confine the run to [default: all]."),
     repetitions: str = RepetitionsOption,
