@@ -137,10 +137,11 @@ def single_run_outputs(model: Path, params: Optional[dict], res: dict, output: O
     """-o, --report and --hgrm of a run without --sweep: a record of one scenario."""
     if output is None and report is None and hgrm is None:
         return
-    from ..experiment.runner import finished, one_model
+    from ..experiment.record import add_scenario
+    from ..experiment.runner import one_model
 
-    record, scenarios = one_model(model, params, {}, res["engine"], {}, command_line())
-    record["scenarios"] = finished(scenarios, {0: res})
+    record, (scenario,) = one_model(model, params, {}, res["engine"], {}, command_line())
+    add_scenario(record, scenario.model, scenario.engine, scenario.params, res)
     write_outputs(record, output, report, hgrm)
 
 
