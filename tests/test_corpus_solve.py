@@ -60,6 +60,11 @@ SIZING = [
     Case("solve-open-embedded-chain-uniform", ["solve", "m.yaml"],
          {"m.yaml": one_station("buffer: 999999, discipline: lifo", "rate: 2", "uniform(0, 1)")},
          names=["station s with room for 1,000,000 jobs", "use brewput simulate"], memory_mb=MB),
+    Case("solve-wide-tables", ["solve", "m.yaml"],
+         {"m.yaml": "brewput: 1\nstations:\n" + "".join(f"  s{m}: {{}}\n" for m in range(5000)) + "classes:\n"
+          + "".join(f"  c{r}:\n    rate: 1e-6\n    route:\n      - {{station: s{r}, service: 1}}\n"
+                    for r in range(5000))},
+         names=["m.yaml", "5,000 classes x 5,000 stations", "GB"], memory_mb=MB),
     Case("solve-mixed-closed-part", ["solve", "m.yaml", "--method", "mva"],
          {"m.yaml": network(4, 200, 20).replace("classes:\n", "classes:\n  o:\n    rate: 0.001\n    route:\n"
                                                  "      - {station: s0, service: 'exp(1)'}\n")},

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Optional, Tuple
 
 import numpy as np
@@ -15,6 +16,7 @@ import numpy as np
 from ..errors import BrewputError
 from ..model import Model
 from ..model.distributions import Distribution
+from . import sizing
 from .traffic import step_visits
 
 
@@ -58,7 +60,7 @@ class Network:
     #: distribution): for the methods that need the whole distribution, not its moments.
     steps: Tuple[Tuple[Tuple[int, float, Distribution], ...], ...] = ()
 
-    @property
+    @cached_property  # read per class and station by every method: computed once
     def demand(self) -> np.ndarray:
         """(R, M) service demand per customer: visits x mean service."""
         return self.visits * self.service
@@ -81,10 +83,12 @@ def network_of(model: Model) -> Network:
     index = {name: m for m, name in enumerate(stations)}
     classes = tuple(model.classes)
     n_classes, n_stations = len(classes), len(stations)
+    sizing.check(f"{model.file or model.name}: solving {n_classes:,} classes x {n_stations:,} stations",
+                 sizing.network_cost(n_classes, n_stations), "use brewput simulate")
     visits = np.zeros((n_classes, n_stations))
     first_moment = np.zeros((n_classes, n_stations))  # sum over steps of visits x E[S]
     second_moment = np.zeros((n_classes, n_stations))  # sum over steps of visits x E[S^2]
-    step_means = [[set() for _ in stations] for _ in classes]  # exponential steps' means
+    step_means = {}  # (class, station) visited: the means of the steps there
     exponential = np.ones((n_classes, n_stations), dtype=bool)
     steps = []
     for r, job_class in enumerate(model.classes.values()):
@@ -97,7 +101,10 @@ def network_of(model: Model) -> Network:
             first_moment[r, m] += v * mean
             second_moment[r, m] += v * mean * mean * (1 + step.service.scv)
             exponential[r, m] &= step.service.is_exponential
-            step_means[r][m].add(mean)
+            step_means.setdefault((r, m), set()).add(mean)
+    one_mean = np.zeros((n_classes, n_stations), dtype=bool)
+    for (r, m), means in step_means.items():
+        one_mean[r, m] = len(means) == 1
     with np.errstate(invalid="ignore", divide="ignore"):
         service = np.where(visits > 0, first_moment / visits, 0.0)
         # A station visited by several steps serves a mixture of their times.
@@ -120,8 +127,7 @@ def network_of(model: Model) -> Network:
         service=service,
         service_scv=np.maximum(service_scv, 0.0),
         # Exponential steps of different means mix into a hyperexponential.
-        service_exponential=exponential & (visits > 0) & np.array(
-            [[len(means) == 1 for means in row] for row in step_means]),
+        service_exponential=exponential & (visits > 0) & one_mean,
         steps=tuple(steps),
     )
 
