@@ -73,7 +73,7 @@ def test_every_bound_is_stated_in_its_message_and_holds_at_its_ends():
     (CoffeeSettings(stall_ms=1e12, stall_every=3), "--stall 1e+12ms"),
     (CoffeeSettings(stall_ms=5), "--stall 5ms: needs --stall-every"),
     (CoffeeSettings(stall_every=0), "--stall-every 0"),
-    (CoffeeSettings(seed=-1), "--seed -1"),
+    (CoffeeSettings(seed=-1), "seed -1: expected a whole number from 0"),
     (CoffeeSettings(arrivals="bursty"), "--arrivals bursty"),
 ])
 def test_the_python_api_is_held_to_the_same_bounds_before_measuring(settings, message):

@@ -38,7 +38,7 @@ class CoffeeSettings:
         for option, value in (("--grind", self.grind_ms), ("--press", self.press_ms), ("--steam", self.steam_ms),
                               ("--latte", self.latte_ms), ("--jitter", self.jitter_ms), ("--dur", self.duration_ms),
                               ("--warmup", self.warmup_ms), ("--repetitions", self.repetitions),
-                              ("--queue", self.queue), ("--seed", self.seed), ("--stall", self.stall_ms)):
+                              ("--queue", self.queue), ("seed", self.seed), ("--stall", self.stall_ms)):
             LIMITS[option].check(value)
         for option, optional in (("--rate", self.rate_per_s), ("--nice", self.nice),
                                  ("--stall-every", self.stall_every)):
