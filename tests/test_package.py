@@ -121,6 +121,9 @@ def test_help_shows_flags_bare_and_defaults_unescaped(tmp_path):
     assert json_line.split()[1] == "Print", json_line  # no `<bool>` or BOOLEAN after the flag
     assert "[default: 1]" in help_text and "\\[" not in help_text
     assert "Usage: brewput simulate [OPTIONS] MODEL" in help_text
+    # an argument's help, between its name and its default
+    examples_help = " ".join(brewput_cli("examples", "--help", cwd=tmp_path).stdout.split())
+    assert "[FOLDER] Where to put the examples/ folder. [default: .]" in examples_help
 
 
 @pytest.mark.parametrize("words, expected", [("brewput si", "simulate"), ("brewput simulate --rep", "--replications"),

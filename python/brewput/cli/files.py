@@ -2,12 +2,10 @@
 so that a user starts from files of their own."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import typer
 
-from ..bundled import EXAMPLES
 from ..errors import BrewputError
 from .common import app, out, user_errors
 
@@ -19,6 +17,10 @@ def examples(
     force: bool = typer.Option(False, "--force", help="Overwrite example files that are already there."),
 ):
     """Copy the example models and studies into FOLDER/examples, to run and edit."""
+    import shutil
+
+    from ..bundled import EXAMPLES
+
     target = folder / "examples"
     sources = sorted(p.relative_to(EXAMPLES) for p in EXAMPLES.rglob("*") if p.is_file())
     if not sources:
