@@ -131,7 +131,10 @@ pub fn on_cpus<T: Send>(
 /// with a checked form, so a value out of range is an error, never a panic.
 pub fn run_coffee(run: &CoffeeRun, control: &LabControl) -> Result<CoffeeReport, LabError> {
     let recipe = run.recipe.recipe()?;
-    let times = Span { warmup: seconds("warmup_ms", run.warmup_ms * 1e-3)?, duration: seconds("duration_ms", run.duration_ms * 1e-3)? };
+    let span = Span {
+        warmup: seconds("warmup_ms", run.warmup_ms * 1e-3)?,
+        duration: seconds("duration_ms", run.duration_ms * 1e-3)?,
+    };
     let load = match run.load {
         Load::Closed => None,
         Load::Open { rate_per_s, arrivals, queue, seed } => Some((Gaps::new(rate_per_s, arrivals, seed)?, queue)),
@@ -147,7 +150,7 @@ pub fn run_coffee(run: &CoffeeRun, control: &LabControl) -> Result<CoffeeReport,
                 break;
             }
             let kitchen = kitchen::open(&run.kitchen, work)?;
-            let measured = repeat(kitchen.as_ref(), run.par, &times, load.clone(), control);
+            let measured = repeat(kitchen.as_ref(), run.par, &span, load.clone(), control);
             drop(kitchen); // pipelines stop and join here, outside the window
             let (repetition, latencies) = measured?;
             if control.is_cancelled() {
