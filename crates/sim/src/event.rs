@@ -70,6 +70,10 @@ impl EventQueue {
         self.heap.push(Reverse((u128::from(time.to_bits()) << 64) | u128::from(event.pack())));
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
     #[inline]
     pub fn pop(&mut self) -> Option<(f64, Event)> {
         self.heap.pop().map(|Reverse(key)| (f64::from_bits((key >> 64) as u64), Event::unpack(key as u64)))

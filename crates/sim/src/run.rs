@@ -15,6 +15,8 @@ use crate::settings::RunSettings;
 use crate::simulation::Simulation;
 use crate::summary::Summary;
 
+const THREAD_STACK_BYTES: usize = 1 << 20;
+
 /// Runs every replication and summarises them. Replication `r` always draws from
 /// random stream `r` and results are gathered in replication order, so the
 /// summary is the same bit for bit whatever the number of threads.
@@ -46,10 +48,13 @@ pub fn run_controlled(model: &CompiledModel, settings: &RunSettings, control: &R
     };
     let replications = match settings.threads {
         None => all(),
+        // More threads than replications would only idle; a replication needs
+        // little stack (its state is on the heap).
         Some(threads) => rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
+            .num_threads(threads.clamp(1, settings.replications as usize))
+            .stack_size(THREAD_STACK_BYTES)
             .build()
-            .map_err(|e| SimError::Input(format!("cannot start {threads} worker threads: {e}")))?
+            .map_err(|e| SimError::Input(format!("threads: cannot start {threads} worker threads: {e}")))?
             .install(all),
     }?;
     let mut summary = Summary::from_replications(model, &replications);

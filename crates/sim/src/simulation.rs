@@ -167,6 +167,11 @@ impl Simulation {
             let Some((time, event)) = self.events.pop() else {
                 return Err(SimError::Deadlock { time: self.now });
             };
+            if matches!(event, Event::WarmupEnd | Event::HorizonEnd) && self.events.is_empty() {
+                // Only the clock is left: every customer is stuck (a closed
+                // customer always has a next event, and so has an open source).
+                return Err(SimError::Deadlock { time: self.now });
+            }
             self.now = time;
             self.events_handled += 1;
             self.handle(event);

@@ -155,6 +155,12 @@ fn a_cycle_of_full_buffers_is_reported_as_deadlock() {
     };
     let err = run(&model, &settings(1_000, 1, None)).unwrap_err();
     assert!(err.to_string().contains("deadlocked"), "{err}");
+    // by a horizon too: the clock's own events are not activity
+    for warmup in [Warmup::Time { time: 0.0 }, Warmup::Time { time: 1e6 }] {
+        let by_time = RunSettings { stop: Stop::Horizon { time: 1e6 }, warmup, ..settings(1, 1, None) };
+        let err = run(&model, &by_time).unwrap_err();
+        assert!(matches!(err, brewput_sim::SimError::Deadlock { time } if time < 1e3), "{err}");
+    }
 }
 
 #[test]

@@ -20,6 +20,7 @@ DEFAULT_REPLICATIONS = 5
 WARMUP_SHARE = 0.1  # of the run, when no warm-up is given
 MAX_CUSTOMERS = 4 * 10**9  # per replication: the histograms count in u32 buckets
 MAX_REPLICATIONS = 100_000
+MAX_THREADS = 1024  # engine threads; each reserves 1 MiB of stack
 PROGRESS_INTERVAL = 0.1  # seconds between progress reports
 
 # Called with (customers done, customers in all or None when stopping by horizon).
@@ -99,7 +100,7 @@ def run_settings(seed, replications, customers, horizon, warmup, threads) -> dic
     _check_int("--seed", seed, 0, 2**64 - 1)
     _check_int("--replications", replications, 1, MAX_REPLICATIONS)
     if threads is not None:
-        _check_int("--threads", threads, 1, 4096)
+        _check_int("--threads", threads, 1, MAX_THREADS)
     if horizon is not None:
         _check_positive("--horizon", horizon)
         warmup_time = WARMUP_SHARE * horizon if warmup is None else warmup
