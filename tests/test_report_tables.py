@@ -197,3 +197,24 @@ def test_compare_says_what_the_difference_is_relative_to_and_uses_styles_not_mar
     assert cells(table, 0)[3] == "+0.15%" and cells(table, 1)[3] == "+30%"
     assert cells(table, 1)[1] == "23.54 (≈ allen-cunneen)"
     assert "[green]" not in text(table) and "[/]" not in text(table)
+
+
+def test_brewput_run_on_a_model_in_minutes_prints_per_minute(tmp_path):
+    # the bug: "Throughput (per second)" over per-minute figures. Solved, so each cell is exact:
+    # site A's calls arrive at 0.08 per minute whatever the staff (an open, stable queue).
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import brewput
+    site = Path(__file__).resolve().parent.parent / "examples" / "helpdesk" / "site-a.yaml"
+    (tmp_path / "s.yaml").write_text(f"brewput: 1\ntitle: t\nmodels: {{a: {site}}}\nsweep: {{staff: 3..4}}\n"
+                                     "engines: [solve]\n")
+    run = subprocess.run([sys.executable, "-m", "brewput", "run", "s.yaml"], capture_output=True, text=True,
+                         cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "Throughput (per minute)" in run.stdout and "Median latency (min)" in run.stdout
+    assert "per second" not in run.stdout
+    median = brewput.solve(str(site), params={"staff": 4})["classes"]["call"]["response_time"]["p50"]
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in run.stdout.splitlines() if line.startswith("│ a")]
+    assert rows[0] == ["a", "0.08", "0.08"] and rows[1][2] == number(median)
