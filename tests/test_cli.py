@@ -1,5 +1,6 @@
 """The `brewput` command end to end: tables, JSON, overrides and one-line errors."""
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -115,3 +116,137 @@ def test_demo_with_noise_shows_what_buffering_buys():
     # The unbuffered pipeline falls behind the buffered ones once the grinder saturates.
     assert throughput["linearpipe-0"][5] < 0.95 * throughput["linearpipe-1"][5]
     assert throughput["ideal"] == [250, 500, 750, 1000, 1250, 1500]
+
+
+def test_set_takes_an_expression_of_the_model_s_params():
+    # locking.yaml's customers are `${cpus}`; cpus=2+1 is cpus=3, whose p50 is 12 ms (the test above).
+    run = brewput("simulate", "examples/coffee/locking.yaml", "--set", "cpus=2+1", "--customers", "3000", "--json")
+    assert run.returncode == 0, run.stderr
+    res = json.loads(run.stdout)
+    assert res["params"]["cpus"] == 3
+    assert res["classes"]["latte"]["response_time"]["p50"] == pytest.approx(12.0)
+
+
+MARKUP_MODEL = """\
+brewput: 1
+name: "[/] shop :x: [link=https://x]"
+stations:
+  "[/]": {servers: 2}
+  "[bold]": {servers: inf}
+classes:
+  ":x:":
+    rate: 1
+    route:
+      - {station: "[/]", service: exp(1)}
+      - {station: "[bold]", service: 1}
+"""
+
+
+@pytest.mark.parametrize("command", [["solve"], ["simulate", "--customers", "2000", "--replications", "2"],
+                                     ["compare", "--customers", "2000", "--replications", "2"]])
+def test_names_that_look_like_markup_print_as_written(tmp_path, command):
+    model = tmp_path / "[red]shop.yaml"
+    model.write_text(MARKUP_MODEL)
+    run = brewput(command[0], model.name, *command[1:], cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    for text in ("[/] shop :x: [link=https://x]", "│ [/] ", "[bold]", ":x:"):
+        assert text in run.stdout, text
+    assert "❌" not in run.stdout
+
+
+def test_a_sweep_with_markup_in_values_paths_and_names_writes_and_reports(tmp_path):
+    model = tmp_path / "[/]" / "[bold]m.yaml"
+    model.parent.mkdir(parents=True)
+    model.write_text(MARKUP_MODEL.replace("servers: 2", "servers: '${n}'").replace("brewput: 1", "brewput: 1\n"
+                                                                                     "params: {n: 2}"))
+    run = brewput("solve", model, "--sweep", "n=2,3", "-o", tmp_path / "[x].json", "--report", tmp_path / ":x:")
+    assert run.returncode == 0, run.stderr
+    assert f"results: {tmp_path / '[x].json'}" in run.stderr
+    assert "[/] shop :x: [link=https://x]" in (tmp_path / ":x:" / "index.html").read_text()
+    assert run.stdout.count(":x:") == 3  # the title, and the class at n=2 and n=3
+    assert json.loads((tmp_path / "[x].json").read_text())["title"] == "[/] shop :x: [link=https://x]"
+
+
+def test_results_reach_stdout_when_writing_them_fails_after_the_run(tmp_path):
+    # A link to /dev/full passes every check made before the run; writing it fails.
+    target = tmp_path / "full.json"
+    target.symlink_to("/dev/full")
+    run = brewput("solve", "examples/mmc.yaml", "--sweep", "c=3,4", "-o", target, "--json")
+    assert run.returncode == 2
+    record = json.loads(run.stdout)
+    assert [s["params"] for s in record["scenarios"]] == [{"c": 3}, {"c": 4}]
+    assert run.stderr.strip() == f"error: {target}: cannot write: No space left on device"
+
+
+def test_parquet_without_pyarrow_is_refused_before_running(monkeypatch, tmp_path):
+    from brewput.errors import BrewputError
+    from brewput.experiment.record import check_path
+
+    check_path(tmp_path / "r.parquet")
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # find_spec then says: not installed
+    with pytest.raises(BrewputError, match=r"r.parquet: writing Parquet needs pyarrow: pip install 'brewput\[parquet\]'"):
+        check_path(tmp_path / "r.parquet")
+    check_path(tmp_path / "r.csv")
+
+
+def test_dask_without_distributed_is_refused_before_running(monkeypatch):
+    from brewput.errors import BrewputError
+    from brewput.experiment.executors import DaskCluster, executor
+
+    assert isinstance(executor("dask", scheduler="tcp://127.0.0.1:8786"), DaskCluster)
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(BrewputError, match=r"--executor dask: needs .* pip install 'brewput\[dask\]'"):
+        executor("dask", scheduler="tcp://127.0.0.1:8786")
+
+
+def flat(text: str) -> str:
+    """Help text on one line, as written: click wraps lines, even at a name's hyphen."""
+    return re.sub(r"(\w-) (\w)", r"\1\2", " ".join(text.split()))
+
+
+def command_helps():
+    """(command words, help text) of every command and sub-command."""
+    import typer
+
+    from brewput.cli import app
+
+    def walk(command, words):
+        if hasattr(command, "commands"):  # a group
+            for name, sub in command.commands.items():
+                yield from walk(sub, words + [name])
+        else:
+            yield words, command
+
+    return list(walk(typer.main.get_command(app), []))
+
+
+def test_every_option_of_every_command_shows_its_default_in_help():
+    from brewput.engine.simulate import DEFAULT_CUSTOMERS
+
+    commands = command_helps()
+    assert {"simulate", "solve", "compare", "run", "demo", "report"} <= {" ".join(w) for w, _ in commands}
+    for words, command in commands:
+        run = brewput(*words, "--help")
+        assert run.returncode == 0, run.stderr
+        shown = flat(run.stdout)
+        context = command.context_class(command)
+        for param in command.params:
+            flag = getattr(param, "is_flag", False) or param.name in ("help", "version")
+            if param.param_type_name != "option" or flag or param.required:
+                continue
+            _, described = param.get_help_record(context)
+            assert "[default: " in described, f"brewput {' '.join(words)} {param.opts}: {described}"
+            assert flat(described) in shown, f"brewput {' '.join(words)} {param.opts}"
+        assert "<bool>" not in run.stdout
+    simulate_help = " ".join(brewput("simulate", "--help").stdout.split())
+    assert f"[default: {DEFAULT_CUSTOMERS:,}]" in simulate_help
+
+
+def test_solve_help_lists_every_method_it_accepts():
+    from brewput.analytic.methods import METHODS
+    from brewput.engine.solve import solve
+
+    text = flat(brewput("solve", "--help").stdout)
+    assert " | ".join(METHODS) in text
+    for method in METHODS:  # each one listed is accepted (a closed network, which every method solves)
+        assert solve(ROOT / "examples" / "central-server.yaml", method=method)["classes"]

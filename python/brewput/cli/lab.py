@@ -19,10 +19,10 @@ lab_app = typer.Typer(no_args_is_help=True, help="Measure real concurrent code o
 app.add_typer(lab_app, name="lab")
 NiceOption = typer.Option(None, "--nice", metavar="N", help="Run the measurement at this nice value; below 0 (higher "
                                                             "priority, needs root) keeps other busy processes out of "
-                                                            "the figures.")
+                                                            "the figures.  [default: as started]")
 RepetitionsOption = typer.Option("3", "--repetitions", metavar="N", help="Repetitions per scenario.")
 HgrmOption = typer.Option(None, "--hgrm", metavar="DIR", help="Write each measured latency distribution as an .hgrm file "
-                                               "(HdrHistogram's percentile format) into this folder.")
+                                               "(HdrHistogram's percentile format) into this folder.  [default: none]")
 
 
 @lab_app.command("coffee")
@@ -47,7 +47,7 @@ def lab_coffee(
     queue: str = typer.Option("10000", "--queue", metavar="N", help="Open loop: orders waiting at most; more are dropped."),
     stall: str = typer.Option("0ms", "--stall", metavar="TIME", help="Pause every --stall-every-th order's grinding this long."),
     stall_every: Optional[str] = typer.Option(None, "--stall-every", metavar="N",
-                                              help="Which orders stall (with --stall)."),
+                                              help="Which orders stall (with --stall).  [default: none]"),
     predict: bool = typer.Option(False, "--predict", help="Simulate each implementation's model beside it."),
     nice: Optional[str] = NiceOption,
     output: Optional[Path] = OutputOption,
