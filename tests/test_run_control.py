@@ -30,3 +30,30 @@ def test_ctrl_c_stops_a_long_run_at_once():
     assert time.monotonic() - sent < 2.0
     assert run.returncode == 130
     assert stderr.strip() == "interrupted"
+
+
+SLOW = """brewput: 1
+time_unit: s
+params: {n: 1000000}
+stations: {desk: {servers: 1}}
+classes:
+  customer:
+    rate: ${n}
+    route: [{station: desk, service: "exp(${0.5 / n})"}]
+"""
+
+
+def test_ctrl_c_before_any_scenario_finishes_is_130_and_writes_nothing(tmp_path):
+    model = tmp_path / "slow.yaml"
+    model.write_text(SLOW)
+    for workers in ("1", "2"):
+        out = tmp_path / f"r{workers}.json"
+        run = subprocess.Popen([sys.executable, "-m", "brewput", "simulate", str(model), "--sweep", "n=1000000,2000000",
+                                "--horizon", "1000", "--replications", "2", "--workers", workers, "-o", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(3)
+        run.send_signal(signal.SIGINT)
+        stdout, stderr = run.communicate(timeout=30)
+        assert run.returncode == 130, stderr
+        assert stderr.strip() == "interrupted: 0 of 2 scenarios finished"
+        assert stdout == "" and not out.exists()
