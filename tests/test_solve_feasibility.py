@@ -100,3 +100,13 @@ def test_utilization_a_rounding_below_one_is_answered():
     # lam s = 1 - 2^-53 x 2: W = s / (1 - rho), finite and huge, not inf.
     res = brewput.solve(one_station(1, 0.9999999999999998, "exp(1)"))["classes"]["c"]
     assert res["response_time"]["mean"] == pytest.approx(1 / (1 - 0.9999999999999998), rel=1e-9)
+
+
+def test_approximations_never_ask_a_station_for_more_than_its_servers():
+    # Seidmann's stand-in near saturation overshot c / S by 5e-10 before the scaling.
+    m = model({"s": {"servers": 5_000_000}}, {"c": {"population": 10_000_000, "route": [
+        {"station": "s", "service": "exp(1)"}]}})
+    res = brewput.solve(m, method="linearizer")
+    c, s = res["classes"]["c"], res["stations"]["s"]
+    assert s["utilization"] <= 1 + 1e-15 and c["throughput"] <= 5_000_000 * (1 + 1e-15)
+    assert not c["exact"]

@@ -159,9 +159,26 @@ def solve_arrays(demand, servers, think, population, method="auto") -> Figures:
             name, exact = method + "+seidmann", False
             extra.append("multi-server stations approximated by Seidmann's method: one server "
                          "c times faster followed by a delay of (c - 1) / c of the service time")
+    if not exact:
+        throughput, residence = _within_capacity(throughput, residence, demand, servers, think)
     station_method = ["delay" if math.isinf(c) else name if c > 1 else method for c in servers]
     return Figures(name, exact, throughput, residence, throughput[:, None] * residence,
                    station_method, notes + extra)
+
+
+def _within_capacity(throughput, residence, demand, servers, think):
+    """An approximation's throughputs scaled down where they would ask a station
+    for more than all its servers (utilization > 1: Seidmann's stand-in can, by
+    rounding, near saturation), each class's residence stretched to match, so
+    that N = X (Z + R) still holds: R' = f R + (f - 1) Z for X' = X / f."""
+    per_server = np.where(np.isinf(servers), 0.0, demand / np.where(np.isinf(servers), 1.0, servers))
+    excess = float((throughput @ per_server).max(initial=0.0))
+    if excess <= 1.0:
+        return throughput, residence
+    total = residence.sum(axis=1)
+    stretch = np.divide(excess * total + (excess - 1.0) * think, total, out=np.full(len(total), excess),
+                        where=total > 0)
+    return throughput / excess, residence * stretch[:, None]
 
 
 def _choose(method, population, stations, queueing, multiserver) -> Tuple[str, List[str]]:
