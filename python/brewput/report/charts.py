@@ -154,11 +154,12 @@ def latency_throughput_chart(data: ChartData) -> Optional[Chart]:
         lines = []
         for s in series:
             x, y = _values(s.rows, "throughput"), _values(s.rows, column)
-            if x is None or y is None:
+            kept = [(a, b, v) for a, b, v in zip(x or [], y or [], s.rows[data.x]) if a is not None and b is not None]
+            if not kept:
                 continue
-            points = [f"{data.x}={v}" for v in s.rows[data.x]]
-            lines.append(Line(label=s.label, x=x, y=y, color=styles[s.base][0], marker=styles[s.base][1],
-                              dash=s.dash, points=points, group=s.base))
+            lines.append(Line(label=s.label, x=[a for a, _, _ in kept], y=[b for _, b, _ in kept],
+                              color=styles[s.base][0], marker=styles[s.base][1], dash=s.dash,
+                              points=[f"{data.x}={v}" for _, _, v in kept], group=s.base))
         if lines:
             panels.append(_labelled(Panel(title, data.rate_label(), f"{title} response time ({data.units.time})",
                                           lines, engines=_engine_dashes(data))))
