@@ -28,7 +28,7 @@ def headlines(data: ChartData) -> "pandas.DataFrame":
         peak = s.rows["throughput"].astype(float)
         if data.x is not None and peak.notna().any():
             best = s.rows.loc[peak.idxmax()]
-            row["peak throughput"] = f"{number(best['throughput'])} at {data.x}={best[data.x]}"
+            row[f"peak {rate}"] = f"{number(best['throughput'])} at {data.x}={best[data.x]}"
         final = data.at_last_x(s) or {}
         row[f"{rate}{at}"] = number(final.get("throughput"))
         row[f"median ({time}){at}"] = number(final.get("response_time_p50"))
