@@ -66,6 +66,10 @@ not count towards the bound)."""
 
 LONG = ["--replications", "2", "--customers", "100000000"]
 
+MANY_CLASSES = "brewput: 1\nstations: {desk: {servers: inf}}\nclasses:\n" + "".join(
+    f"  c{i}: {{rate: 0.001, route: [{{station: desk, service: 1}}]}}\n" for i in range(2000))
+"""2,000 classes: each replication keeps over a megabyte of figures until the summary."""
+
 
 def simulate(*args, files=None, **case):
     name = next(iter(files)) if files else "m.yaml"
@@ -111,6 +115,11 @@ CASES = [
     case("warmup-time-1e300", ["--horizon", "10", "--warmup", "1e300"], ["--warmup"]),
     case("warmup-time-nan", ["--horizon", "10", "--warmup", "nan"], ["--warmup"]),
     case("customers-and-horizon", ["--customers", "10", "--horizon", "10"], ["--customers", "--horizon"]),
+    # the figures every replication keeps, bounded before the run starts
+    case("replications-times-classes", ["--replications", "100000", "--customers", "10"],
+         ["many.yaml", "replications: at most"], files={"many.yaml": MANY_CLASSES}),
+    case("replications-times-classes-horizon", ["--replications", "5000", "--horizon", "1"],
+         ["many.yaml", "replications: at most"], files={"many.yaml": MANY_CLASSES}),
     # deadlock: every customer blocked; by customers or by a horizon, never a hang
     case("deadlock-ring", ["--customers", "1000"], ["m.yaml", "deadlocked"], files={"m.yaml": RING}),
     case("deadlock-ring-horizon", ["--horizon", "1000"], ["m.yaml", "deadlocked"], files={"m.yaml": RING}),

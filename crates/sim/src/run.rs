@@ -13,9 +13,13 @@ use crate::histogram::LogHistogram;
 use crate::model::CompiledModel;
 use crate::settings::RunSettings;
 use crate::simulation::Simulation;
+use crate::stats::{ClassStats, ReplicationStats, ResourceStats, StationStats};
 use crate::summary::Summary;
 
 const THREAD_STACK_BYTES: usize = 1 << 20;
+
+/// The most memory the replications' figures may take until they are summarised.
+const MAX_KEPT_BYTES: usize = 1 << 30;
 
 /// Runs every replication and summarises them. Replication `r` always draws from
 /// random stream `r` and results are gathered in replication order, so the
@@ -28,6 +32,7 @@ pub fn run(model: &CompiledModel, settings: &RunSettings) -> Result<Summary, Sim
 pub fn run_controlled(model: &CompiledModel, settings: &RunSettings, control: &RunControl) -> Result<Summary, SimError> {
     model.validate()?;
     settings.validate()?;
+    check_kept_bytes(model, settings)?;
     // Each replication's response times, added up as replications finish:
     // counts add exactly, so the order does not matter.
     let merged = Mutex::new(vec![LogHistogram::default(); model.classes.len()]);
@@ -80,4 +85,25 @@ fn streams(seed: u64, replications: u32) -> Vec<Xoshiro256PlusPlus> {
             stream
         })
         .collect()
+}
+
+/// Every replication's figures are kept for the summary's intervals: refuses a
+/// run whose figures would not fit in `MAX_KEPT_BYTES`, before it starts.
+fn check_kept_bytes(model: &CompiledModel, settings: &RunSettings) -> Result<(), SimError> {
+    use std::mem::size_of;
+    let per_replication = size_of::<ReplicationStats>()
+        + model.classes.len() * size_of::<ClassStats>()
+        + model.stations.len() * size_of::<StationStats>()
+        + model.resources.len() * size_of::<ResourceStats>();
+    let most = (MAX_KEPT_BYTES / per_replication).max(1);
+    if settings.replications as usize > most {
+        return Err(SimError::Input(format!(
+            "replications: at most {most} for a model of {} classes and {} stations (each replication \
+             keeps {per_replication} bytes of figures until the summary), got {}",
+            model.classes.len(),
+            model.stations.len(),
+            settings.replications
+        )));
+    }
+    Ok(())
 }
