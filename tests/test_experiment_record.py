@@ -50,7 +50,8 @@ def test_a_record_has_the_contract_s_fields():
 def test_the_flat_table_has_a_row_per_scenario_and_class_station_resource():
     r = record()
     table = flat_table(r)
-    assert list(table.columns[:7]) == ["scenario", "model", "engine", "c", "rate", "kind", "name"]
+    assert list(table.columns[:8]) == ["scenario", "model", "engine", "time_unit", "c", "rate", "kind", "name"]
+    assert set(table.time_unit) == {"s"}
     assert len(table) == 4 * 2  # a class and a station per scenario (M/M/c has no resources)
     for s in r["scenarios"]:
         rows = table[table.scenario == s["id"]]

@@ -12,6 +12,8 @@ _PUBLIC = {
     "load": ".model",
     "simulate": ".engine.simulate",
     "solve": ".engine.solve",
+    "sweep": ".experiment.runner",
+    "table": ".experiment.tables",
     "__version__": ".version",
 }
 

@@ -19,8 +19,10 @@ if TYPE_CHECKING:  # pandas costs a second to import; only the table needs it
 VERSION = 1
 FORMATS = (".json", ".csv", ".parquet")
 KINDS = (("classes", "class"), ("stations", "station"), ("resources", "resource"))
-ID_COLUMNS = ("scenario", "model", "engine")
+ID_COLUMNS = ("scenario", "model", "engine", "time_unit")
 TABLE_COLUMNS = ID_COLUMNS + ("kind", "name")  # beside the swept params
+# Figures that count (customers, samples): whole numbers in every table.
+COUNTS = ("completed", "lost", "count")
 CHARTS = ("throughput", "latency", "latency_throughput", "latency_boxes", "utilization", "spectrum")
 
 
@@ -137,31 +139,62 @@ def load_table(path) -> "pandas.DataFrame":
         return flat_table(load(path))
     try:
         if suffix == ".csv":
-            return pandas.read_csv(path)
-        return pandas.read_parquet(path)
+            return whole_counts(pandas.read_csv(path))
+        return whole_counts(pandas.read_parquet(path))
     except (OSError, ValueError) as e:  # pyarrow's and pandas' parse errors are ValueErrors
         raise BrewputError(f"{path}: cannot read the table: {e}") from None
 
 
-def flat_table(record: dict) -> "pandas.DataFrame":
-    """One row per scenario and class, station or resource.
+def flat_table(record_or_results: dict) -> "pandas.DataFrame":
+    """One row per scenario and class, station or resource, of a record or of
+    one results dict.
 
-    Columns: scenario, model, engine, each swept param, kind, name, then the
-    figures with nested names joined by `_` (response_time_p95) and each
-    confidence interval as two columns (throughput_ci_low, throughput_ci_high).
+    Columns: scenario, model, engine, time_unit, each swept param, kind, name,
+    then the figures with nested names joined by `_` (response_time_p95) and
+    each confidence interval as two columns (throughput_ci_low,
+    throughput_ci_high). Times are in time_unit, throughputs per time_unit;
+    counts are whole numbers.
     """
     import pandas
 
+    record = as_record(record_or_results)
     swept = list(record["sweep"])
     rows: List[dict] = []
     for scenario in record["scenarios"]:
         ids = {"scenario": scenario["id"], "model": scenario["model"], "engine": scenario["engine"],
+               "time_unit": scenario["results"]["time_unit"],
                **{name: scenario["params"].get(name) for name in swept}}
         for key, kind in KINDS:
             for name, figures in scenario["results"].get(key, {}).items():
                 rows.append({**ids, "kind": kind, "name": name, **_flatten(figures)})
     columns = list(ID_COLUMNS) + swept + ["kind", "name"]
-    return pandas.DataFrame(rows, columns=_ordered_columns(rows, columns))
+    return whole_counts(pandas.DataFrame(rows, columns=_ordered_columns(rows, columns)))
+
+
+def whole_counts(table: "pandas.DataFrame") -> "pandas.DataFrame":
+    """The count columns as whole numbers (pandas' nullable Int64: a count a
+    row lacks stays empty instead of making the column float)."""
+    for column in table.columns:
+        if column in COUNTS or column.endswith(tuple(f"_{count}" for count in COUNTS)):
+            table[column] = table[column].astype("Int64")
+    return table
+
+
+def as_record(record_or_results: dict) -> dict:
+    """An experiment record as it is; one results dict as a record of one scenario."""
+    if isinstance(record_or_results, Mapping) and record_or_results.get("brewput") == "experiment":
+        return dict(record_or_results)
+    if isinstance(record_or_results, Mapping) and "engine" in record_or_results and "classes" in record_or_results:
+        return one_scenario_record(dict(record_or_results))
+    raise BrewputError("expected an experiment record or a results dict (docs/results.md), got "
+                       f"{type(record_or_results).__name__}")
+
+
+def one_scenario_record(results: dict, command: Optional[str] = None) -> dict:
+    """A record holding one results dict, as its only scenario."""
+    label = str(results.get("model") or "model")
+    record = new_record(title=label, command=command, models={label: {"file": None, "text": None}})
+    return add_scenario(record, label, results["engine"], results.get("params") or {}, results)
 
 
 def _flatten(figures: Mapping[str, Any], prefix: str = "") -> Dict[str, Any]:

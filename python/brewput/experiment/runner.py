@@ -18,7 +18,7 @@ from ..engine.simulate import run_settings
 from ..model import Model, as_model
 from ..errors import BrewputError
 from .record import TABLE_COLUMNS, model_entry, new_record
-from .sweep import Combinations, Number, check_size
+from .sweep import Combinations, Number, SweepError, check_size, sweep_values
 
 ENGINES = ("simulate", "solve")
 # Called with (scenarios done, scenarios in all) as each one finishes.
@@ -101,6 +101,31 @@ def one_model(model, params: Optional[Mapping[str, Number]], sweep: Mapping[str,
     label = Path(model.file).stem if model.file else model.name
     record = new_record(title=model.name, command=command, models={label: model_entry(model.file)}, sweep=sweep)
     return record, plan({label: model}, sweep, {engine: dict(options)})
+
+
+def sweep(model, values: Mapping[str, object], engine: str = "simulate", *, params: Optional[Mapping] = None,
+          executor: str = "local", workers: Optional[int] = None, scheduler: Optional[str] = None,
+          progress: Optional[Progress] = None, **options) -> dict:
+    """Runs `engine` (simulate or solve, with its keyword `options`) on `model`
+    (a Model, a model file or a mapping) at every combination of the swept
+    params' `values` ({"cpus": range(1, 7)}, or the spellings of --sweep:
+    {"cpus": "1..6"}) and returns the experiment record (docs/experiments.md);
+    `brewput.table(record)` makes it a pandas table. Scenarios run on local
+    worker processes (or a Dask cluster: executor="dask", scheduler=ADDRESS);
+    the numbers do not depend on where. After a Ctrl-C the record holds the
+    scenarios that finished and says `interrupted`."""
+    from .executors import executor as make_executor
+
+    if engine not in ENGINES:
+        raise BrewputError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
+    swept = {}
+    for name, spelled in values.items():
+        try:
+            swept[name] = sweep_values(spelled if isinstance(spelled, (str, int, float)) else list(spelled))
+        except (SweepError, TypeError) as e:
+            raise BrewputError(f"sweep {name}: {e}") from None
+    record, scenarios = one_model(model, params, swept, engine, options)
+    return run(record, scenarios, make_executor(executor, workers=workers, scheduler=scheduler), progress)
 
 
 def run_scenario(scenario: Scenario, threads: Optional[int] = None) -> Tuple[Optional[dict], Optional[str]]:

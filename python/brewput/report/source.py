@@ -7,9 +7,10 @@ import stat
 from pathlib import Path
 
 from ..errors import BrewputError
+from ..experiment.record import one_scenario_record
 from ..experiment.record_schema import MAX_BYTES, MAX_DEPTH, check_record, check_results, nesting_depth
 
-__all__ = ["check_record", "one_scenario_record", "read_record"]
+__all__ = ["check_record", "read_record"]
 
 
 def read_record(path) -> dict:
@@ -56,12 +57,3 @@ def _read_text(path: Path) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise BrewputError(f"{path}: not UTF-8 text (byte {e.start})") from None
-
-
-def one_scenario_record(results: dict, command=None) -> dict:
-    """A record holding one results dict, as its only scenario."""
-    from ..experiment.record import add_scenario, new_record
-
-    label = str(results.get("model") or "model")
-    record = new_record(title=label, command=command, models={label: {"file": None, "text": None}})
-    return add_scenario(record, label, results["engine"], results.get("params") or {}, results)
