@@ -160,3 +160,24 @@ def test_a_model_measured_and_predicted_has_one_name_and_the_dashes_a_legend():
     label = next(label for label in panel.labels if label.text.endswith(" ideal"))
     assert label.at == pytest.approx(sum(line.y[-1] for line in ideal) / 2)
     assert by_name(coffee_record())["throughput"].panels[0].engines == []      # one engine: no dash legend
+
+
+@pytest.mark.parametrize("name", ["x^2$_$", "$\\frac{", "<b>bold</b> &amp; [/] %{y}"])
+def test_user_text_is_drawn_as_written(tmp_path, name):
+    # matplotlib reads $...$ as mathematics (and fails on what does not parse); plotly reads HTML tags
+    import copy
+
+    record = copy.deepcopy(coffee_record())
+    for s in record["scenarios"]:
+        if s["model"] == "ideal":
+            s["model"] = name
+            s["results"]["classes"] = {name: s["results"]["classes"]["latte"]}
+    record["models"][name] = record["models"].pop("ideal")
+    record["title"] = name
+    built = by_name(record)
+    for chart in built.values():
+        write_png(chart, tmp_path / f"{chart.name}.png")
+    fig = figure(built["throughput"])
+    escaped = name.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    assert escaped in {trace.name for trace in fig.data}
+    assert not any("<b>" in (a.text or "") for a in fig.layout.annotations)

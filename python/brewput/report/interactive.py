@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from html import escape
 from typing import List, Optional, Sequence
 
 from .spec import Bars, Box, Chart, Line, Panel
@@ -10,6 +11,12 @@ COLUMNS = 3
 PANEL_HEIGHT = 450
 LABEL_ROOM = 0.3      # share of the x range added at the right for the end labels
 LEADER = 0.03         # and the share of it a label stands off its line's end
+
+
+def _plain(text: str) -> str:
+    """User text (model, station, param names) as written: plotly reads a few HTML tags
+    in every text it draws (<b>, <br>, <a>), and decodes entities back."""
+    return escape(text, quote=False)
 
 
 def _clean(values: Optional[Sequence[Optional[float]]]) -> Optional[list]:
@@ -34,14 +41,14 @@ def _line_traces(line: Line, show_legend: bool) -> list:
             traces.append(go.Scatter(
                 x=xs + xs[::-1], y=[hi for _, _, hi in band] + [lo for _, lo, _ in band][::-1], mode="lines",
                 fill="toself", fillcolor=_rgba(line.color, 0.18), line={"width": 0}, hoverinfo="skip",
-                legendgroup=line.label, showlegend=False, name=f"{line.label} 95 % CI"))
+                legendgroup=line.label, showlegend=False, name=_plain(f"{line.label} 95 % CI")))
     hover = "%{text}: %{y:.4g}<extra>%{fullData.name}</extra>" if line.points else None
     traces.append(go.Scatter(
         x=list(line.x), y=_clean(line.y), mode="lines" if line.marker is None else "lines+markers",
-        name=line.label, legendgroup=line.label, showlegend=show_legend and line.legend,
+        name=_plain(line.label), legendgroup=line.label, showlegend=show_legend and line.legend,
         line={"color": line.color, "dash": line.dash, "width": 1.2 if line.marker is None else 2},
         marker={"size": 7, "symbol": line.marker or "circle"},
-        text=list(line.points) if line.points else None, hovertemplate=hover))
+        text=[_plain(p) for p in line.points] if line.points else None, hovertemplate=hover))
     return traces
 
 
@@ -64,7 +71,7 @@ def _end_labels(fig, panel: Panel, row: int, col: int) -> None:
         fig.add_trace(go.Scatter(x=[label.x, 10 ** text_x if panel.log_x else text_x], y=[label.at, label.y],
                                  mode="lines", line={"color": label.color, "width": 0.7}, hoverinfo="skip",
                                  showlegend=False), row=row, col=col)
-        fig.add_annotation(x=text_x, y=label.y, text=label.text.replace("\n", "<br>"), showarrow=False,
+        fig.add_annotation(x=text_x, y=label.y, text=_plain(label.text).replace("\n", "<br>"), showarrow=False,
                            xanchor="left", align="left", font={"color": label.color, "size": 11}, row=row, col=col)
 
 
@@ -77,7 +84,7 @@ def _bar_trace(bars: Bars, show_legend: bool):
         error = {"type": "data", "symmetric": False,
                  "array": [None if v is None or hi is None else hi - v for v, hi in zip(y, _clean(bars.high))],
                  "arrayminus": [None if v is None or lo is None else v - lo for v, lo in zip(y, _clean(bars.low))]}
-    return go.Bar(x=list(bars.categories), y=y, name=bars.label, legendgroup=bars.label, showlegend=show_legend,
+    return go.Bar(x=[_plain(c) for c in bars.categories], y=y, name=_plain(bars.label), legendgroup=bars.label, showlegend=show_legend,
                   marker={"color": list(bars.colors), "pattern": {"shape": "/" if bars.hatched else ""}},
                   error_y=error)
 
@@ -85,8 +92,8 @@ def _bar_trace(bars: Bars, show_legend: bool):
 def _box_trace(box: Box):
     import plotly.graph_objects as go
 
-    return go.Box(x=[box.label], q1=[box.p25], median=[box.p50], q3=[box.p75], lowerfence=[box.p5],
-                  upperfence=[box.p95], name=box.label, marker={"color": box.color}, showlegend=False,
+    return go.Box(x=[_plain(box.label)], q1=[box.p25], median=[box.p50], q3=[box.p75], lowerfence=[box.p5],
+                  upperfence=[box.p95], name=_plain(box.label), marker={"color": box.color}, showlegend=False,
                   fillcolor=_rgba(box.color, 0.55), boxpoints=False,
                   hoverinfo="y")
 
@@ -96,7 +103,7 @@ def figure(chart: Chart, titled: bool = True):
 
     columns = min(len(chart.panels), COLUMNS)
     rows = math.ceil(len(chart.panels) / columns)
-    fig = make_subplots(rows=rows, cols=columns, subplot_titles=[p.title for p in chart.panels],
+    fig = make_subplots(rows=rows, cols=columns, subplot_titles=[_plain(p.title) for p in chart.panels],
                         horizontal_spacing=0.08, vertical_spacing=0.12 if rows > 1 else 0.1)
     shown: List[str] = []
     for k, panel in enumerate(chart.panels):
@@ -113,14 +120,14 @@ def figure(chart: Chart, titled: bool = True):
             for trace in traces:
                 fig.add_trace(trace, row=row, col=col)
         _end_labels(fig, panel, row, col)
-        fig.update_xaxes(title_text=panel.x_label, row=row, col=col)
-        fig.update_yaxes(title_text=panel.y_label, row=row, col=col, rangemode="tozero" if panel.y_from_zero else None)
+        fig.update_xaxes(title_text=_plain(panel.x_label), row=row, col=col)
+        fig.update_yaxes(title_text=_plain(panel.y_label), row=row, col=col, rangemode="tozero" if panel.y_from_zero else None)
         if panel.log_x:
             fig.update_xaxes(type="log", row=row, col=col)
         if panel.x_ticks:
-            fig.update_xaxes(tickvals=[v for v, _ in panel.x_ticks], ticktext=[t for _, t in panel.x_ticks],
+            fig.update_xaxes(tickvals=[v for v, _ in panel.x_ticks], ticktext=[_plain(t) for _, t in panel.x_ticks],
                              row=row, col=col)
-    fig.update_layout(title={"text": chart.title if titled else ""}, template="plotly_white", barmode="group",
+    fig.update_layout(title={"text": _plain(chart.title) if titled else ""}, template="plotly_white", barmode="group",
                       height=PANEL_HEIGHT * rows + (80 if titled else 40),
                       margin={"t": 80 if titled else 40, "l": 60, "r": 20, "b": 60})
     return fig

@@ -26,6 +26,12 @@ LEADER = 0.03                     # and the share of it a label stands off its l
 FONT = 13
 
 
+def _plain(text: str) -> str:
+    """User text (model, station, param names) as written: matplotlib would take
+    `$...$` for mathematics, and fail on what does not parse."""
+    return text.replace("$", r"\$")
+
+
 def _floats(values: Optional[Sequence[Optional[float]]]) -> Optional[List[float]]:
     return None if values is None else [math.nan if v is None else v for v in values]
 
@@ -35,7 +41,7 @@ def _line(ax, line: Line) -> None:
     if line.low is not None and line.high is not None:
         ax.fill_between(line.x, _floats(line.low), _floats(line.high), color=line.color, alpha=0.18, linewidth=0)
     ax.plot(line.x, y, linestyle=STYLES[line.dash], color=line.color, linewidth=1.2 if line.marker is None else 2,
-            marker=MARKERS.get(line.marker, ""), markersize=6, label=line.label if line.legend else None)
+            marker=MARKERS.get(line.marker, ""), markersize=6, label=_plain(line.label) if line.legend else None)
 
 
 def _bars(ax, bars: List[Bars]) -> None:
@@ -49,15 +55,15 @@ def _bars(ax, bars: List[Bars]) -> None:
             error = [[v - lo if lo is not None else 0.0 for v, lo in zip(y, b.low)],
                      [hi - v if hi is not None else 0.0 for v, hi in zip(y, b.high)]]
         ax.bar(x, y, width=width, color=b.colors, hatch="//" if b.hatched else None,
-               edgecolor="white" if b.hatched else None, yerr=error, capsize=3, label=b.label)
-    ax.set_xticks(range(len(categories)), categories, rotation=30 if len(categories) > 3 else 0, ha="right"
+               edgecolor="white" if b.hatched else None, yerr=error, capsize=3, label=_plain(b.label))
+    ax.set_xticks(range(len(categories)), [_plain(c) for c in categories], rotation=30 if len(categories) > 3 else 0, ha="right"
                   if len(categories) > 3 else "center")
     if len(bars) > 1:
         ax.legend(fontsize=FONT - 2)
 
 
 def _boxes(ax, boxes: List[Box]) -> None:
-    stats = [{"label": b.label, "whislo": b.p5, "q1": b.p25, "med": b.p50, "q3": b.p75, "whishi": b.p95,
+    stats = [{"label": _plain(b.label), "whislo": b.p5, "q1": b.p25, "med": b.p50, "q3": b.p75, "whishi": b.p95,
               "fliers": []} for b in boxes]
     drawn = ax.bxp(stats, showfliers=False, patch_artist=True, medianprops={"color": "black", "linewidth": 2})
     for patch, b in zip(drawn["boxes"], boxes):
@@ -87,7 +93,7 @@ def _end_labels(ax, panel: Panel, size: float) -> None:
         ax.set_xlim(low - 0.03 * span, high + LABEL_ROOM * span)
         shifted = lambda x: x + LEADER * span  # noqa: E731
     for label in panel.labels:
-        ax.annotate(label.text, xy=(label.x, label.at), xytext=(shifted(label.x), label.y), textcoords="data",
+        ax.annotate(_plain(label.text), xy=(label.x, label.at), xytext=(shifted(label.x), label.y), textcoords="data",
                     va="center", ha="left", fontsize=size, color=label.color,
                     arrowprops={"arrowstyle": "-", "color": label.color, "linewidth": 0.7, "shrinkA": 0,
                                 "shrinkB": 3})
@@ -97,7 +103,7 @@ def _engine_legend(ax, panel: Panel) -> None:
     """With lines named at their ends, the legend only says what each dash means."""
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], color="black", linestyle=STYLES[dash], linewidth=2, label=engine)
+    handles = [Line2D([], [], color="black", linestyle=STYLES[dash], linewidth=2, label=_plain(engine))
                for dash, engine in panel.engines]
     ax.legend(handles=handles, fontsize=FONT - 3, loc="upper left")
 
@@ -119,13 +125,13 @@ def _panel(ax, panel: Panel, crowded: bool) -> None:
     if lines and panel.engines:
         _engine_legend(ax, panel)
     if panel.x_ticks:
-        ax.set_xticks([v for v, _ in panel.x_ticks], [t for _, t in panel.x_ticks])
+        ax.set_xticks([v for v, _ in panel.x_ticks], [_plain(t) for _, t in panel.x_ticks])
         ax.minorticks_off()
     if panel.y_from_zero:
         ax.set_ylim(bottom=0)
-    ax.set_title(panel.title, fontsize=FONT)
-    ax.set_xlabel(panel.x_label, fontsize=FONT - 1)
-    ax.set_ylabel(panel.y_label, fontsize=FONT - 1)
+    ax.set_title(_plain(panel.title), fontsize=FONT)
+    ax.set_xlabel(_plain(panel.x_label), fontsize=FONT - 1)
+    ax.set_ylabel(_plain(panel.y_label), fontsize=FONT - 1)
     ax.tick_params(labelsize=FONT - 2)
     ax.grid(True, alpha=0.3)
     ax.set_axisbelow(True)
@@ -148,7 +154,7 @@ def write_png(chart: Chart, path) -> Path:
         _panel(ax, panel, crowded=columns > 1)
     for ax in axes[len(chart.panels):]:
         ax.set_visible(False)
-    figure.suptitle(chart.title, y=1 - 0.2 / height, fontsize=FONT + 3)
+    figure.suptitle(_plain(chart.title), y=1 - 0.2 / height, fontsize=FONT + 3)
     path = Path(path)
     figure.savefig(path, dpi=DPI)
     return path
