@@ -98,10 +98,9 @@ fn check_kept_bytes(model: &CompiledModel, settings: &RunSettings) -> Result<(),
     let most = (MAX_KEPT_BYTES / per_replication).max(1);
     if settings.replications as usize > most {
         return Err(SimError::Input(format!(
-            "replications: at most {most} for a model of {} classes and {} stations (each replication \
-             keeps {per_replication} bytes of figures until the summary), got {}",
+            "replications: at most {most} for this model (each replication keeps {per_replication} \
+             bytes of figures until the summary, for its {} classes), got {}",
             model.classes.len(),
-            model.stations.len(),
             settings.replications
         )));
     }

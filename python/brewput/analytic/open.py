@@ -25,6 +25,7 @@ from typing import Optional
 
 import numpy as np
 
+from .. import _native
 from ..errors import BrewputError
 from . import mg1k, queues, sizing
 from .network import Network, Unsupported
@@ -32,8 +33,8 @@ from .solution import Solution
 
 #: Tolerance for "exponential" (scv 1), "Poisson" and "equal service means".
 TOL = 1e-9
-#: The percentiles reported, as result keys and probabilities.
-PERCENTILES = {"p50": 0.5, "p90": 0.9, "p95": 0.95, "p99": 0.99, "p999": 0.999}
+#: The percentiles reported, as result keys and probabilities: the engine's list.
+PERCENTILES = {name: percent / 100 for name, percent in _native.PERCENTILES}
 
 
 @dataclass
