@@ -9,12 +9,12 @@ from corpus import Case, check, ids
 
 def coffee(case_id, *args, names=None):
     option = next(a for a in args if a.startswith("-"))
-    return Case(f"lab-coffee-{case_id}", ["lab", "coffee", *args], names=names or [option], timeout=30)
+    return Case(f"lab-coffee-{case_id}", ["lab", "coffee", *args], names=names or [option], timeout=30, max_lines=1)
 
 
 def pool(case_id, *args, names=None):
     option = next(a for a in args if a.startswith("-"))
-    return Case(f"lab-pool-{case_id}", ["lab", "pool", *args], names=names or [option], timeout=30)
+    return Case(f"lab-pool-{case_id}", ["lab", "pool", *args], names=names or [option], timeout=30, max_lines=1)
 
 
 CASES = [
@@ -71,9 +71,9 @@ CASES = [
     coffee("output-bad-suffix", "-o", "out.txt", names=["out.txt"]),
     coffee("output-missing-folder", "-o", "nowhere/out.json", names=["nowhere"]),
     Case("lab-coffee-report-is-a-file", ["lab", "coffee", "--report", "taken"], {"taken": "a file"},
-         names=["--report", "taken"], timeout=30),
+         names=["--report", "taken"], timeout=30, max_lines=1),
     Case("lab-coffee-hgrm-is-a-file", ["lab", "coffee", "--hgrm", "taken"], {"taken": "a file"},
-         names=["--hgrm", "taken"], timeout=30),
+         names=["--hgrm", "taken"], timeout=30, max_lines=1),
     # The pool's options.
     pool("work-huge", "--work", "1e30ms", names=["--work 1e30ms"]),
     pool("work-zero", "--work", "0ms", names=["--work 0ms"]),
@@ -93,7 +93,7 @@ CASES = [
     pool("threads-empty", "--threads", "", names=["--threads"]),
     pool("threads-zero-in-list", "--threads", "1,0,2", names=["--threads 1,0,2"]),
     Case("lab-pool-hgrm-is-a-file", ["lab", "pool", "--hgrm", "taken"], {"taken": "a file"},
-         names=["--hgrm", "taken"], timeout=30),
+         names=["--hgrm", "taken"], timeout=30, max_lines=1),
     coffee("par-empty", "--par", "", names=["--par"]),
     coffee("repetitions-empty", "--repetitions", "", names=["--repetitions"]),
     coffee("warmup-garbage", "--warmup", "a bit", names=["--warmup a bit"]),
@@ -101,7 +101,7 @@ CASES = [
     # Within bounds, but more threads than a capped address space holds (each
     # reserves its stack): the system's refusal is the error, never a panic.
     *[Case(f"lab-{what}-threads-beyond-memory", ["lab", *args, "--cpus", "1", "--repetitions", "1"],
-           names=["lab: cannot start", "thread"], memory_mb=2048, timeout=60)
+           names=["lab: cannot start", "thread"], memory_mb=2048, timeout=60, max_lines=1)
       for what, args in (("coffee-customers", ["coffee", "--impl", "ideal", "--par", "4096", "--dur", "10ms"]),
                          ("coffee-pipelines", ["coffee", "--impl", "multipipe-1024", "--dur", "10ms"]),
                          ("pool", ["pool", "--tasks", "10000", "--work", "1us", "--threads", "10000"]))],
