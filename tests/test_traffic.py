@@ -38,3 +38,19 @@ def test_overload_is_named():
 
 def test_closed_models_are_never_unstable():
     assert instability_warnings(brewput.load(Path(__file__).parent.parent / "examples/coffee/locking.yaml")) == []
+
+
+def test_long_routes_solve_sparsely_and_agree_by_hand():
+    # 400 steps (beyond DENSE_STEPS) in a chain whose last step returns to the first
+    # with probability 3/4, and a side step taken half the time from step 10: every
+    # chain step is visited 4 times, the side step 2.
+    from brewput.analytic import traffic
+    n = 400
+    route = [{"id": f"s{i}", "station": "s", "service": 1} for i in range(n)]
+    route[10]["next"] = {"side": 0.5, "s11": 0.5}
+    route[-1]["next"] = {"s0": 0.75, "exit": 0.25}
+    route.append({"id": "side", "station": "s", "service": 1, "next": "s11"})
+    model = brewput.Model.from_dict({"brewput": 1, "name": "long", "stations": {"s": {}},
+                                     "classes": {"c": {"rate": 0.001, "route": route}}})
+    assert n + 1 > traffic.DENSE_STEPS
+    assert step_visits(model.classes["c"]) == pytest.approx([4.0] * n + [2.0], rel=1e-12)
