@@ -47,6 +47,8 @@ NODES = 16
 SPREAD = np.linspace(-9.3, 9.3, 373)
 #: Uniform service: the most panels (each a few hundred flops per k) before refusing.
 MAX_PANELS = 200_000
+#: ... and the most evaluations of the Poisson tail (panels x nodes x tails): some 10 s.
+MAX_EVALUATIONS = 2e8
 #: Below this the loss 1 - 1 / (pi_0 + rho) has lost digits to cancellation, and
 #: is taken from the arrivals' tails beyond the buffer instead (at most MAX_TAILS).
 SMALL_LOSS = 1e-6
@@ -143,7 +145,10 @@ def _small_excess(log_u: np.ndarray, log_total: float, capacity: int,
 
     count = 2 * capacity + 64
     while count <= MAX_TAILS:
-        _, log_tail = law_of(count)
+        law = law_of(count)
+        if law is None:  # too many tails to integrate
+            break
+        _, log_tail = law
         beyond = np.logaddexp.accumulate(log_tail[::-1])[::-1]  # log sum_{k >= m} A_k
         if log_tail[-1] < beyond[capacity] - 41.5:  # e^-41.5 = 1e-18
             t = beyond[1:capacity + 1]  # T(m) = sum_{k >= m+1} A_k, m = 0 .. K-1
@@ -207,7 +212,7 @@ def _by_quadrature(special, k: np.ndarray, grid: np.ndarray, density):
     E[e^-V] and A_k = E[P(Gamma(k) <= V)] by Gauss-Legendre on panels that also
     resolve the Poisson tail (no wider than 1/2, nor than a quarter of the
     Poisson's spread sqrt(v), where the tail turns from 1 to 0). None beyond
-    MAX_PANELS."""
+    MAX_PANELS, or beyond MAX_EVALUATIONS of the Poisson tail."""
     from scipy.special import logsumexp
 
     low, high = float(grid[0]), float(grid[-1])
@@ -217,6 +222,8 @@ def _by_quadrature(special, k: np.ndarray, grid: np.ndarray, density):
             return None
         edges.append(min(high, edges[-1] + max(0.5, math.sqrt(edges[-1]) / 4)))
     edges = np.union1d(edges, grid)
+    if (len(edges) - 1) * NODES * len(k) > MAX_EVALUATIONS:
+        return None
     nodes, weights = np.polynomial.legendre.leggauss(NODES)
     half = np.diff(edges)[:, None] / 2
     x = (edges[:-1, None] + half + half * nodes).ravel()
