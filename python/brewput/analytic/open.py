@@ -196,8 +196,8 @@ def _finite_station(net: Network, m: int, c: int, k: int, flow: np.ndarray, mean
         response = s * means.response / mean
     else:
         response = means.wait + s
-    why = ("more than one server" if c > 1 else "a service law the embedded chain does not take here "
-           "(lognormal, normal, or a uniform spanning millions of arrivals)")
+    why = ("more than one server" if c > 1 else "a service time spread over too many arrivals per "
+           "service to integrate for the embedded chain")
     note = None if exact else (
         f"station {name}: finite buffer with {why} and service not one exponential for all "
         f"classes; M/M/c/K with their flow-weighted mean (approximate)")
