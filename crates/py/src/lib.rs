@@ -49,6 +49,15 @@ fn t_critical(level: f64, df: f64) -> PyResult<f64> {
     brewput_sim::t_critical(level, df).map_err(guard::sim_error)
 }
 
+/// The mean of per-repetition `values` (at least one) and its `CONFIDENCE`
+/// Student-t interval (None with one value): the engine's own estimate, which
+/// the lab uses for its repetitions.
+#[pyfunction]
+fn estimate(values: Vec<f64>) -> (f64, Option<[f64; 2]>) {
+    let e = brewput_sim::Estimate::from_samples(&values);
+    (e.mean, e.ci)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunControl>()?;
@@ -58,6 +67,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CONFIDENCE", brewput_sim::CONFIDENCE)?;
     m.add("RELATIVE_RESOLUTION", brewput_sim::RELATIVE_RESOLUTION)?;
     m.add_function(wrap_pyfunction!(t_critical, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate, m)?)?;
     #[cfg(target_os = "linux")]
     lab::register(m)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)

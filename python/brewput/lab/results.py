@@ -1,12 +1,11 @@
 """Lab reports (from the Rust harness, microseconds and per second) in the one
 results schema (docs/results.md): milliseconds, throughput per ms,
 `engine: "lab"`, a figure's `_ci` the engine's Student-t interval over
-repetitions. The percentile points, the confidence level and the t quantile
-are the simulator's own (through the binding), so measured and predicted
-figures line up and no second implementation of the interval exists."""
+repetitions. The percentile points and the interval are the simulator's own
+(through the binding), so measured and predicted figures line up and no second
+implementation of the interval exists."""
 from __future__ import annotations
 
-import math
 import statistics
 from typing import List, Optional, Sequence, Tuple
 
@@ -18,14 +17,11 @@ NAMED = tuple(_native.PERCENTILES)
 
 def interval(values: Sequence[float]) -> Tuple[Optional[float], Optional[List[float]]]:
     """The mean of `values` and its Student-t interval at the engine's
-    confidence level (None with one value)."""
+    confidence level (None with one value): the engine's own estimate."""
     if not values:
         return None, None
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, None
-    half = _native.t_critical(_native.CONFIDENCE, len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
-    return mean, [mean - half, mean + half]
+    mean, ci = _native.estimate(list(values))
+    return mean, None if ci is None else list(ci)
 
 
 def times(summary: dict) -> dict:
