@@ -106,7 +106,7 @@ def test_load_refuses_what_is_not_a_record(tmp_path):
         "other.json": 'other.json: not a brewput experiment record (no "brewput": "experiment")',
         "broken.json": "broken.json:1: not JSON: Expecting value",
         "future.json": "future.json: record version 9; this brewput reads 1",
-        "missing.json": "missing.json: cannot read: No such file or directory",
+        "missing.json": "missing.json: no such file",
         "r.txt": "r.txt: expected a file ending in .json, .csv, .parquet, got .txt",
     }
     for name, message in cases.items():

@@ -116,16 +116,14 @@ def load(path) -> dict:
     if _format(path) != ".json":
         raise BrewputError(f"{path}: a {path.suffix} file holds only the results table; "
                            f"the whole record is in the .json export")
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as e:
-        raise BrewputError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
-    except json.JSONDecodeError as e:
-        raise BrewputError(f"{path}:{e.lineno}: not JSON: {e.msg}") from None
+    from .record_schema import check_record, read_json
+
+    record = read_json(path)
     if not (isinstance(record, dict) and record.get("brewput") == "experiment"):
         raise BrewputError(f"{path}: not a brewput experiment record (no \"brewput\": \"experiment\")")
     if record.get("version") != VERSION:
         raise BrewputError(f"{path}: record version {record.get('version')!r}; this brewput reads {VERSION}")
+    check_record(record, str(path))
     return record
 
 

@@ -8,7 +8,10 @@ Only what brewput reads is described; other fields are kept as they are.
 """
 from __future__ import annotations
 
+import json
 import re
+import stat
+from pathlib import Path
 from typing import Any, Dict, List, Literal, Optional, Tuple, Union
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
@@ -227,3 +230,33 @@ def nesting_depth(text: str) -> int:
         elif mark in "]}":
             depth -= 1
     return deepest
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file's document, refused in one line naming the file if it is not a
+    regular file, is larger than MAX_BYTES, is not UTF-8, nests deeper than
+    MAX_DEPTH or is not JSON; nothing unbounded is read or parsed."""
+    try:
+        mode = path.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise BrewputError(f"{path}: is a folder; expected an experiment record (JSON)")
+        if not stat.S_ISREG(mode):
+            raise BrewputError(f"{path}: not a regular file; expected an experiment record (JSON)")
+        with path.open("rb") as file:
+            data = file.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise BrewputError(f"{path}: no such file") from None
+    except OSError as e:
+        raise BrewputError(f"{path}: cannot read: {e.strerror or e}") from None
+    if len(data) > MAX_BYTES:
+        raise BrewputError(f"{path}: larger than {MAX_BYTES >> 20:,} MB; not an experiment record")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BrewputError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    if nesting_depth(text) > MAX_DEPTH:
+        raise BrewputError(f"{path}: nested more than {MAX_DEPTH} levels deep; not an experiment record")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise BrewputError(f"{path}:{e.lineno}: not JSON: {e.msg}") from None
