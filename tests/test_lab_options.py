@@ -2,6 +2,7 @@
 Python API alike; its interval (the engine's Student-t) against scipy; its
 .hgrm files against its own percentiles; the Linux gate; and outputs that fail
 after measuring losing nothing."""
+import inspect
 import math
 import re
 import types
@@ -166,3 +167,21 @@ def test_an_output_that_fails_after_measuring_loses_no_measurement(tmp_path, mon
     shown = capsys.readouterr()
     assert "Throughput (lattes per second)" in shown.out and "ideal" in shown.out
     assert str(target) in shown.err and "No space left on device" in shown.err
+
+
+@pytest.mark.parametrize("command", ["coffee", "pool"])
+def test_the_lab_commands_say_in_one_line_that_they_need_linux(monkeypatch, capsys, command):
+    import click
+    import typer
+
+    from brewput.cli import lab as lab_cli
+
+    monkeypatch.setattr(native, "_native", types.SimpleNamespace())
+    run = lab_cli.lab_coffee if command == "coffee" else lab_cli.lab_pool
+    # Every option at its default: the gate comes before anything is parsed or measured.
+    defaults = {name: param.default.default for name, param in inspect.signature(run).parameters.items()}
+    with pytest.raises((typer.Exit, click.exceptions.Exit)) as stopped:
+        run(**defaults)
+    assert stopped.value.exit_code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "brewput lab: needs Linux" in lines[0]
