@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import BrewputError
 from . import sizing
-from .network import Network, Unsupported
+from .network import Network, Unsupported, shortest_job_first
 from .methods import METHODS
 from .solution import Solution
 
@@ -110,8 +110,7 @@ def product_form_stations(net: Network) -> Tuple[np.ndarray, List[str]]:
         if net.is_delay[m] or discipline == "ps" or not visiting.any():
             continue
         if discipline == "sjf":
-            raise Unsupported(f"station {name}: shortest job first depends on the whole service time "
-                              f"distribution, which the analytic solver does not have; use brewput simulate")
+            raise shortest_job_first(name)
         means = net.service[visiting, m]
         why = []
         if not net.service_exponential[visiting, m].all():

@@ -25,6 +25,12 @@ class Unsupported(BrewputError):
     suggests `brewput simulate`."""
 
 
+def shortest_job_first(station: str) -> Unsupported:
+    """The refusal of an `sjf` station, for every solver that meets one."""
+    return Unsupported(f"station {station}: shortest job first (sjf) orders the jobs by the service times "
+                       f"they draw, which no method here follows; use brewput simulate")
+
+
 @dataclass(frozen=True)
 class Network:
     stations: Tuple[str, ...]

@@ -8,7 +8,7 @@ each station then behaves as if fed by Poisson arrivals even where (feedback)
 its arrivals are not Poisson. A station visited directly, once per customer,
 by Poisson arrivals also gets exact answers when its kind has an exact formula
 for Poisson input (M/G/1 by Pollaczek-Khinchine, Cobham's priorities, M/M/c/K).
-Shortest-job-first needs the whole service distribution: Unsupported.
+Shortest-job-first orders jobs by the service times they draw: Unsupported.
 
 Otherwise the figures are approximate and say so: a station that is not
 product-form makes the flows it sends on non-Poisson, and the network does not
@@ -28,7 +28,7 @@ import numpy as np
 from .. import _native
 from ..errors import BrewputError
 from . import mg1k, queues, sizing
-from .network import Network, Unsupported
+from .network import Network, Unsupported, shortest_job_first
 from .solution import Solution
 
 #: Tolerance for "exponential" (scv 1), "Poisson" and "equal service means".
@@ -133,8 +133,7 @@ def _station(net: Network, m: int, flow: np.ndarray, ca2: float, direct: bool) -
     if lam == 0:
         return _Station(np.zeros_like(flow), "idle", True, True)
     if discipline == "sjf":
-        raise Unsupported(f"station {name}: shortest job first depends on the whole service time "
-                          f"distribution, which the analytic solver does not have; use brewput simulate")
+        raise shortest_job_first(name)
     used = flow > 0
     # The station serves the flow-weighted mixture of its classes' service times.
     mean = flow @ s / lam
