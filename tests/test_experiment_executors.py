@@ -104,3 +104,37 @@ def test_ctrl_c_stops_at_once_and_keeps_what_finished(tmp_path, workers, to_grou
     assert [s["params"] for s in record["scenarios"]] == [{"n": n} for n in QUICK]
     assert all(s["results"]["classes"]["customer"]["completed"] > 0 for s in record["scenarios"])
     assert (tmp_path / "report" / "index.html").is_file()  # the report of what finished
+
+
+def test_a_port_that_is_not_a_dask_scheduler_is_one_line_within_seconds():
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted = []
+    stop = threading.Event()
+
+    def accept_and_stay_silent():
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                accepted.append(listener.accept()[0])
+            except socket.timeout:
+                pass
+
+    thread = threading.Thread(target=accept_and_stay_silent, daemon=True)
+    thread.start()
+    address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+    try:
+        started = time.monotonic()
+        run_ = subprocess.run([sys.executable, "-m", "brewput", "solve", "examples/mmc.yaml", "--sweep", "c=3..4",
+                               "--executor", "dask", "--scheduler", address],
+                              capture_output=True, text=True, cwd=ROOT, timeout=60)
+        elapsed = time.monotonic() - started
+    finally:
+        stop.set()
+        thread.join()
+        listener.close()
+    assert run_.returncode == 2
+    assert run_.stderr == f"error: --scheduler {address}: not a Dask scheduler, or it did not answer within 3 s\n"
+    assert elapsed < 10 and accepted  # it did connect, then gave up within the timeout

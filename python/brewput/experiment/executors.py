@@ -10,6 +10,7 @@ waits for what is running, so nothing keeps running after brewput returns.
 """
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import importlib.util
 import multiprocessing
@@ -136,6 +137,18 @@ DASK_SCHEMES = ("tcp", "tls")
 _ADDRESS = re.compile(r"(?:(?P<scheme>[a-z]+)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(?P<port>[0-9]{1,5})")
 
 
+async def _identity(address: str) -> dict:
+    """What the server at `address` says it is (a scheduler says {"type": "Scheduler", ...})."""
+    from distributed.comm import connect
+
+    comm = await connect(address, timeout=CONNECT_TIMEOUT)
+    try:
+        await comm.write({"op": "identity", "reply": True})
+        return await comm.read()
+    finally:
+        comm.abort()
+
+
 def scheduler_address(text: str) -> Tuple[str, int]:
     """The host and port of a Dask scheduler's address, `tcp://HOST:PORT` (or
     tls://, or HOST:PORT); a BrewputError naming --scheduler otherwise."""
@@ -171,11 +184,19 @@ class DaskCluster:
         except OSError as e:
             raise BrewputError(f"--scheduler {self.scheduler}: cannot connect to a Dask scheduler: "
                                f"{e.strerror or e}") from None
+        # Then its identity, within the timeout: a port where something else listens
+        # would keep a Client waiting for as long as that peer keeps the connection.
+        try:
+            identity = asyncio.run(asyncio.wait_for(_identity(self.scheduler), CONNECT_TIMEOUT))
+        except (OSError, ValueError, TypeError, asyncio.TimeoutError) as e:
+            identity = {"error": str(e) or type(e).__name__}
+        if not (isinstance(identity, dict) and identity.get("type") == "Scheduler"):
+            raise BrewputError(f"--scheduler {self.scheduler}: not a Dask scheduler, or it did not answer "
+                               f"within {CONNECT_TIMEOUT} s")
         try:
             self._client = Client(self.scheduler, set_as_default=False, timeout=f"{CONNECT_TIMEOUT}s")
         except (OSError, ValueError, TypeError) as e:
-            raise BrewputError(f"--scheduler {self.scheduler}: not a Dask scheduler, or it did not answer: "
-                               f"{e}") from None
+            raise BrewputError(f"--scheduler {self.scheduler}: cannot connect to a Dask scheduler: {e}") from None
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
