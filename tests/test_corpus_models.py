@@ -141,6 +141,12 @@ CASES = [
     Case("closed-classes-many-small", SIMULATE, many_closed_classes(2000, 6000),
          names=["classes.c1666.population", "10,000,000"], memory_mb=2048),
 
+    # Long routes are checked in linear time (a 10,000-step loop took minutes).
+    Case("route-long-loop-never-exits", SOLVE, {"m.yaml": CLOSED.replace(
+        "      - {station: desk, service: exp(0.5)}\n", "      - {station: desk, service: 1, id: s0}\n"
+        + "      - {station: desk, service: 1}\n" * 9_998 + "      - {station: desk, service: 1, next: s0}\n")},
+        names=["m.yaml:8", "classes.c.route[0]", "never exit"], timeout=30),
+
     # What people type.
     Case("study-given-to-simulate", ["simulate", "s.yaml"], {"s.yaml": STUDY}, names=["s.yaml", "study file", "run"]),
     Case("study-given-to-solve", ["solve", "s.yaml"], {"s.yaml": STUDY}, names=["s.yaml", "brewput run"]),

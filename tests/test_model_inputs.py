@@ -357,3 +357,19 @@ def test_brewput_schema_prints_each_schema(kind, schema):
     import sys
     done = subprocess.run([sys.executable, "-m", "brewput", "schema", kind], capture_output=True, text=True)
     assert done.returncode == 0 and json.loads(done.stdout) == schema()
+
+
+def test_steps_of_all_routes_are_bounded_together():
+    from brewput.model.limits import MAX_ITEMS, MAX_TOTAL_STEPS
+    route = [{"station": "desk", "service": 1}] * MAX_ITEMS
+    classes = {f"c{i}": {"rate": 1, "route": route} for i in range(MAX_TOTAL_STEPS // MAX_ITEMS + 1)}
+    assert error_of(Model, brewput=1, stations={"desk": {}}, classes=classes).startswith(
+        f"<model> classes.c{MAX_TOTAL_STEPS // MAX_ITEMS}.route: more than {MAX_TOTAL_STEPS:,} steps in all routes "
+        "together")
+
+
+def test_empirical_objects_built_in_code_count_against_the_model():
+    values = Empirical((1.0,) * (MAX_EMPIRICAL // 2 + 1))
+    route = [{"station": "desk", "service": values}, {"station": "desk", "service": values}]
+    assert "empirical values in the model" in error_of(
+        Model, brewput=1, stations={"desk": {}}, classes={"c": {"rate": 1, "route": route}})

@@ -212,12 +212,22 @@ def _never_exits(routing: List[List[Tuple[Optional[int], float]]]) -> Optional[i
             if p > 0 and target is not None and target not in reachable:
                 reachable.add(target)
                 todo.append(target)
-    exits = {i for i, row in enumerate(routing) if any(t is None and p > 0 for t, p in row)}
-    grew = True
-    while grew:
-        more = {i for i, row in enumerate(routing) if any(p > 0 and t in exits for t, p in row)}
-        grew = not more <= exits
-        exits |= more
+    # Backwards from the steps that exit, along the routing's arcs: linear in the
+    # route, which may have thousands of steps.
+    sources: Dict[int, List[int]] = {}
+    exits = set()
+    for i, row in enumerate(routing):
+        for target, p in row:
+            if p > 0 and target is None:
+                exits.add(i)
+            elif p > 0:
+                sources.setdefault(target, []).append(i)
+    todo = deque(exits)
+    while todo:
+        for source in sources.get(todo.popleft(), ()):
+            if source not in exits:
+                exits.add(source)
+                todo.append(source)
     return min(reachable - exits, default=None)
 
 
