@@ -125,3 +125,13 @@ def test_results_without_a_distribution_are_refused(tmp_path):
     assert "distribution" not in res["classes"]["customer"]["response_time"]
     with pytest.raises(BrewputError, match="distribution"):
         write_hgrm(res, tmp_path)
+
+
+def test_the_distribution_does_not_depend_on_the_threads():
+    """Replications' histograms are added as they finish, in any order: counts
+    add exactly, so the rows are the same bit for bit at any thread count."""
+    runs = [brewput.simulate(str(EXAMPLES / "mmc.yaml"), seed=SEED, replications=6, customers=5000,
+                             threads=threads, distribution=True) for threads in (1, 2, 6)]
+    distributions = [r["classes"]["customer"]["response_time"]["distribution"] for r in runs]
+    assert distributions[0] == distributions[1] == distributions[2]
+    assert distributions[0]["total_count"] == runs[0]["classes"]["customer"]["completed"]
