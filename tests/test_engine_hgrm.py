@@ -135,3 +135,9 @@ def test_the_distribution_does_not_depend_on_the_threads():
     distributions = [r["classes"]["customer"]["response_time"]["distribution"] for r in runs]
     assert distributions[0] == distributions[1] == distributions[2]
     assert distributions[0]["total_count"] == runs[0]["classes"]["customer"]["completed"]
+
+
+def test_a_folder_that_is_a_file_is_one_clear_error(mm1, tmp_path):
+    (tmp_path / "taken").write_text("")
+    with pytest.raises(BrewputError, match="cannot write the .hgrm file"):
+        write_hgrm(mm1, tmp_path / "taken")

@@ -29,9 +29,9 @@ def write_hgrm(record_or_results: Mapping, folder: Union[str, Path]) -> List[Pat
     taken = set()
     for stem, distribution in _distributions(record_or_results):
         name = _unique(_safe(stem), taken)
-        folder.mkdir(parents=True, exist_ok=True)
         path = folder / (name + SUFFIX)
         try:
+            folder.mkdir(parents=True, exist_ok=True)
             path.write_text(format_hgrm(distribution), encoding="utf-8")
         except OSError as e:
             raise BrewputError(f"{path}: cannot write the .hgrm file: {e.strerror or e}") from None
