@@ -146,6 +146,9 @@ CASES = [
         "      - {station: desk, service: exp(0.5)}\n", "      - {station: desk, service: 1, id: s0}\n"
         + "      - {station: desk, service: 1}\n" * 9_998 + "      - {station: desk, service: 1, next: s0}\n")},
         names=["m.yaml:8", "classes.c.route[0]", "never exit"], timeout=30),
+    Case("step-uses-listed-many-times", SOLVE, {"m.yaml": MODEL.replace("stations:", "resources: {cpu: 1}\nstations:")
+         .replace("service: exp(0.5)}", "service: 1, uses: [" + "cpu, " * 60_000 + "cpu]}")},
+         names=["m.yaml:9", "classes.c.route[0].uses[1]", "twice"], timeout=30),
 
     # What people type.
     Case("study-given-to-simulate", ["simulate", "s.yaml"], {"s.yaml": STUDY}, names=["s.yaml", "study file", "run"]),

@@ -73,6 +73,8 @@ CASES = [
     Case("study-sweep-inf", RUN, study(STUDY.replace("{n: 1..2}", "{n: .inf}")), names=["s.yaml:3", "sweep.n"]),
     Case("study-sweep-nan-in-list", RUN, study(STUDY.replace("{n: 1..2}", "{n: [1, .nan]}")),
          names=["s.yaml:3", "sweep.n"]),
+    Case("study-charts-listed-many-times", RUN, study(STUDY + "charts: [" + "throughput, " * 60_000 + "throughput]\n"),
+         names=["s.yaml:8", "charts[1]", "twice"], timeout=30),
     Case("study-version-2", RUN, study(STUDY.replace("brewput: 1", "brewput: 2")), names=["s.yaml:1", "brewput"]),
 
     # The file itself: the model files' reader, the same caps and words.

@@ -22,7 +22,7 @@ from ..model.limits import MAX_INTEGER, MAX_TIME, MIN_TIME
 from ..model.model import first_problem
 from ..model.schema import Strict
 from ..model.source import Origin, read
-from ..model.values import checked, count, integer, number, one_of, version
+from ..model.values import checked, count, first_repeat, integer, number, one_of, version
 from .record import CHARTS, model_entry, new_record
 from .runner import ENGINES, Scenario, plan
 from .sweep import SPELLINGS, Number, SweepError, sweep_values
@@ -42,9 +42,9 @@ def _model_ref(value: Any) -> Any:
 def _unique(values: List[str]) -> List[str]:
     if not values:
         raise FieldError("expected at least one")
-    for i, value in enumerate(values):
-        if value in values[:i]:
-            raise FieldError(f"{value} is listed twice", i)
+    twice = first_repeat(values)
+    if twice is not None:
+        raise FieldError(f"{values[twice]} is listed twice", twice)
     return values
 
 

@@ -19,7 +19,7 @@ from .distributions import Const, Distribution, EmpiricalBudget, Exp, parse_dist
 from .distributions import json_schema as distribution_schema
 from .params import or_expression
 from .limits import MAX_ITEMS, MAX_SIZE, MAX_TIME, MAX_TOTAL_POPULATION, MAX_TOTAL_STEPS, MIN_TIME
-from .values import checked, count, integer, name, number, one_of, show, version
+from .values import checked, count, first_repeat, integer, name, number, one_of, show, version
 
 DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
 EXIT = "exit"
@@ -116,9 +116,9 @@ class Step(Strict):
 
     @model_validator(mode="after")
     def _check(self) -> Step:
-        for i, resource in enumerate(self.uses):
-            if resource in self.uses[:i]:
-                raise FieldError(f"resource '{resource}' is listed twice", "uses", i)
+        twice = first_repeat(self.uses)
+        if twice is not None:
+            raise FieldError(f"resource '{self.uses[twice]}' is listed twice", "uses", twice)
         if self.id == EXIT:
             raise FieldError(f"'{EXIT}' is reserved for leaving the route", "id")
         return self

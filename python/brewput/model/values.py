@@ -6,7 +6,7 @@ JSON Schema of what it accepts as `.schema`."""
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Callable, Dict, Optional, Union
+from typing import Annotated, Any, Callable, Dict, List, Optional, Union
 
 from pydantic import PlainValidator, WithJsonSchema
 
@@ -117,3 +117,14 @@ def version(value: Any) -> int:
 
 
 version.schema = {"const": VERSION}  # type: ignore[attr-defined]
+
+
+def first_repeat(values: List[Any]) -> Optional[int]:
+    """The index of the first value listed a second time, if any (in linear time:
+    a list may be long)."""
+    seen = set()
+    for i, value in enumerate(values):
+        if value in seen:
+            return i
+        seen.add(value)
+    return None
