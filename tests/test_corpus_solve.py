@@ -100,11 +100,11 @@ BUFFERS = [
          {"m.yaml": "brewput: 1\nstations:\n  a: {buffer: 0}\n  b: {}\nclasses:\n  c:\n    population: 5\n    route:\n"
                     "      - {station: a, service: 1}\n      - {station: b, service: 1}\n"},
          names=["stations.a.buffer", "blocking after service"]),
-    Case("solve-buffer-two-closed-classes", ["solve", "m.yaml"],
-         {"m.yaml": "brewput: 1\nstations:\n  a: {buffer: 1}\nclasses:\n"
+    Case("solve-buffer-beside-other-classes", ["solve", "m.yaml"],
+         {"m.yaml": "brewput: 1\nstations:\n  a: {buffer: 1}\n  b: {}\nclasses:\n"
                     "  c:\n    population: 5\n    route:\n      - {station: a, service: 1}\n"
-                    "  d:\n    population: 5\n    route:\n      - {station: a, service: 2}\n"},
-         names=["stations.a.buffer", "2 closed classes share"]),
+                    "  d:\n    population: 5\n    route:\n      - {station: b, service: 2}\n"},
+         names=["stations.a.buffer", "while other classes use b"]),
     Case("solve-buffer-open-and-closed", ["solve", "m.yaml"],
          {"m.yaml": "brewput: 1\nstations:\n  a: {buffer: 1}\nclasses:\n"
                     "  c:\n    population: 5\n    route:\n      - {station: a, service: 1}\n"
@@ -119,7 +119,7 @@ BUFFERS = [
                     "      - {id: x, station: a, service: 1, next: {x: 0.5, exit: 0.5}}\n"},
          names=["station a", "visited more than once per customer"]),
     Case("solve-method-on-outside-buffer", ["solve", "m.yaml", "--method", "linearizer"],
-         {"m.yaml": one_station("buffer: 1", "population: 5", "exp(1)")}, names=["--method linearizer", "birth-death"]),
+         {"m.yaml": one_station("buffer: 1", "population: 5", "exp(1)")}, names=["--method linearizer", "waiting outside"]),
 ]
 
 RUNS = [

@@ -213,7 +213,7 @@ def _choose(method, population, stations, queueing, multiserver) -> Tuple[str, L
 # ---- exact MVA --------------------------------------------------------------------------
 
 
-class _Lattice:
+class Lattice:
     """Every population vector 0 <= n <= N, numbered row-major (class 0 slowest), so
     that n - k is numbered `index(n) - index(k)` whenever k <= n."""
 
@@ -233,7 +233,7 @@ def _mva(queueing, delay, think, population):
 
     All population vectors with the same total depend only on the total below, so
     each total is one vectorized step over its vectors, classes and stations."""
-    lattice = _Lattice(population)
+    lattice = Lattice(population)
     points = lattice.points
     total = points.sum(axis=1)
     order = np.argsort(total, kind="stable")
@@ -254,7 +254,7 @@ def _mva(queueing, delay, think, population):
 # ---- exact normalizing constants in log space ---------------------------------------------
 
 
-def _log_factor(lattice: _Lattice, demand: np.ndarray, servers: float) -> np.ndarray:
+def _log_factor(lattice: Lattice, demand: np.ndarray, servers: float) -> np.ndarray:
     """log of a station's product-form factor f(k) at every population vector k:
     f(k) = (|k|! / prod k_r!) prod D_r^k_r / prod_{j<=|k|} min(j, c), and
     f(k) = prod D_r^k_r / k_r! for a delay station."""
@@ -274,7 +274,7 @@ def _log_factor(lattice: _Lattice, demand: np.ndarray, servers: float) -> np.nda
 class _Pairs:
     """Every pair k <= n of lattice vectors, sorted by n, for convolutions."""
 
-    def __init__(self, lattice: _Lattice):
+    def __init__(self, lattice: Lattice):
         n_flat, k_flat = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
         for size, stride in zip(lattice.population + 1, lattice.stride):
             n_r, k_r = np.tril_indices(int(size))
@@ -304,7 +304,7 @@ def _convolution(demand, servers, think, population):
     X_r = G(N - e_r) / G(N); station m holds k with probability
     f_m(k) G_-m(N - k) / G(N), where G_-m leaves station m out, which is the
     convolution of the stations before m with those after it."""
-    lattice = _Lattice(population)
+    lattice = Lattice(population)
     pairs = _Pairs(lattice)
     delays = np.isinf(servers)
     # Delay stations and think times merge into one delay: their factors convolve

@@ -158,9 +158,9 @@ def _finite_buffer_problem(model: Model, name: str) -> Optional[str]:
     """What makes station `name`'s finite buffer unsolvable here, or None.
 
     Solved: the one station of an open model (loss: M/M/c/K, M/G/1/K), the one
-    station of a single closed class visited once per cycle (customers who find
-    it full wait outside: a birth-death chain), and any buffer that the closed
-    customers visiting it can never fill."""
+    station of closed classes that visit it once per cycle (customers who find
+    it full wait outside: outside.py), and any buffer that the closed customers
+    visiting it can never fill."""
     station = model.stations[name]
     if math.isinf(station.buffer):
         return None
@@ -168,19 +168,20 @@ def _finite_buffer_problem(model: Model, name: str) -> Optional[str]:
     visiting = [c for c in model.classes.values() if any(step.station == name for step in c.route)]
     if not any(c.is_open for c in visiting) and sum(c.population for c in visiting) <= capacity:
         return None  # never full: nobody is ever blocked or turned away
-    used = {step.station for c in model.classes.values() for step in c.route}
-    if len(used) > 1:
-        return (f"a finite buffer inside a network of {len(used)} stations (a job that finds it full "
+    route = {step.station for c in visiting for step in c.route}
+    if len(route) > 1:
+        return (f"a finite buffer inside a network of {len(route)} stations (a job that finds it full "
                 f"blocks the server it leaves: blocking after service)")
+    others = sorted({step.station for c in model.classes.values() for step in c.route} - {name})
+    if others:
+        return (f"a finite buffer at a station of its own classes while other classes use "
+                f"{', '.join(others[:3])}{', ...' if len(others) > 3 else ''}")
     kinds = {c.is_open for c in visiting}
     if len(kinds) > 1:
         return "a finite buffer at a station shared by open and closed classes"
     if kinds == {False}:
-        if len(visiting) > 1:
-            return (f"a finite buffer at a station that {len(visiting)} closed classes share (their "
-                    f"customers wait outside for room, in arrival order, whatever their class)")
-        route = visiting[0].route
-        if len(route) > 1:
-            return (f"a finite buffer at a station a closed customer visits {len(route)} times per "
+        steps = max(len(c.route) for c in visiting)
+        if steps > 1:
+            return (f"a finite buffer at a station a closed customer visits {steps} times per "
                     f"cycle (it leaves and queues for room again)")
     return None

@@ -1,22 +1,28 @@
-"""One closed class at one station with a finite buffer: customers who end their
+"""Closed classes at one station with a finite buffer: customers who end their
 think and find the station full wait outside, in arrival order, with their
 response time running (docs/simulation.md), then enter as room frees.
 
-Count n = the customers not thinking (at the station or waiting outside for
-it). Waiting outside changes where a customer waits, not how many are served:
-the station serves min(n, c) at a time whatever its buffer, so n is the
-machine-repairman birth-death chain of the same station without a buffer,
+Waiting outside changes where a customer waits, not who is served next: the
+outside line feeds the station in arrival order, so a FIFO station and its
+outside line are one FIFO queue, and the station serves min(n, c) of the n
+customers not thinking whatever its buffer. With one exponential service time
+S for every class that is a product-form network (the think a delay of any
+distribution), whose states n = (n_1 .. n_R) of customers not thinking have
 
-    up from n at (N - n) / Z,   down from n at min(n, c) / S,   n = 0 .. N,
+    P(n) proportional to  n! / prod n_r!  S^n / prod_{j<=n} min(j, c)
+                          x prod_r Z_r^{N_r - n_r} / (N_r - n_r)!
 
-p_n proportional to prod_{j<=n} (N - j + 1) S / (Z min(j, c)), normalized in log
-space. Then X = E[min(n, c)] / S, a customer's response (end of think to
-leaving the station) R = E[n] / X, and the station holds E[min(n, K)].
+(one class: the machine-repairman birth-death chain), normalized in log space
+over the population lattice. Every order of the n in line is equally likely
+given the counts, so class r holds n_r / n of any position: its throughput is
+X_r = E[n_r min(n, c) / n] / S, its response (end of think to leaving) E[n_r] / X_r,
+and it holds E[n_r min(n, K) / n] inside the station of room K.
 
-Exact for exponential service (any think distribution: the think is a delay,
-insensitive), and for any service when nobody ever queues (c >= N) or nobody
-ever thinks (Z = 0: n = N, X = min(N, c) / S); otherwise it is the exponential
-service's answer with the same mean, marked approximate.
+Exact for FIFO with one exponential service mean; a single class needs only
+exponential service (any discipline that keeps servers busy), and nothing at
+all when nobody ever queues (c >= N) or nobody ever thinks (Z = 0: n = N);
+otherwise it is the figure of exponential service with the same mean, marked
+approximate.
 """
 from __future__ import annotations
 
@@ -24,54 +30,69 @@ import math
 
 import numpy as np
 
-from .closed import utilization
+from . import sizing
+from .closed import Lattice, utilization
 from .network import Network
 from .solution import Solution
 
 
 def binding_buffer(net: Network) -> bool:
     """Whether a closed network's customers can find a station full (network_of
-    allows that only for one class at one station)."""
+    allows that only for closed classes at one station, each visiting it once)."""
     return bool(((net.capacity < net.population.sum()) & (net.visits.sum(axis=0) > 0)).any())
 
 
 def solve_waiting_outside(net: Network) -> Solution:
-    """The exact birth-death solution described in the module's docstring."""
-    m = int(np.flatnonzero(net.visits[0] > 0)[0])
-    name, population = net.stations[m], int(net.population[0])
-    servers, capacity = net.servers[m], int(net.capacity[m])
-    service, think = float(net.service[0, m]), float(net.think[0])
-    n = np.arange(population + 1)
+    """The exact product-form solution described in the module's docstring."""
+    m = int(np.flatnonzero(net.visits.sum(axis=0) > 0)[0])
+    name, servers, capacity = net.stations[m], net.servers[m], int(net.capacity[m])
+    population, think = net.population.astype(int), net.think.astype(float)
+    service = net.service[:, m]
+    mean = float(service @ population / population.sum())  # one mean when exact
+    sizing.check(f"station {name}: the states of {sizing.population_text(population)} waiting outside",
+                 sizing.lattice_cost(population), "use brewput simulate")
+    lattice = Lattice(population)
+    n_r = lattice.points                    # (L, R) customers not thinking
+    n = n_r.sum(axis=1)
+    thinking = population - n_r
+    log_factorial = np.array([math.lgamma(j + 1) for j in range(int(population.sum()) + 1)])
     busy = np.minimum(n, servers)
-    if think == 0:
-        p = (n == population).astype(float)
-    else:
-        with np.errstate(divide="ignore"):
-            steps = np.log(population - n[1:] + 1) + math.log(service) - math.log(think) - np.log(busy[1:])
-        log_weight = np.concatenate(([0.0], np.cumsum(steps)))
-        p = np.exp(log_weight - log_weight.max())  # the largest term is 1: nothing overflows
-        p /= p.sum()
-    throughput = float(busy @ p) / service
-    response = float(n @ p) / throughput
-    inside = float(np.minimum(n, capacity) @ p)
-    exact = bool(net.service_exponential[0, m]) or servers >= population or think == 0
+    log_rates = np.concatenate(([0.0], np.cumsum(np.log(np.minimum(np.arange(1, n.max() + 1), servers)))))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_think = np.where(thinking > 0, thinking * np.log(think), 0.0)  # Z = 0: nobody thinks
+        log_think = np.where((thinking > 0) & (think == 0), -np.inf, log_think)
+    log_weight = (log_factorial[n] - log_factorial[n_r].sum(axis=1) + n * math.log(mean) - log_rates[n]
+                  + (log_think - log_factorial[thinking]).sum(axis=1))
+    p = np.exp(log_weight - log_weight.max())  # the largest term is 1: nothing overflows
+    p /= p.sum()
+    share = np.divide(n_r, n[:, None], out=np.zeros(n_r.shape), where=n[:, None] > 0)  # of each position
+    throughput = (share * busy[:, None]).T @ p / mean
+    present = n_r.T @ p
+    inside = (share * np.minimum(n, capacity)[:, None]).T @ p
+    response = present / throughput
+
+    one_mean = bool(np.all(np.abs(service - mean) <= 1e-9 * mean))
+    exponential = bool(net.service_exponential[:, m].all()) and one_mean
+    fifo = net.discipline[m] == "fifo" or (net.discipline[m] == "priority" and len(set(net.priority)) == 1)
+    exact = (exponential and (fifo or len(population) == 1)) or servers >= population.sum() or \
+        bool(np.all(think == 0))
     notes = [] if exact else [
-        f"station {name}: finite buffer with non-exponential service between think times; solved as "
-        f"exponential service of the same mean (approximate)"]
+        f"station {name}: finite buffer with service not one exponential mean for all classes, or not "
+        f"fifo for several classes; solved as fifo exponential service of the mean (approximate)"]
     stations = len(net.stations)
-    residence = np.zeros((1, stations))
-    residence[0, m] = response  # the time waiting outside for room is spent for this station
-    queue = np.zeros((1, stations))
-    queue[0, m] = inside
+    residence = np.zeros((len(population), stations))
+    residence[:, m] = response  # the time waiting outside for room is spent for this station
+    queue = np.zeros((len(population), stations))
+    queue[:, m] = inside
     return Solution(
-        method="birth-death",
-        throughput=np.array([throughput]),
-        response_time=np.array([response]),
-        utilization=utilization(net.demand, net.servers, np.array([throughput])),
+        method="waiting-outside",
+        throughput=throughput,
+        response_time=response,
+        utilization=utilization(net.demand, net.servers, throughput),
         queue_length=queue,
         residence_time=residence,
-        exact_class=np.array([exact]),
+        exact_class=np.full(len(population), exact),
         exact_station=np.full(stations, exact),
-        station_method=["birth-death" if k == m else "idle" for k in range(stations)],
+        station_method=["waiting-outside" if k == m else "idle" for k in range(stations)],
         notes=notes,
     )

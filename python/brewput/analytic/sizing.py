@@ -67,6 +67,13 @@ def closed_cost(method: str, population: np.ndarray, stations: int, queueing: in
                 64.0 * per_step + 64.0 * classes * classes * stations)
 
 
+def lattice_cost(population: np.ndarray) -> Cost:
+    """A table over every population vector 0 <= n <= N: its points and a dozen
+    arrays of it, each filled in some 20 ns a point."""
+    lattice = float(np.prod(np.asarray(population, dtype=float) + 1.0))
+    return Cost(2e-8 * 12 * lattice, 8.0 * lattice * (len(population) + 12))
+
+
 def network_cost(classes: int, stations: int) -> Cost:
     """The model as a network (network.py) and any method's per-class, per-station
     tables: some twenty arrays of classes x stations doubles, each filled in

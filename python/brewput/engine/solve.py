@@ -51,8 +51,8 @@ def _solve_network(net, method: str):
         return solve_open(net)
     if binding_buffer(net):
         if method not in ("auto", "exact"):
-            raise BrewputError(f"--method {method}: a closed station with a finite buffer is solved "
-                               f"exactly by its birth-death chain; use --method auto")
+            raise BrewputError(f"--method {method}: closed customers waiting outside a full station "
+                               f"are solved by their own product form; use --method auto")
         return solve_waiting_outside(net)
     if not net.is_open.any():
         return solve_closed(net, method=method)
