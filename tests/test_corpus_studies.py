@@ -75,6 +75,9 @@ CASES = [
          names=["s.yaml:3", "sweep.n"]),
     Case("study-charts-listed-many-times", RUN, study(STUDY + "charts: [" + "throughput, " * 60_000 + "throughput]\n"),
          names=["s.yaml:8", "charts[1]", "twice"], timeout=30),
+    Case("study-too-many-models", RUN, study("brewput: 1\nmodels:\n" + "".join(f"  m{i}: m.yaml\n" for i in range(1001))),
+         names=["s.yaml:2", "models", "at most 1,000"]),
+    Case("study-title-not-text", RUN, study(STUDY + "title: [1]\n"), names=["s.yaml:8", "title", "string"]),
     Case("study-version-2", RUN, study(STUDY.replace("brewput: 1", "brewput: 2")), names=["s.yaml:1", "brewput"]),
 
     # The file itself: the model files' reader, the same caps and words.

@@ -18,7 +18,7 @@ from ..analytic.closed import METHODS
 from ..engine.simulate import DEFAULT_REPLICATIONS, MAX_CUSTOMERS, MAX_REPLICATIONS, run_settings
 from ..errors import BrewputError, FieldError
 from ..model import Model, load
-from ..model.limits import MAX_INTEGER, MAX_TIME, MIN_TIME
+from ..model.limits import MAX_INTEGER, MAX_STUDY_MODELS, MAX_TIME, MIN_TIME
 from ..model.model import first_problem
 from ..model.schema import Strict
 from ..model.source import Origin, read
@@ -51,6 +51,8 @@ def _unique(values: List[str]) -> List[str]:
 def _some(mapping: Dict[str, Any]) -> Dict[str, Any]:
     if not mapping:
         raise FieldError("expected at least one")
+    if len(mapping) > MAX_STUDY_MODELS:
+        raise FieldError(f"at most {MAX_STUDY_MODELS:,} models allowed, got {len(mapping):,}")
     return mapping
 
 
@@ -162,7 +164,8 @@ def load_study(path) -> Study:
         spec = StudySpec.model_validate(data)
     except ValidationError as e:
         raise first_problem(e, origin) from None
-    models = {label: _load_model(spec, label, origin) for label in spec.models}
+    files: Dict[str, Model] = {}  # variants of one model file read it once
+    models = {label: _load_model(spec, label, origin, files) for label in spec.models}
     engines = {"simulate": _simulate_options(spec.simulate), "solve": spec.solve.model_dump()}
     return Study(file=file, text=text, title=spec.title or Path(file).stem, models=models,
                  sweep=dict(spec.sweep), engines={e: engines[e] for e in spec.engines}, charts=spec.charts)
@@ -186,12 +189,14 @@ def _simulate_options(options: SimulateOptions) -> Dict[str, Any]:
     return {k: v for k, v in options.model_dump().items() if v is not None}
 
 
-def _load_model(spec: StudySpec, label: str, origin: Origin) -> Model:
+def _load_model(spec: StudySpec, label: str, origin: Origin, files: Dict[str, Model]) -> Model:
     ref = spec.models[label]
     file = os.path.normpath(origin.base_dir / ref.file)
     if not Path(file).exists():
         raise origin.error(("models", label, "file"), f"no model file {file}")
-    model = load(file)
+    if file not in files:
+        files[file] = load(file)
+    model = files[file]
     params = {**spec.set, **ref.set}
     for where, names in ((("set",), spec.set), (("models", label, "set"), ref.set), (("sweep",), spec.sweep)):
         for name in names:

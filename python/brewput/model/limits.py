@@ -13,6 +13,7 @@ MAX_DEPTH = 64  # nesting of mappings and lists; also stops self-referencing ali
 # Sizes of one thing.
 MAX_SIZE = 10_000_000  # servers, buffer, tokens, population: beyond this it is a typo
 MAX_ITEMS = 10_000  # resources, stations, classes, steps of one route
+MAX_STUDY_MODELS = 1_000  # models (or variants) of one study: each is loaded and resolved
 MAX_PHASES = 10_000  # an erlang draw costs k exponentials
 
 # Totals over the whole model: what the engine allocates per replication.

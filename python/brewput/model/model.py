@@ -21,6 +21,7 @@ _PYDANTIC_PROBLEMS = {  # the few checks left to pydantic itself, in our words
     "dict_type": "expected a mapping",
     "model_type": "expected a mapping",
     "list_type": "expected a list",
+    "string_type": "expected a string",
 }
 
 
