@@ -451,3 +451,15 @@ def test_several_classes_waiting_outside_agree_with_the_simulator():
             sim["response_time"]["mean_ci"][1]
     ci = simulated["stations"]["s"]["queue_length_ci"]
     assert ci[0] <= solved["stations"]["s"]["queue_length"] <= ci[1]
+
+
+@pytest.mark.parametrize("job", [{"rate": 0.5}, {"population": 4, "think": 2}])
+def test_a_station_that_takes_no_time_never_fills(job):
+    # Each job leaves the instant it comes: no wait, no loss; a closed class cycles in its think.
+    res = brewput.solve(brewput.Model.from_dict({
+        "brewput": 1, "name": "instant", "stations": {"s": {"buffer": 0}},
+        "classes": {"c": {**job, "route": [{"station": "s", "service": "empirical([0, 0])"}]}}}))
+    c = res["classes"]["c"]
+    assert c["throughput"] == pytest.approx(0.5 if "rate" in job else 2.0, rel=1e-12)
+    assert c["response_time"]["mean"] == 0 and c.get("loss_probability", 0) == 0 and c["exact"]
+    assert res["stations"]["s"]["queue_length"] == 0

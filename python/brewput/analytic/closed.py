@@ -107,8 +107,8 @@ def product_form_stations(net: Network) -> Tuple[np.ndarray, List[str]]:
     for m, name in enumerate(net.stations):
         visiting = net.visits[:, m] > 0
         discipline = net.discipline[m]
-        if net.is_delay[m] or discipline == "ps" or not visiting.any():
-            continue
+        if net.is_delay[m] or discipline == "ps" or not visiting.any() or not net.service[visiting, m].any():
+            continue  # insensitive, unvisited, or taking no time
         if discipline == "sjf":
             raise shortest_job_first(name)
         means = net.service[visiting, m]

@@ -137,6 +137,8 @@ def _station(net: Network, m: int, flow: np.ndarray, ca2: float, direct: bool) -
     used = flow > 0
     # The station serves the flow-weighted mixture of its classes' service times.
     mean = flow @ s / lam
+    if mean == 0:  # every job leaves the instant it arrives: nobody waits, nothing fills
+        return _Station(np.zeros_like(flow), "no-service", True, True)
     cs2 = flow @ (s * s * (1.0 + scv)) / lam / mean**2 - 1.0
     exponential = _exponential(net, m, flow)
     if math.isinf(c):

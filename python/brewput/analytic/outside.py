@@ -38,8 +38,9 @@ from .solution import Solution
 
 def binding_buffer(net: Network) -> bool:
     """Whether a closed network's customers can find a station full (network_of
-    allows that only for closed classes at one station, each visiting it once)."""
-    return bool(((net.capacity < net.population.sum()) & (net.visits.sum(axis=0) > 0)).any())
+    allows that only for closed classes at one station, each visiting it once); a
+    station that takes no time is never full."""
+    return bool(((net.capacity < net.population.sum()) & (net.demand.sum(axis=0) > 0)).any())
 
 
 def solve_waiting_outside(net: Network) -> Solution:
