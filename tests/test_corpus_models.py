@@ -65,6 +65,22 @@ CASES = [
     Case("model-escaped-nul", SOLVE, {"m.yaml": MODEL.replace("station: desk, ", 'station: "desk\\0", ')},
          names=["m.yaml:8", "U+0000"]),
 
+    # Scalars YAML cannot make into a value of ours.
+    Case("scalar-5000-digits", SOLVE, {"m.yaml": MODEL.replace("servers: 1", "servers: " + "9" * 5000)},
+         names=["m.yaml:3", "stations.desk.servers", "too large"]),
+    Case("scalar-huge-hex", SIMULATE, {"m.yaml": MODEL.replace("servers: 1", "servers: 0x" + "f" * 3000)},
+         names=["m.yaml:3", "stations.desk.servers", "too large"]),
+    Case("scalar-huge-base-60", SOLVE, {"m.yaml": MODEL.replace("rate: 1", "rate: 1" + ":59" * 2000)},
+         names=["m.yaml:6", "classes.c.rate", "too large"]),
+    Case("scalar-bad-int-tag", SOLVE, {"m.yaml": MODEL.replace("servers: 1", "servers: !!int many")},
+         names=["m.yaml:3", "stations.desk.servers", "int"]),
+    Case("scalar-bad-float-tag", SOLVE, {"m.yaml": MODEL.replace("rate: 1", "rate: !!float fast")},
+         names=["m.yaml:6", "classes.c.rate", "float"]),
+    Case("scalar-binary-tag", SOLVE, {"m.yaml": MODEL + "name: !!binary aGVsbG8=\n"},
+         names=["m.yaml:9", "name", "binary"]),
+    Case("scalar-impossible-date", SOLVE, {"m.yaml": MODEL.replace("servers: 1", "servers: 2001-13-45")},
+         names=["m.yaml:3", "stations.desk.servers", "2001-13-45"]),
+
     # YAML too deep or too large: refused while composing, in bounded time and memory.
     Case("model-deep-brackets", SOLVE, {"m.yaml": "brewput: " + "[" * 100_000}, names=["m.yaml:1", "nested more"]),
     Case("model-deep-braces", SOLVE, {"m.yaml": "a: " + "{b: " * 20_000 + "1" + "}" * 20_000},

@@ -373,3 +373,12 @@ def test_empirical_objects_built_in_code_count_against_the_model():
     route = [{"station": "desk", "service": values}, {"station": "desk", "service": values}]
     assert "empirical values in the model" in error_of(
         Model, brewput=1, stations={"desk": {}}, classes={"c": {"rate": 1, "route": route}})
+
+
+def test_a_plain_date_is_text_and_other_scalars_of_other_types_are_refused(in_tmp):
+    (in_tmp / "m.yaml").write_text(MODEL.replace("SERVICE", "1") + "name: 2024-01-31\n")
+    assert brewput.load("m.yaml").name == "2024-01-31"
+    (in_tmp / "m.yaml").write_text(MODEL.replace("SERVICE", "1") + "name: !!binary aGk=\n")
+    assert error_of(brewput.load, "m.yaml") == "m.yaml:9 name: unsupported YAML tag tag:yaml.org,2002:binary"
+    (in_tmp / "m.yaml").write_text(MODEL.replace("SERVICE", "1").replace("servers: 1", "servers: " + "9" * 5000))
+    assert error_of(brewput.load, "m.yaml").startswith("m.yaml:3 stations.disk.servers: cannot read '99")

@@ -9,6 +9,7 @@ validators all take their bounds from here."""
 MAX_FILE_BYTES = 4 * 1024 * 1024  # pure-Python YAML reads about 0.2 MB/s: a few seconds at most
 MAX_ENTRIES = 100_000  # YAML nodes (keys, values, list items), aliases expanded
 MAX_DEPTH = 64  # nesting of mappings and lists; also stops self-referencing aliases (&a [*a])
+MAX_YAML_INTEGER = 2**64  # the largest whole number a file may write (a 64-bit seed)
 
 # Sizes of one thing.
 MAX_SIZE = 10_000_000  # servers, buffer, tokens, population: beyond this it is a typo

@@ -13,7 +13,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 import yaml
 
 from ..errors import ModelError, PathItem
-from .limits import MAX_DEPTH, MAX_ENTRIES, MAX_FILE_BYTES
+from .limits import MAX_DEPTH, MAX_ENTRIES, MAX_FILE_BYTES, MAX_YAML_INTEGER
 
 KeyPath = Tuple[PathItem, ...]
 
@@ -129,7 +129,9 @@ _Loader.add_implicit_resolver(
     list("-+0123456789."),
 )
 
-_MERGE, _MAP, _SEQ, _STR, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("merge", "map", "seq", "str", "null"))
+_MERGE, _MAP, _SEQ, _STR, _NULL, _TIMESTAMP = (f"tag:yaml.org,2002:{t}" for t in
+                                               ("merge", "map", "seq", "str", "null", "timestamp"))
+_SCALARS = {_STR, _NULL} | {f"tag:yaml.org,2002:{t}" for t in ("bool", "int", "float")}
 
 # What tells the two kinds of file apart, and the commands that take each.
 _KINDS = {
@@ -204,7 +206,17 @@ def _build(loader: _Loader, node: yaml.Node, path: KeyPath, lines: Dict[KeyPath,
         return ModelError(problem, where, file=file, line=at.start_mark.line + 1)
 
     def scalar(at: yaml.Node, where: KeyPath = path) -> Any:
-        value = loader.construct_object(at)
+        if at.tag == _TIMESTAMP and at.style is None:  # `title: 2024-01-31` is text, not a date
+            return at.value
+        if at.tag not in _SCALARS:
+            raise fail(f"unsupported YAML tag {at.tag}", at, where)
+        try:
+            value = loader.construct_object(at)
+        except (ValueError, OverflowError):  # `!!int abc`, a 5,000-digit number
+            raise fail(f"cannot read {at.value[:40]!r} as {at.tag.rsplit(':', 1)[-1]} (not one, or too large)", at,
+                       where) from None
+        if isinstance(value, int) and abs(value) > MAX_YAML_INTEGER:
+            raise fail(f"{at.value[:40]} is too large (at most {MAX_YAML_INTEGER:,} in size)", at, where)
         bad = _FORBIDDEN.search(value) if isinstance(value, str) else None
         if bad:  # made by an escape such as "\x1b" or "\ud800"
             raise fail(f"control character U+{ord(bad.group()):04X} in a value "
