@@ -124,3 +124,24 @@ def test_hgrm_writes_a_file_per_measured_scenario(tmp_path):
     assert pool.returncode == 0, pool.stderr
     assert sorted(p.name for p in (tmp_path / "p").iterdir()) == ["pool-threads=2-task.hgrm",
                                                                   "thread-per-task-threads=4-task.hgrm"]
+
+
+def test_a_run_with_repetitions_needs_no_scipy():
+    # scipy is a test dependency only: the interval over repetitions is the engine's.
+    no_scipy = ("import builtins, sys\n"
+                "real = builtins.__import__\n"
+                "def refuse(name, *args, **kwargs):\n"
+                "    if name.partition('.')[0] == 'scipy':\n"
+                "        raise ModuleNotFoundError(\"No module named 'scipy'\")\n"
+                "    return real(name, *args, **kwargs)\n"
+                "builtins.__import__ = refuse\n"
+                "sys.argv = ['brewput', *sys.argv[1:]]\n"
+                "from brewput.cli import main\n"
+                "main()\n")
+    run = subprocess.run([sys.executable, "-c", no_scipy, "lab", "coffee", "--impl", "ideal", "--cpus", "1",
+                          "--dur", "50ms", "--warmup", "0ms", "--repetitions", "2", "--json"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    latte = json.loads(run.stdout)["scenarios"][0]["results"]["classes"]["latte"]
+    low, high = latte["throughput_ci"]
+    assert low <= latte["throughput"] <= high
