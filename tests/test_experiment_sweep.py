@@ -106,7 +106,7 @@ def brewput(*args):
     (["--sweep", "k=1..2"], "error: examples/mmc.yaml:9 params.k: cannot set unknown param 'k' (params: c, rate)"),
     (["--sweep", "c=0..2"], "error: examples/mmc.yaml:14 stations.desk.servers: expected a positive integer"),
     (["--set", "c=3", "--sweep", "name=1,2"], "error: --sweep: a swept param cannot be called 'name': the results "
-                                              "table has a column of that name (scenario, model, engine, kind, name)"),
+                                              "table has a column of that name (scenario, model, engine, time_unit, kind, name)"),
     (["--sweep", "c=3..4", "--threads", "2"], "error: --threads: with --sweep, --workers sets how"),
     (["--workers", "2"], "error: --executor, --scheduler, --workers: only with --sweep"),
     (["--sweep", "c=3..4", "--workers", "0"], "error: --workers: expected a number from 1 to 4,096, got 0"),
