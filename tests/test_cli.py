@@ -250,3 +250,19 @@ def test_solve_help_lists_every_method_it_accepts():
     assert " | ".join(METHODS) in text
     for method in METHODS:  # each one listed is accepted (a closed network, which every method solves)
         assert solve(ROOT / "examples" / "central-server.yaml", method=method)["classes"]
+
+
+def test_an_output_in_a_folder_brewput_cannot_write_is_refused(monkeypatch, tmp_path):
+    import os
+
+    from brewput.cli.scenarios import check_outputs
+    from brewput.errors import BrewputError
+
+    check_outputs(tmp_path / "r.csv", tmp_path / "report", tmp_path / "hgrm")
+    # As root every folder is writable; os.access is what brewput asks, so it is what is faked.
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    with pytest.raises(BrewputError, match=r"^-o .*r.csv: cannot write there \(permission denied\)$"):
+        check_outputs(tmp_path / "r.csv")
+    for option in ("report", "hgrm"):
+        with pytest.raises(BrewputError, match=rf"^--{option} .*new/{option}: cannot write in .* \(permission denied\)$"):
+            check_outputs(**{option: tmp_path / "new" / option})
