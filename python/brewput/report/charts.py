@@ -14,6 +14,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from ..experiment.record import CHARTS
 from .data import ChartData, Series
 from .labels import end_labels
+from .numbers import number
 from .spec import Bars, Box, Chart, Line, Panel, color, marker
 
 NAMES = CHARTS
@@ -33,10 +34,15 @@ def charts(record: dict, names: Optional[List[str]] = None) -> List[Chart]:
     return [chart for chart in built if chart is not None]
 
 
+def _finite(value) -> Optional[float]:
+    """A figure that can be drawn, or None (missing, NaN, or beyond what a float holds)."""
+    return None if value is None or not math.isfinite(float(value)) else float(value)
+
+
 def _values(rows, column) -> Optional[list]:
     if column not in rows:
         return None
-    values = [None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v) for v in rows[column]]
+    values = [_finite(v) for v in rows[column]]
     return None if all(v is None for v in values) else values
 
 
@@ -48,7 +54,9 @@ def _styles(keys) -> Dict[str, Style]:
 def _sweep_ticks(data: ChartData):
     """A tick at each swept value, when there are few (cpus 1..6, not 1.2, 1.4 ...)."""
     values = data.record["sweep"][data.x]
-    return [(v, f"{v:g}") for v in values] if len(values) <= 12 else None
+    if len(values) > 12 or not all(isinstance(v, (int, float)) for v in values):
+        return None
+    return [(v, number(v)) for v in values]
 
 
 def _at_last(data: ChartData) -> str:
@@ -59,7 +67,7 @@ def _at_last(data: ChartData) -> str:
 def _scaled(values, scale: float = 1.0, floor: Optional[float] = None):
     if values is None:
         return None
-    return [None if v is None else (v * scale if floor is None else max(v * scale, floor)) for v in values]
+    return [None if v is None else _finite(v * scale if floor is None else max(v * scale, floor)) for v in values]
 
 
 def _engine_dashes(data: ChartData) -> List[Tuple[str, str]]:
@@ -175,7 +183,7 @@ def latency_boxes_chart(data: ChartData) -> Optional[Chart]:
     boxes = []
     for s, spectrum in data.spectra_at_last_x(series):
         at = dict(zip(spectrum[0], spectrum[1]))
-        if not all(p in at for p in (5, 25, 50, 75, 95)):
+        if not all(_finite(at.get(p)) is not None for p in (5, 25, 50, 75, 95)):
             continue
         boxes.append(Box(label=s.label, p5=at[5], p25=at[25], p50=at[50], p75=at[75], p95=at[95],
                          color=styles[s.base][0], hatched=s.engine != data.engines[0]))
@@ -208,7 +216,11 @@ def spectrum_chart(data: ChartData) -> Optional[Chart]:
     styles = _styles(s.base for s in series)
     lines = []
     for s, (percents, values, intervals) in data.spectra_at_last_x(series):
-        keep = [i for i, p in enumerate(percents) if p <= SPECTRUM_TO]
+        keep = [i for i, p in enumerate(percents) if 0 <= p <= SPECTRUM_TO and _finite(values[i]) is not None]
+        if not keep:
+            continue
+        if intervals and any(_finite(v) is None for i in keep for v in intervals[i]):
+            intervals = None
         x = [1.0 / (1.0 - percents[i] / 100.0) for i in keep]
         low = [max(intervals[i][0], 0.0) for i in keep] if intervals else None
         high = [intervals[i][1] for i in keep] if intervals else None

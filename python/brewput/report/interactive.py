@@ -57,13 +57,16 @@ def _end_labels(fig, panel: Panel, row: int, col: int) -> None:
     leader, in room made for them at the right of the x axis."""
     import plotly.graph_objects as go
 
-    xs = [x for item in panel.items if isinstance(item, Line) for x in item.x if x is not None]
+    xs = [x for item in panel.items if isinstance(item, Line) for x in item.x
+          if isinstance(x, (int, float)) and math.isfinite(x)]
     if not xs:
         return
     low, high = min(xs), max(xs)
     if panel.log_x:
         low, high = math.log10(low), math.log10(high)
     span = (high - low) or abs(high) or 1.0
+    if not panel.labels or not math.isfinite(span * (1 + LABEL_ROOM)):
+        return
     fig.update_xaxes(range=[low - 0.03 * span, high + LABEL_ROOM * span], row=row, col=col)
     for label in panel.labels:
         x = math.log10(label.x) if panel.log_x else label.x

@@ -18,12 +18,12 @@ GLYPHS = {"circle": "●", "square": "■", "diamond": "◆", "triangle-up": "�
 def _last_point(line: Line) -> Optional[Tuple[float, float]]:
     """The line's last point drawn: at the last swept value (a hockey stick's may lie anywhere)."""
     points = [(x, y) for x, y in zip(line.x, line.y)
-              if y is not None and not math.isnan(y) and isinstance(x, (int, float))]
+              if isinstance(x, (int, float)) and y is not None and math.isfinite(x) and math.isfinite(y)]
     return points[-1] if points else None
 
 
 def _range(lines: Sequence[Line], from_zero: bool) -> Tuple[float, float]:
-    values = [y for line in lines for y in line.y if y is not None and not math.isnan(y)]
+    values = [y for line in lines for y in line.y if y is not None and math.isfinite(y)]
     if not values:
         return 0.0, 1.0
     low, high = (min(values + [0.0]) if from_zero else min(values)), max(values)
@@ -79,6 +79,8 @@ def end_labels(lines: Sequence[Line], from_zero: bool = True, log_x: bool = Fals
     low, high = _range(lines, from_zero)
     row = ROW * (high - low)
     xs = [point[0] for point, _ in ends]
+    if not (math.isfinite(row) and math.isfinite(max(xs) - min(xs))):
+        return []                                    # figures near the float limits: no room to reckon
     labels = []
     for column in _columns(ends, X_NEAR * ((max(xs) - min(xs)) or 1.0)):
         column.sort(key=lambda end: (end[0][1], end[1][1]))

@@ -8,6 +8,7 @@ matplotlib is imported only here, when a PNG is drawn, and only its object API
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 from typing import List, Optional, Sequence
 
@@ -80,10 +81,13 @@ def _boxes(ax, boxes: List[Box]) -> None:
 def _end_labels(ax, panel: Panel, size: float) -> None:
     """The names at the lines' ends, each joined to its line's last point by a thin leader,
     in room made for them at the right of the x axis."""
-    xs = [x for item in panel.items if isinstance(item, Line) for x in item.x if x is not None]
+    xs = [x for item in panel.items if isinstance(item, Line) for x in item.x
+          if isinstance(x, (int, float)) and math.isfinite(x)]
     if not xs:
         return
     low, high = min(xs), max(xs)
+    if not panel.labels or not math.isfinite((high - low) * (1 + LABEL_ROOM)):
+        return
     if panel.log_x:
         ax.set_xlim(low / 1.3, high * (high / low) ** LABEL_ROOM)
         beside = (high / low) ** LEADER
@@ -138,6 +142,14 @@ def _panel(ax, panel: Panel, crowded: bool) -> None:
 
 
 def write_png(chart: Chart, path) -> Path:
+    # Figures near the float limits (1e308 from a hand-edited record) make matplotlib's
+    # tick arithmetic overflow: the chart is still drawn, without numpy's warnings.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _draw(chart, Path(path))
+
+
+def _draw(chart: Chart, path: Path) -> Path:
     from matplotlib.figure import Figure
 
     columns = min(len(chart.panels), COLUMNS)
@@ -155,6 +167,5 @@ def write_png(chart: Chart, path) -> Path:
     for ax in axes[len(chart.panels):]:
         ax.set_visible(False)
     figure.suptitle(_plain(chart.title), y=1 - 0.2 / height, fontsize=FONT + 3)
-    path = Path(path)
     figure.savefig(path, dpi=DPI)
     return path
