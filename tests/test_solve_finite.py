@@ -463,3 +463,12 @@ def test_a_station_that_takes_no_time_never_fills(job):
     assert c["throughput"] == pytest.approx(0.5 if "rate" in job else 2.0, rel=1e-12)
     assert c["response_time"]["mean"] == 0 and c.get("loss_probability", 0) == 0 and c["exact"]
     assert res["stations"]["s"]["queue_length"] == 0
+
+
+def test_a_buffer_only_other_classes_could_fill_is_no_buffer():
+    # 3 customers visit the buffered station; the 1,000 elsewhere never come to it.
+    res = brewput.solve(brewput.Model.from_dict({
+        "brewput": 1, "name": "apart", "stations": {"a": {"buffer": 2}, "b": {"servers": "inf"}},
+        "classes": {"c": {"population": 3, "route": [{"station": "a", "service": "exp(1)"}]},
+                    "d": {"population": 1000, "route": [{"station": "b", "service": "exp(1)"}]}}}))
+    assert res["method"] == "mva-exact" and res["classes"]["c"]["exact"]

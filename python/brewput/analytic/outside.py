@@ -40,12 +40,13 @@ def binding_buffer(net: Network) -> bool:
     """Whether a closed network's customers can find a station full (network_of
     allows that only for closed classes at one station, each visiting it once); a
     station that takes no time is never full."""
-    return bool(((net.capacity < net.population.sum()) & (net.demand.sum(axis=0) > 0)).any())
+    visiting = net.population @ (net.visits > 0)  # (M,) customers of the classes that visit each
+    return bool(((net.capacity < visiting) & (net.demand.sum(axis=0) > 0)).any())
 
 
 def solve_waiting_outside(net: Network) -> Solution:
     """The exact product-form solution described in the module's docstring."""
-    m = int(np.flatnonzero(net.visits.sum(axis=0) > 0)[0])
+    m = int(np.flatnonzero(net.demand.sum(axis=0) > 0)[0])
     name, servers, capacity = net.stations[m], net.servers[m], int(net.capacity[m])
     population, think = net.population.astype(int), net.think.astype(float)
     service = net.service[:, m]
