@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.text import Text
 
 from brewput.compare import Row
-from brewput.report.numbers import count, number, percent, signed_percent, with_ci
+from brewput.figures import count, number, percent, signed_percent, with_ci
 from brewput.report.record_tables import pivot_table, scenario_table
 from brewput.report.table import bounds_table, class_table, comparison_table, station_table
 from brewput.units import SECONDS, TIME_UNITS, Display, rate_factor, time_factor

@@ -1,6 +1,7 @@
 """How a figure is written, everywhere people read one (tables, the report, the
-lab's lines): four significant digits, counts as whole numbers, and a
-confidence interval only when it is wider than the figure's own rounding."""
+lab's lines, a message): four significant digits, counts as whole numbers, and a
+confidence interval only when it is wider than the figure's own rounding. A leaf
+of the package, like units.py, so that every layer writes numbers the same way."""
 from __future__ import annotations
 
 import math

@@ -7,7 +7,7 @@ from typing import List, Optional
 from rich.console import Console
 from rich.table import Table
 
-from ..report.numbers import number, percent, signed_percent
+from ..figures import number, percent, signed_percent
 from .results import BUSY_PREFIX
 from .table import lab_table, lost, median_ms, p99_ms, relative_error, throughput_per_s
 

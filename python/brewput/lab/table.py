@@ -6,7 +6,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from rich.table import Table
 
-from ..report.numbers import count, number, signed_percent
+from ..figures import count, number, signed_percent
 from ..units import rate_factor
 
 Figure = Callable[[dict], Optional[float]]

@@ -12,9 +12,9 @@ import math
 from typing import Callable, Dict, List, Optional, Tuple
 
 from ..experiment.record import CHARTS
+from ..figures import number
 from .data import ChartData, Series
 from .labels import end_labels
-from .numbers import number
 from .spec import Bars, Box, Chart, Line, Panel, color, marker
 
 NAMES = CHARTS

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import List
 
 from ..errors import BrewputError
+from ..figures import number
 from .charts import charts as build_charts
 from .data import ChartData
 from .interactive import to_html_div
-from .numbers import number
 from .png import write_png
 from .source import check_record
 from .summary import figure_tables, headlines

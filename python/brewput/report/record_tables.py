@@ -9,8 +9,8 @@ from typing import Callable, Dict, List, Optional
 
 from rich.table import Table
 
+from ..figures import number
 from ..units import Display
-from .numbers import number
 from .table import figure
 
 # A figure of a class: its value in the display units, given the scenario's results.

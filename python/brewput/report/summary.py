@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List
 
+from ..figures import number, percent
 from .data import ChartData
-from .numbers import number, percent
 
 if TYPE_CHECKING:
     import pandas

@@ -8,8 +8,8 @@ from typing import Optional, Sequence
 from rich.table import Table
 from rich.text import Text
 
+from ..figures import count, number, signed_percent, with_ci
 from ..units import Display
-from .numbers import count, number, signed_percent, with_ci
 
 
 def figure(holder: dict, key: str, scale: float = 1.0) -> str:
