@@ -1,5 +1,5 @@
 """The printed tables: one unit table (units.py) and one number formatter
-(report/numbers.py), headers that name their units in every time unit, labels a
+(figures.py), headers that name their units in every time unit, labels a
 queueing person and a newcomer both read right, and no markup strings.
 
 The results dicts here are written by hand in the results schema, so each
