@@ -188,7 +188,7 @@ def test_compare_says_what_the_difference_is_relative_to_and_uses_styles_not_mar
             Row("desk utilization", 0.95, True, "erlang-c", 0.89, (0.88, 0.90))]
     table = comparison_table("mmc: solve vs simulate", rows, 0.95, "s")
     headers = [c.header for c in table.columns]
-    assert headers[3] == "difference (solve vs simulate, % of simulate)"
+    assert headers[3] == "solve − simulate (% of simulate)" and headers[4] == "solve in 95% CI"
     assert "times in s" in table.title
     inside = [column for column in table.columns][-1]._cells
     assert all(isinstance(cell, Text) and "[" not in cell.plain for cell in inside)

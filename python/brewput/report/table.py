@@ -114,7 +114,7 @@ def comparison_table(title: str, rows, level: float, time_unit: Optional[str] = 
     """`brewput compare`: analytic beside simulated, figure by figure, in the model's units."""
     units = "" if time_unit is None else f" (times in {time_unit}, throughputs per {time_unit})"
     table = _table(title + units, ("figure", "solve", f"simulate ({level:.0%} CI)",
-                                   "difference (solve vs simulate, % of simulate)", f"solve in the {level:.0%} CI"))
+                                   "solve − simulate (% of simulate)", f"solve in {level:.0%} CI"))
     for row in rows:
         analytic = number(row.analytic) + ("" if row.exact else f" (≈ {row.method})")
         table.add_row(row.figure, analytic, with_ci(row.simulated, row.ci), signed_percent(row.relative_difference),
