@@ -71,6 +71,9 @@ step "Python API" "3.72" python -c \
 step "sweep to CSV" "cpus" brewput simulate examples/coffee/finelocking.yaml --sweep cpus=1..6 --customers 5000 -o results.csv
 [ -s results.csv ] || { echo "FAILED: no results.csv" >&2; exit 1; }
 refused "Parquet without the extra" "brewput[parquet]" brewput solve examples/mmc.yaml --sweep c=3..6 -o results.parquet
+refused "Dask without the extra" "brewput[dask]" brewput simulate examples/mmc.yaml --sweep c=3..4 --executor dask \
+    --scheduler tcp://127.0.0.1:8786
+step "schema for editors" '"$schema"' brewput schema model
 step "study with a report" "finelocking" brewput run examples/studies/coffee.yaml --customers 2000 --replications 2 \
     -o results.json --report study-report
 step "report of a record" "report-again" brewput report results.json -o report-again
