@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any, ClassVar, Dict, Optional, Tuple
 
 from ..errors import FieldError
-from .params import EXPRESSION_SCHEMA, or_expression
 from .limits import MAX_CV, MAX_EMPIRICAL, MAX_PHASES, MAX_TIME, MIN_CV, MIN_TIME
+from .params import EXPRESSION_SCHEMA, or_expression
 from .source import UnreadableFile, read_text
 
 _CALL = re.compile(r"^\s*([A-Za-z_]\w*)\s*\((.*)\)\s*$", re.DOTALL)

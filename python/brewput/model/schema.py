@@ -17,8 +17,8 @@ from ..errors import FieldError
 from ..units import TIME_UNITS
 from .distributions import Const, Distribution, EmpiricalBudget, Exp, parse_distribution
 from .distributions import json_schema as distribution_schema
-from .params import or_expression
 from .limits import MAX_ITEMS, MAX_SIZE, MAX_TIME, MAX_TOTAL_POPULATION, MAX_TOTAL_STEPS, MIN_TIME
+from .params import or_expression
 from .values import checked, count, first_repeat, integer, name, number, one_of, show, version
 
 DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
