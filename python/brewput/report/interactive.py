@@ -5,6 +5,7 @@ import math
 from html import escape
 from typing import List, Optional, Sequence
 
+from ..figures import DIGITS
 from .spec import Bars, Box, Chart, Line, Panel
 
 COLUMNS = 3
@@ -42,7 +43,7 @@ def _line_traces(line: Line, show_legend: bool) -> list:
                 x=xs + xs[::-1], y=[hi for _, _, hi in band] + [lo for _, lo, _ in band][::-1], mode="lines",
                 fill="toself", fillcolor=_rgba(line.color, 0.18), line={"width": 0}, hoverinfo="skip",
                 legendgroup=line.label, showlegend=False, name=_plain(f"{line.label} 95 % CI")))
-    hover = "%{text}: %{y:.4g}<extra>%{fullData.name}</extra>" if line.points else None
+    hover = f"%{{text}}: %{{y:.{DIGITS}g}}<extra>%{{fullData.name}}</extra>" if line.points else None
     traces.append(go.Scatter(
         x=list(line.x), y=_clean(line.y), mode="lines" if line.marker is None else "lines+markers",
         name=_plain(line.label), legendgroup=line.label, showlegend=show_legend and line.legend,
