@@ -6,13 +6,17 @@
 //!
 //! The bits of a non-negative double, read as an integer, grow with the value:
 //! the exponent field picks the power of two (an "octave"), the top ten bits of
-//! the mantissa the sub-bucket within it. Only the octaves between the smallest
-//! and the largest value recorded are stored.
+//! the mantissa the sub-bucket within it. Buckets are stored in chunks of 32,
+//! made when a value first falls in them: the body of a distribution fills
+//! whole octaves, its far ends (a few values in each of many octaves) only a
+//! chunk here and there.
 
 const SUB_BITS: u32 = 10;
 const MANTISSA_BITS: u32 = 52;
 /// Equal sub-buckets per power of two.
 pub const SUB_BUCKETS: usize = 1 << SUB_BITS;
+const CHUNK_BITS: u32 = 5;
+const CHUNK: usize = 1 << CHUNK_BITS;
 
 /// The most a bucket's lowest value can lie below any value in the bucket,
 /// relative to that value: 2^-10. Subnormal times (below 2.2e-308) share the
@@ -24,10 +28,10 @@ pub struct LogHistogram {
     /// Zeros apart: a time of 0 (no wait) is common, and as an octave of its
     /// own it would stretch the stored range over a thousand empty octaves.
     zeros: u64,
-    /// The octave (the exponent field) of `octaves[0]`; only the octaves in
-    /// which a value fell have their buckets.
-    first_octave: usize,
-    octaves: Vec<Option<Box<[u64; SUB_BUCKETS]>>>,
+    /// The chunk number (bucket key / 32) of `chunks[0]`; only the chunks in
+    /// which a value fell have their counts.
+    first_chunk: usize,
+    chunks: Vec<Option<Box<[u64; CHUNK]>>>,
     total: u64,
     /// Infinite while empty, so that the first value recorded is the smallest.
     min: f64,
@@ -36,7 +40,7 @@ pub struct LogHistogram {
 
 impl Default for LogHistogram {
     fn default() -> Self {
-        LogHistogram { zeros: 0, first_octave: 0, octaves: Vec::new(), total: 0, min: f64::INFINITY, max: 0.0 }
+        LogHistogram { zeros: 0, first_chunk: 0, chunks: Vec::new(), total: 0, min: f64::INFINITY, max: 0.0 }
     }
 }
 
@@ -58,38 +62,37 @@ impl LogHistogram {
             self.min = 0.0;
             return;
         }
-        let bits = t.to_bits();
-        let octave = (bits >> MANTISSA_BITS) as usize;
-        let sub = (bits >> (MANTISSA_BITS - SUB_BITS)) as usize & (SUB_BUCKETS - 1);
-        match self.octaves.get_mut(octave.wrapping_sub(self.first_octave)) {
-            Some(Some(counts)) => counts[sub] += 1,
-            _ => self.counts_of(octave)[sub] += 1,
+        let key = (t.to_bits() >> (MANTISSA_BITS - SUB_BITS)) as usize;
+        let (chunk, slot) = (key >> CHUNK_BITS, key & (CHUNK - 1));
+        match self.chunks.get_mut(chunk.wrapping_sub(self.first_chunk)) {
+            Some(Some(counts)) => counts[slot] += 1,
+            _ => self.counts_of(chunk)[slot] += 1,
         }
         self.min = self.min.min(t);
         self.max = self.max.max(t);
     }
 
-    /// The buckets of `octave`, made on its first value.
+    /// The counts of `chunk`, made on its first value.
     #[cold]
-    fn counts_of(&mut self, octave: usize) -> &mut [u64; SUB_BUCKETS] {
-        if self.octaves.is_empty() {
-            self.first_octave = octave;
-        } else if octave < self.first_octave {
-            let mut grown: Vec<_> = (octave..self.first_octave).map(|_| None).collect();
-            grown.append(&mut self.octaves);
-            self.octaves = grown;
-            self.first_octave = octave;
+    fn counts_of(&mut self, chunk: usize) -> &mut [u64; CHUNK] {
+        if self.chunks.is_empty() {
+            self.first_chunk = chunk;
+        } else if chunk < self.first_chunk {
+            let mut grown: Vec<_> = (chunk..self.first_chunk).map(|_| None).collect();
+            grown.append(&mut self.chunks);
+            self.chunks = grown;
+            self.first_chunk = chunk;
         }
-        let index = octave - self.first_octave;
-        if index >= self.octaves.len() {
-            self.octaves.resize(index + 1, None);
+        let index = chunk - self.first_chunk;
+        if index >= self.chunks.len() {
+            self.chunks.resize(index + 1, None);
         }
-        self.octaves[index].get_or_insert_with(|| Box::new([0; SUB_BUCKETS]))
+        self.chunks[index].get_or_insert_with(|| Box::new([0; CHUNK]))
     }
 
     /// Forgets everything recorded (keeps the memory).
     pub fn reset(&mut self) {
-        self.octaves.iter_mut().flatten().for_each(|counts| counts.fill(0));
+        self.chunks.iter_mut().flatten().for_each(|counts| counts.fill(0));
         self.zeros = 0;
         self.total = 0;
         self.min = f64::INFINITY;
@@ -98,10 +101,10 @@ impl LogHistogram {
 
     /// Adds everything `other` recorded: exact, and the same in any order.
     pub fn merge(&mut self, other: &LogHistogram) {
-        for (i, counts) in other.octaves.iter().enumerate() {
+        for (i, counts) in other.chunks.iter().enumerate() {
             let Some(counts) = counts else { continue };
             if counts.iter().any(|&n| n > 0) {
-                let mine = self.counts_of(other.first_octave + i);
+                let mine = self.counts_of(other.first_chunk + i);
                 mine.iter_mut().zip(counts.iter()).for_each(|(a, b)| *a += b);
             }
         }
@@ -126,19 +129,23 @@ impl LogHistogram {
 
     /// Powers of two the recorded positive values span.
     pub fn octaves(&self) -> usize {
-        self.octaves.len()
+        let octave = |chunk: usize| chunk >> (SUB_BITS - CHUNK_BITS);
+        match self.chunks.len() {
+            0 => 0,
+            n => octave(self.first_chunk + n - 1) - octave(self.first_chunk) + 1,
+        }
     }
 
     /// The non-empty buckets, ascending (zeros first), their bounds narrowed to
     /// the smallest and largest value recorded.
     pub fn buckets(&self) -> impl Iterator<Item = Bucket> + '_ {
         let zeros = (self.zeros > 0).then_some(Bucket { low: 0.0, high: 0.0, count: self.zeros });
-        let positive = self.octaves.iter().enumerate().filter_map(|(i, counts)| Some((i, counts.as_ref()?)));
+        let positive = self.chunks.iter().enumerate().filter_map(|(i, counts)| Some((i, counts.as_ref()?)));
         zeros.into_iter().chain(positive.flat_map(move |(i, counts)| {
-            let first_key = ((self.first_octave + i) << SUB_BITS) as u64;
-            counts.iter().enumerate().filter(|(_, &n)| n > 0).map(move |(sub, &count)| {
+            let first_key = ((self.first_chunk + i) << CHUNK_BITS) as u64;
+            counts.iter().enumerate().filter(|(_, &n)| n > 0).map(move |(slot, &count)| {
                 let bound = |key: u64| f64::from_bits(key << (MANTISSA_BITS - SUB_BITS));
-                let key = first_key + sub as u64;
+                let key = first_key + slot as u64;
                 Bucket { low: bound(key).max(self.min), high: bound(key + 1).min(self.max), count }
             })
         }))
@@ -247,7 +254,7 @@ mod tests {
         h.record(1e-300);
         h.record(1.0);
         assert_eq!(h.octaves(), 998, "1e-300 (2^-997 and a bit) to 1 spans 998 powers of two");
-        assert_eq!(h.octaves.iter().flatten().count(), 2, "only two hold values");
+        assert_eq!(h.chunks.iter().flatten().count(), 2, "only two chunks hold values");
         let mut zeros_and_one = LogHistogram::default();
         (0..5).for_each(|_| zeros_and_one.record(0.0));
         zeros_and_one.record(1.0);
