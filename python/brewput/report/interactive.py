@@ -6,12 +6,10 @@ from html import escape
 from typing import List, Optional, Sequence
 
 from ..figures import DIGITS
-from .spec import Bars, Box, Chart, Line, Panel
+from .spec import LABEL_ROOM, LEADER, Bars, Box, Chart, Line, Panel
 
 COLUMNS = 3
 PANEL_HEIGHT = 450
-LABEL_ROOM = 0.3      # share of the x range added at the right for the end labels
-LEADER = 0.03         # and the share of it a label stands off its line's end
 
 
 def _plain(text: str) -> str:
@@ -75,7 +73,7 @@ def _end_labels(fig, panel: Panel, row: int, col: int) -> None:
         fig.add_trace(go.Scatter(x=[label.x, 10 ** text_x if panel.log_x else text_x], y=[label.at, label.y],
                                  mode="lines", line={"color": label.color, "width": 0.7}, hoverinfo="skip",
                                  showlegend=False), row=row, col=col)
-        fig.add_annotation(x=text_x, y=label.y, text=_plain(label.text).replace("\n", "<br>"), showarrow=False,
+        fig.add_annotation(x=text_x, y=label.y, text=_plain(label.text), showarrow=False,
                            xanchor="left", align="left", font={"color": label.color, "size": 11}, row=row, col=col)
 
 

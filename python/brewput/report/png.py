@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from .spec import Bars, Box, Chart, Line, Panel
+from .spec import LABEL_ROOM, LEADER, Bars, Box, Chart, Line, Panel
 
 STYLES = {"solid": "-", "dash": "--", "dot": ":"}
 MARKERS = {"circle": "o", "square": "s", "diamond": "D", "triangle-up": "^", "triangle-down": "v",
@@ -22,8 +22,6 @@ WIDTH, SLIDE_HEIGHT = 16.0, 9.0   # inches at DPI: 1600 x 900 at scale 2
 DPI = 200
 ROW = 4.6                         # inches per row of panels when there are several rows
 TITLE = 0.7                       # inches above the panels for the chart's title
-LABEL_ROOM = 0.3                  # share of the x range added at the right for the end labels
-LEADER = 0.03                     # and the share of it a label stands off its line's end
 FONT = 13
 
 

@@ -69,6 +69,12 @@ class Box:
 Item = Union[Line, Bars, Box]
 
 
+# Room at the right of a panel's x axis for the end labels, as a share of the x range,
+# and how far a label stands off its line's end (the same in the PNG and the page).
+LABEL_ROOM = 0.3
+LEADER = 0.03
+
+
 @dataclass
 class EndLabel:
     """A line's name at its right end: at (x, y), drawn with a leader to the line's
