@@ -15,6 +15,7 @@ from .distributions import Distribution, Empirical, PARAMETERS
 from .params import Number, with_overrides, resolve_params, substitute
 from .schema import JobClass, ModelSpec, Station
 from .source import Origin, read
+from .values import show
 
 _PYDANTIC_PROBLEMS = {  # the few checks left to pydantic itself, in our words
     "missing": "missing required field",
@@ -147,7 +148,7 @@ def first_problem(error: ValidationError, origin: Origin) -> ModelError:
         else:
             problem = _PYDANTIC_PROBLEMS.get(e["type"], e["msg"])
             if e["type"] != "missing":
-                problem += f", got {_brief(e['input'])}"
+                problem += f", got {show(e['input'])}"
         problems.append(origin.error(path, problem))
     return min(problems, key=lambda p: (p.line is None, p.line or 0))
 
@@ -170,9 +171,4 @@ def _plain(value: Any) -> Any:
         return int(value)
     if isinstance(value, float):  # numpy's floats too, which YAML cannot write
         return float(value)
-    raise ModelError(f"cannot write {type(value).__name__} {_brief(value)} as YAML")
-
-
-def _brief(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    raise ModelError(f"cannot write {type(value).__name__} {show(value)} as YAML")
