@@ -98,6 +98,8 @@ CASES = [
     Case("markup-sweep-value", ["solve", "m.yaml", "--sweep", "n=[/]"], SWEPT, names=["--sweep n=[/]"]),
     Case("markup-sweep-name", ["solve", "m.yaml", "--sweep", "[/]=1,2"], SWEPT, names=["[/]"]),
     Case("emoji-sweep-value", ["solve", "m.yaml", "--sweep", "n=:x:"], SWEPT, names=["--sweep n=:x:"]),
+    Case("markup-lab-impl", ["lab", "coffee", "--impl", "[/]"], names=["--impl [/]"]),
+    Case("emoji-lab-impl", ["lab", "coffee", "--impl", ":x:,[bold]"], names=["--impl :x:"]),
     Case("markup-study-label", ["run", "s.yaml"], {"s.yaml": STUDY.replace("  m: m.yaml", "  '[/]': nope.yaml"),
                                                     **SWEPT}, names=["nope.yaml"]),
     Case("markup-study-label-bad-model", ["run", "s.yaml"],
