@@ -79,6 +79,18 @@ M = "models: {q: models/mmc.yaml}\n"
     (M + "simulate: {customers: 10, horizon: 5}\n", "s.yaml:3 simulate.customers: customers and horizon: "
                                                     "give one, not both"),
     (M + "simulate: {speed: 3}\n", "s.yaml:3 simulate.speed: unknown field"),
+    (M + "simulate: {warmup: .nan}\n", "s.yaml:3 simulate.warmup: expected a number of at least 0, got nan"),
+    (M + "simulate: {seed: .inf}\n", "s.yaml:3 simulate.seed: expected an integer from 0 to "
+                                      "18,446,744,073,709,551,615, got inf"),
+    (M + "simulate: {customers: 1e300}\n", "s.yaml:3 simulate.customers: 1e+300 is too large (at most "
+                                            "4,000,000,000)"),
+    (M + "simulate: {horizon: -1}\n", "s.yaml:3 simulate.horizon: expected a time from 1e-12 to 1e+12, got -1"),
+    (M + "simulate: {customers: 10, warmup: 0.5}\n", "s.yaml:3 simulate.warmup: expected a non-negative integer, "
+                                                      "got 0.5 (customers)"),
+    (M + "simulate: {horizon: 10, warmup: 1e13}\n", "s.yaml:3 simulate.warmup: expected a time from 0 to 1e+12, "
+                                                     "got 10000000000000.0 (model time, as the horizon)"),
+    (M + "set: {c: .inf}\n", "s.yaml:3 set.c: expected a number from -9.22337e+18 to 9.22337e+18, got inf"),
+    ("models: {q: models/mmc.yaml, r: models/mmc.yaml}\nsweep: {c: .inf}\n", "s.yaml:3 sweep.c: expected numbers"),
     (M + "solve: {method: magic}\n", "s.yaml:3 solve.method: expected one of auto, exact"),
     (M + "charts: [throughput, pie]\n", "s.yaml:3 charts[1]: expected one of throughput, latency, latency_throughput, "
                                         "latency_boxes, utilization, spectrum, got 'pie'"),
