@@ -31,7 +31,8 @@ def read_text(path: str | Path) -> str:
     UTF-8 (a leading byte-order mark is dropped) without control characters.
     FIFOs, devices and directories are refused before anything is read."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the open
+        # Non-blocking, so that opening a FIFO does not wait for a writer (Windows has no FIFOs).
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as e:
         raise UnreadableFile(e.strerror or str(e)) from None
     try:
