@@ -43,17 +43,7 @@ classes:
 """
 """A valid closed model, for the same."""
 
-STUDY = """\
-title: a study
-models:
-  m: m.yaml
-sweep:
-  n: 1..2
-engines:
-  simulate: {customers: 1000, replications: 2}
-"""
-"""A valid study of `m.yaml` (which must have a param `n`)."""
-
+# A valid model with a param `n` (its servers), for studies and sweeps.
 STUDY_MODEL = MODEL.replace("stations:", "params: {n: 1}\nstations:").replace("servers: 1", "servers: '${n}'")
 
 
