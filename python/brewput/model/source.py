@@ -3,6 +3,7 @@ so that any later error can point at the file and line it is about; and the one
 reader of every file brewput takes as input (models, studies, empirical CSVs)."""
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import stat
@@ -49,8 +50,10 @@ def read_text(path: str | Path) -> str:
         os.close(fd)
     if len(data) > MAX_FILE_BYTES:
         raise UnreadableFile(f"larger than {MAX_FILE_BYTES // 2**20} MiB ({MAX_FILE_BYTES:,} bytes)")
+    if data.startswith(codecs.BOM_UTF8):  # what some editors put first: not part of the text
+        data = data[len(codecs.BOM_UTF8):]
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line, column = _position(data, e.start, b"\n")
         raise UnreadableFile(f"not UTF-8 text (byte 0x{data[e.start]:02x} at line {line}, column {column})") from None
