@@ -75,7 +75,8 @@ CASES = [
          names=["s.yaml:3", "sweep.n"]),
     Case("study-charts-listed-many-times", RUN, study(STUDY + "charts: [" + "throughput, " * 60_000 + "throughput]\n"),
          names=["s.yaml:8", "charts[1]", "twice"], timeout=30),
-    Case("study-too-many-models", RUN, study("brewput: 1\nmodels:\n" + "".join(f"  m{i}: m.yaml\n" for i in range(1001))),
+    Case("study-too-many-models", RUN,
+         study("brewput: 1\nmodels:\n" + "".join(f"  m{i}: m.yaml\n" for i in range(1001))),
          names=["s.yaml:2", "models", "at most 1,000"]),
     Case("study-title-not-text", RUN, study(STUDY + "title: [1]\n"), names=["s.yaml:8", "title", "string"]),
     Case("study-version-2", RUN, study(STUDY.replace("brewput: 1", "brewput: 2")), names=["s.yaml:1", "brewput"]),
@@ -96,7 +97,8 @@ CASES = [
 
     # The wrong kind of file, and model files it names that cannot be read.
     Case("model-given-to-run", ["run", "m.yaml"], {"m.yaml": STUDY_MODEL}, names=["m.yaml", "model file", "simulate"]),
-    Case("study-model-is-dev-zero", RUN, {"s.yaml": STUDY.replace("m.yaml", "/dev/zero").replace("sweep: {n: 1..2}\n", "")},
+    Case("study-model-is-dev-zero", RUN,
+         {"s.yaml": STUDY.replace("m.yaml", "/dev/zero").replace("sweep: {n: 1..2}\n", "")},
          names=["/dev/zero", "not a regular file"]),
     Case("study-model-is-a-study", RUN, {"s.yaml": STUDY.replace("m.yaml", "s.yaml")},
          names=["s.yaml:1", "study file", "brewput run"]),

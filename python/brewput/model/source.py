@@ -163,10 +163,11 @@ def read(path: str | Path, kind: str = "model") -> Document:
         raise ModelError(f"cannot read the {kind} file: {e}", file=file) from None
     data, lines = parse(text, file)
     origin = Origin(file, lines, Path(path).parent)
-    if isinstance(data, dict):
+    if isinstance(data, dict) and not _KINDS[kind][0] & data.keys():
         for other, (fields, command) in _KINDS.items():
-            if other != kind and fields & data.keys() and not _KINDS[kind][0] & data.keys():
-                raise origin.error((), f"this is a {other} file (it has {' and '.join(f'{k}:' for k in sorted(fields & data.keys()))}), "
+            found = sorted(fields & data.keys())
+            if other != kind and found:
+                raise origin.error((), f"this is a {other} file (it has {' and '.join(f'{k}:' for k in found)}), "
                                        f"not a {kind} file: {command} takes it")
     return Document(data, origin, text)
 
