@@ -51,30 +51,32 @@ def _line_traces(line: Line, show_legend: bool) -> list:
     return traces
 
 
-def _end_labels(fig, panel: Panel, row: int, col: int) -> None:
-    """The names at the lines' ends, each joined to its line's last point by a thin
-    leader, in room made for them at the right of the x axis."""
-    import plotly.graph_objects as go
-
+def _end_labels(fig, panel: Panel, row: int, col: int) -> List[dict]:
+    """The names at the lines' ends as annotations, each with a thin leader to its line's
+    last point, in room made for them at the right of the x axis. Returned, to be set on
+    the figure at once (one call per label would take seconds for eleven models)."""
     xs = [x for item in panel.items if isinstance(item, Line) for x in item.x
           if isinstance(x, (int, float)) and math.isfinite(x)]
     if not xs:
-        return
+        return []
     low, high = min(xs), max(xs)
     if panel.log_x:
         low, high = math.log10(low), math.log10(high)
     span = (high - low) or abs(high) or 1.0
     if not panel.labels or not math.isfinite(span * (1 + LABEL_ROOM)):
-        return
+        return []
     fig.update_xaxes(range=[low - 0.03 * span, high + LABEL_ROOM * span], row=row, col=col)
+    subplot = fig.get_subplot(row, col)
+    x_ref, y_ref = (axis.plotly_name.replace("axis", "") for axis in (subplot.xaxis, subplot.yaxis))
+    annotations = []
     for label in panel.labels:
         x = math.log10(label.x) if panel.log_x else label.x
-        text_x = x + LEADER * span
-        fig.add_trace(go.Scatter(x=[label.x, 10 ** text_x if panel.log_x else text_x], y=[label.at, label.y],
-                                 mode="lines", line={"color": label.color, "width": 0.7}, hoverinfo="skip",
-                                 showlegend=False), row=row, col=col)
-        fig.add_annotation(x=text_x, y=label.y, text=_plain(label.text), showarrow=False,
-                           xanchor="left", align="left", font={"color": label.color, "size": 11}, row=row, col=col)
+        annotations.append({
+            "x": x, "y": label.at, "ax": x + LEADER * span, "ay": label.y, "xref": x_ref, "yref": y_ref,
+            "axref": x_ref, "ayref": y_ref, "text": _plain(label.text), "xanchor": "left", "align": "left",
+            "showarrow": True, "arrowhead": 0, "arrowwidth": 0.7, "arrowcolor": label.color,
+            "font": {"color": label.color, "size": 11}})
+    return annotations
 
 
 def _bar_trace(bars: Bars, show_legend: bool):
@@ -108,6 +110,7 @@ def figure(chart: Chart, titled: bool = True):
     fig = make_subplots(rows=rows, cols=columns, subplot_titles=[_plain(p.title) for p in chart.panels],
                         horizontal_spacing=0.08, vertical_spacing=0.12 if rows > 1 else 0.1)
     shown: List[str] = []
+    labels: List[dict] = []
     for k, panel in enumerate(chart.panels):
         row, col = k // columns + 1, k % columns + 1
         for item in panel.items:
@@ -121,7 +124,7 @@ def figure(chart: Chart, titled: bool = True):
                 traces = [_box_trace(item)]
             for trace in traces:
                 fig.add_trace(trace, row=row, col=col)
-        _end_labels(fig, panel, row, col)
+        labels += _end_labels(fig, panel, row, col)
         fig.update_xaxes(title_text=_plain(panel.x_label), row=row, col=col)
         fig.update_yaxes(title_text=_plain(panel.y_label), row=row, col=col, rangemode="tozero" if panel.y_from_zero else None)
         if panel.log_x:
@@ -129,6 +132,7 @@ def figure(chart: Chart, titled: bool = True):
         if panel.x_ticks:
             fig.update_xaxes(tickvals=[v for v, _ in panel.x_ticks], ticktext=[_plain(t) for _, t in panel.x_ticks],
                              row=row, col=col)
+    fig.update_layout(annotations=list(fig.layout.annotations) + labels)
     fig.update_layout(title={"text": _plain(chart.title) if titled else ""}, template="plotly_white", barmode="group",
                       height=PANEL_HEIGHT * rows + (80 if titled else 40),
                       margin={"t": 80 if titled else 40, "l": 60, "r": 20, "b": 60})
