@@ -72,22 +72,20 @@ def integer(low: int, high: int) -> Callable[[Any], int]:
     return _with_schema(check, {"type": "integer", "minimum": low, "maximum": high})
 
 
-def number(low: Optional[float] = None, high: Optional[float] = None, what: str = "a number",
-           allow_zero: bool = False) -> Callable[[Any], float]:
-    """A finite number from `low` to `high` (either may be open), or 0 if `allow_zero`."""
+def number(low: Optional[float] = None, high: Optional[float] = None, what: str = "a number") -> Callable[[Any], float]:
+    """A finite number from `low` to `high` (either may be open)."""
     span = (f" from {low:g} to {high:g}" if low is not None and high is not None
             else f" of at least {low:g}" if low is not None else f" of at most {high:g}" if high is not None else "")
 
     def check(value: Any) -> float:
         if not is_number(value):
             raise FieldError(f"expected {what}, got {show(value)}")
-        if not (math.isfinite(value) and (allow_zero and value == 0 or (low is None or value >= low)
-                                          and (high is None or value <= high))):
-            raise FieldError(f"expected {what}{span}{' or 0' if allow_zero else ''}, got {show(value)}")
+        if not (math.isfinite(value) and (low is None or value >= low) and (high is None or value <= high)):
+            raise FieldError(f"expected {what}{span}, got {show(value)}")
         return value
 
     schema: Dict[str, Any] = {"type": "number"}
-    schema.update({} if low is None or allow_zero else {"minimum": low})
+    schema.update({} if low is None else {"minimum": low})
     schema.update({} if high is None else {"maximum": high})
     return _with_schema(check, schema)
 
