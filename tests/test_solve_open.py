@@ -218,9 +218,10 @@ def test_an_unstable_station_is_a_one_line_error():
                                  "no steady state exists")
 
 
-def test_shortest_job_first_is_unsupported():
-    with pytest.raises(Unsupported, match="^station s: shortest job first"):
-        solve(one_station({"discipline": "sjf"}, c={"rate": 0.5, "service": "exp(1)"}))
+def test_shortest_job_first_at_several_servers_is_unsupported():
+    # At one server it is M/G/1 SJF (tests/test_solve_sjf.py).
+    with pytest.raises(Unsupported, match="^station s: shortest job first \\(sjf\\) with more than one server"):
+        solve(one_station({"discipline": "sjf", "servers": 2}, c={"rate": 0.5, "service": "exp(1)"}))
 
 
 def test_closed_classes_are_not_for_solve_open():

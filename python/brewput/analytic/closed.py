@@ -110,7 +110,7 @@ def product_form_stations(net: Network) -> Tuple[np.ndarray, List[str]]:
         if net.is_delay[m] or discipline == "ps" or not visiting.any() or not net.service[visiting, m].any():
             continue  # insensitive, unvisited, or taking no time
         if discipline == "sjf":
-            raise shortest_job_first(name)
+            raise shortest_job_first(name, "in a closed network")
         means = net.service[visiting, m]
         why = []
         if not net.service_exponential[visiting, m].all():

@@ -25,10 +25,11 @@ class Unsupported(BrewputError):
     suggests `brewput simulate`."""
 
 
-def shortest_job_first(station: str) -> Unsupported:
-    """The refusal of an `sjf` station, for every solver that meets one."""
-    return Unsupported(f"station {station}: shortest job first (sjf) orders the jobs by the service times "
-                       f"they draw, which no method here follows; use brewput simulate")
+def shortest_job_first(station: str, where: str) -> Unsupported:
+    """The refusal of an `sjf` station `where` no method follows it (sjf.py solves
+    the one server of an open model's one station)."""
+    return Unsupported(f"station {station}: shortest job first (sjf) {where} has no analytic method here; "
+                       f"use brewput simulate")
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ each station then behaves as if fed by Poisson arrivals even where (feedback)
 its arrivals are not Poisson. A station visited directly, once per customer,
 by Poisson arrivals also gets exact answers when its kind has an exact formula
 for Poisson input (M/G/1 by Pollaczek-Khinchine, Cobham's priorities, M/M/c/K).
-Shortest-job-first orders jobs by the service times they draw: Unsupported.
+Shortest-job-first at one server is M/G/1 SJF (sjf.py); elsewhere Unsupported.
 
 Otherwise the figures are approximate and say so: a station that is not
 product-form makes the flows it sends on non-Poisson, and the network does not
@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import _native
 from ..errors import BrewputError
-from . import mg1k, queues, sizing
+from . import mg1k, queues, sizing, sjf
 from .network import Network, Unsupported, shortest_job_first
 from .solution import Solution
 
@@ -132,8 +132,9 @@ def _station(net: Network, m: int, flow: np.ndarray, ca2: float, direct: bool) -
     lam = flow.sum()
     if lam == 0:
         return _Station(np.zeros_like(flow), "idle", True, True)
-    if discipline == "sjf":
-        raise shortest_job_first(name)
+    if discipline == "sjf" and not (c == 1 and direct and math.isinf(net.capacity[m])):
+        raise shortest_job_first(name, "with more than one server" if c != 1 else "inside a network"
+                                 if not direct else "with a finite buffer")
     used = flow > 0
     # The station serves the flow-weighted mixture of its classes' service times.
     mean = flow @ s / lam
@@ -150,6 +151,12 @@ def _station(net: Network, m: int, flow: np.ndarray, ca2: float, direct: bool) -
     if rho >= 1.0:
         raise BrewputError(f"station {name}: utilization {rho:.4g} >= 1, the open model is unstable; "
                            f"no steady state exists")
+    if discipline == "sjf":
+        waits = sjf.sjf_waits(lam, mean * mean * (1.0 + cs2), [
+            (r, net.arrival_rate[r] * visits / lam, dist)
+            for r, steps in enumerate(net.steps) for station, visits, dist in steps if station == m and visits > 0],
+            len(flow))
+        return _Station((np.array(waits) + s) * used, "sjf", True, False)
     if discipline == "ps":
         slowdown = queues.processor_sharing(lam, mean, c).response / mean
         return _Station(s * slowdown * used, "processor-sharing", True, True)

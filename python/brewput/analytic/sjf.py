@@ -1,0 +1,131 @@
+"""M/G/1 shortest job first, non-preemptive, exactly: one server, Poisson
+arrivals, each job served in order of the service time it drew (ties first come
+first served), as the simulator does.
+
+A job of size x waits for the work in progress and then for every job at least
+as short that is there or comes before it starts (Phipps 1956; Cobham's priority
+formula with the sizes as levels):
+
+    W(x) = W0 / ((1 - rho(x-)) (1 - rho(x))),   W0 = lam E[S^2] / 2,
+    rho(x) = lam E[S; S <= x],   rho(x-) = lam E[S; S < x]
+
+(for a size with no atom the two are equal). A class's mean wait is E[W(S)] over
+its own service law; the station's service law is the flow-weighted mixture of
+every class's steps there. Atoms (const, empirical) are summed; densities are
+integrated over their quantiles (W is bounded and monotone there) with the other
+laws' atoms as break points.
+"""
+from __future__ import annotations
+
+import math
+from typing import List, Sequence, Tuple
+
+import numpy as np
+
+from ..model.distributions import (Const, Distribution, Empirical, Erlang, Exp, Gamma, Hyperexp, Jitter,
+                                   Lognormal, Normal, Uniform)
+
+#: Quadrature's relative tolerance for the laws with a density.
+TOLERANCE = 1e-11
+
+
+class _Law:
+    """One service law without mixture: atoms, or a density (a scipy frozen law
+    for its quantiles) with its partial first moment E[S; S <= x] in closed form."""
+
+    def __init__(self, dist: Distribution):
+        from scipy import special  # only sjf models pay its import
+
+        self.atoms: Tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros(0))  # values, probabilities
+        self.frozen = None
+        self._partial = None
+        if isinstance(dist, Empirical):
+            values, counts = np.unique(np.array(dist.values), return_counts=True)
+            self.atoms = (values, counts / counts.sum())
+        elif dist.scv == 0:  # const, and the others' degenerate cases
+            self.atoms = (np.array([dist.mean]), np.array([1.0]))
+        elif isinstance(dist, (Exp, Erlang, Gamma, Uniform, Jitter, Lognormal, Normal)):
+            self._density(dist, special)
+        else:
+            raise TypeError(f"no shortest-job-first law for {type(dist).__name__}")
+
+    def _density(self, dist: Distribution, special) -> None:
+        from scipy import stats  # 0.7 s: only laws with a density need its quantiles
+
+        if isinstance(dist, (Exp, Erlang, Gamma)):
+            shape = float(dist.k) if isinstance(dist, Erlang) else 1.0 / dist.scv
+            scale, mean = dist.mean / shape, dist.mean
+            self.frozen = stats.gamma(shape, scale=scale)
+            self._partial = lambda x: mean * special.gammainc(shape + 1.0, x / scale)
+        elif isinstance(dist, (Uniform, Jitter)):
+            low, high = dist.compile()["low"], dist.compile()["high"]
+            self.frozen = stats.uniform(low, high - low)
+            self._partial = lambda x: (min(x, high) ** 2 - low**2) / (2.0 * (high - low)) if x > low else 0.0
+        elif isinstance(dist, Lognormal):
+            mu, sigma = dist.compile()["mu"], dist.compile()["sigma"]
+            mean = dist.mean
+            self.frozen = stats.lognorm(sigma, scale=math.exp(mu))
+            self._partial = lambda x: mean * special.ndtr((math.log(x) - mu - sigma**2) / sigma) if x > 0 else 0.0
+        elif isinstance(dist, Normal):
+            mu, sd = dist.mu, dist.sd
+            kept = special.ndtr(mu / sd)
+            self.frozen = stats.truncnorm(-mu / sd, np.inf, loc=mu, scale=sd)
+
+            def partial(x):
+                if x <= 0:
+                    return 0.0
+                z0, zx = -mu / sd, (x - mu) / sd
+                density = lambda z: math.exp(-z * z / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+                return (mu * (special.ndtr(zx) - special.ndtr(z0)) + sd * (density(z0) - density(zx))) / kept
+            self._partial = partial
+
+    def partial(self, x: float, strict: bool = False) -> float:
+        """E[S; S <= x], or E[S; S < x] with `strict`."""
+        values, probabilities = self.atoms
+        below = values < x if strict else values <= x
+        total = float(probabilities[below] @ values[below])
+        return total + (float(self._partial(x)) if self._partial is not None else 0.0)
+
+    def expect(self, g, breaks: Sequence[float]) -> float:
+        """E[g(S)], over the quantiles for a density, `breaks` (other laws' atoms)
+        marking where g jumps."""
+        from scipy import integrate
+
+        values, probabilities = self.atoms
+        total = float(sum(p * g(v) for v, p in zip(values, probabilities)))
+        if self.frozen is not None:
+            cuts = sorted({float(self.frozen.cdf(b)) for b in breaks} - {0.0, 1.0})
+            total += integrate.quad(lambda u: g(float(self.frozen.ppf(u))), 0.0, 1.0, points=cuts or None,
+                                    epsabs=0.0, epsrel=TOLERANCE, limit=400)[0]
+        return total
+
+
+def laws_of(dist: Distribution) -> List[Tuple[float, Distribution]]:
+    """`dist` as (weight, law without mixture) parts: a hyperexponential is two exponentials."""
+    if isinstance(dist, Hyperexp):
+        phases = dist.compile()
+        return [(phases["p"], Exp(phases["mean1"])), (1.0 - phases["p"], Exp(phases["mean2"]))]
+    return [(1.0, dist)]
+
+
+def sjf_waits(lam: float, second_moment: float, components: Sequence[Tuple[int, float, Distribution]],
+              classes: int) -> List[float]:
+    """Mean wait per class at an M/G/1 SJF station fed at total rate `lam`, whose
+    service is the mixture of `components` (class, weight, distribution) with
+    weights summing to 1, and E[S^2] = `second_moment`; needs rho < 1."""
+    laws = [(r, w * part, _Law(law)) for r, w, dist in components for part, law in laws_of(dist)]
+    breaks = sorted({float(v) for _, _, law in laws for v in law.atoms[0]})
+    w0 = lam * second_moment / 2.0
+
+    def load(x: float, strict: bool) -> float:
+        return lam * sum(w * law.partial(x, strict) for _, w, law in laws)
+
+    def wait(x: float) -> float:
+        return w0 / ((1.0 - load(x, True)) * (1.0 - load(x, False)))
+
+    total = np.zeros(classes)
+    weight = np.zeros(classes)
+    for r, w, law in laws:
+        total[r] += w * law.expect(wait, breaks)
+        weight[r] += w
+    return [float(t / w) if w > 0 else 0.0 for t, w in zip(total, weight)]
