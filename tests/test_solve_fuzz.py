@@ -35,7 +35,7 @@ def random_model(rng):
     stations = {}
     for s in range(rng.randint(1, 3)):
         station = {"servers": rng.choice([1, 1, 2, 5, 100, 10_000_000, "inf"]),
-                   "discipline": rng.choice(["fifo", "fifo", "lifo", "ps", "priority"])}
+                   "discipline": rng.choice(["fifo", "fifo", "lifo", "ps", "priority", "sjf"])}
         if rng.random() < 0.4:
             station["buffer"] = rng.choice([0, 1, 3, 50, 5000])
         stations[f"s{s}"] = station
