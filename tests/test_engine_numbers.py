@@ -9,13 +9,15 @@ from brewput.compare import _widening
 from brewput.results import TIME_FIGURES
 
 
-@pytest.mark.parametrize("level", [0.5, 0.8, 0.9, 0.95, 0.99, 0.999, 0.9999])
-@pytest.mark.parametrize("df", [1, 2, 3, 4, 9, 29, 99, 999, 99_999])
+@pytest.mark.parametrize("level", [1e-6, 0.1, 0.5, 0.8, 0.9, 0.95, 0.99, 0.999, 0.9999, 1 - 1e-10])
+@pytest.mark.parametrize("df", [1, 1.5, 2, 3, 4, 9, 29, 99, 500, 999, 1000, 5000, 99_999, 10**7])
 def test_t_critical_is_scipys(level, df):
-    assert _native.t_critical(level, df) == pytest.approx(student_t.ppf((1 + level) / 2, df), rel=1e-9)
+    # to 1e-9 relative; near 0 (a level of 1e-6) to 1e-10 absolute
+    assert _native.t_critical(level, df) == pytest.approx(student_t.ppf((1 + level) / 2, df), rel=1e-9, abs=1e-10)
 
 
-@pytest.mark.parametrize("level, df", [(0, 3), (1, 3), (-0.5, 3), (float("nan"), 3), (0.95, 0), (0.95, float("inf"))])
+@pytest.mark.parametrize("level, df", [(0, 3), (1, 3), (-0.5, 3), (float("nan"), 3), (0.95, 0), (0.95, 0.5),
+                                       (0.95, float("inf")), (0.95, float("nan"))])
 def test_t_critical_refuses_what_has_no_quantile(level, df):
     with pytest.raises(_native.InputError):
         _native.t_critical(level, df)

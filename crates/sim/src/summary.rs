@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+use statrs::distribution::{Continuous, ContinuousCDF, Normal, StudentsT};
 
 use crate::distribution::PercentileDistribution;
 use crate::error::SimError;
@@ -14,25 +14,45 @@ use crate::stats::{ReplicationStats, TimeSummary, PERCENTILES, SPECTRUM};
 pub const CONFIDENCE: f64 = 0.95;
 
 /// The two-sided Student-t critical value: the `t` with a share `level` of the
-/// distribution between -t and t, for `df` degrees of freedom.
+/// distribution between -t and t, for `df` (at least 1) degrees of freedom; to
+/// a relative 1e-9 (1e-10 absolute for levels near 0), from 1 degree of freedom
+/// and the far tail up (tests/test_engine_numbers.py checks it against scipy).
 pub fn t_critical(level: f64, df: f64) -> Result<f64, SimError> {
     if !(level > 0.0 && level < 1.0) {
         return Err(SimError::Input(format!("the confidence level must be between 0 and 1, got {level}")));
     }
-    if !(df > 0.0 && df.is_finite()) {
-        return Err(SimError::Input(format!("degrees of freedom must be positive and finite, got {df}")));
+    if !(df >= 1.0 && df.is_finite()) {
+        return Err(SimError::Input(format!("degrees of freedom must be at least 1 and finite, got {df}")));
     }
-    let p = (1.0 + level) / 2.0;
+    // The upper tail beyond t: (1 - level) / 2, exact however close level is to 1.
+    let tail = (1.0 - level) / 2.0;
     if df >= MANY_DEGREES_OF_FREEDOM {
-        return Ok(t_quantile_expansion(p, df));
+        return Ok(t_quantile_expansion(1.0 - tail, df));
     }
     let t = StudentsT::new(0.0, 1.0, df).map_err(|e| SimError::Input(format!("Student-t: {e}")))?;
-    Ok(t.inverse_cdf(p))
+    // statrs' inverse is only a start (it can be far off in the tails); Newton's
+    // method on the upper tail, which statrs computes accurately from the
+    // incomplete beta function, converges to it: the tail is convex for t > 0,
+    // so after the first step every step approaches from below.
+    let mut x = t.inverse_cdf(1.0 - tail).max(0.0);
+    for _ in 0..NEWTON_STEPS {
+        let step = (t.sf(x) - tail) / t.pdf(x);
+        x += step;
+        if !(step.abs() > x.abs() * 1e-15) {
+            break;
+        }
+    }
+    Ok(x)
 }
 
 /// From here on statrs' Student-t inverse loses digits (a relative 2e-5 at
-/// 1e5 degrees of freedom), and the expansion below is good to 4e-13.
+/// 1e5 degrees of freedom) and its tail is slow to compute, while the
+/// expansion below is good to 4e-13.
 const MANY_DEGREES_OF_FREEDOM: f64 = 1000.0;
+
+/// Enough for the worst start (1 degree of freedom, far in the tail: the steps
+/// double t until they are near, then converge quadratically).
+const NEWTON_STEPS: usize = 200;
 
 /// The Student-t `p` quantile for many degrees of freedom: the normal quantile
 /// corrected in powers of 1/df (Abramowitz and Stegun 26.7.5).
@@ -236,7 +256,12 @@ mod tests {
         // many degrees of freedom: t(0.975, 99999) and t(0.75, 99999), from scipy
         assert!((t_critical(0.95, 99999.0).unwrap() - 1.9599877077718442).abs() < 1e-12);
         assert!((t_critical(0.5, 99999.0).unwrap() - 0.6744922035778262).abs() < 1e-12);
-        assert!(t_critical(1.0, 3.0).is_err() && t_critical(0.5, 0.0).is_err() && t_critical(f64::NAN, 2.0).is_err());
+        // far in the tail of the Cauchy (1 degree of freedom): cot(pi x tail)
+        let level = 1.0 - 1e-10;
+        let cauchy = 1.0 / (std::f64::consts::PI * (1.0 - level) / 2.0).tan();
+        let got = t_critical(level, 1.0).unwrap();
+        assert!((got / cauchy - 1.0).abs() < 1e-9, "{got} vs {cauchy}");
+        assert!(t_critical(1.0, 3.0).is_err() && t_critical(0.5, 0.5).is_err() && t_critical(f64::NAN, 2.0).is_err());
     }
 
     #[test]
