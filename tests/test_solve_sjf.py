@@ -58,7 +58,8 @@ def test_densities_match_the_conditional_wait_integrated_in_x(service, rate, den
 @pytest.mark.parametrize("classes", [
     {"c": (0.8, "exp(1)")},
     {"a": (0.3, "hyperexp(1, 3)"), "b": (0.2, "lognormal(1, 0.5)")},
-    {"a": (0.4, "normal(1, 0.5)"), "b": (0.3, 1)}])
+    {"a": (0.4, "normal(1, 0.5)"), "b": (0.3, 1)},
+    {"a": (0.3, "empirical([" + ", ".join(f"{0.1 + 0.037 * i:.3f}" for i in range(50)) + "])"), "b": (0.2, "exp(1)")}])
 def test_the_simulator_agrees_within_its_interval(classes):
     model = sjf_station(classes)
     solved = brewput.solve(model)
