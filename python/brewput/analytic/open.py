@@ -152,11 +152,13 @@ def _station(net: Network, m: int, flow: np.ndarray, ca2: float, direct: bool) -
         raise BrewputError(f"station {name}: utilization {rho:.4g} >= 1, the open model is unstable; "
                            f"no steady state exists")
     if discipline == "sjf":
-        waits = sjf.sjf_waits(lam, mean * mean * (1.0 + cs2), [
+        waits, converged = sjf.sjf_waits(lam, mean * mean * (1.0 + cs2), [
             (r, net.arrival_rate[r] * visits / lam, dist)
             for r, steps in enumerate(net.steps) for station, visits, dist in steps if station == m and visits > 0],
             len(flow))
-        return _Station((np.array(waits) + s) * used, "sjf", True, False)
+        note = None if converged else (f"station {name}: shortest job first's integrals over the service "
+                                       f"laws did not reach their tolerance (approximate)")
+        return _Station((np.array(waits) + s) * used, "sjf", converged, False, note=note)
     if discipline == "ps":
         slowdown = queues.processor_sharing(lam, mean, c).response / mean
         return _Station(s * slowdown * used, "processor-sharing", True, True)
