@@ -7,6 +7,7 @@ from scipy.stats import t as student_t
 
 from brewput import _native
 from brewput.compare import _widening
+from brewput.errors import BrewputError
 from brewput.results import TIME_FIGURES
 
 
@@ -47,3 +48,9 @@ def test_the_percentile_lists_are_the_engines():
     assert spectrum == sorted(set(spectrum)) and 0 < spectrum[0] and spectrum[-1] < 100
     assert all(percent in spectrum for _, percent in _native.PERCENTILES)
     assert _native.RELATIVE_RESOLUTION == 2.0 ** -10
+
+
+@pytest.mark.parametrize("level", [0, 1, 1.5, float("nan")])
+def test_compare_refuses_a_level_that_is_not_a_fraction(level):
+    with pytest.raises(BrewputError, match="level"):
+        _widening(level, 5)

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Iterator, List, Optional, Tuple
 
 from . import _native
+from .errors import BrewputError
 from .results import TIME_FIGURES
 
 CLASS_FIGURES = ("throughput",)
@@ -70,4 +71,7 @@ def _widening(level: float, replications: int) -> float:
     if replications < 2 or level == _native.CONFIDENCE:
         return 1.0
     df = replications - 1
-    return _native.t_critical(level, df) / _native.t_critical(_native.CONFIDENCE, df)
+    try:
+        return _native.t_critical(level, df) / _native.t_critical(_native.CONFIDENCE, df)
+    except _native.InputError as e:
+        raise BrewputError(f"level: {e}") from None
