@@ -37,6 +37,11 @@ def test_the_hierarchy():
     assert not issubclass(_native.InternalError, _native.EngineError), "a panic is a bug, not a run that failed"
 
 
+def test_the_classes_are_public():
+    assert brewput.DeadlockError is DeadlockError and brewput.UnstableError is UnstableError
+    assert brewput.CancelledError is CancelledError and brewput.EngineError is EngineError
+
+
 def test_deadlock(tmp_path):
     with pytest.raises(DeadlockError, match=r"ring\.yaml: the model deadlocked at time"):
         brewput.simulate(write(tmp_path, "ring.yaml", RING), customers=1000, replications=1)

@@ -8,6 +8,10 @@ from importlib import import_module
 _PUBLIC = {
     "BrewputError": ".errors",
     "ModelError": ".errors",
+    "EngineError": ".errors",
+    "DeadlockError": ".errors",
+    "UnstableError": ".errors",
+    "CancelledError": ".errors",
     "Model": ".model",
     "load": ".model",
     "simulate": ".engine.simulate",
