@@ -45,17 +45,19 @@ fn simulate(py: Python<'_>, model: &str, settings: &str, control: &RunControl) -
 /// The two-sided Student-t critical value for a confidence `level` (0.95) and
 /// `df` degrees of freedom: the one the engine's intervals use.
 #[pyfunction]
-fn t_critical(level: f64, df: f64) -> PyResult<f64> {
-    brewput_sim::t_critical(level, df).map_err(guard::sim_error)
+fn t_critical(py: Python<'_>, level: f64, df: f64) -> PyResult<f64> {
+    guard::without_gil(py, || brewput_sim::t_critical(level, df).map_err(guard::sim_error))
 }
 
 /// The mean of per-repetition `values` (at least one) and its `CONFIDENCE`
 /// Student-t interval (None with one value): the engine's own estimate, which
 /// the lab uses for its repetitions.
 #[pyfunction]
-fn estimate(values: Vec<f64>) -> (f64, Option<[f64; 2]>) {
-    let e = brewput_sim::Estimate::from_samples(&values);
-    (e.mean, e.ci)
+fn estimate(py: Python<'_>, values: Vec<f64>) -> PyResult<(f64, Option<[f64; 2]>)> {
+    guard::without_gil(py, || {
+        let e = brewput_sim::Estimate::from_samples(&values);
+        Ok((e.mean, e.ci))
+    })
 }
 
 #[pymodule]
