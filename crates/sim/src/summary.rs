@@ -88,16 +88,27 @@ pub struct Estimate {
 
 impl Estimate {
     pub fn from_samples(xs: &[f64]) -> Estimate {
+        Estimate::with_critical(xs, critical_for(xs.len()))
+    }
+
+    /// `from_samples` with the critical value for `xs.len()` samples already
+    /// known (`critical_for`): a summary works it out once for all its figures.
+    fn with_critical(xs: &[f64], t: Option<f64>) -> Estimate {
         let n = xs.len();
         let mean = xs.iter().sum::<f64>() / n as f64;
-        if n < 2 || !mean.is_finite() {
+        let Some(t) = t.filter(|_| mean.is_finite()) else {
             return Estimate { mean, ci: None };
-        }
+        };
         let variance = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-        let t = t_critical(CONFIDENCE, (n - 1) as f64).expect("the level is a fraction, n - 1 is positive");
         let half = t * (variance / n as f64).sqrt();
         Estimate { mean, ci: Some([mean - half, mean + half]) }
     }
+}
+
+/// The `CONFIDENCE` critical value for an interval over `n` samples (`None`
+/// below two, where no interval can be formed).
+fn critical_for(n: usize) -> Option<f64> {
+    (n >= 2).then(|| t_critical(CONFIDENCE, (n - 1) as f64).expect("the level is a fraction, n - 1 is positive"))
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -159,8 +170,9 @@ pub struct Summary {
 
 impl Summary {
     pub fn from_replications(model: &CompiledModel, reps: &[ReplicationStats]) -> Summary {
+        let t = critical_for(reps.len());
         let over = |f: &dyn Fn(&ReplicationStats) -> f64| {
-            Estimate::from_samples(&reps.iter().map(f).collect::<Vec<_>>())
+            Estimate::with_critical(&reps.iter().map(f).collect::<Vec<_>>(), t)
         };
         let ratio = |num: f64, den: f64| if den > 0.0 { num / den } else { f64::NAN };
         let classes = model.classes.iter().enumerate().map(|(c, class)| {
