@@ -159,8 +159,17 @@ impl LogHistogram {
     /// NaN when nothing was recorded.
     pub fn values_at<const N: usize>(&self, percents: &[f64; N]) -> [f64; N] {
         let mut values = [f64::NAN; N];
+        self.write_values_at(percents, &mut values);
+        values
+    }
+
+    /// [`values_at`](Self::values_at) for a list of `percents` (ascending) known
+    /// only at run time: their values into `values`, one for each (left as they
+    /// are when nothing was recorded).
+    pub fn write_values_at(&self, percents: &[f64], values: &mut [f64]) {
+        debug_assert_eq!(percents.len(), values.len(), "a value for each percent");
         if self.total == 0 {
-            return values;
+            return;
         }
         let mut buckets = self.buckets();
         let mut current = buckets.next().expect("a histogram with a count has a bucket");
@@ -173,7 +182,6 @@ impl LogHistogram {
             }
             *value = if rank == self.total { self.max } else { current.low };
         }
-        values
     }
 }
 

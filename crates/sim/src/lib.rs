@@ -24,7 +24,7 @@ pub use control::RunControl;
 pub use error::SimError;
 pub use model::{Class, CompiledModel, Discipline, Dist, Resource, Source, Station, Step};
 pub use distribution::PercentileDistribution;
-pub use histogram::RELATIVE_RESOLUTION;
+pub use histogram::{LogHistogram, RELATIVE_RESOLUTION};
 pub use run::{run, run_controlled};
 pub use settings::{RunSettings, Stop, Warmup};
 pub use stats::{ReplicationStats, PERCENTILES, SPECTRUM};
