@@ -2,7 +2,7 @@
 
 Every case must end with its exit code (2 unless it says otherwise), one to four
 lines on stderr that name what is wrong (the file, field or option: `names`),
-and never a Python traceback, a Rust panic, a hang (`timeout`) or unbounded
+and never a Python traceback or warning, a Rust panic, a hang (`timeout`) or unbounded
 memory (the run's address space is capped at `memory_mb`).
 
 A case's files are written into a fresh folder, which is also the working
@@ -90,6 +90,7 @@ def check(case: Case, folder: Path) -> None:
     stderr = done.stderr
     shown = f"\n--- stderr ---\n{stderr}\n--- stdout (tail) ---\n{done.stdout[-2000:]}"
     assert "Traceback" not in stderr and "panicked" not in stderr, shown
+    assert "Warning:" not in stderr, f"a Python warning leaked{shown}"  # RuntimeWarning, UserWarning...
     assert done.returncode == case.code, f"exit code {done.returncode}, expected {case.code}{shown}"
     lines = [line for line in stderr.splitlines() if line.strip()]
     assert 1 <= len(lines) <= case.max_lines, f"{len(lines)} lines on stderr{shown}"

@@ -69,6 +69,11 @@ SIZING = [
          {"m.yaml": network(4, 200, 20).replace("classes:\n", "classes:\n  o:\n    rate: 0.001\n    route:\n"
                                                  "      - {station: s0, service: 'exp(1)'}\n")},
          names=["--method mva (mva-exact)", "4 classes of 200"], memory_mb=MB),
+    # tables with more points than a double can count: the estimate itself overflows
+    Case("solve-mva-beyond-doubles", ["solve", "m.yaml", "--method", "mva"], {"m.yaml": network(300, 10_000, 1)},
+         names=["--method mva (mva-exact)", "more than 1e308 s"], memory_mb=MB),
+    Case("solve-convolution-beyond-doubles", ["solve", "m.yaml", "--method", "convolution"],
+         {"m.yaml": network(300, 10_000, 1)}, names=["--method convolution", "more than 1e308 GB"], memory_mb=MB),
 ]
 
 EDGES = [

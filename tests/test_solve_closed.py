@@ -418,7 +418,7 @@ def test_exact_refuses_what_it_cannot_afford():
     net = network(np.ones((6, 10)), np.ones(10), [1.0] * 6, [50] * 6)
     with pytest.raises(BrewputError, match=r"^--method exact \(mva-exact\) on 6 classes of 50, 50, 50, 50, "
                                            r"\.\.\. customers at 10 stations would take about 5,279 s and "
-                                           r"4,278 GB, beyond the limit of 60 s and 2 GB; use --method approx$"):
+                                           r"about 4,278 GB, beyond the limit of 60 s and 2 GB; use --method approx$"):
         solve_closed(net, "exact")
     assert solve_closed(network(**MODERATE), "exact").method == "mva-exact"
 

@@ -42,7 +42,7 @@ class Cost(NamedTuple):
         return self.seconds <= MAX_SECONDS and self.bytes <= MAX_BYTES
 
     def describe(self) -> str:
-        return f"about {_amount(self.seconds)} s and {_amount(self.bytes / 1e9)} GB"
+        return f"{_amount(self.seconds)} s and {_amount(self.bytes / 1e9)} GB"
 
 
 NOTHING = Cost(0.0, 0.0)
@@ -53,13 +53,13 @@ def closed_cost(method: str, population: np.ndarray, stations: int, queueing: in
     "linearizer") for `population` (R,) at `stations`, `queueing` of them not delays."""
     population = np.asarray(population, dtype=float)
     classes, customers = len(population), float(population.sum())
-    lattice = float(np.prod(population + 1.0))
+    lattice = _product(population + 1.0)
     if method == "mva-exact":
         widest_level = min(lattice, 3.0 * lattice / (customers + 1.0))  # vectors of one total
         return Cost(5e-9 * lattice * classes * stations + 3e-5 * customers,
                     8.0 * lattice * (stations + 2 * classes + 6) + 32.0 * widest_level * classes * stations)
     if method == "convolution":
-        pairs = float(np.prod((population + 1.0) * (population + 2.0) / 2))
+        pairs = _product((population + 1.0) * (population + 2.0) / 2)
         return Cost(2e-8 * 3 * queueing * pairs, 64.0 * pairs + 16.0 * lattice * (queueing + 1))
     batch = classes + 1.0 if method == "linearizer" else 1.0  # N and every N - e_r
     per_step = batch * stations * classes**2
@@ -70,7 +70,7 @@ def closed_cost(method: str, population: np.ndarray, stations: int, queueing: in
 def lattice_cost(population: np.ndarray) -> Cost:
     """A table over every population vector 0 <= n <= N: its points and a dozen
     arrays of it, each filled in some 20 ns a point."""
-    lattice = float(np.prod(np.asarray(population, dtype=float) + 1.0))
+    lattice = _product(np.asarray(population, dtype=float) + 1.0)
     return Cost(2e-8 * 12 * lattice, 8.0 * lattice * (len(population) + 12))
 
 
@@ -111,7 +111,13 @@ def population_text(population: np.ndarray) -> str:
     return f"{len(counts):,} classes of {shown} customers"
 
 
+def _product(factors: np.ndarray) -> float:
+    """The product, inf when it overflows: Python's float arithmetic, unlike
+    numpy's reduce, overflows quietly instead of warning on stderr."""
+    return math.prod(float(x) for x in factors)
+
+
 def _amount(x: float) -> str:
     if not math.isfinite(x):
         return "more than 1e308"
-    return f"{x:.3g}" if x >= 1e6 else f"{x:,.0f}" if x >= 10 else f"{x:.2g}"
+    return "about " + (f"{x:.3g}" if x >= 1e6 else f"{x:,.0f}" if x >= 10 else f"{x:.2g}")
