@@ -138,7 +138,11 @@ def run_scenario(scenario: Scenario, threads: Optional[int] = None) -> Tuple[Opt
             from ..engine.solve import solve
             return solve(scenario.resolved, **scenario.options), None
         from ..engine.simulate import simulate
-        return simulate(scenario.resolved, threads=threads, **scenario.options), None
+        from .bounds import model_bounds
+        model = scenario.resolved
+        results = simulate(model, threads=threads, **scenario.options)
+        bounds = model_bounds(model)
+        return (results if bounds is None else {**results, "bounds": bounds}), None
     except BrewputError as e:
         return None, f"{scenario.model} at {params_text(scenario.params)}: {e}"
 
