@@ -1,14 +1,16 @@
 """Each way a simulation can fail is its own exception, from the Rust engine
 through the binding (crates/py/src/guard.rs) to brewput.errors."""
 import json
+import pickle
 
 import pytest
 
 import brewput
 from brewput import _native
 from brewput.engine import simulate as simulate_module
+from brewput.cli.common import user_message
 from brewput.errors import (BrewputError, CancelledError, DeadlockError, EngineError, EngineInputError,
-                            InternalError, UnstableError)
+                            InternalError, OptionError, UnstableError)
 
 RING = ("brewput: 1\nname: ring\nstations: {a: {buffer: 0}, b: {buffer: 0}}\n"
         "classes: {c: {population: 2, route: [{id: x, station: a, service: exp(1)},"
@@ -80,3 +82,30 @@ def test_simulate_maps_each_native_error(tmp_path, monkeypatch, native, library)
     with pytest.raises(library) as caught:
         brewput.simulate(write(tmp_path, "m.yaml", MM1), customers=10, replications=1)
     assert str(caught.value) == f"{tmp_path / 'm.yaml'}: what happened"
+
+
+@pytest.mark.parametrize("run, fields, message, worded", [
+    (lambda m: brewput.simulate(m, customers=0), ("customers",),
+     "customers: expected a number from 1 to 4,000,000,000, got 0",
+     "--customers: expected a number from 1 to 4,000,000,000, got 0"),
+    (lambda m: brewput.simulate(m, seed=-1), ("seed",), "seed: expected a number from 0 to ",
+     "--seed: expected a number from 0 to "),
+    (lambda m: brewput.simulate(m, horizon=5.0, warmup=-1.0), ("warmup",),
+     "warmup: expected a non-negative finite number, got -1.0", "--warmup: expected a non-negative"),
+    (lambda m: brewput.simulate(m, customers=10, horizon=5.0), ("customers", "horizon"),
+     "customers and horizon: give one, not both", "--customers and --horizon: give one, not both"),
+    (lambda m: brewput.solve(m, method="x"), ("method",), "method: expected one of auto, ",
+     "--method: expected one of auto, "),
+    (lambda m: brewput.solve(m, method="approx"), ("method",),
+     "method approx: open networks are solved exactly (or by the named approximation per station); "
+     "use method auto", "--method approx: open networks are solved exactly (or by the named approximation "
+                        "per station); use --method auto"),
+])
+def test_run_options_are_refused_naming_the_apis_field_and_the_cli_words_its_option(
+        tmp_path, run, fields, message, worded):
+    with pytest.raises(OptionError) as e:
+        run(write(tmp_path, "mm1.yaml", MM1))
+    assert isinstance(e.value, BrewputError) and e.value.fields == fields
+    assert str(e.value).startswith(message) and "--" not in str(e.value)
+    assert user_message(e.value).startswith(worded)
+    assert str(pickle.loads(pickle.dumps(e.value))) == str(e.value)

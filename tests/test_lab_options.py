@@ -9,7 +9,8 @@ import types
 
 import pytest
 
-from brewput.errors import BrewputError
+from brewput.cli.common import user_message
+from brewput.errors import BrewputError, OptionError
 from brewput.lab import CoffeeSettings, measure_coffee, measure_pool, run_coffee_lab
 from brewput.lab import native, options
 from brewput.lab.results import interval
@@ -17,38 +18,42 @@ from brewput.lab.results import interval
 TINY = CoffeeSettings(duration_ms=30, warmup_ms=5, repetitions=1)
 
 
-@pytest.mark.parametrize("parse, option, text, value", [
-    (options.time_ms, "--dur", "2s", 2000.0),
-    (options.time_ms, "--dur", "1h", 3600e3),
-    (options.time_ms, "--grind", "250us", 0.25),
-    (options.time_ms, "--grind", "0ms", 0.0),
-    (options.time_ms, "--warmup", "1.5e2 ms", 150.0),
-    (options.rate_per_s, "--rate", "150", 150.0),
-    (options.whole_number, "--nice", "-20", -20),
-    (options.whole_number, "--queue", "0", 0),
-    (options.whole_numbers, "--cpus", "1..3,5,2", [1, 2, 3, 5]),
+@pytest.mark.parametrize("parse, field, text, value", [
+    (options.time_ms, "duration_ms", "2s", 2000.0),
+    (options.time_ms, "duration_ms", "1h", 3600e3),
+    (options.time_ms, "grind_ms", "250us", 0.25),
+    (options.time_ms, "grind_ms", "0ms", 0.0),
+    (options.time_ms, "warmup_ms", "1.5e2 ms", 150.0),
+    (options.rate_per_s, "rate_per_s", "150", 150.0),
+    (options.whole_number, "nice", "-20", -20),
+    (options.whole_number, "queue", "0", 0),
+    (options.whole_numbers, "cpus", "1..3,5,2", [1, 2, 3, 5]),
 ])
-def test_good_values_parse_to_what_they_say(parse, option, text, value):
-    assert parse(option, text) == value
+def test_good_values_parse_to_what_they_say(parse, field, text, value):
+    assert parse(field, text) == value
 
 
-@pytest.mark.parametrize("parse, option, text, message", [
-    (options.time_ms, "--grind", "1e30ms", "--grind 1e30ms: expected 0 or a time from 1us to 10s"),
-    (options.time_ms, "--dur", "1e400s", "--dur 1e400s: expected a time from 1ms to 1h"),
-    (options.time_ms, "--dur", "1e-30s", "--dur 1e-30s: expected a time from 1ms to 1h"),
-    (options.time_ms, "--work", "-1ms", "--work -1ms: expected a time from 1us to 10s"),
-    (options.time_ms, "--stall", "nan", "--stall nan: expected a time with a unit"),
-    (options.rate_per_s, "--rate", "1e-300", "--rate 1e-300: expected a rate from 0.001 to 10,000,000 per second"),
-    (options.rate_per_s, "--rate", "inf", "--rate inf: expected a rate"),
-    (options.rate_per_s, "--rate", "nan", "--rate nan: expected a rate"),
-    (options.whole_number, "--repetitions", "2.5", "--repetitions 2.5: expected a whole number from 1 to 1,000"),
-    (options.whole_number, "--queue", "1000001", "--queue 1000001: expected a whole number from 0 to 1,000,000"),
-    (options.whole_numbers, "--par", "1..10000000000000", "--par 1..10000000000000: expected whole numbers from 1"),
-    (options.whole_numbers, "--threads", "", "--threads : expected whole numbers like 2"),
+@pytest.mark.parametrize("parse, field, text, message", [
+    (options.time_ms, "grind_ms", "1e30ms", "--grind 1e30ms: expected 0 or a time from 1us to 10s"),
+    (options.time_ms, "duration_ms", "1e400s", "--dur 1e400s: expected a time from 1ms to 1h"),
+    (options.time_ms, "duration_ms", "1e-30s", "--dur 1e-30s: expected a time from 1ms to 1h"),
+    (options.time_ms, "work_ms", "-1ms", "--work -1ms: expected a time from 1us to 10s"),
+    (options.time_ms, "stall_ms", "nan", "--stall nan: expected a time with a unit"),
+    (options.rate_per_s, "rate_per_s", "1e-300", "--rate 1e-300: expected a rate from 0.001 to 10,000,000 per second"),
+    (options.rate_per_s, "rate_per_s", "inf", "--rate inf: expected a rate"),
+    (options.rate_per_s, "rate_per_s", "nan", "--rate nan: expected a rate"),
+    (options.whole_number, "repetitions", "2.5", "--repetitions 2.5: expected a whole number from 1 to 1,000"),
+    (options.whole_number, "queue", "1000001", "--queue 1000001: expected a whole number from 0 to 1,000,000"),
+    (options.whole_numbers, "par", "1..10000000000000", "--par 1..10000000000000: expected whole numbers from 1"),
+    (options.whole_numbers, "threads", "", "--threads : expected whole numbers like 2"),
 ])
-def test_bad_values_are_one_error_naming_the_option_and_the_text(parse, option, text, message):
-    with pytest.raises(BrewputError, match=re.escape(message)):
-        parse(option, text)
+def test_bad_values_are_one_error_naming_the_field_and_the_text(parse, field, text, message):
+    """`message` is the command line's wording; the API names the field instead."""
+    with pytest.raises(OptionError) as e:
+        parse(field, text)
+    assert e.value.fields == (field,)
+    assert user_message(e.value).startswith(message)
+    assert str(e.value).startswith(f"{field} {text}: " + message.split(": ", 1)[1])
 
 
 def test_every_bound_is_stated_in_its_message_and_holds_at_its_ends():
@@ -58,39 +63,59 @@ def test_every_bound_is_stated_in_its_message_and_holds_at_its_ends():
                         else [limit.low / 2 if limit.low > 0 else -1, limit.high * 2, math.nan, math.inf]):
             if limit.off and outside == 0:
                 continue
-            with pytest.raises(BrewputError, match=re.escape(f"{limit.option} ") + ".*" + re.escape(limit.expected())):
+            refused = "^" + re.escape(f"{limit.field} ") + ".*" + re.escape(limit.expected())
+            with pytest.raises(OptionError, match=refused):
                 limit.check(outside)
 
 
 @pytest.mark.parametrize("settings, message", [
-    (CoffeeSettings(duration_ms=1e33), "--dur 1e+33ms: expected a time from 1ms to 1h"),
-    (CoffeeSettings(grind_ms=math.inf), "--grind infms"),
-    (CoffeeSettings(rate_per_s=1e-300), "--rate 1e-300: expected a rate"),
-    (CoffeeSettings(rate_per_s=math.nan), "--rate nan: expected a rate"),
-    (CoffeeSettings(repetitions=0), "--repetitions 0: expected a whole number from 1 to 1,000"),
-    (CoffeeSettings(repetitions=2.0), "--repetitions 2.0: expected a whole number"),
-    (CoffeeSettings(queue=-1), "--queue -1"),
-    (CoffeeSettings(nice=20), "--nice 20"),
-    (CoffeeSettings(stall_ms=1e12, stall_every=3), "--stall 1e+12ms"),
-    (CoffeeSettings(stall_ms=5), "--stall 5ms: needs --stall-every"),
-    (CoffeeSettings(stall_every=0), "--stall-every 0"),
+    (CoffeeSettings(duration_ms=1e33), "duration_ms 1e+33ms: expected a time from 1ms to 1h"),
+    (CoffeeSettings(grind_ms=math.inf), "grind_ms infms"),
+    (CoffeeSettings(rate_per_s=1e-300), "rate_per_s 1e-300: expected a rate"),
+    (CoffeeSettings(rate_per_s=math.nan), "rate_per_s nan: expected a rate"),
+    (CoffeeSettings(repetitions=0), "repetitions 0: expected a whole number from 1 to 1,000"),
+    (CoffeeSettings(repetitions=2.0), "repetitions 2.0: expected a whole number"),
+    (CoffeeSettings(queue=-1), "queue -1"),
+    (CoffeeSettings(nice=20), "nice 20"),
+    (CoffeeSettings(stall_ms=1e12, stall_every=3), "stall_ms 1e+12ms"),
+    (CoffeeSettings(stall_ms=5), "stall_ms 5ms: needs stall_every N"),
+    (CoffeeSettings(stall_every=0), "stall_every 0"),
     (CoffeeSettings(seed=-1), "seed -1: expected a whole number from 0"),
-    (CoffeeSettings(arrivals="bursty"), "--arrivals bursty"),
+    (CoffeeSettings(arrivals="bursty"), "arrivals bursty"),
 ])
 def test_the_python_api_is_held_to_the_same_bounds_before_measuring(settings, message):
-    with pytest.raises(BrewputError, match=re.escape(message)):
+    with pytest.raises(OptionError, match="^" + re.escape(message)):
         measure_coffee("ideal", 1, settings=settings)
 
 
 def test_the_api_checks_cpus_customers_and_the_pool_too():
-    with pytest.raises(BrewputError, match="--cpus 0"):
+    with pytest.raises(OptionError, match="^cpus 0: "):
         measure_coffee("ideal", 0, settings=TINY)
-    with pytest.raises(BrewputError, match="--par 5000"):
+    with pytest.raises(OptionError, match="^par 5000: "):
         run_coffee_lab(["ideal"], [1], par=[5000], settings=TINY)
-    with pytest.raises(BrewputError, match=re.escape("--work 1e+30ms: expected a time from 1us to 10s")):
+    with pytest.raises(OptionError, match="^implementations latte-9: unknown implementation"):
+        run_coffee_lab(["latte-9"], [1], settings=TINY)
+    with pytest.raises(OptionError, match="^implementation multi-0: expected multi-N"):
+        measure_coffee("multi-0", 1, settings=TINY)
+    with pytest.raises(OptionError, match=re.escape("work_ms 1e+30ms: expected a time from 1us to 10s")):
         measure_pool(10, 1e30, 1, 1)
-    with pytest.raises(BrewputError, match="--repetitions 0"):
+    with pytest.raises(OptionError, match="^repetitions 0: "):
         measure_pool(10, 1.0, 1, 1, repetitions=0)
+
+
+@pytest.mark.parametrize("settings, field, message", [
+    (CoffeeSettings(grind_ms=1e30), "grind_ms", "--grind 1e+30ms: expected 0 or a time from 1us to 10s"),
+    (CoffeeSettings(duration_ms=0.5), "duration_ms", "--dur 0.5ms: expected a time from 1ms to 1h"),
+    (CoffeeSettings(rate_per_s=0), "rate_per_s", "--rate 0: expected a rate"),
+    (CoffeeSettings(stall_ms=5), "stall_ms", "--stall 5ms: needs --stall-every N (which orders stall)"),
+    (CoffeeSettings(stall_every=0), "stall_every", "--stall-every 0: expected a whole number from 1"),
+    (CoffeeSettings(grind_ms=1, jitter_ms=3), "jitter_ms", "--jitter 3ms: at most twice the shortest stage"),
+])
+def test_the_command_line_words_the_apis_fields_as_its_options(settings, field, message):
+    with pytest.raises(OptionError) as e:
+        settings.check()
+    assert e.value.fields == (field,) and "--" not in str(e.value)
+    assert user_message(e.value).startswith(message)
 
 
 @pytest.mark.parametrize("values", [[1.0, 2.0], [3.0, 3.5, 2.5, 4.0], [10.0 + i % 7 for i in range(30)]])

@@ -80,7 +80,7 @@ def test_one_thread_uses_one_cpu_and_two_finish_sooner():
 
 
 def test_bad_settings_are_one_clear_error():
-    with pytest.raises(BrewputError, match="--tasks 0: expected a whole number from 1 to 10,000"):
+    with pytest.raises(BrewputError, match="^tasks 0: expected a whole number from 1 to 10,000"):
         measure_pool(0, 1.0, 1, 1)
-    with pytest.raises(BrewputError, match="--threads 0: expected"):
+    with pytest.raises(BrewputError, match="^threads 0: expected"):
         predict_pool(10, 1.0, 0, 1)

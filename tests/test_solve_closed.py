@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import brewput
-from brewput.errors import BrewputError
+from brewput.cli.common import option_name
+from brewput.errors import BrewputError, OptionError
 from brewput.analytic.closed import solve_closed
 from brewput.analytic.network import Network, Unsupported, network_of
 from conftest import EXAMPLES
@@ -416,10 +417,12 @@ def test_auto_on_multiserver_stations():
 
 def test_exact_refuses_what_it_cannot_afford():
     net = network(np.ones((6, 10)), np.ones(10), [1.0] * 6, [50] * 6)
-    with pytest.raises(BrewputError, match=r"^--method exact \(mva-exact\) on 6 classes of 50, 50, 50, 50, "
-                                           r"\.\.\. customers at 10 stations would take about 5,279 s and "
-                                           r"about 4,278 GB, beyond the limit of 60 s and 2 GB; use --method approx$"):
+    refused = (r"^method exact \(mva-exact\): on 6 classes of 50, 50, 50, 50, \.\.\. customers at 10 stations "
+               r"would take about 5,279 s and about 4,278 GB, beyond the limit of 60 s and 2 GB; use method approx$")
+    with pytest.raises(OptionError, match=refused) as e:
         solve_closed(net, "exact")
+    assert e.value.worded(option_name).startswith("--method exact (mva-exact): on 6 classes")
+    assert e.value.worded(option_name).endswith("; use --method approx")
     assert solve_closed(network(**MODERATE), "exact").method == "mva-exact"
 
 

@@ -8,7 +8,8 @@ import pytest
 
 import brewput
 from brewput.analytic.feasibility import check_run_ends, most_throughput, zero_time_class
-from brewput.errors import BrewputError
+from brewput.cli.common import option_name
+from brewput.errors import BrewputError, OptionError
 
 
 def model(stations, classes, resources=None):
@@ -57,11 +58,15 @@ def test_zero_time_classes():
         brewput.solve(zero)
 
 
-@pytest.mark.parametrize("horizon, warmup, option", [(5e9, 0.0, "--horizon"), (10.0, 5e9, "--warmup")])
-def test_horizon_runs_beyond_the_count_are_refused_naming_the_option(horizon, warmup, option):
-    with pytest.raises(BrewputError, match=rf"^{option}: .* up to 4.5e\+09 customers per replication \(class "
-                                           rf"user alone up to 0.8 per time unit\), beyond the 4,000,000,000"):
+@pytest.mark.parametrize("horizon, warmup, field", [(5e9, 0.0, "horizon"), (10.0, 5e9, "warmup")])
+def test_horizon_runs_beyond_the_count_are_refused_naming_the_field(horizon, warmup, field):
+    with pytest.raises(OptionError, match=rf"^{field}: .* up to 4.5e\+09 customers per replication \(class "
+                                          rf"user alone up to 0.8 per time unit\), beyond the 4,000,000,000 .*; "
+                                          rf"shorten {field}$") as e:
         brewput.simulate(CENTRAL, horizon=horizon, warmup=warmup)
+    assert e.value.fields == (field,)
+    assert e.value.worded(option_name).startswith(f"--{field}: ")
+    assert e.value.worded(option_name).endswith(f"; shorten --{field}")
     check_run_ends(CENTRAL, 4.4e9, 0.0, 4 * 10**9)  # just within
 
 

@@ -8,6 +8,7 @@ from importlib import import_module
 _PUBLIC = {
     "BrewputError": ".errors",
     "ModelError": ".errors",
+    "OptionError": ".errors",
     "EngineError": ".errors",
     "DeadlockError": ".errors",
     "UnstableError": ".errors",

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Tuple, Union
 
 PathItem = Union[str, int]
 
@@ -34,6 +34,47 @@ class CancelledError(EngineError):
 
 class InternalError(EngineError):
     """Native code failed where it never should (a panic): a bug in brewput."""
+
+
+class Field(str):
+    """An option's field named inside an OptionError's problem (`use {Field("method")} approx`):
+    written as the API spells it, and as its option by the command line."""
+
+
+Naming = Callable[[str], str]
+
+
+class OptionError(BrewputError):
+    """A run option refused: `field` as the API spells it (`customers`, `grind_ms`; a
+    tuple for a problem of several), the value as given, and the problem, whose parts
+    may name other fields (`Field`). str() names the fields as the API does
+    (`customers: expected ...`); the command line words them as its options (`worded`)."""
+
+    def __init__(self, field: Union[str, Tuple[str, ...]], *problem: str, value: Optional[str] = None):
+        self.fields = (field,) if isinstance(field, str) else tuple(field)
+        self.problem = problem
+        self.value = value
+        super().__init__(str(self))
+
+    def __reduce__(self):
+        return _option_error, (self.fields, self.problem, self.value)
+
+    def __str__(self) -> str:
+        return self.worded(str)
+
+    def worded(self, name: Naming) -> str:
+        """The message with each field named by `name` (the CLI: `customers` -> `--customers`)."""
+        where = " and ".join(name(field) for field in self.fields)
+        if self.value is not None:
+            where += f" {self.value}"
+        return where + ": " + self.problem_worded(name)
+
+    def problem_worded(self, name: Naming = str) -> str:
+        return "".join(name(part) if isinstance(part, Field) else part for part in self.problem)
+
+
+def _option_error(fields, problem, value) -> OptionError:
+    return OptionError(fields, *problem, value=value)
 
 
 class ModelError(BrewputError):

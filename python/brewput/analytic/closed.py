@@ -23,7 +23,7 @@ from typing import List, Tuple
 
 import numpy as np
 
-from ..errors import BrewputError
+from ..errors import Field, OptionError
 from . import sizing
 from .network import Network, Unsupported, shortest_job_first
 from .methods import METHODS
@@ -132,7 +132,7 @@ def product_form_stations(net: Network) -> Tuple[np.ndarray, List[str]]:
 def solve_arrays(demand, servers, think, population, method="auto") -> Figures:
     """The closed network given as arrays, solved by `method` (see METHODS)."""
     if method not in METHODS:
-        raise BrewputError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+        raise OptionError("method", f"expected one of {', '.join(METHODS)}, got {method!r}")
     population = np.asarray(population, dtype=int)
     idle = (demand.sum(axis=1) + think) <= 0
     if idle.any():
@@ -202,11 +202,12 @@ def _choose(method, population, stations, queueing, multiserver) -> Tuple[str, L
         method, notes = approx, [f"auto chose {approx}: {exact} would take about {seconds:.2g} s "
                                  f"for this population"]
     named = method if asked == method else f"{asked} ({method})"
-    sizing.check(f"--method {named} on {sizing.population_text(population)} at {stations:,} "
-                 f"station{'s' * (stations != 1)}",
-                 sizing.closed_cost(method, population, stations, queueing),
-                 "use --method approx" if method in ("mva-exact", "convolution") else
-                 "no analytic method fits a model this large; use brewput simulate")
+    cost = sizing.closed_cost(method, population, stations, queueing)
+    if not cost.affordable:
+        advice = ("use ", Field("method"), " approx") if method in ("mva-exact", "convolution") else \
+            ("no analytic method fits a model this large; use brewput simulate",)
+        raise OptionError("method", f"on {sizing.population_text(population)} at {stations:,} "
+                                    f"station{'s' * (stations != 1)} {sizing.beyond(cost)}; ", *advice, value=named)
     return method, notes
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Dict, Optional
 
-from ..errors import BrewputError
+from ..errors import BrewputError, Field, OptionError
 from ..model import Model
 from .traffic import step_visits
 
@@ -60,7 +60,7 @@ def most_throughput(model: Model) -> Dict[str, float]:
 def check_run_ends(model: Model, horizon: Optional[float], warmup: Optional[float], max_customers: int) -> None:
     """Refuses a run that could not end: a zero-time cycle, or with a `horizon`
     (and a `warmup` in time units) more customers per replication than
-    `max_customers`, naming --horizon or --warmup, whichever is the larger."""
+    `max_customers`, naming the horizon or the warm-up, whichever is the larger."""
     check_cycles_take_time(model)
     if horizon is None:
         return
@@ -69,8 +69,8 @@ def check_run_ends(model: Model, horizon: Optional[float], warmup: Optional[floa
     name = max(bounds, key=bounds.get)
     customers = math.fsum(bounds.values()) * (horizon + warmup)
     if customers > max_customers:
-        option = "--warmup" if warmup > horizon else "--horizon"
-        raise BrewputError(
-            f"{option}: a warm-up of {warmup:.4g} and a horizon of {horizon:.4g} time units would complete up "
+        field = Field("warmup" if warmup > horizon else "horizon")
+        raise OptionError(
+            field, f"a warm-up of {warmup:.4g} and a horizon of {horizon:.4g} time units would complete up "
             f"to {customers:.3g} customers per replication (class {name} alone up to {bounds[name]:.4g} per "
-            f"time unit), beyond the {max_customers:,} a replication can count; shorten {option}")
+            f"time unit), beyond the {max_customers:,} a replication can count; shorten ", field)

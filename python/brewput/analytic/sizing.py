@@ -95,11 +95,15 @@ def loss_station_cost(capacity: float, embedded_chain: bool) -> Cost:
 
 
 def check(what: str, cost: Cost, advice: str) -> None:
-    """Refuses `what` (e.g. "--method mva: exact MVA for 3 classes of 1,000") when
-    `cost` is beyond the limits, saying what it would take and what to do instead."""
+    """Refuses `what` (e.g. "station s with 5,000 servers") when `cost` is beyond
+    the limits, saying what it would take and what to do instead."""
     if not cost.affordable:
-        raise BrewputError(f"{what} would take {cost.describe()}, beyond the limit of "
-                           f"{MAX_SECONDS:g} s and {MAX_BYTES / 1e9:g} GB; {advice}")
+        raise BrewputError(f"{what} {beyond(cost)}; {advice}")
+
+
+def beyond(cost: Cost) -> str:
+    """What an unaffordable `cost` would take, against the limits."""
+    return f"would take {cost.describe()}, beyond the limit of {MAX_SECONDS:g} s and {MAX_BYTES / 1e9:g} GB"
 
 
 def population_text(population: np.ndarray) -> str:

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from ..errors import BrewputError
+from ..errors import BrewputError, OptionError
 
 # Plain click help: rich's markup mode would read a help text's `[default: ...]` as a tag and drop it.
 app = typer.Typer(add_completion=True, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -39,6 +39,22 @@ def warning_line(message: str) -> None:
     say("warning", "bold yellow", message)
 
 
+# The API's fields whose command-line option is not the field with dashes (the lab's times and rates).
+OPTION_NAMES = {"grind_ms": "--grind", "press_ms": "--press", "steam_ms": "--steam", "latte_ms": "--latte",
+                "jitter_ms": "--jitter", "duration_ms": "--dur", "warmup_ms": "--warmup", "stall_ms": "--stall",
+                "work_ms": "--work", "rate_per_s": "--rate", "implementation": "--impl", "implementations": "--impl"}
+
+
+def option_name(field: str) -> str:
+    """The command-line option of an API field: `customers` -> `--customers`, `stall_every` -> `--stall-every`."""
+    return OPTION_NAMES.get(field) or "--" + field.replace("_", "-")
+
+
+def user_message(e: BrewputError) -> str:
+    """An error as the command line says it: a refused option named as its `--option`."""
+    return e.worded(option_name) if isinstance(e, OptionError) else str(e)
+
+
 def user_errors(command):
     """Turns BrewputError into one line on stderr and exit code 2, Ctrl-C into
     `interrupted` and 130 (__main__ does the same for Ctrl-C during start-up)."""
@@ -47,7 +63,7 @@ def user_errors(command):
         try:
             return command(*args, **kwargs)
         except BrewputError as e:
-            error_line(str(e))
+            error_line(user_message(e))
             raise typer.Exit(2)
         except KeyboardInterrupt:
             err.print("interrupted")

@@ -12,7 +12,8 @@ from typing import Optional
 
 import typer
 
-from .common import OutputOption, ReportOption, app, command_line, err, out, progress_bar, user_errors, warning_line
+from .common import (OutputOption, ReportOption, app, command_line, err, option_name, out, progress_bar, user_errors,
+                     warning_line)
 from .scenarios import check_outputs, write_outputs
 
 lab_app = typer.Typer(no_args_is_help=True, help="Measure real concurrent code on this machine's CPUs, beside its model.")
@@ -63,20 +64,20 @@ def lab_coffee(
 
     require_lab()
     settings = CoffeeSettings(
-        grind_ms=opt.time_ms("--grind", grind), press_ms=opt.time_ms("--press", press),
-        steam_ms=opt.time_ms("--steam", steam), latte_ms=opt.time_ms("--latte", latte),
-        jitter_ms=opt.time_ms("--jitter", jitter), duration_ms=opt.time_ms("--dur", dur),
-        warmup_ms=opt.time_ms("--warmup", warmup), repetitions=opt.whole_number("--repetitions", repetitions),
-        rate_per_s=None if rate is None else opt.rate_per_s("--rate", rate), arrivals=arrivals,
-        queue=opt.whole_number("--queue", queue),
-        stall_every=None if stall_every is None else opt.whole_number("--stall-every", stall_every),
-        stall_ms=opt.time_ms("--stall", stall), nice=None if nice is None else opt.whole_number("--nice", nice))
+        grind_ms=opt.time_ms("grind_ms", grind), press_ms=opt.time_ms("press_ms", press),
+        steam_ms=opt.time_ms("steam_ms", steam), latte_ms=opt.time_ms("latte_ms", latte),
+        jitter_ms=opt.time_ms("jitter_ms", jitter), duration_ms=opt.time_ms("duration_ms", dur),
+        warmup_ms=opt.time_ms("warmup_ms", warmup), repetitions=opt.whole_number("repetitions", repetitions),
+        rate_per_s=None if rate is None else opt.rate_per_s("rate_per_s", rate), arrivals=arrivals,
+        queue=opt.whole_number("queue", queue),
+        stall_every=None if stall_every is None else opt.whole_number("stall_every", stall_every),
+        stall_ms=opt.time_ms("stall_ms", stall), nice=None if nice is None else opt.whole_number("nice", nice))
     settings.check()
     implementations = opt.implementations(impl)
-    pars = opt.whole_numbers("--par", par) if par is not None else None
-    asked = opt.whole_numbers("--cpus", cpus) if cpus is not None else list(range(1, min(6, opt.machine_cpus()) + 1))
+    pars = opt.whole_numbers("par", par) if par is not None else None
+    asked = opt.whole_numbers("cpus", cpus) if cpus is not None else list(range(1, min(6, opt.machine_cpus()) + 1))
     check_outputs(output, report, hgrm)
-    cpu_counts, warning = opt.capped_cpus(asked)
+    cpu_counts, warning = opt.capped_cpus(asked, option_name)
     if warning:
         warning_line(warning)
     with progress_bar(enabled=not as_json, label="measuring") as progress:
@@ -108,13 +109,13 @@ def lab_pool(
     from ..lab.show import print_pool
 
     require_lab()
-    task_count, work_ms = opt.whole_number("--tasks", tasks), opt.time_ms("--work", work)
-    asked = opt.machine_cpus() if cpus is None else opt.whole_number("--cpus", cpus)
-    sizes = opt.whole_numbers("--threads", threads) if threads is not None else None
-    reps = opt.whole_number("--repetitions", repetitions)
-    nice_value = None if nice is None else opt.whole_number("--nice", nice)
+    task_count, work_ms = opt.whole_number("tasks", tasks), opt.time_ms("work_ms", work)
+    asked = opt.machine_cpus() if cpus is None else opt.whole_number("cpus", cpus)
+    sizes = opt.whole_numbers("threads", threads) if threads is not None else None
+    reps = opt.whole_number("repetitions", repetitions)
+    nice_value = None if nice is None else opt.whole_number("nice", nice)
     check_outputs(output, report, hgrm)
-    capped, warning = opt.capped_cpus([asked])
+    capped, warning = opt.capped_cpus([asked], option_name)
     if warning:
         warning_line(warning)
     with progress_bar(enabled=not as_json, label="measuring") as progress:

@@ -6,8 +6,8 @@ import os
 from typing import Callable, Mapping, Optional, Union
 
 from .. import _native
-from ..errors import (BrewputError, CancelledError, DeadlockError, EngineError, EngineInputError,
-                      InternalError, UnstableError)
+from ..errors import (CancelledError, DeadlockError, EngineError, EngineInputError, InternalError, OptionError,
+                      UnstableError)
 from .cancellable import run_cancellable
 from ..model import Model, as_model
 from ..model.limits import MAX_TIME
@@ -96,42 +96,41 @@ def model_label(model: Model) -> str:
 def run_settings(seed, replications, customers, horizon, warmup, threads) -> dict:
     """Checks the run options and turns them into the engine's settings."""
     if customers is not None and horizon is not None:
-        raise BrewputError("--customers and --horizon: give one, not both")
-    _check_int("--seed", seed, 0, 2**64 - 1)
-    _check_int("--replications", replications, 1, MAX_REPLICATIONS)
+        raise OptionError(("customers", "horizon"), "give one, not both")
+    _check_int("seed", seed, 0, 2**64 - 1)
+    _check_int("replications", replications, 1, MAX_REPLICATIONS)
     if threads is not None:
-        _check_int("--threads", threads, 1, MAX_THREADS)
+        _check_int("threads", threads, 1, MAX_THREADS)
     if horizon is not None:
-        _check_positive("--horizon", horizon)
+        _check_positive("horizon", horizon)
         warmup_time = WARMUP_SHARE * horizon if warmup is None else warmup
-        _check_positive("--warmup", warmup_time, allow_zero=True)
-        for option, time in (("--horizon", horizon), ("--warmup", warmup_time)):
+        _check_positive("warmup", warmup_time, allow_zero=True)
+        for field, time in (("horizon", horizon), ("warmup", warmup_time)):
             if time > MAX_TIME:
-                raise BrewputError(f"{option}: at most {MAX_TIME:g} time units (as any time in a model), "
-                                   f"got {time:g}")
+                raise OptionError(field, f"at most {MAX_TIME:g} time units (as any time in a model), got {time:g}")
         stop = {"kind": "horizon", "time": float(horizon)}
         warm = {"kind": "time", "time": float(warmup_time)}
     else:
         count = DEFAULT_CUSTOMERS if customers is None else customers
-        _check_int("--customers", count, 1, MAX_CUSTOMERS)
+        _check_int("customers", count, 1, MAX_CUSTOMERS)
         warm_count = int(WARMUP_SHARE * count) if warmup is None else warmup
-        _check_int("--warmup", warm_count, 0, MAX_CUSTOMERS)
+        _check_int("warmup", warm_count, 0, MAX_CUSTOMERS)
         stop = {"kind": "customers", "count": int(count)}
         warm = {"kind": "customers", "count": int(warm_count)}
     return {"seed": int(seed), "replications": int(replications), "threads": threads,
             "stop": stop, "warmup": warm}
 
 
-def _check_int(option: str, value, low: int, high: int) -> None:
+def _check_int(field: str, value, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
-        raise BrewputError(f"{option}: expected a whole number, got {value!r}")
+        raise OptionError(field, f"expected a whole number, got {value!r}")
     if not low <= value <= high:
-        raise BrewputError(f"{option}: expected a number from {low:,} to {high:,}, got {value:,}")
+        raise OptionError(field, f"expected a number from {low:,} to {high:,}, got {value:,}")
 
 
-def _check_positive(option: str, value, allow_zero: bool = False) -> None:
+def _check_positive(field: str, value, allow_zero: bool = False) -> None:
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value \
         and value != float("inf") and (value >= 0 if allow_zero else value > 0)
     if not ok:
-        raise BrewputError(f"{option}: expected a {'non-negative' if allow_zero else 'positive'} "
-                           f"finite number, got {value!r}")
+        raise OptionError(field, f"expected a {'non-negative' if allow_zero else 'positive'} finite number, "
+                                 f"got {value!r}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from typing import Mapping, Optional, Union
 
-from ..errors import BrewputError
+from ..errors import Field, OptionError
 from ..model import Model, as_model
 from ..results import solution_results
 from ..analytic.bounds import network_bounds
@@ -29,15 +29,15 @@ def solve(
     analytic method covers.
     """
     if method not in METHODS:
-        raise BrewputError(f"--method: expected one of {', '.join(METHODS)}, got {method!r}")
+        raise OptionError("method", f"expected one of {', '.join(METHODS)}, got {method!r}")
     model = as_model(model, params)
     check_cycles_take_time(model)
     net = network_of(model)
     try:
         sol = _solve_network(net, method)
     except MemoryError:  # sizing.py estimates every method first; this is the last line of defence
-        raise BrewputError(f"--method {method}: {model.file or model.name} does not fit in this machine's "
-                           f"memory; use a smaller model or brewput simulate") from None
+        raise OptionError("method", f"{model.file or model.name} does not fit in this machine's memory; "
+                                    "use a smaller model or brewput simulate", value=method) from None
     return solution_results(model, net, sol, network_bounds(net))
 
 
@@ -46,13 +46,13 @@ def _solve_network(net, method: str):
     full station, or a queueing network) or mixed."""
     if net.is_open.all():
         if method not in ("auto", "exact"):
-            raise BrewputError(f"--method {method}: open networks are solved exactly (or by the "
-                               f"named approximation per station); use --method auto")
+            raise OptionError("method", "open networks are solved exactly (or by the named approximation per "
+                                        "station); use ", Field("method"), " auto", value=method)
         return solve_open(net)
     if binding_buffer(net):
         if method not in ("auto", "exact"):
-            raise BrewputError(f"--method {method}: closed customers waiting outside a full station "
-                               f"are solved by their own product form; use --method auto")
+            raise OptionError("method", "closed customers waiting outside a full station are solved by their "
+                                        "own product form; use ", Field("method"), " auto", value=method)
         return solve_waiting_outside(net)
     if not net.is_open.any():
         return solve_closed(net, method=method)

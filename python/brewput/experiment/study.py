@@ -16,7 +16,7 @@ from pydantic import AfterValidator, BeforeValidator, PlainValidator, Validation
 
 from ..analytic.closed import METHODS
 from ..engine.simulate import DEFAULT_REPLICATIONS, MAX_CUSTOMERS, MAX_REPLICATIONS, run_settings
-from ..errors import BrewputError, FieldError
+from ..errors import FieldError, OptionError
 from ..model import Model, load
 from ..model.limits import MAX_INTEGER, MAX_STUDY_MODELS, MAX_TIME, MIN_TIME
 from ..model.model import first_problem
@@ -90,12 +90,10 @@ class SimulateOptions(Strict):
         # The relations between fields are the command line's, reported at the study's field.
         try:
             run_settings(self.seed, self.replications, self.customers, self.horizon, self.warmup, None)
-        except BrewputError as e:
-            option, _, problem = str(e).partition(": ")
-            names = option.replace("--", "")
-            if " " in names:  # about two fields: "customers and horizon: give one, not both"
-                raise FieldError(f"{names}: {problem}", names.split(" ")[0]) from None
-            raise FieldError(problem, names) from None
+        except OptionError as e:
+            if len(e.fields) > 1:  # about two fields: "customers and horizon: give one, not both"
+                raise FieldError(str(e), e.fields[0]) from None
+            raise FieldError(e.problem_worded(), e.fields[0]) from None
         return self
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Callable, List, Optional
 
-from ..errors import BrewputError
+from ..errors import Field, OptionError
 from . import native
 from .options import LIMITS, check_implementation
 from .results import SPECTRUM, coffee_results
@@ -34,23 +34,21 @@ class CoffeeSettings:
     nice: Optional[int] = None              # run at this nice value (below 0 needs privilege)
 
     def check(self) -> None:
-        """Every setting within its option's bounds (lab/options.py) and consistent with the others."""
-        for option, value in (("--grind", self.grind_ms), ("--press", self.press_ms), ("--steam", self.steam_ms),
-                              ("--latte", self.latte_ms), ("--jitter", self.jitter_ms), ("--dur", self.duration_ms),
-                              ("--warmup", self.warmup_ms), ("--repetitions", self.repetitions),
-                              ("--queue", self.queue), ("seed", self.seed), ("--stall", self.stall_ms)):
-            LIMITS[option].check(value)
-        for option, optional in (("--rate", self.rate_per_s), ("--nice", self.nice),
-                                 ("--stall-every", self.stall_every)):
-            if optional is not None:
-                LIMITS[option].check(optional)
+        """Every setting within its field's bounds (lab/options.py) and consistent with the others."""
+        for field in ("grind_ms", "press_ms", "steam_ms", "latte_ms", "jitter_ms", "duration_ms", "warmup_ms",
+                      "repetitions", "queue", "seed", "stall_ms"):
+            LIMITS[field].check(getattr(self, field))
+        for field in ("rate_per_s", "nice", "stall_every"):
+            if getattr(self, field) is not None:
+                LIMITS[field].check(getattr(self, field))
         if self.jitter_ms > 2 * min(self.grind_ms, self.press_ms, self.steam_ms, self.latte_ms):
-            raise BrewputError(f"--jitter {self.jitter_ms:g}ms: at most twice the shortest stage "
-                               "(a stage lasts its time ± jitter/2)")
+            raise OptionError("jitter_ms", "at most twice the shortest stage (a stage lasts its time ± jitter/2)",
+                              value=f"{self.jitter_ms:g}ms")
         if self.arrivals not in ("poisson", "constant"):
-            raise BrewputError(f"--arrivals {self.arrivals}: expected poisson or constant")
+            raise OptionError("arrivals", "expected poisson or constant", value=str(self.arrivals))
         if self.stall_ms > 0 and self.stall_every is None:
-            raise BrewputError(f"--stall {self.stall_ms:g}ms: needs --stall-every N (which orders stall)")
+            raise OptionError("stall_ms", "needs ", Field("stall_every"), " N (which orders stall)",
+                              value=f"{self.stall_ms:g}ms")
 
     def load(self) -> dict:
         if self.rate_per_s is None:
@@ -68,8 +66,8 @@ def measure_coffee(implementation: str, cpus: int, par: Optional[int] = None,
     check_implementation(implementation)
     settings.check()
     par = cpus if par is None else par
-    LIMITS["--cpus"].check(cpus)
-    LIMITS["--par"].check(par)
+    LIMITS["cpus"].check(cpus)
+    LIMITS["par"].check(par)
     stall = None if settings.stall_every is None else {"every": settings.stall_every,
                                                         "pause_us": settings.stall_ms * 1e3}
     run = {
@@ -96,22 +94,21 @@ def run_coffee_lab(implementations: List[str], cpus: List[int], *, par: Optional
     many as CPUs), measured and, with `predict`, simulated from its model: one
     experiment record. Ctrl-C keeps what finished and marks it interrupted."""
     from ..experiment.record import add_scenario, new_record
-    from .predict import coffee_model, predict_coffee, stage_ms
+    from .predict import closed_models_only, coffee_model, predict_coffee, stage_ms
 
     for implementation in implementations:
-        check_implementation(implementation)
+        check_implementation(implementation, "implementations")
     settings.check()
     for k in cpus:
-        LIMITS["--cpus"].check(k)
+        LIMITS["cpus"].check(k)
     for p in par or []:
-        LIMITS["--par"].check(p)
+        LIMITS["par"].check(p)
     pars: List[Optional[int]] = list(par) if par else [None]
     models = {}
     if predict:
         stage_ms(settings)
         if settings.rate_per_s is not None:
-            raise BrewputError("--predict: the coffee models are closed (customers ordering back to back); "
-                               "drop --rate to compare")
+            raise closed_models_only()
         for implementation in implementations:
             models[implementation] = coffee_model(implementation, pars[0])[1] if len(pars) == 1 \
                 else coffee_model(implementation, None)[1]

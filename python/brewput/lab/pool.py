@@ -24,11 +24,11 @@ POOL = "pool"
 
 def _check(tasks: int, work_ms: float, threads: Optional[int], cpus: int, repetitions: int = 1,
            nice: Optional[int] = None) -> None:
-    """Every setting within its option's bounds (lab/options.py)."""
-    for option, value in (("--tasks", tasks), ("--work", work_ms), ("--cpus", cpus), ("--repetitions", repetitions),
-                          ("--threads", threads), ("--nice", nice)):
+    """Every setting within its field's bounds (lab/options.py)."""
+    for field, value in (("tasks", tasks), ("work_ms", work_ms), ("cpus", cpus), ("repetitions", repetitions),
+                         ("threads", threads), ("nice", nice)):
         if value is not None:
-            LIMITS[option].check(value)
+            LIMITS[field].check(value)
 
 
 def _label(threads: Optional[int]) -> str:

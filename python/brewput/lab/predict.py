@@ -12,7 +12,7 @@ import yaml
 
 from ..bundled import EXAMPLES
 from ..engine.simulate import simulate
-from ..errors import BrewputError
+from ..errors import Field, OptionError
 from ..model import Model
 from .options import numbered
 
@@ -32,7 +32,7 @@ def model_file(implementation: str) -> Path:
     templates = {"multi-": "multi-2", "linearpipe-": "linearpipe-0", "splitpipe-": "splitpipe-1",
                  "multipipe-": "multipipe-2"}
     if family is None:
-        raise BrewputError(f"--predict: no model for {implementation} in {COFFEE}")
+        raise OptionError("predict", f"no model for {implementation} in {COFFEE}")
     return COFFEE / f"{templates[family[0]]}.yaml"
 
 
@@ -77,13 +77,19 @@ def _shops(doc: dict, n: int) -> None:
     doc["name"] = f"Coffee shop, {n} pipelines"
 
 
+def closed_models_only() -> OptionError:
+    """Why an open-loop measurement (a rate) has no model beside it."""
+    return OptionError("predict", "the coffee models are closed (customers ordering back to back); drop ",
+                       Field("rate_per_s"), " to compare")
+
+
 def stage_ms(settings) -> float:
     """The one stage time the models take as their time unit."""
     stages = {"grind": settings.grind_ms, "press": settings.press_ms,
               "steam": settings.steam_ms, "latte": settings.latte_ms}
     if len(set(stages.values())) != 1:
         shown = ", ".join(f"{name} {ms:g}ms" for name, ms in stages.items())
-        raise BrewputError(f"--predict: the coffee models have four equal stages; got {shown}")
+        raise OptionError("predict", f"the coffee models have four equal stages; got {shown}")
     return settings.grind_ms
 
 
@@ -93,8 +99,7 @@ def predict_coffee(implementation: str, cpus: int, par: Optional[int], settings)
     doc, _ = coffee_model(implementation, par)
     model = Model.from_dict(doc, params={"cpus": cpus, "noise": settings.jitter_ms / stage})
     if settings.rate_per_s is not None:
-        raise BrewputError("--predict: the coffee models are closed (customers ordering back to back); "
-                           "drop --rate to compare")
+        raise closed_models_only()
     results = simulate(model, customers=CUSTOMERS, replications=REPLICATIONS)
     return in_ms(results, stage)
 
