@@ -47,6 +47,9 @@ def test_solve_table_names_the_method():
 @pytest.mark.parametrize("args, message", [
     (["solve", "examples/coffee/finelocking.yaml"], "simultaneous possession) has no exact analytic solution here; use brewput simulate"),
     (["solve", "examples/mmc.yaml", "--method", "magic"], "--method: expected one of"),
+    (["solve", "examples/mmc.yaml", "--sweep", "c=2..3", "--method", "magic"], "error: --method: expected one of"),
+    (["solve", "examples/mmc.yaml", "--method", "approx"], "error: --method approx: open networks are solved exactly "
+                                                           "(or by the named approximation per station); use --method auto"),
     (["solve", "examples/mmc.yaml", "--set", "rate=3.5"], "utilization 1.167 >= 1, the open model is unstable"),
     (["compare", "examples/mmc.yaml", "--level", "1.5"], "--level: expected a confidence level"),
 ])

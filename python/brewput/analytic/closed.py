@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import Field, OptionError
 from . import sizing
 from .network import Network, Unsupported, shortest_job_first
-from .methods import METHODS
+from .methods import METHODS, check_method
 from .solution import Solution
 
 
@@ -131,8 +131,7 @@ def product_form_stations(net: Network) -> Tuple[np.ndarray, List[str]]:
 
 def solve_arrays(demand, servers, think, population, method="auto") -> Figures:
     """The closed network given as arrays, solved by `method` (see METHODS)."""
-    if method not in METHODS:
-        raise OptionError("method", f"expected one of {', '.join(METHODS)}, got {method!r}")
+    check_method(method)
     population = np.asarray(population, dtype=int)
     idle = (demand.sum(axis=1) + think) <= 0
     if idle.any():

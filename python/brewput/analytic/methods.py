@@ -1,6 +1,13 @@
 """The analytic methods by name, in a module of its own so that the command line
 can list them in its help without importing numpy."""
+from ..errors import OptionError
 
 #: "mva" is "mva-exact", "exact" the exact method that fits the network at any
 #: cost, "approx" the approximation that "auto" would choose.
 METHODS = ("auto", "exact", "approx", "mva", "mva-exact", "convolution", "bard-schweitzer", "linearizer")
+
+
+def check_method(method: str) -> None:
+    """Refuses a method that is not one of METHODS."""
+    if method not in METHODS:
+        raise OptionError("method", f"expected one of {', '.join(METHODS)}, got {method!r}")

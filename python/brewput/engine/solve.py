@@ -10,7 +10,7 @@ from ..results import solution_results
 from ..analytic.bounds import network_bounds
 from ..analytic.closed import solve_closed
 from ..analytic.feasibility import check_cycles_take_time
-from ..analytic.methods import METHODS
+from ..analytic.methods import check_method
 from ..analytic.mixed import solve_mixed
 from ..analytic.network import network_of
 from ..analytic.open import solve_open
@@ -28,8 +28,7 @@ def solve(
     Raises `Unsupported` (a BrewputError) naming the model feature that no
     analytic method covers.
     """
-    if method not in METHODS:
-        raise OptionError("method", f"expected one of {', '.join(METHODS)}, got {method!r}")
+    check_method(method)
     model = as_model(model, params)
     check_cycles_take_time(model)
     net = network_of(model)

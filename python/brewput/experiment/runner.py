@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from ..analytic.methods import check_method
 from ..engine.simulate import run_settings
 from ..model import Model, as_model
 from ..errors import BrewputError
@@ -84,6 +85,8 @@ def plan(models: Mapping[str, Model], sweep: Mapping[str, Sequence[Number]],
         options = {k: v for k, v in engines["simulate"].items() if k != "distribution"}
         run_settings(**{"seed": 1, "replications": 5, "customers": None, "horizon": None,
                         "warmup": None, "threads": None, **options})
+    if "solve" in engines:
+        check_method(engines["solve"].get("method", "auto"))
     first = {name: values[0] for name, values in sweep.items()}
     for model in models.values() if sweep else ():
         model.with_params(**first)
