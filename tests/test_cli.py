@@ -190,13 +190,15 @@ def test_parquet_without_pyarrow_is_refused_before_running(monkeypatch, tmp_path
 
 
 def test_dask_without_distributed_is_refused_before_running(monkeypatch):
+    from brewput.cli.common import user_message
     from brewput.errors import BrewputError
     from brewput.experiment.executors import DaskCluster, executor
 
     assert isinstance(executor("dask", scheduler="tcp://127.0.0.1:8786"), DaskCluster)
     monkeypatch.setitem(sys.modules, "distributed", None)
-    with pytest.raises(BrewputError, match=r"--executor dask: needs .* pip install 'brewput\[dask\]'"):
+    with pytest.raises(BrewputError, match=r"^executor dask: needs .* pip install 'brewput\[dask\]'") as e:
         executor("dask", scheduler="tcp://127.0.0.1:8786")
+    assert user_message(e.value).startswith("--executor dask: needs Dask's distributed package")
 
 
 def flat(text: str) -> str:

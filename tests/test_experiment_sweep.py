@@ -111,7 +111,7 @@ def brewput(*args):
     (["--workers", "2"], "error: --executor, --scheduler, --workers: only with --sweep"),
     (["--sweep", "c=3..4", "--workers", "0"], "error: --workers: expected a number from 1 to 4,096, got 0"),
     (["--sweep", "c=3..4", "--executor", "ray"], "error: --executor: expected one of local, dask, got 'ray'"),
-    (["--sweep", "c=3..4", "--executor", "dask"], "error: --executor dask needs --scheduler ADDRESS"),
+    (["--sweep", "c=3..4", "--executor", "dask"], "error: --executor dask: needs --scheduler ADDRESS"),
     (["--sweep", "c=3..4", "--scheduler", "tcp://x:1"], "error: --scheduler: only with --executor dask"),
     (["--sweep", "c=3..4", "-o", "out.xlsx"], "error: -o out.xlsx: expected a file ending in .json, .csv, .parquet"),
     (["--sweep", "c=3..4", "-o", "no/such/dir/out.csv"], "error: -o no/such/dir/out.csv: the folder no/such/dir does"),

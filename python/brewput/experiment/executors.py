@@ -20,7 +20,7 @@ import signal
 from typing import Any, Callable, Iterable, Iterator, Optional, Tuple
 
 from ..engine.cancellable import cancel_when
-from ..errors import BrewputError
+from ..errors import Field, OptionError
 
 EXECUTORS = ("local", "dask")
 
@@ -151,11 +151,11 @@ async def _identity(address: str) -> dict:
 
 def scheduler_address(text: str) -> Tuple[str, int]:
     """The host and port of a Dask scheduler's address, `tcp://HOST:PORT` (or
-    tls://, or HOST:PORT); a BrewputError naming --scheduler otherwise."""
+    tls://, or HOST:PORT); an OptionError naming `scheduler` otherwise."""
     match = _ADDRESS.fullmatch(text.strip())
     if not (match and (match["scheme"] or "tcp") in DASK_SCHEMES and 1 <= int(match["port"]) <= 65535):
-        raise BrewputError(f"--scheduler {text}: expected a Dask scheduler's address, tcp://HOST:PORT "
-                           f"(e.g. tcp://10.0.0.5:8786)")
+        raise OptionError("scheduler", "expected a Dask scheduler's address, tcp://HOST:PORT "
+                                       "(e.g. tcp://10.0.0.5:8786)", value=text)
     return match["host"].strip("[]"), int(match["port"])
 
 
@@ -182,8 +182,8 @@ class DaskCluster:
         try:
             socket.create_connection((self._host, self._port), timeout=CONNECT_TIMEOUT).close()
         except OSError as e:
-            raise BrewputError(f"--scheduler {self.scheduler}: cannot connect to a Dask scheduler: "
-                               f"{e.strerror or e}") from None
+            raise OptionError("scheduler", f"cannot connect to a Dask scheduler: {e.strerror or e}",
+                              value=self.scheduler) from None
         # Then its identity, within the timeout: a port where something else listens
         # would keep a Client waiting for as long as that peer keeps the connection.
         try:
@@ -191,12 +191,12 @@ class DaskCluster:
         except (OSError, ValueError, TypeError, asyncio.TimeoutError) as e:
             identity = {"error": str(e) or type(e).__name__}
         if not (isinstance(identity, dict) and identity.get("type") == "Scheduler"):
-            raise BrewputError(f"--scheduler {self.scheduler}: not a Dask scheduler, or it did not answer "
-                               f"within {CONNECT_TIMEOUT} s")
+            raise OptionError("scheduler", f"not a Dask scheduler, or it did not answer within {CONNECT_TIMEOUT} s",
+                              value=self.scheduler)
         try:
             self._client = Client(self.scheduler, set_as_default=False, timeout=f"{CONNECT_TIMEOUT}s")
         except (OSError, ValueError, TypeError) as e:
-            raise BrewputError(f"--scheduler {self.scheduler}: cannot connect to a Dask scheduler: {e}") from None
+            raise OptionError("scheduler", f"cannot connect to a Dask scheduler: {e}", value=self.scheduler) from None
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
@@ -232,17 +232,19 @@ def executor(kind: str = "local", *, workers: Optional[int] = None, scheduler: O
     with one worker) or `dask` (a running cluster's scheduler address), checked
     before anything runs."""
     if kind not in EXECUTORS:
-        raise BrewputError(f"--executor: expected one of {', '.join(EXECUTORS)}, got {kind!r}")
+        raise OptionError("executor", f"expected one of {', '.join(EXECUTORS)}, got {kind!r}")
     if workers is not None and not 1 <= workers <= 4096:
-        raise BrewputError(f"--workers: expected a number from 1 to 4,096, got {workers}")
+        raise OptionError("workers", f"expected a number from 1 to 4,096, got {workers}")
     if kind == "dask":
         if not scheduler:
-            raise BrewputError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
+            raise OptionError("executor", "needs ", Field("scheduler"), " ADDRESS (e.g. tcp://10.0.0.5:8786)",
+                              value="dask")
         if workers is not None:
-            raise BrewputError("--workers: a Dask cluster has the workers it has; start more there")
+            raise OptionError("workers", "a Dask cluster has the workers it has; start more there")
         if importlib.util.find_spec("distributed") is None:
-            raise BrewputError("--executor dask: needs Dask's distributed package: pip install 'brewput[dask]'")
+            raise OptionError("executor", "needs Dask's distributed package: pip install 'brewput[dask]'",
+                              value="dask")
         return DaskCluster(scheduler)
     if scheduler:
-        raise BrewputError("--scheduler: only with --executor dask")
+        raise OptionError("scheduler", "only with ", Field("executor"), " dask")
     return InProcess() if (workers or cores()) == 1 else LocalProcesses(workers)
