@@ -87,6 +87,13 @@ def test_bad_sweep_options_are_one_line_errors(options, message):
     assert str(e.value).startswith(message)
 
 
+def test_the_api_names_its_sweep_argument_not_the_option():
+    import brewput
+
+    with pytest.raises(BrewputError, match=r"^sweep: 2,000,000 scenarios is more than the 1,000,000 allowed$"):
+        brewput.sweep("examples/mmc.yaml", {"c": "1..2000", "rate": "1..1000"}, "solve")
+
+
 def test_a_study_sweep_entry_is_a_spelling_a_number_or_a_list():
     assert sweep_values("1..3") == [1, 2, 3]
     assert sweep_values(4) == [4]

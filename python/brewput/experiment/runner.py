@@ -70,7 +70,7 @@ class Plan(SequenceABC):
 
 
 def plan(models: Mapping[str, Model], sweep: Mapping[str, Sequence[Number]],
-         engines: Mapping[str, Mapping[str, object]], where: str = "--sweep") -> Plan:
+         engines: Mapping[str, Mapping[str, object]], where: str = "sweep") -> Plan:
     """The scenarios of an experiment, checked before any runs: the engines'
     options, and every swept value of every model (each value once, the other
     params at their first value; a combination that still cannot run is kept in
