@@ -121,7 +121,7 @@ def sweep_record(model: Path, params: Optional[dict], sweeps: List[str], engine:
     from ..experiment.runner import one_model
     from ..experiment.sweep import parse_sweeps
 
-    return one_model(model, params, parse_sweeps(sweeps), engine, options, command_line())
+    return one_model(model, params, parse_sweeps(sweeps), engine, options, command_line(), where="--sweep")
 
 
 def single_run_checks(output: Optional[Path], report: Optional[Path], executor: str, scheduler: Optional[str],

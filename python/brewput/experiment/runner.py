@@ -97,13 +97,14 @@ def plan(models: Mapping[str, Model], sweep: Mapping[str, Sequence[Number]],
 
 
 def one_model(model, params: Optional[Mapping[str, Number]], sweep: Mapping[str, Sequence[Number]],
-              engine: str, options: Mapping[str, object], command: Optional[str] = None):
+              engine: str, options: Mapping[str, object], command: Optional[str] = None, where: str = "sweep"):
     """The record and scenarios of sweeping one model (a Model or a model file)
-    with one engine: `brewput simulate --sweep` and `brewput solve --sweep`."""
+    with one engine: `brewput simulate --sweep` and `brewput solve --sweep`;
+    `where` names the sweep in errors."""
     model = as_model(model, params)
     label = Path(model.file).stem if model.file else model.name
     record = new_record(title=model.name, command=command, models={label: model_entry(model.file)}, sweep=sweep)
-    return record, plan({label: model}, sweep, {engine: dict(options)})
+    return record, plan({label: model}, sweep, {engine: dict(options)}, where)
 
 
 def sweep(model, values: Mapping[str, object], engine: str = "simulate", *, params: Optional[Mapping] = None,
