@@ -8,9 +8,11 @@ correct engine fails some fixed seed small even across many asserts.
 """
 from functools import lru_cache
 
+import pytest
 from scipy.stats import t as student_t
 
 import brewput
+from brewput.errors import ModelError
 import brewput.bundled
 
 # The examples as the package ships them (the checkout's examples/ links to them).
@@ -66,3 +68,19 @@ def check(res, path, truth, *, floor=0.0, resolution=0.0, max_rel_width=None):
             f"{what}: 95 % CI [{lo}, {hi}] too wide to test against {truth!r}")
     _, tol = widened(res, path)
     assert_close(value, truth, tol + resolution, floor=floor, what=what)
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    """A test run from its own empty folder (relative paths land there)."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def error_of(call, *args, **kwargs):
+    """The one-line message of the ModelError that `call(*args, **kwargs)` raises."""
+    with pytest.raises(ModelError) as caught:
+        call(*args, **kwargs)
+    message = str(caught.value)
+    assert "\n" not in message and len(message) < 300
+    return message

@@ -4,6 +4,7 @@ import pytest
 
 import brewput
 from brewput.errors import BrewputError, ModelError
+from conftest import error_of
 
 BASE = """\
 brewput: 1
@@ -195,18 +196,6 @@ CASES = {
 }
 
 
-@pytest.fixture
-def in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def error_of(call, *args, **kwargs):
-    with pytest.raises(ModelError) as caught:
-        call(*args, **kwargs)
-    message = str(caught.value)
-    assert "\n" not in message
-    return message
 
 
 @pytest.mark.parametrize("text, message", CASES.values(), ids=CASES.keys())

@@ -18,6 +18,7 @@ from brewput.experiment.study import json_schema as study_schema
 from brewput.experiment.study import load_study
 from brewput.model import Model
 from brewput.model.distributions import Empirical, Gamma, Hyperexp, Lognormal, Normal, Uniform, parse_distribution
+from conftest import error_of
 from brewput.model.limits import (MAX_CV, MAX_DEPTH, MAX_EMPIRICAL, MAX_ENTRIES, MAX_EXPRESSION_DEPTH,
                                   MAX_FILE_BYTES, MAX_TIME, MAX_TOTAL_POPULATION, MIN_CV, MIN_TIME)
 from brewput.model.params import evaluate, ExpressionError
@@ -36,18 +37,6 @@ classes:
 """
 
 
-@pytest.fixture
-def in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def error_of(call, *args, **kwargs):
-    with pytest.raises(ModelError) as caught:
-        call(*args, **kwargs)
-    message = str(caught.value)
-    assert "\n" not in message and len(message) < 300
-    return message
 
 
 # The reader ---------------------------------------------------------------------------

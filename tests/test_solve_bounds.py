@@ -2,7 +2,6 @@
 checked against Markov chains in test_solve_closed.py) at every population."""
 import math
 
-import numpy as np
 import pytest
 
 import brewput

@@ -1,8 +1,6 @@
 """Mixed networks (brewput.analytic.mixed): the standard reduction against a hand
 computation, Erlang C, and a Markov chain of open and closed customers together
 (the open count truncated far beyond any probability that matters)."""
-import itertools
-import math
 
 import numpy as np
 import pytest

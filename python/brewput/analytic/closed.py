@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import Field, OptionError
 from . import sizing
 from .network import Network, Unsupported, shortest_job_first
-from .methods import METHODS, check_method
+from .methods import check_method
 from .solution import Solution
 
 

@@ -22,7 +22,7 @@ from typing import List, Sequence, Tuple
 
 import numpy as np
 
-from ..model.distributions import (Const, Distribution, Empirical, Erlang, Exp, Gamma, Hyperexp, Jitter,
+from ..model.distributions import (Distribution, Empirical, Erlang, Exp, Gamma, Hyperexp, Jitter,
                                    Lognormal, Normal, Uniform)
 
 #: Quadrature's relative tolerance for the laws with a density.

@@ -20,6 +20,7 @@ DEFAULT_REPLICATIONS = 5
 WARMUP_SHARE = 0.1  # of the run, when no warm-up is given
 MAX_CUSTOMERS = 4 * 10**9  # per replication: the histograms count in u32 buckets
 MAX_REPLICATIONS = 100_000
+MAX_SEED = 2**64 - 1  # the engine's seeds are u64
 MAX_THREADS = 1024  # engine threads; each reserves 1 MiB of stack
 PROGRESS_INTERVAL = 0.1  # seconds between progress reports
 
@@ -97,7 +98,7 @@ def run_settings(seed, replications, customers, horizon, warmup, threads) -> dic
     """Checks the run options and turns them into the engine's settings."""
     if customers is not None and horizon is not None:
         raise OptionError(("customers", "horizon"), "give one, not both")
-    _check_int("seed", seed, 0, 2**64 - 1)
+    _check_int("seed", seed, 0, MAX_SEED)
     _check_int("replications", replications, 1, MAX_REPLICATIONS)
     if threads is not None:
         _check_int("threads", threads, 1, MAX_THREADS)

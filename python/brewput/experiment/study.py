@@ -14,8 +14,8 @@ from typing import Annotated, Any, Dict, List, Optional, Union
 
 from pydantic import AfterValidator, BeforeValidator, PlainValidator, ValidationError, WithJsonSchema, model_validator
 
-from ..analytic.closed import METHODS
-from ..engine.simulate import DEFAULT_REPLICATIONS, MAX_CUSTOMERS, MAX_REPLICATIONS, run_settings
+from ..analytic.methods import METHODS
+from ..engine.simulate import DEFAULT_REPLICATIONS, MAX_CUSTOMERS, MAX_REPLICATIONS, MAX_SEED, run_settings
 from ..errors import FieldError, OptionError
 from ..model import Model, load
 from ..model.limits import MAX_INTEGER, MAX_STUDY_MODELS, MAX_TIME, MIN_TIME
@@ -72,7 +72,7 @@ class ModelRef(Strict):
 
 
 class SimulateOptions(Strict):
-    seed: checked(int, integer(0, 2**64 - 1)) = 1
+    seed: checked(int, integer(0, MAX_SEED)) = 1
     replications: checked(int, count(1, MAX_REPLICATIONS)) = DEFAULT_REPLICATIONS
     customers: Optional[checked(int, count(1, MAX_CUSTOMERS))] = None
     horizon: Optional[checked(float, number(MIN_TIME, MAX_TIME, "a time"))] = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence as SequenceABC
 from decimal import Decimal, InvalidOperation
-from typing import Dict, Iterable, List, Mapping, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Mapping, Sequence, Union
 
 from ..errors import BrewputError
 
