@@ -49,6 +49,8 @@ bench: build
 	printf '\n' >> bench/RESULTS.md && $(PYTHON) bench/solve_speed.py >> bench/RESULTS.md
 	printf '\n' >> bench/RESULTS.md && $(PYTHON) bench/startup.py >> bench/RESULTS.md
 	printf '\n' >> bench/RESULTS.md && $(PYTHON) bench/sweep_scaling.py >> bench/RESULTS.md
+	printf '\n' >> bench/RESULTS.md && $(PYTHON) bench/replication_scaling.py >> bench/RESULTS.md
+	printf '\n' >> bench/RESULTS.md && $(PYTHON) bench/sweep_planning.py >> bench/RESULTS.md
 	printf '\n## The lab: the coffee shop on this machine'"'"'s CPUs, beside its model\n\n' >> bench/RESULTS.md
 	$(PYTHON) bench/lab_curves.py >> bench/RESULTS.md
 
