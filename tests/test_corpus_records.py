@@ -115,6 +115,21 @@ CASES = [
     record_case("results-params-as-text", lambda r: r.__setitem__("params", "c=3"), ["params"], document=RESULTS),
     record_case("results-throughput-as-text", lambda r: r["classes"]["customer"].__setitem__("throughput", "x"),
                 ["classes.customer.throughput"], document=RESULTS),
+    # Every figure the charts read is a number (or its interval), whatever its name.
+    record_case("results-percentile-as-text", lambda r: r["classes"]["customer"]["response_time"].__setitem__(
+        "p50", "x"), ["classes.customer.response_time.p50", "expected a number"], document=RESULTS),
+    record_case("results-percentile-as-flag", lambda r: r["classes"]["customer"]["waiting_time"].__setitem__(
+        "p99", True), ["classes.customer.waiting_time.p99"], document=RESULTS),
+    record_case("results-percentile-as-mapping", lambda r: r["classes"]["customer"]["response_time"].__setitem__(
+        "p95", {"value": 1}), ["classes.customer.response_time.p95"], document=RESULTS),
+    record_case("results-station-figure-as-text", lambda r: r["stations"]["desk"].__setitem__(
+        "queue_length", "7.4"), ["stations.desk.queue_length"], document=RESULTS),
+    record_case("results-station-exact-as-text", lambda r: r["stations"]["desk"].__setitem__("exact", "yes"),
+                ["stations.desk.exact"], document=RESULTS),
+    record_case("results-class-figure-as-text", lambda r: r["classes"]["customer"].__setitem__(
+        "loss_probability", "none"), ["classes.customer.loss_probability"], document=RESULTS),
+    record_case("record-percentile-as-text", lambda r: customer(r)["response_time"].__setitem__("p99", "slow"),
+                ["scenarios[0].results.classes.customer.response_time.p99"]),
 ]
 
 

@@ -30,8 +30,9 @@ Text = Annotated[str, Strict()]
 Flag = Annotated[bool, Strict()]
 Interval = Optional[Tuple[Optional[Number], Optional[Number]]]
 Spectrum = List[Tuple[Number, Number]]  # (percent, value) pairs
-Scalar = Union[Number, Text, Flag, None]
-Figure = Union[Number, Interval, Spectrum, List[Interval], Text, Flag, None]
+# Every figure but the few named ones (exact, method) is a number or its interval:
+# a string where the charts expect a number would fail deep inside them.
+Measure = Union[Number, Interval, None]
 
 
 class Part(BaseModel):
@@ -46,7 +47,7 @@ class Times(Part):
     spectrum: Optional[Spectrum] = None
     spectrum_ci: Optional[List[Interval]] = None
     distribution: Optional[Dict[str, Any]] = None  # asked for (--hgrm): the rows of an .hgrm file
-    __pydantic_extra__: Dict[str, Figure]
+    __pydantic_extra__: Dict[str, Measure]  # the percentiles and their intervals
 
 
 class ClassFigures(Part):
@@ -57,13 +58,15 @@ class ClassFigures(Part):
     lost: Optional[Whole] = None
     exact: Optional[Flag] = None
     method: Optional[Text] = None
-    __pydantic_extra__: Dict[str, Union[Figure, Times, Dict[str, Scalar]]]
+    __pydantic_extra__: Dict[str, Union[Measure, Times]]  # loss_probability, the lab's service_time...
 
 
 class Figures(Part):
     """A station's or a resource's figures."""
     utilization: Optional[Number] = None
-    __pydantic_extra__: Dict[str, Figure]
+    exact: Optional[Flag] = None
+    method: Optional[Text] = None
+    __pydantic_extra__: Dict[str, Measure]
 
 
 class Bounds(Part):
