@@ -107,6 +107,10 @@ def test_a_simulated_sweep_equals_each_scenario_simulated_alone():
     (lambda: brewput.sweep(MMC, {"c": "3..x"}, engine="solve"), "sweep c:"),
     (lambda: brewput.sweep(MMC, {"nosuch": [1]}, engine="solve"), "nosuch"),
     (lambda: brewput.table({"what": 1}), "expected an experiment record or a results dict"),
+    (lambda: brewput.table(42), "expected an experiment record or a results dict .*, got int"),
+    (lambda: brewput.table(42, tidy=False), "expected an experiment record or a results dict .*, got int"),
+    (lambda: brewput.sweep(MMC, "c", engine="solve"), r"values: expected a mapping of params .*, got str"),
+    (lambda: brewput.sweep(MMC, [("c", [3])], engine="solve"), r"values: expected a mapping .*, got list"),
 ])
 def test_bad_calls_raise_one_brewput_error(call, message):
     with pytest.raises(brewput.BrewputError, match=message):

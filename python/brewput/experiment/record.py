@@ -178,7 +178,7 @@ def whole_counts(table: "pandas.DataFrame") -> "pandas.DataFrame":
     return table
 
 
-def as_record(record_or_results: dict) -> dict:
+def as_record(record_or_results: Any) -> dict:
     """An experiment record as it is; one results dict as a record of one scenario."""
     if isinstance(record_or_results, Mapping) and record_or_results.get("brewput") == "experiment":
         return dict(record_or_results)

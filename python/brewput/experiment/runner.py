@@ -122,6 +122,9 @@ def sweep(model, values: Mapping[str, object], engine: str = "simulate", *, para
 
     if engine not in ENGINES:
         raise BrewputError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
+    if not isinstance(values, Mapping):
+        raise BrewputError(f"values: expected a mapping of params to their values, e.g. {{'cpus': range(1, 7)}}, "
+                           f"got {type(values).__name__}")
     swept = {}
     for name, spelled in values.items():
         try:

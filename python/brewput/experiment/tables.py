@@ -22,7 +22,7 @@ TIDY_COLUMNS = ("figure", "value", "ci_low", "ci_high", "unit")
 def table(record_or_results: Mapping, tidy: bool = True) -> "pandas.DataFrame":
     """The tidy long table (`tidy=True`) or the flat table of an experiment
     record or of one results dict."""
-    return tidy_table(record_or_results) if tidy else flat_table(dict(record_or_results))
+    return tidy_table(record_or_results) if tidy else flat_table(as_record(record_or_results))
 
 
 def tidy_table(record_or_results: Mapping) -> "pandas.DataFrame":
@@ -37,7 +37,7 @@ def tidy_table(record_or_results: Mapping) -> "pandas.DataFrame":
     """
     import pandas
 
-    record = as_record(dict(record_or_results))
+    record = as_record(record_or_results)
     swept = list(record["sweep"])
     rows: List[dict] = []
     for scenario in record["scenarios"]:
