@@ -105,6 +105,10 @@ CASES = [
     Case("markup-study-label-bad-model", ["run", "s.yaml"],
          {"s.yaml": STUDY.replace("  m: m.yaml", "  '[bold]': m.yaml"), "m.yaml": marked(":x:")},
          names=["':x:'"]),
+    # No command at all: the help on stdout, one line on stderr saying what is missing.
+    Case("no-command", [], names=["missing command: brewput COMMAND"]),
+    Case("no-lab-command", ["lab"], names=["missing command: brewput lab COMMAND"]),
+    Case("unknown-command", ["simulat", "m.yaml"], M, names=["no such command 'simulat'"]),
 ]
 
 

@@ -24,9 +24,10 @@ def main() -> None:
     try:
         code = command.main(prog_name="brewput", standalone_mode=False)
     except _USAGE_ERROR as e:
-        if type(e).__name__ == "NoArgsIsHelpError":  # bare `brewput`: the help
-            e.show()
-            sys.exit(e.exit_code)
+        if type(e).__name__ == "NoArgsIsHelpError":  # bare `brewput` or `brewput lab`: the help, then why
+            print(e.ctx.get_help())
+            error_line(f"missing command: {e.ctx.command_path} COMMAND (the commands are listed above)")
+            sys.exit(2)
         error_line(usage_message(e))
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
