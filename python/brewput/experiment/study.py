@@ -10,19 +10,17 @@ import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Annotated, Any, Dict, List, Optional, Union
-
-from pydantic import AfterValidator, BeforeValidator, PlainValidator, ValidationError, WithJsonSchema, model_validator
+from typing import Any, Dict, List, Optional
 
 from ..analytic.methods import METHODS
 from ..engine.simulate import DEFAULT_REPLICATIONS, MAX_CUSTOMERS, MAX_REPLICATIONS, MAX_SEED, run_settings
 from ..errors import FieldError, OptionError
 from ..model import Model, load
 from ..model.limits import MAX_INTEGER, MAX_STUDY_MODELS, MAX_TIME, MIN_TIME
+from ..model.fields import Field, ListOf, MapOf, Maybe, Problems, Shorthand, Strict, Text, Value
 from ..model.model import first_problem
-from ..model.schema import Strict
 from ..model.source import Origin, read
-from ..model.values import checked, count, first_repeat, integer, number, one_of, version
+from ..model.values import count, first_repeat, integer, number, one_of, version
 from .record import CHARTS, model_entry, new_record
 from .runner import ENGINES, Scenario, plan
 from .sweep import SPELLINGS, Number, SweepError, sweep_values
@@ -57,29 +55,25 @@ def _some(mapping: Dict[str, Any]) -> Dict[str, Any]:
 
 
 _BASE_60 = re.compile(r"[:\s]\d+(:\d+)+\s*(#.*)?$")
-_SWEEP_SCHEMA = {"anyOf": [{"type": "number"}, {"type": "string", "description": SPELLINGS},
-                           {"type": "array", "items": {"type": "number"}, "minItems": 1}]}
-Param = checked(Number, number(-MAX_INTEGER, MAX_INTEGER))
-Values = Annotated[List[Number], PlainValidator(_values), WithJsonSchema(_SWEEP_SCHEMA)]
-Engine = checked(str, one_of(*ENGINES))
-Chart = checked(str, one_of(*CHARTS))
+_values.schema = {"anyOf": [{"type": "number"}, {"type": "string", "description": SPELLINGS},  # type: ignore
+                            {"type": "array", "items": {"type": "number"}, "minItems": 1}]}
+Param = Value(number(-MAX_INTEGER, MAX_INTEGER))
 _warmup_time, _warmup_customers = number(0, MAX_TIME, "a time"), count(0, MAX_CUSTOMERS)
 
 
 class ModelRef(Strict):
-    file: str  # relative to the study file's folder
-    set: Dict[str, Param] = {}
+    file = Field(Text, description="the model file, relative to the study file's folder")
+    set = Field(MapOf(Text, Param), default={})
 
 
 class SimulateOptions(Strict):
-    seed: checked(int, integer(0, MAX_SEED)) = 1
-    replications: checked(int, count(1, MAX_REPLICATIONS)) = DEFAULT_REPLICATIONS
-    customers: Optional[checked(int, count(1, MAX_CUSTOMERS))] = None
-    horizon: Optional[checked(float, number(MIN_TIME, MAX_TIME, "a time"))] = None
-    warmup: Optional[checked(float, number(0, None, "a number"))] = None
+    seed = Field(Value(integer(0, MAX_SEED)), default=1)
+    replications = Field(Value(count(1, MAX_REPLICATIONS)), default=DEFAULT_REPLICATIONS)
+    customers = Field(Maybe(Value(count(1, MAX_CUSTOMERS))), default=None)
+    horizon = Field(Maybe(Value(number(MIN_TIME, MAX_TIME, "a time"))), default=None)
+    warmup = Field(Maybe(Value(number(0, None, "a number"))), default=None)
 
-    @model_validator(mode="after")
-    def _check(self) -> SimulateOptions:
+    def _check(self) -> None:
         # A warm-up is a time with a horizon, else a count of customers.
         if self.warmup is not None:
             try:
@@ -94,30 +88,27 @@ class SimulateOptions(Strict):
             if len(e.fields) > 1:  # about two fields: "customers and horizon: give one, not both"
                 raise FieldError(str(e), e.fields[0]) from None
             raise FieldError(e.problem_worded(), e.fields[0]) from None
-        return self
 
 
 class SolveOptions(Strict):
-    method: checked(str, one_of(*METHODS)) = "auto"
+    method = Field(Value(one_of(*METHODS)), default="auto")
 
 
 class StudySpec(Strict):
-    brewput: checked(int, version)
-    title: Optional[str] = None
-    models: Annotated[Dict[str, Annotated[ModelRef, BeforeValidator(
-        _model_ref, json_schema_input_type=Union[str, ModelRef])]], AfterValidator(_some)]
-    set: Dict[str, Param] = {}
-    sweep: Dict[str, Values] = {}
-    engines: Annotated[List[Engine], AfterValidator(_unique)] = ["simulate"]
-    simulate: SimulateOptions = SimulateOptions()
-    solve: SolveOptions = SolveOptions()
-    charts: Optional[Annotated[List[Chart], AfterValidator(_unique)]] = None
+    brewput = Field(Value(version))
+    title = Field(Maybe(Text), default=None)
+    models = Field(MapOf(Text, Shorthand(ModelRef, Text, _model_ref), min_items=1, after=_some))
+    set = Field(MapOf(Text, Param), default={})
+    sweep = Field(MapOf(Text, Value(_values)), default={})
+    engines = Field(ListOf(Value(one_of(*ENGINES)), min_items=1, after=_unique), default=["simulate"])
+    simulate = Field(SimulateOptions, default={})
+    solve = Field(SolveOptions, default={})
+    charts = Field(Maybe(ListOf(Value(one_of(*CHARTS)), min_items=1, after=_unique)), default=None)
 
 
 def json_schema() -> Dict[str, Any]:
     """The JSON Schema of a study file, for editors (docs/model-language.md)."""
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **StudySpec.model_json_schema(),
-            "title": "brewput study file"}
+    return StudySpec.json_schema("brewput study file")
 
 
 @dataclass(frozen=True)
@@ -159,12 +150,12 @@ def load_study(path) -> Study:
         raise origin.error((), f"a study must be a mapping of fields, got {type(data).__name__}")
     _refuse_base_60(data.get("sweep"), text, origin)
     try:
-        spec = StudySpec.model_validate(data)
-    except ValidationError as e:
+        spec = StudySpec.check(data)
+    except (FieldError, Problems) as e:
         raise first_problem(e, origin) from None
     files: Dict[str, Model] = {}  # variants of one model file read it once
     models = {label: _load_model(spec, label, origin, files) for label in spec.models}
-    engines = {"simulate": _simulate_options(spec.simulate), "solve": spec.solve.model_dump()}
+    engines = {"simulate": _simulate_options(spec.simulate), "solve": spec.solve.as_dict()}
     return Study(file=file, text=text, title=spec.title or Path(file).stem, models=models,
                  sweep=dict(spec.sweep), engines={e: engines[e] for e in spec.engines}, charts=spec.charts)
 
@@ -184,7 +175,7 @@ def _refuse_base_60(sweep: Any, text: str, origin: Origin) -> None:
 
 def _simulate_options(options: SimulateOptions) -> Dict[str, Any]:
     """The simulate options the study gives (the engine's defaults for the rest)."""
-    return {k: v for k, v in options.model_dump().items() if v is not None}
+    return {k: v for k, v in options.as_dict().items() if v is not None}
 
 
 def _load_model(spec: StudySpec, label: str, origin: Origin, files: Dict[str, Model]) -> Model:

@@ -4,27 +4,19 @@ from __future__ import annotations
 import copy
 import dataclasses
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Union
+from typing import Any, Dict, FrozenSet, Mapping, Optional, Union
 
 import yaml
-from pydantic import ValidationError
 
 from ..errors import FieldError, ModelError
 from .compile import compile_model
 from .distributions import Distribution, Empirical, PARAMETERS
+from .fields import Problems
+from .features import features
 from .params import Number, with_overrides, resolve_params, substitute
 from .schema import JobClass, ModelSpec, Station
 from .source import Origin, read
 from .values import show
-
-_PYDANTIC_PROBLEMS = {  # the few checks left to pydantic itself, in our words
-    "missing": "missing required field",
-    "dict_type": "expected a mapping",
-    "model_type": "expected a mapping",
-    "list_type": "expected a list",
-    "string_type": "expected a string",
-}
-
 
 class Model:
     """A validated model with its params resolved.
@@ -55,9 +47,8 @@ class Model:
         params = resolve_params(raw.get("params"), overrides, origin)
         data = substitute({k: v for k, v in raw.items() if k != "params"}, params, origin)
         try:
-            spec = ModelSpec.model_validate({**data, "params": params},
-                                            context={"base_dir": origin.base_dir})
-        except ValidationError as e:
+            spec = ModelSpec.check({**data, "params": params}, {"base_dir": origin.base_dir})
+        except (FieldError, Problems) as e:
             raise first_problem(e, origin) from None
         self._raw, self._overrides, self._origin, self._spec = raw, dict(overrides), origin, spec
 
@@ -110,6 +101,10 @@ class Model:
     def classes(self) -> Dict[str, JobClass]:
         return dict(self._spec.classes)
 
+    def features(self) -> FrozenSet[str]:
+        """The named features the model uses (model/features.py's FEATURES)."""
+        return features(self._spec)
+
     def __repr__(self) -> str:
         return (f"Model({self.name!r}, params={self.params}, stations={list(self._spec.stations)}, "
                 f"classes={list(self._spec.classes)})")
@@ -136,20 +131,10 @@ def as_model(model: Union[Model, Mapping[str, Any], str, Path],
     return load(model, params=params)
 
 
-def first_problem(error: ValidationError, origin: Origin) -> ModelError:
-    """Pydantic's errors as one ModelError: the first in the file."""
-    problems = []
-    for e in error.errors(include_url=False):
-        path = tuple(item for item in e["loc"] if item != "[key]")
-        cause = (e.get("ctx") or {}).get("error")
-        if isinstance(cause, FieldError):
-            path += cause.path
-            problem = str(cause)
-        else:
-            problem = _PYDANTIC_PROBLEMS.get(e["type"], e["msg"])
-            if e["type"] != "missing":
-                problem += f", got {show(e['input'])}"
-        problems.append(origin.error(path, problem))
+def first_problem(error: Union[FieldError, Problems], origin: Origin) -> ModelError:
+    """The problems a file's walk found as one ModelError: the first in the file."""
+    found = error.found if isinstance(error, Problems) else [(error.path, str(error))]
+    problems = [origin.error(path, problem) for path, problem in found]
     return min(problems, key=lambda p: (p.line is None, p.line or 0))
 
 

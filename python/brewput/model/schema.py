@@ -1,25 +1,23 @@
-"""The model language's fields and rules, as pydantic models. Values here are
+"""The model language's fields and rules, declared with fields.py. Values here are
 already free of `${...}`; names are still names (compile.py turns them into indices).
 
-Every validator raises FieldError with the model language's own wording; the
-loader turns pydantic's errors into one-line ModelErrors with file and line."""
+Every check raises FieldError with the model language's own wording; the loader
+turns the problems found into one-line ModelErrors with file and line."""
 from __future__ import annotations
 
 import math
 from collections import deque
 from pathlib import Path
-from typing import Annotated, Any, Callable, Dict, List, Optional, Tuple, Union
-
-from pydantic import (BaseModel, BeforeValidator, ConfigDict, PlainValidator, ValidationInfo, WithJsonSchema,
-                      model_validator)
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from ..errors import FieldError
 from ..units import TIME_UNITS
-from .distributions import Const, Distribution, EmpiricalBudget, Exp, parse_distribution
+from .distributions import Distribution, EmpiricalBudget, Exp, parse_distribution
 from .distributions import json_schema as distribution_schema
+from .fields import Field, ListOf, MapOf, Maybe, Strict, Text, Value, WithContext
 from .limits import MAX_ITEMS, MAX_SIZE, MAX_TIME, MAX_TOTAL_POPULATION, MAX_TOTAL_STEPS, MIN_TIME
 from .params import or_expression
-from .values import checked, count, first_repeat, integer, name, number, one_of, show, version
+from .values import count, first_repeat, integer, name, number, one_of, show, version
 
 DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
 EXIT = "exit"
@@ -31,8 +29,7 @@ def _known(names: Any) -> str:
     return ", ".join(names[:10]) + (f", ... ({len(names)} in all)" if len(names) > 10 else "") or "none"
 
 
-def _distribution(value: Any, info: ValidationInfo) -> Distribution:
-    context = info.context if info.context is not None else {}
+def _distribution(value: Any, context: Dict[str, Any]) -> Distribution:
     return parse_distribution(value, context.get("base_dir", Path(".")),
                               context.setdefault("empirical", EmpiricalBudget()))
 
@@ -65,77 +62,56 @@ def _sized(what: str, required: bool) -> Callable[[Any], Any]:
     return check
 
 
+def _resolved(value: Any) -> Union[int, float]:
+    """A param's value: resolve_params has checked and computed it before the walk."""
+    return value
+
+
 _PROBABILITY = or_expression({"type": "number", "minimum": 0, "maximum": 1})
-_NEXT_SCHEMA = {"anyOf": [name.schema, {"type": "object", "minProperties": 1, "additionalProperties": _PROBABILITY}]}
+_next.schema = {"anyOf": [name.schema,  # type: ignore[attr-defined]
+                          {"type": "object", "minProperties": 1, "additionalProperties": _PROBABILITY}]}
+_resolved.schema = or_expression({"type": "number"})  # type: ignore[attr-defined]
 
-Name = checked(str, name)
-Servers = checked(Union[int, float], count(1, MAX_SIZE, infinite=True), expressions=True)
-Buffer = checked(Union[int, float], count(0, MAX_SIZE, infinite=True), expressions=True)
-Count = checked(int, count(1, MAX_SIZE), expressions=True)
-Priority = checked(int, integer(-MAX_SIZE, MAX_SIZE), expressions=True)
+Name = Value(name)
+Dist = WithContext(_distribution, schema=distribution_schema())
+Servers = Value(count(1, MAX_SIZE, infinite=True), expressions=True)
+Buffer = Value(count(0, MAX_SIZE, infinite=True), expressions=True)
+Count = Value(count(1, MAX_SIZE), expressions=True)
+Priority = Value(integer(-MAX_SIZE, MAX_SIZE), expressions=True)
 # A rate's mean time between arrivals is a time like any other.
-Rate = checked(float, number(1 / MAX_TIME, 1 / MIN_TIME, "a rate"), expressions=True)
-Dist = Annotated[Distribution, PlainValidator(_distribution), WithJsonSchema(distribution_schema())]
-Next = Annotated[Union[str, Dict[str, float]], PlainValidator(_next), WithJsonSchema(_NEXT_SCHEMA)]
-Param = Annotated[Union[int, float], WithJsonSchema(or_expression({"type": "number"}))]
-
-
-class Strict(BaseModel):
-    """A part of a file brewput reads (a model, a study): unknown fields are errors, and the error lists the allowed ones."""
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _known_fields(cls, data: Any) -> Any:
-        # Our own check before pydantic's extra="forbid", to list the fields allowed.
-        if data is None:  # `grinder:` with nothing after it: all defaults
-            return {}
-        if isinstance(data, dict):
-            for key in data:
-                if key not in cls.model_fields:
-                    hint = ""
-                    if ")" in str(key):  # {service: gamma(2, 0.5)}: YAML split the value at its comma
-                        hint = '; inside {...} quote a value with commas: "gamma(2, 0.5)"'
-                    raise FieldError(f"unknown field (expected one of: {', '.join(cls.model_fields)}){hint}",
-                                     key)
-        return data
+Rate = Value(number(1 / MAX_TIME, 1 / MIN_TIME, "a rate"), expressions=True)
 
 
 class Station(Strict):
-    servers: Servers = 1
-    buffer: Buffer = math.inf
-    discipline: checked(str, one_of(*DISCIPLINES), expressions=True) = "fifo"
+    servers = Field(Servers, default=1)
+    buffer = Field(Buffer, default="inf")
+    discipline = Field(Value(one_of(*DISCIPLINES), expressions=True), default="fifo")
 
 
 class Step(Strict):
-    station: Name
-    service: Dist
-    uses: List[Name] = []
-    id: Optional[Name] = None
-    next: Optional[Next] = None
+    station = Field(Name)
+    service = Field(Dist)
+    uses = Field(ListOf(Name), default=[])
+    id = Field(Maybe(Name), default=None)
+    next = Field(Maybe(Value(_next)), default=None)
 
-    @model_validator(mode="after")
-    def _check(self) -> Step:
+    def _check(self) -> None:
         twice = first_repeat(self.uses)
         if twice is not None:
             raise FieldError(f"resource '{self.uses[twice]}' is listed twice", "uses", twice)
         if self.id == EXIT:
             raise FieldError(f"'{EXIT}' is reserved for leaving the route", "id")
-        return self
-
-
-Route = Annotated[List[Step], BeforeValidator(_sized("step", required=True))]
 
 
 class JobClass(Strict):
     """A class of customers: open (arrivals or rate) or closed (population)."""
 
-    arrivals: Optional[Dist] = None
-    rate: Optional[Rate] = None
-    population: Optional[Count] = None
-    think: Dist = Const(0.0)
-    priority: Priority = 0
-    route: Route
+    arrivals = Field(Maybe(Dist), default=None)
+    rate = Field(Maybe(Rate), default=None)
+    population = Field(Maybe(Count), default=None)
+    think = Field(Dist, default=0)
+    priority = Field(Priority, default=0)
+    route = Field(ListOf(Step, min_items=1, before=_sized("step", required=True)))
 
     @property
     def is_open(self) -> bool:
@@ -165,8 +141,7 @@ class JobClass(Strict):
             table.append(row)
         return table
 
-    @model_validator(mode="after")
-    def _check(self) -> JobClass:
+    def _check(self) -> None:
         if self.arrivals is not None and self.rate is not None:
             raise FieldError("give arrivals or rate, not both", "rate")
         is_open = self.interarrival is not None
@@ -174,7 +149,7 @@ class JobClass(Strict):
             raise FieldError("a class is open (arrivals: or rate:) or closed (population:), not both")
         if not is_open and self.population is None:
             raise FieldError("needs arrivals: or rate: (an open class) or population: (a closed class)")
-        if is_open and "think" in self.model_fields_set:
+        if is_open and "think" in self.given:
             raise FieldError("think: is for closed classes (an open class has arrivals)", "think")
         if is_open and self.interarrival.mean <= 0:
             raise FieldError("the mean time between arrivals must be positive", "arrivals")
@@ -189,7 +164,6 @@ class JobClass(Strict):
         if stuck is not None:
             raise FieldError("jobs reaching this step can never exit: every way on loops back "
                              "for ever", "route", stuck)
-        return self
 
 
 def _total(classes: Dict[str, JobClass], field: str, size: Callable[[JobClass], int], limit: int,
@@ -232,16 +206,15 @@ def _never_exits(routing: List[List[Tuple[Optional[int], float]]]) -> Optional[i
 
 
 class ModelSpec(Strict):
-    brewput: checked(int, version)
-    name: Optional[Name] = None
-    time_unit: checked(str, one_of(*TIME_UNITS), expressions=True) = "s"
-    params: Dict[str, Param] = {}
-    resources: Annotated[Dict[Name, Count], BeforeValidator(_sized("resource", required=False))] = {}
-    stations: Annotated[Dict[Name, Station], BeforeValidator(_sized("station", required=True))]
-    classes: Annotated[Dict[Name, JobClass], BeforeValidator(_sized("class", required=True))]
+    brewput = Field(Value(version))
+    name = Field(Maybe(Name), default=None)
+    time_unit = Field(Value(one_of(*TIME_UNITS), expressions=True), default="s")
+    params = Field(MapOf(Text, Value(_resolved)), default={})
+    resources = Field(MapOf(Name, Count, before=_sized("resource", required=False)), default={})
+    stations = Field(MapOf(Name, Station, min_items=1, before=_sized("station", required=True)))
+    classes = Field(MapOf(Name, JobClass, min_items=1, before=_sized("class", required=True)))
 
-    @model_validator(mode="after")
-    def _check(self) -> ModelSpec:
+    def _check(self) -> None:
         _total(self.classes, "population", lambda c: c.population or 0, MAX_TOTAL_POPULATION,
                "customers in all closed classes")
         _total(self.classes, "route", lambda c: len(c.route), MAX_TOTAL_STEPS, "steps in all routes")
@@ -255,11 +228,9 @@ class ModelSpec(Strict):
                     if resource not in self.resources:
                         raise FieldError(f"unknown resource '{resource}' (resources: "
                                          f"{_known(self.resources)})", *at, "uses", j)
-        return self
 
 
 def json_schema() -> Dict[str, Any]:
     """The JSON Schema of a model file, for editors (docs/model-language.md):
     every field typed, `${...}` allowed wherever a number or choice may be."""
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **ModelSpec.model_json_schema(),
-            "title": "brewput model file"}
+    return ModelSpec.json_schema("brewput model file")

@@ -2,27 +2,18 @@
 a whole number in a range, a positive number, a choice, the language version),
 shared by the model language and study files. Each raises FieldError in the
 files' own wording (the loaders add the file, line and field) and carries the
-JSON Schema of what it accepts as `.schema`."""
+JSON Schema of what it accepts as `.schema` (fields.py's `Value` wraps one for a
+field)."""
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Callable, Dict, List, Optional, Union
-
-from pydantic import PlainValidator, WithJsonSchema
+from typing import Any, Callable, Dict, List, Optional, Union
 
 from ..errors import FieldError
-from .params import or_expression
 
 VERSION = 1
 # `inf` as written, or YAML's `.inf` (a float no finite number reaches in JSON Schema terms).
 INFINITY_SCHEMA = [{"const": "inf"}, {"type": "number", "minimum": 1e308}]
-
-
-def checked(kind: Any, check: Callable[[Any], Any], expressions: bool = False) -> Any:
-    """`kind` validated by `check`, with its JSON Schema (or a `${...}` in its place
-    where the file may give `expressions`), for pydantic."""
-    schema = or_expression(check.schema) if expressions else check.schema
-    return Annotated[kind, PlainValidator(check), WithJsonSchema(schema)]
 
 
 def _with_schema(check: Callable, schema: Dict[str, Any]) -> Callable:
