@@ -1,0 +1,131 @@
+"""The named features a model uses: what an engine must model to answer it.
+
+`FEATURES` is the one table of them, `FIELDS` says which features each field of
+the model language can bring, and `feature_sites(model)` finds where a model
+first uses each. An engine that cannot model everything (`brewput solve`) keeps
+an allow-list of the features it covers and refuses the rest by name, so that a
+field added to the language is refused until someone says it is covered, never
+silently ignored (tests/test_solve_features.py fails until the field is here).
+"""
+from __future__ import annotations
+
+import math
+from typing import Dict, FrozenSet, List, Optional, Tuple
+
+#: Every feature, with the words an error or a document uses for it.
+FEATURES: Dict[str, str] = {
+    "open-class": "an open class (customers arrive from outside and leave)",
+    "closed-class": "a closed class (a fixed population that cycles)",
+    "think-time": "a closed class's think time between cycles",
+    "non-poisson-arrivals": "arrivals whose times between them are not exponential",
+    "multi-class": "several classes of customers",
+    "class-priorities": "classes of different priorities",
+    "probabilistic-routing": "a step whose next step is drawn with probabilities",
+    "feedback": "a route that can return to a step it has left (a loop)",
+    "finite-buffer": "a finite buffer (a station that can be full)",
+    "resource-tokens": "a step that holds a server and resource tokens at once (simultaneous possession)",
+    "fifo": "first-in first-out service (discipline fifo)",
+    "lifo": "last-in first-out service (discipline lifo)",
+    "priority": "non-preemptive priority service (discipline priority)",
+    "sjf": "shortest-job-first service (discipline sjf)",
+    "ps": "processor sharing (discipline ps)",
+    "infinite-servers": "a station with infinitely many servers (a delay)",
+    "multi-server": "a station with several servers",
+    "non-exponential-service": "a service time that is not exponential",
+}
+
+_DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
+
+#: Each field of the model language, by the part of a model it belongs to, with
+#: the features it can bring (none: it names, describes or holds the others).
+FIELDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
+    "model": {"brewput": (), "name": (), "time_unit": (), "params": (), "resources": (), "stations": (),
+              "classes": ("multi-class",)},
+    "station": {"servers": ("infinite-servers", "multi-server"), "buffer": ("finite-buffer",),
+                "discipline": _DISCIPLINES},
+    "class": {"arrivals": ("open-class", "non-poisson-arrivals"), "rate": ("open-class",),
+              "population": ("closed-class",), "think": ("think-time",), "priority": ("class-priorities",),
+              "route": ()},
+    "step": {"station": (), "service": ("non-exponential-service",), "uses": ("resource-tokens",), "id": (),
+             "next": ("probabilistic-routing", "feedback")},
+}
+
+
+def feature_sites(model) -> Dict[str, str]:
+    """Each feature `model` uses (a Model or its validated spec: anything with
+    `stations` and `classes`), with the field where it is first used, as errors
+    name fields (`classes.latte.route[0].uses`)."""
+    sites: Dict[str, str] = {}
+
+    def use(feature: str, site: str) -> None:
+        sites.setdefault(feature, site)
+
+    classes = model.classes
+    if len(classes) > 1:
+        use("multi-class", "classes")
+    priorities = {job.priority for job in classes.values()}
+    visited = set()
+    for label, job in classes.items():
+        at = f"classes.{label}"
+        if job.is_open:
+            use("open-class", f"{at}.{'rate' if job.rate is not None else 'arrivals'}")
+            if not job.interarrival.is_exponential:
+                use("non-poisson-arrivals", f"{at}.arrivals")
+        else:
+            use("closed-class", f"{at}.population")
+            if job.think.mean > 0:
+                use("think-time", f"{at}.think")
+        if len(priorities) > 1:
+            use("class-priorities", f"{at}.priority")
+        routing = job.routing()
+        for i, step in enumerate(job.route):
+            here = f"{at}.route[{i}]"
+            visited.add(step.station)
+            if not step.service.is_exponential:
+                use("non-exponential-service", f"{here}.service")
+            if step.uses:
+                use("resource-tokens", f"{here}.uses")
+            if sum(1 for _, p in routing[i] if p > 0) > 1:
+                use("probabilistic-routing", f"{here}.next")
+        loop = _first_loop(routing)
+        if loop is not None:
+            use("feedback", f"{at}.route[{loop}].next")
+    for label, station in model.stations.items():
+        if label not in visited:
+            continue  # a station nobody visits asks nothing of an engine
+        at = f"stations.{label}"
+        use(station.discipline, f"{at}.discipline")
+        if math.isinf(station.servers):
+            use("infinite-servers", f"{at}.servers")
+        elif station.servers > 1:
+            use("multi-server", f"{at}.servers")
+        if math.isfinite(station.buffer):
+            use("finite-buffer", f"{at}.buffer")
+    return sites
+
+
+def features(model) -> FrozenSet[str]:
+    """The names (keys of FEATURES) of the features `model` uses."""
+    return frozenset(feature_sites(model))
+
+
+def _first_loop(routing: List[List[Tuple[Optional[int], float]]]) -> Optional[int]:
+    """The step whose `next` closes the first loop reachable from the start, or
+    None: a depth-first search without recursion (routes may have thousands of steps)."""
+    state = {0: "open"}  # open: on the current path; done: every way on explored
+    stack = [(0, iter(routing[0]))]
+    while stack:
+        step, arcs = stack[-1]
+        for target, p in arcs:
+            if target is None or p <= 0:
+                continue
+            if state.get(target) == "open":
+                return step
+            if target not in state:
+                state[target] = "open"
+                stack.append((target, iter(routing[target])))
+                break
+        else:
+            state[step] = "done"
+            stack.pop()
+    return None
