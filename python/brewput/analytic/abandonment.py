@@ -1,0 +1,154 @@
+"""Customers who give up at an M/M/c FCFS station: balking on arrival (an arrival
+that finds n present joins with probability join[n]) and reneging while waiting
+(exponential patience of mean `patience`, Erlang A, M/M/c+M), alone or together.
+
+The number present is a birth-death chain: from n, arrivals that join at rate
+lam join[n], departures at rate min(n, c) / s + max(n - c, 0) / patience
+(Kleinrock, Queueing Systems vol. 1, sec. 3.4, discouraged arrivals; Garnett,
+Mandelbaum and Reiman, "Designing a call center with impatient customers",
+MSOM 4(3), 2002, for Erlang A). Poisson arrivals see its time averages, which
+gives the fractions of arrivals that balk, abandon and are served. A buffer of
+K places in all is join = [1] * K (M/M/c/K; queues.mmck is its closed form).
+
+Notation as queues.py: arrival rate `lam`, mean service `s`, `c` servers.
+Pure Python: see birth_death.py.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from .birth_death import stationary
+
+#: What the chain may leave out when it has no end (everyone joins): the
+#: probability of the states beyond the truncation, relative to the whole.
+TAIL = 2.0 ** -60
+
+
+@dataclass(frozen=True)
+class Impatience:
+    """The steady state of an M/M/c station whose customers may give up."""
+
+    throughput: float             # customers served per time unit
+    balked: float                 # fraction of arrivals that do not join
+    abandoned: float              # fraction of arrivals that join and leave before service
+    served: float                 # fraction of arrivals served (the three sum to 1)
+    wait_probability: float       # fraction of arrivals that join and find every server busy
+    mean_wait: float              # mean time waiting of those who join (until service or giving up)
+    mean_wait_served: float       # mean wait of those served
+    mean_wait_abandoned: Optional[float]  # mean time to give up of those who abandon; None if nobody can
+    mean_response: float          # mean time at the station of those served: their wait + s
+    mean_in_queue: float          # Lq: customers waiting
+    mean_in_system: float         # L: customers present
+    utilization: float            # busy servers / c
+
+
+def impatient(lam: float, s: float, c: int, *, join: Optional[Sequence[float]] = None,
+              patience: float = math.inf) -> Impatience:
+    """M/M/c FCFS with balking (`join`, None: everyone joins) and exponential
+    patience (`patience` is its mean; inf: nobody reneges), exact.
+
+    An arrival that finds len(join) or more present balks. With neither a limit
+    to join nor patience the station must be stable (lam s < c); otherwise any
+    load is allowed. An unbounded chain is truncated where the states beyond
+    hold less than TAIL of the probability: its ratios p_{n+1}/p_n decrease from
+    c on, so the tail after n is at most p_n r_n / (1 - r_n).
+
+    The waits by outcome follow a tagged arrival that finds j waiting ahead (FCFS):
+    at place i in line it leaves that place at rate c/s + i/patience (a service
+    ends or someone ahead of it gives up, or it gives up itself: rate 1/patience),
+    so it is served with probability prod_{i=1}^{j+1} (c/s + (i-1)/patience) /
+    (c/s + i/patience), and the time at each place is exponential whatever ends it.
+    """
+    if not (lam > 0 and math.isfinite(lam)) or not (s > 0 and math.isfinite(s)):
+        raise ValueError(f"lam and s must be positive and finite, got {lam} and {s}")
+    if isinstance(c, bool) or not isinstance(c, int) or c < 1:
+        raise ValueError(f"c must be a positive integer, got {c!r}")
+    if not patience > 0:
+        raise ValueError(f"patience must be positive (inf: nobody reneges), got {patience}")
+    mu, theta = 1.0 / s, 1.0 / patience
+    if join is not None and any(not 0 <= b <= 1 for b in join):
+        raise ValueError("join probabilities must lie between 0 and 1")
+    unbounded = join is None
+    if unbounded:
+        join = [1.0] * _untruncated_length(lam, mu, c, theta)
+
+    def death(n: int) -> float:  # rate from n to n - 1
+        return min(n, c) * mu + max(n - c, 0) * theta
+
+    p = stationary([lam * b for b in join], [death(n) for n in range(1, len(join) + 1)])
+    # An arrival finding a bounded chain full balks; where the chain has no end the
+    # truncation's last state joins on (its states beyond hold less than TAIL).
+    joins = list(join) + [1.0 if unbounded else 0.0]
+    joined = math.fsum(pn * b for pn, b in zip(p, joins))
+    in_queue = math.fsum(max(n - c, 0) * pn for n, pn in enumerate(p))
+    busy = math.fsum(min(n, c) * pn for n, pn in enumerate(p))
+
+    # Per place i in line: served_i / abandoned_i the chances of each outcome from
+    # there, wait_served_i / wait_abandoned_i the expected wait times each outcome's
+    # indicator; each place from the one before, so nothing cancels.
+    served_i, abandoned_i, ws_i, wa_i = 1.0, 0.0, 0.0, 0.0
+    terms_served = [pn * b for pn, b in zip(p[:c], joins[:c])]  # served at once
+    terms_abandoned, terms_ws, terms_wa = [], [], []
+    for n in range(c, len(p)):
+        rate = c * mu + (n - c + 1) * theta
+        stay = (c * mu + (n - c) * theta) / rate
+        served_i, abandoned_i = stay * served_i, theta / rate + stay * abandoned_i
+        ws_i, wa_i = served_i / rate + stay * ws_i, abandoned_i / rate + stay * wa_i
+        weight = p[n] * joins[n]
+        terms_served.append(weight * served_i)
+        terms_abandoned.append(weight * abandoned_i)
+        terms_ws.append(weight * ws_i)
+        terms_wa.append(weight * wa_i)
+    served_weight, abandon_weight = math.fsum(terms_served), math.fsum(terms_abandoned)
+    wait_served, wait_abandoned = math.fsum(terms_ws), math.fsum(terms_wa)
+
+    throughput = busy * mu
+    return Impatience(
+        throughput=throughput,
+        balked=math.fsum(pn * (1.0 - b) for pn, b in zip(p, joins)),
+        abandoned=theta * in_queue / lam,
+        served=throughput / lam,
+        wait_probability=math.fsum(pn * b for pn, b in zip(p[c:], joins[c:])),
+        mean_wait=in_queue / (lam * joined),
+        mean_wait_served=wait_served / served_weight,
+        mean_wait_abandoned=wait_abandoned / abandon_weight if abandon_weight > 0 else None,
+        mean_response=wait_served / served_weight + s,
+        mean_in_queue=in_queue,
+        mean_in_system=math.fsum(n * pn for n, pn in enumerate(p)),
+        utilization=busy / c,
+    )
+
+
+def erlang_a(lam: float, s: float, c: int, patience: float) -> Impatience:
+    """Erlang A (M/M/c+M): everyone joins and waits at most an exponential
+    patience of mean `patience`, exact; stable at any load."""
+    return impatient(lam, s, c, patience=patience)
+
+
+def balking(lam: float, s: float, c: int, join: Sequence[float]) -> Impatience:
+    """M/M/c with queue-length-dependent balking: an arrival that finds n present
+    joins with probability join[n] (none beyond len(join)), exact. A threshold
+    (join = [1] * K) is M/M/c/K."""
+    return impatient(lam, s, c, join=join)
+
+
+def _untruncated_length(lam: float, mu: float, c: int, theta: float) -> int:
+    """How many states an unbounded chain needs: past c its ratios
+    r_n = lam / (c mu + (n + 1 - c) theta) fall; from the first below 1 on, the
+    states are kept until the tail beyond holds less than TAIL of the whole: it
+    holds at most (p_n / p_first) r_n / (1 - r_n) of the largest state."""
+    if theta == 0 and lam >= c * mu:
+        raise ValueError(f"without patience or a limit to join, lam s = {lam / mu:.6g} must be below "
+                         f"c = {c}: the queue would grow without end")
+    n = c + (max(0, math.floor((lam - c * mu) / theta)) if theta > 0 else 0)
+    while lam >= c * mu + (n + 1 - c) * theta:  # the division's rounding fell short
+        n += 1
+    log_drop = 0.0  # log(p_n / p_first)
+    while True:
+        r = lam / (c * mu + (n + 1 - c) * theta)
+        if log_drop + math.log(r) - math.log1p(-r) < math.log(TAIL):
+            return n + 1  # states 0..n + 1 (the last holds the rounding's worth)
+        log_drop += math.log(r)
+        n += 1
