@@ -1,5 +1,8 @@
 """What every command shares: the app, the two consoles, one-line user errors,
-the option parsers, the progress bar, and the options several commands take."""
+the option parsers, the progress bar, and the options several commands take.
+
+rich is imported when a command first prints through a console (about 15 ms of
+start-up that `--help`, `--version` and a one-line error need not pay)."""
 from __future__ import annotations
 
 import functools
@@ -9,8 +12,6 @@ from contextlib import contextmanager
 from typing import Dict, List, Union
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from ..errors import BrewputError, OptionError
 
@@ -22,12 +23,41 @@ app = typer.Typer(add_completion=True, no_args_is_help=True, pretty_exceptions_e
 # written, so neither console reads markup, emoji codes or highlights anything; styles
 # are given as rich Text. Piped output gets room for the tables instead of 80 columns.
 _PLAIN = dict(markup=False, emoji=False, highlight=False)
-out = Console(width=None if sys.stdout.isatty() else 130, **_PLAIN)
-err = Console(stderr=True, **_PLAIN)
+
+
+class _Console:
+    """A rich Console made on first use, with these options."""
+
+    def __init__(self, **options):
+        self._options = options
+        self._console = None
+
+    def __getattr__(self, name: str):
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return getattr(self._console, name)
+
+
+out = _Console(width=None if sys.stdout.isatty() else 130, **_PLAIN)
+err = _Console(stderr=True, **_PLAIN)
+
+
+# The control characters rich drops from what it prints (bell, backspace and the
+# line breaks other than \n), dropped here too where rich is not used.
+_CONTROL = dict.fromkeys((7, 8, 11, 12, 13))
 
 
 def say(label: str, style: str, message: str) -> None:
-    """One line on stderr: a styled `label:` and the message as written."""
+    """One line on stderr: a styled `label:` and the message as written (styled
+    only on a terminal; elsewhere rich would print the same plain line)."""
+    if not sys.stderr.isatty():
+        sys.stderr.write(f"{label}: {message}\n".translate(_CONTROL))
+        sys.stderr.flush()
+        return
+    from rich.text import Text
+
     err.print(Text.assemble((f"{label}:", style), " ", message), soft_wrap=True)
 
 

@@ -1,14 +1,14 @@
 """`brewput --version`."""
 import typer
 
-from .common import app, out
+from .common import app
 
 
 def print_version(asked: bool) -> None:
     if asked:
         from ..version import __version__
 
-        out.print(f"brewput {__version__}")
+        print(f"brewput {__version__}")
         raise typer.Exit()
 
 

@@ -18,6 +18,7 @@ from .schema import JobClass, ModelSpec, Station
 from .source import Origin, read
 from .values import show
 
+
 class Model:
     """A validated model with its params resolved.
 
