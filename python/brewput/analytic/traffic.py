@@ -23,10 +23,12 @@ def step_visits(job_class: JobClass) -> List[float]:
     """Expected visits to each step of the route per customer: the solution of
     v = e_0 + P^T v, where P is the step-to-step routing (exit absorbs; the
     model language guarantees every step can reach it)."""
-    import numpy as np  # only models that need it pay numpy's import time
-
     routing_table = job_class.routing()
     n = len(routing_table)
+    if all(row == [(i + 1 if i + 1 < n else None, 1.0)] for i, row in enumerate(routing_table)):
+        return [1.0] * n  # a chain visits each step once: no system to solve, no numpy to import
+    import numpy as np  # only routes that branch or loop pay numpy's import time
+
     links = [(i, target, p) for i, row in enumerate(routing_table) for target, p in row if target is not None]
     start = np.zeros(n)
     start[0] = 1.0

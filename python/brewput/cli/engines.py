@@ -88,7 +88,6 @@ def solve(
 ):
     """Solve MODEL analytically (queueing theory): exact where theory is exact, marked where approximate."""
     from ..engine.solve import solve as run_solve
-    from ..report.table import results_tables
 
     params = parse_sets(set_) or None
     if sweep_:
@@ -102,6 +101,8 @@ def solve(
     if as_json:
         print(json.dumps(res, indent=2))
     else:
+        from ..report.table import results_tables  # rich: only for an answer to print
+
         for table in results_tables(res):
             out.print(table)
         for note in res["notes"]:

@@ -1,0 +1,74 @@
+"""Start-up: what a command imports, which is most of how long it takes (timings
+are in bench/startup.py and bench/RESULTS.md; a test asserts none)."""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def imported(*args: str) -> set:
+    """The modules `brewput ARGS` imports, as `python -X importtime` lists them."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "brewput", *args], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode in (0, 2) and "Traceback" not in done.stderr, done.stderr
+    return set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", done.stderr, re.MULTILINE))
+
+
+def packages(modules: set) -> set:
+    return {m.split(".")[0] for m in modules}
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["solve", "--help"], ["schema", "model"]],
+                         ids=" ".join)
+def test_help_and_version_import_no_numpy_no_rich_no_pydantic(args):
+    found = imported(*args)
+    assert "typer" in packages(found)  # the listing works: the command line's own parser is there
+    assert packages(found) & {"numpy", "rich", "pydantic"} == set()
+
+
+def test_solve_reads_and_checks_its_model_without_pydantic():
+    found = imported("solve", "examples/mmc.yaml")
+    assert {"brewput.model.fields", "numpy", "rich"} <= found | packages(found)  # it solved and printed
+    assert "pydantic" not in packages(found)
+
+
+def test_a_refused_model_is_one_line_without_rich():
+    found = imported("solve", "examples/coffee/ideal.yaml")  # a step holding a server and tokens: refused
+    assert "brewput.analytic.network" in found
+    assert packages(found) & {"rich", "pydantic"} == set()
+
+
+def test_a_model_or_study_loaded_in_python_imports_no_pydantic_and_no_numpy():
+    code = ("import sys, brewput; from brewput.experiment.study import load_study; "
+            "brewput.load('examples/tandem.yaml'); load_study('examples/studies/coffee.yaml'); "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'pydantic', 'numpy'}))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_simulating_a_chain_imports_no_numpy():
+    found = imported("simulate", "examples/tandem.yaml", "--customers", "2000", "--replications", "2")
+    assert "brewput._native" in found and "numpy" not in packages(found)
+
+
+@pytest.mark.parametrize("steps", [1, 2, 7, 256, 257, 1000])
+def test_a_chain_visits_each_step_once_as_its_traffic_equations_say(steps):
+    import numpy as np
+    from scipy import sparse
+    from scipy.sparse.linalg import spsolve
+
+    from brewput import Model
+    from brewput.analytic.traffic import step_visits
+
+    route = [{"station": "desk", "service": 1}] * steps
+    chain = Model(brewput=1, stations={"desk": {}}, classes={"c": {"rate": 1, "route": route}}).classes["c"]
+    # v = e0 + P^T v with P the shift to the next step, solved as a linear system
+    start = np.eye(steps)[0]
+    truth = (np.linalg.solve(np.eye(steps) - np.eye(steps, k=-1), start) if steps <= 256  # P^T: i feeds i + 1
+             else spsolve(sparse.identity(steps, format="csc") - sparse.eye(steps, k=-1, format="csc"), start))
+    assert step_visits(chain) == [float(v) for v in truth] == [1.0] * steps
