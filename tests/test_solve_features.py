@@ -34,8 +34,8 @@ EXAMPLE = {
                                       "b": {"rate": 0.3, "route": [{"station": "s", "service": "exp(1)"}]}}),
                     "classes"),
     "class-priorities": (model({"s": {"discipline": "priority"}}, {
-        "a": {"rate": 0.2, "priority": 1, "route": [{"station": "s", "service": "exp(1)"}]},
-        "b": {"rate": 0.3, "route": [{"station": "s", "service": "exp(1)"}]}}), "classes.a.priority"),
+        "a": {"rate": 0.2, "route": [{"station": "s", "service": "exp(1)"}]},
+        "b": {"rate": 0.3, "priority": -1, "route": [{"station": "s", "service": "exp(1)"}]}}), "classes.b.priority"),
     "probabilistic-routing": (model({"s": {}, "t": {}}, {"c": {"rate": 0.2, "route": [
         {"station": "s", "service": "exp(1)", "next": {"u": 0.5, "exit": 0.5}},
         {"id": "u", "station": "t", "service": "exp(1)"}]}}), "classes.c.route[0].next"),
@@ -128,3 +128,10 @@ def test_a_probability_of_zero_is_no_routing_choice_and_an_unvisited_station_ask
         {"station": "s", "service": "exp(1)", "next": {"exit": 1.0, "u": 0.0}},
         {"id": "u", "station": "s", "service": "exp(1)"}]}})
     assert m.features() == {"open-class", "fifo"}
+
+
+def test_a_long_route_is_read_without_recursion():
+    steps = [{"id": f"s{i}", "station": "s", "service": "exp(1)"} for i in range(5000)]
+    steps[-1]["next"] = {"s0": 0.5, "exit": 0.5}
+    long = model({"s": {}}, {"c": {"rate": 1e-5, "route": steps}})
+    assert feature_sites(long)["feedback"] == "classes.c.route[4999].next"

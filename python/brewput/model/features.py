@@ -75,7 +75,7 @@ def feature_sites(model) -> Dict[str, str]:
             use("closed-class", f"{at}.population")
             if job.think.mean > 0:
                 use("think-time", f"{at}.think")
-        if len(priorities) > 1:
+        if len(priorities) > 1 and job.priority != 0:  # the classes that set one
             use("class-priorities", f"{at}.priority")
         routing = job.routing()
         for i, step in enumerate(job.route):
