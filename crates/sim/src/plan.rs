@@ -1,5 +1,10 @@
 //! The compiled model made ready to run: samplers built, routes turned into
 //! cumulative tables, exit encoded as `EXIT`.
+//!
+//! A step is an enum of kinds so that steps other than "be served at a
+//! station" (a fork into parallel branches, the join that waits for them) are
+//! each a new arm, and every place that must handle them is found by the
+//! compiler.
 
 use rand::Rng;
 
@@ -10,6 +15,17 @@ use crate::sampler::Sampler;
 /// A step index meaning "leave the route".
 pub const EXIT: u32 = u32::MAX;
 
+/// What a route may read about the stations when it chooses the next step:
+/// policies such as join the shortest queue see the state through this one
+/// accessor, never the stations themselves.
+#[allow(dead_code)] // read by the load-balancing dispatch policies (issue 11)
+pub trait Occupancy {
+    /// Jobs at `station`: waiting, in service and blocked after service.
+    fn present(&self, station: u32) -> u32;
+    /// Jobs waiting in `station`'s queue.
+    fn waiting(&self, station: u32) -> u32;
+}
+
 #[derive(Debug, Clone)]
 pub enum Route {
     Fixed(u32),
@@ -17,8 +33,10 @@ pub enum Route {
 }
 
 impl Route {
+    /// The next step. Fixed and random routes do not look at `_stations`;
+    /// dispatch policies that balance load will.
     #[inline]
-    pub fn choose<R: Rng>(&self, rng: &mut R) -> u32 {
+    pub fn choose<R: Rng>(&self, rng: &mut R, _stations: &(impl Occupancy + ?Sized)) -> u32 {
         match self {
             Route::Fixed(target) => *target,
             Route::Random { cumulative, targets } => {
@@ -32,10 +50,22 @@ impl Route {
 
 #[derive(Debug, Clone)]
 pub struct StepPlan {
+    pub kind: StepKind,
+    pub route: Route,
+}
+
+#[derive(Debug, Clone)]
+pub enum StepKind {
+    /// Wait at `station`, then be served for a time drawn from `service`,
+    /// holding a token of each resource in `uses` while served.
+    Serve(ServeStep),
+}
+
+#[derive(Debug, Clone)]
+pub struct ServeStep {
     pub station: u32,
     pub service: Sampler,
     pub uses: Vec<u32>,
-    pub route: Route,
 }
 
 #[derive(Debug, Clone)]
@@ -73,12 +103,12 @@ pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
                     targets: pairs.iter().map(|(t, _)| target(*t)).collect(),
                 },
             };
-            Ok(StepPlan {
+            let serve = ServeStep {
                 station: step.station,
                 service: Sampler::new(&step.service).map_err(in_class)?,
                 uses: step.uses.clone(),
-                route,
-            })
+            };
+            Ok(StepPlan { kind: StepKind::Serve(serve), route })
         }).collect::<Result<_, SimError>>()?;
         Ok(ClassPlan { priority_key: -(class.priority as f64), source, steps })
     }).collect()

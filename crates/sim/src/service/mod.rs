@@ -1,0 +1,108 @@
+//! A station's servers and the jobs that hold them: a pool of servers, each
+//! held by one job at a time, or processor sharing, where the jobs present
+//! share the servers' capacity. A new way to serve (typed servers, preemption)
+//! is a type in its own file and an arm here.
+//!
+//! Both return what happened (a slot taken, the next sharing departure); the
+//! simulation alone schedules the events that follow.
+
+mod pool;
+mod sharing;
+
+pub use pool::ServerPool;
+pub use sharing::ProcessorSharing;
+
+use crate::model::{Discipline, Station};
+
+/// Stands for "infinitely many" in server and capacity counts.
+pub const UNBOUNDED: u32 = u32::MAX;
+
+#[derive(Debug)]
+pub enum Service {
+    Pool(ServerPool),
+    Sharing(ProcessorSharing),
+}
+
+/// What starting a job's service means for the event list.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Started {
+    /// The job holds server `slot` until its own service end, its sampled
+    /// work from now.
+    Alone { slot: u32 },
+    /// The job shares the servers; the station's next departure moved.
+    Shared(Departure),
+}
+
+/// The next departure from a processor-sharing station, and the version that
+/// recognises it as stale once a later change moves it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Departure {
+    pub at: f64,
+    pub version: u32,
+}
+
+/// A job that moved to another server slot when one was freed, so the
+/// simulation can update where that job is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Moved {
+    pub job: u32,
+    pub slot: u32,
+}
+
+impl Service {
+    pub fn new(station: &Station) -> Self {
+        let servers = station.servers.unwrap_or(UNBOUNDED);
+        match station.discipline {
+            Discipline::Ps => Service::Sharing(ProcessorSharing::new(servers)),
+            _ => Service::Pool(ServerPool::new(servers)),
+        }
+    }
+
+    #[inline]
+    pub fn servers(&self) -> u32 {
+        match self {
+            Service::Pool(pool) => pool.servers(),
+            Service::Sharing(sharing) => sharing.servers(),
+        }
+    }
+
+    /// Sharing always admits one more; a pool needs a server neither serving
+    /// nor held by a job blocked after service.
+    #[inline]
+    pub fn has_free_server(&self) -> bool {
+        match self {
+            Service::Pool(pool) => pool.has_free_server(),
+            Service::Sharing(_) => true,
+        }
+    }
+
+    /// Jobs in service (not counting those blocked after it).
+    #[inline]
+    pub fn serving(&self) -> u32 {
+        match self {
+            Service::Pool(pool) => pool.serving(),
+            Service::Sharing(sharing) => sharing.serving(),
+        }
+    }
+
+    /// `job` starts a service of `work` at `now`.
+    #[inline]
+    pub fn start(&mut self, job: u32, work: f64, now: f64) -> Started {
+        match self {
+            Service::Pool(pool) => Started::Alone { slot: pool.start(job) },
+            Service::Sharing(sharing) => Started::Shared(sharing.start(job, work, now)),
+        }
+    }
+
+    /// A job whose service ended leaves its server (`slot` in a pool).
+    #[inline]
+    pub fn leave(&mut self, slot: u32) -> Option<Moved> {
+        match self {
+            Service::Pool(pool) => pool.leave(slot),
+            Service::Sharing(sharing) => {
+                sharing.leave();
+                None
+            }
+        }
+    }
+}
