@@ -104,7 +104,7 @@ class ModelError(BrewputError):
 class FieldError(ValueError):
     """A validator's complaint about one value, possibly about a part of it (`path`).
 
-    A ValueError so pydantic collects it with the field's location; the model
+    The file walker (model/fields.py) adds the field's location; the model
     loader then turns it into a ModelError with file and line.
     """
 
