@@ -112,6 +112,8 @@ def features(model) -> FrozenSet[str]:
 def _first_loop(routing: List[List[Tuple[Optional[int], float]]]) -> Optional[int]:
     """The step whose `next` closes the first loop reachable from the start, or
     None: a depth-first search without recursion (routes may have thousands of steps)."""
+    if all(target is None or target > step or p <= 0 for step, row in enumerate(routing) for target, p in row):
+        return None  # every way on goes forward: no loop (most routes, read at once)
     state = {0: "open"}  # open: on the current path; done: every way on explored
     stack = [(0, iter(routing[0]))]
     while stack:
