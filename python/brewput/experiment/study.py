@@ -54,6 +54,9 @@ def _some(mapping: Dict[str, Any]) -> Dict[str, Any]:
     return mapping
 
 
+_unique.limits, _some.limits = (1, None), (1, MAX_STUDY_MODELS)  # type: ignore[attr-defined]
+
+
 _BASE_60 = re.compile(r"[:\s]\d+(:\d+)+\s*(#.*)?$")
 _values.schema = {"anyOf": [{"type": "number"}, {"type": "string", "description": SPELLINGS},  # type: ignore
                             {"type": "array", "items": {"type": "number"}, "minItems": 1}]}
@@ -97,13 +100,13 @@ class SolveOptions(Strict):
 class StudySpec(Strict):
     brewput = Field(Value(version))
     title = Field(Maybe(Text), default=None)
-    models = Field(MapOf(Text, Shorthand(ModelRef, Text, _model_ref), min_items=1, after=_some))
+    models = Field(MapOf(Text, Shorthand(ModelRef, Text, _model_ref), after=_some))
     set = Field(MapOf(Text, Param), default={})
     sweep = Field(MapOf(Text, Value(_values)), default={})
-    engines = Field(ListOf(Value(one_of(*ENGINES)), min_items=1, after=_unique), default=["simulate"])
+    engines = Field(ListOf(Value(one_of(*ENGINES)), after=_unique), default=["simulate"])
     simulate = Field(SimulateOptions, default={})
     solve = Field(SolveOptions, default={})
-    charts = Field(Maybe(ListOf(Value(one_of(*CHARTS)), min_items=1, after=_unique)), default=None)
+    charts = Field(Maybe(ListOf(Value(one_of(*CHARTS)), after=_unique)), default=None)
 
 
 def json_schema() -> Dict[str, Any]:

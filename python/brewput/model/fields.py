@@ -103,10 +103,15 @@ class Maybe:
 
 class _Collection:
     """A list or a mapping: `before` sees the raw value (a size limit), `after`
-    the checked one (a rule over its items)."""
+    the checked one (a rule over its items). A hook that limits the number of
+    items says so as `.limits`, (least, most or None), for the JSON Schema."""
 
     def __init__(self, before: Optional[Callable] = None, after: Optional[Callable] = None):
         self.before, self.after = before, after
+
+    def _limits(self, least: str, most: str) -> Dict[str, int]:
+        low, high = next((hook.limits for hook in (self.before, self.after) if hasattr(hook, "limits")), (0, None))
+        return {**({least: low} if low else {}), **({most: high} if high is not None else {})}
 
     def check(self, value: Any, context: Dict) -> Any:
         if self.before is not None:
@@ -119,9 +124,9 @@ class _Collection:
 
 
 class ListOf(_Collection):
-    def __init__(self, item: Any, min_items: int = 0, **hooks: Callable):
+    def __init__(self, item: Any, **hooks: Callable):
         super().__init__(**hooks)
-        self.item, self.min_items = item, min_items
+        self.item = item
 
     def _items(self, value: Any, context: Dict) -> List[Any]:
         if not isinstance(value, (list, tuple)):
@@ -133,14 +138,13 @@ class ListOf(_Collection):
         return items
 
     def schema(self, defs: Schemas) -> Dict[str, Any]:
-        schema = {"type": "array", "items": self.item.schema(defs)}
-        return {**schema, "minItems": self.min_items} if self.min_items else schema
+        return {"type": "array", "items": self.item.schema(defs), **self._limits("minItems", "maxItems")}
 
 
 class MapOf(_Collection):
-    def __init__(self, key: Any, value: Any, min_items: int = 0, **hooks: Callable):
+    def __init__(self, key: Any, value: Any, **hooks: Callable):
         super().__init__(**hooks)
-        self.key, self.value, self.min_items = key, value, min_items
+        self.key, self.value = key, value
 
     def _items(self, value: Any, context: Dict) -> Dict[Any, Any]:
         if not isinstance(value, dict):
@@ -148,7 +152,8 @@ class MapOf(_Collection):
         problems: List[Tuple[Path, str]] = []
         items = {}
         for k, v in value.items():
-            items[_collect(problems, k, self.key, k, context)] = _collect(problems, k, self.value, v, context)
+            key = _collect(problems, k, self.key, k, context)  # a bad key is told before its value
+            items[key] = _collect(problems, k, self.value, v, context)
         if problems:
             raise Problems(problems)
         return items
@@ -160,7 +165,7 @@ class MapOf(_Collection):
             schema.update(patternProperties={key["pattern"]: value}, additionalProperties=False)
         else:
             schema["additionalProperties"] = value
-        return {**schema, "minProperties": self.min_items} if self.min_items else schema
+        return {**schema, **self._limits("minProperties", "maxProperties")}
 
 
 class Shorthand:

@@ -59,6 +59,7 @@ def _sized(what: str, required: bool) -> Callable[[Any], Any]:
                 raise FieldError(f"at most {MAX_ITEMS:,} allowed, got {len(value):,}")
         return value
 
+    check.limits = (1 if required else 0, MAX_ITEMS)  # type: ignore[attr-defined]
     return check
 
 
@@ -111,7 +112,7 @@ class JobClass(Strict):
     population = Field(Maybe(Count), default=None)
     think = Field(Dist, default=0)
     priority = Field(Priority, default=0)
-    route = Field(ListOf(Step, min_items=1, before=_sized("step", required=True)))
+    route = Field(ListOf(Step, before=_sized("step", required=True)))
 
     @property
     def is_open(self) -> bool:
@@ -211,8 +212,8 @@ class ModelSpec(Strict):
     time_unit = Field(Value(one_of(*TIME_UNITS), expressions=True), default="s")
     params = Field(MapOf(Text, Value(_resolved)), default={})
     resources = Field(MapOf(Name, Count, before=_sized("resource", required=False)), default={})
-    stations = Field(MapOf(Name, Station, min_items=1, before=_sized("station", required=True)))
-    classes = Field(MapOf(Name, JobClass, min_items=1, before=_sized("class", required=True)))
+    stations = Field(MapOf(Name, Station, before=_sized("station", required=True)))
+    classes = Field(MapOf(Name, JobClass, before=_sized("class", required=True)))
 
     def _check(self) -> None:
         _total(self.classes, "population", lambda c: c.population or 0, MAX_TOTAL_POPULATION,
