@@ -54,7 +54,7 @@ CASES = {
                                 "time_unit, params, resources, stations, classes)"),
     "unknown station field": (edit("servers: 1", "severs: 1"),
                               "m.yaml:3 stations.desk.severs: unknown field (expected one of: "
-                              "servers, buffer, discipline)"),
+                              "servers, buffer, discipline, take, assign)"),
     "bad time unit": (BASE + "time_unit: days\n",
                       "m.yaml:9 time_unit: expected one of ns, us, ms, s, min, h, got 'days'"),
     "no stations": (edit("  desk: {servers: 1}\n", "  {}\n"), "m.yaml:2 stations: needs at least one station"),
@@ -159,7 +159,7 @@ CASES = {
                                "to use a param)"),
     "a stray call piece in a flow mapping": (edit("exp(0.5)", "exp(0.5), 1)"),
                                           "m.yaml:8 classes.c.route[0].1): unknown field (expected one of: station, "
-                                          "service, uses, id, next); inside {...} quote a value with commas: "
+                                          "service, served_by, uses, id, next); inside {...} quote a value with commas: "
                                           "\"gamma(2, 0.5)\""),
     "hyperexp cv below 1": (edit("exp(0.5)", "'hyperexp(1, 0.5)'"),
                             "m.yaml:8 classes.c.route[0].service: hyperexp(1, 0.5): cv must be from 1 to 1000 (a "

@@ -22,7 +22,7 @@ def zero_time_class(model: Model) -> Optional[str]:
     """The first closed class whose think and every service have mean 0, or None."""
     for name, job_class in model.classes.items():
         if not job_class.is_open and job_class.think.mean == 0 and all(
-                step.service.mean == 0 for step in job_class.route):
+                service.mean == 0 for step in job_class.route for _, service in step.services()):
             return name
     return None
 
@@ -43,12 +43,12 @@ def most_throughput(model: Model) -> Dict[str, float]:
             bounds[name] = 1.0 / job_class.interarrival.mean
             continue
         route = list(zip(step_visits(job_class), job_class.route))
-        cycle = job_class.think.mean + math.fsum(v * step.service.mean for v, step in route)
+        cycle = job_class.think.mean + math.fsum(v * step.least_service_mean for v, step in route)
         limit = math.inf if cycle == 0 else job_class.population / cycle
         demand: Dict[tuple, float] = {}
         for v, step in route:
             for holder in [("station", step.station)] + [("resource", r) for r in step.uses]:
-                demand[holder] = demand.get(holder, 0.0) + v * step.service.mean
+                demand[holder] = demand.get(holder, 0.0) + v * step.least_service_mean
         for (kind, holder), work in demand.items():
             units = model.stations[holder].servers if kind == "station" else model.resources[holder]
             if work > 0 and math.isfinite(units):

@@ -61,7 +61,7 @@ def open_offered_load(model: Model) -> OfferedLoad:
             continue
         rate = 1.0 / job_class.interarrival.mean
         for visits, step in zip(step_visits(job_class), job_class.route):
-            work = rate * visits * step.service.mean
+            work = rate * visits * step.least_service_mean
             work_at[step.station] += work
             for resource in step.uses:
                 work_on[resource] += work

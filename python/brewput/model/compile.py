@@ -1,20 +1,21 @@
 """The validated model -> the engine's input (docs/compiled-model.md): flat,
-numeric, every name replaced by its index in file order."""
+numeric, every name replaced by its index in file order. A field at its default
+is left out (the engine's default is the same), so a model that uses none of the
+newer fields compiles as it always has."""
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, List, Optional, Union
 
-from .schema import JobClass, ModelSpec, Station
+from .schema import JobClass, ModelSpec, Station, Step
 
 
 def compile_model(spec: ModelSpec) -> Dict[str, Any]:
-    stations = {name: i for i, name in enumerate(spec.stations)}
     resources = {name: i for i, name in enumerate(spec.resources)}
     return {
         "stations": [_station(name, s) for name, s in spec.stations.items()],
         "resources": [{"name": name, "tokens": tokens} for name, tokens in spec.resources.items()],
-        "classes": [_class(name, c, stations, resources) for name, c in spec.classes.items()],
+        "classes": [_class(name, c, spec.stations, resources) for name, c in spec.classes.items()],
     }
 
 
@@ -23,26 +24,47 @@ def _finite(n: Union[int, float]) -> Optional[int]:
 
 
 def _station(name: str, station: Station) -> Dict[str, Any]:
-    return {
+    compiled = {
         "name": name,
         "servers": _finite(station.servers),
         "capacity": _finite(station.servers + station.buffer),
         "discipline": station.discipline,
     }
+    if station.server_types:
+        compiled.update(server_types=[{"name": kind, "count": count} for kind, count in station.server_types.items()],
+                        take=station.take, assign=station.assign)
+    return compiled
 
 
-def _class(name: str, job_class: JobClass, stations: Dict[str, int], resources: Dict[str, int]) -> Dict[str, Any]:
+def _served_by(step: Step, station: Station) -> List[List[Any]]:
+    """[[type index, its service or None for the step's]]; empty: every type, the step's service."""
+    if step.served_by is None:
+        return []
+    types = {kind: i for i, kind in enumerate(station.server_types)}
+    if isinstance(step.served_by, dict):
+        return [[types[kind], service.compile()] for kind, service in step.served_by.items()]
+    return [[types[kind], None] for kind in step.served_by]
+
+
+def _class(name: str, job_class: JobClass, stations: Dict[str, Station], resources: Dict[str, int]) -> Dict[str, Any]:
     if job_class.is_open:
         source = {"kind": "open", "interarrival": job_class.interarrival.compile()}
     else:
         source = {"kind": "closed", "population": job_class.population, "think": job_class.think.compile()}
-    steps = [
-        {
-            "station": stations[step.station],
-            "service": step.service.compile(),
+    index = {label: i for i, label in enumerate(stations)}
+    steps = []
+    for step, routing in zip(job_class.route, job_class.routing()):
+        station = stations[step.station]
+        compiled = {
+            "station": index[step.station],
+            # With served_by mapping every type to its service the step has none of its own;
+            # the engine reads the per-type ones.
+            "service": None if step.service is None else step.service.compile(),
             "uses": [resources[r] for r in step.uses],
             "next": [[target, p] for target, p in routing],
         }
-        for step, routing in zip(job_class.route, job_class.routing())
-    ]
+        served_by = _served_by(step, station)
+        if served_by:
+            compiled["served_by"] = served_by
+        steps.append(compiled)
     return {"name": name, "priority": job_class.priority, "source": source, "steps": steps}

@@ -32,6 +32,11 @@ FEATURES: Dict[str, str] = {
     "infinite-servers": "a station with infinitely many servers (a delay)",
     "multi-server": "a station with several servers",
     "non-exponential-service": "a service time that is not exponential",
+    "typed-servers": "typed groups of servers at a station (servers: {type: count})",
+    "head-of-line": "typed servers taking only the head of the queue (take: head, head-of-line blocking)",
+    "first-fit": "typed servers taking the first waiting job they can serve (take: first_fit)",
+    "assign-in-order": "an arriving job taking the first idle compatible server in file order (assign: in_order)",
+    "per-type-service": "a service time that depends on the server type (served_by: {type: service})",
 }
 
 _DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
@@ -41,13 +46,13 @@ _DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
 FIELDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
     "model": {"brewput": (), "name": (), "time_unit": (), "params": (), "resources": (), "stations": (),
               "classes": ("multi-class",)},
-    "station": {"servers": ("infinite-servers", "multi-server"), "buffer": ("finite-buffer",),
-                "discipline": _DISCIPLINES},
+    "station": {"servers": ("infinite-servers", "multi-server", "typed-servers"), "buffer": ("finite-buffer",),
+                "discipline": _DISCIPLINES, "take": ("head-of-line", "first-fit"), "assign": ("assign-in-order",)},
     "class": {"arrivals": ("open-class", "non-poisson-arrivals"), "rate": ("open-class",),
               "population": ("closed-class",), "think": ("think-time",), "priority": ("class-priorities",),
               "route": ()},
-    "step": {"station": (), "service": ("non-exponential-service",), "uses": ("resource-tokens",), "id": (),
-             "next": ("probabilistic-routing", "feedback")},
+    "step": {"station": (), "service": ("non-exponential-service",), "served_by": ("per-type-service",),
+             "uses": ("resource-tokens",), "id": (), "next": ("probabilistic-routing", "feedback")},
 }
 
 
@@ -81,8 +86,11 @@ def feature_sites(model) -> Dict[str, str]:
         for i, step in enumerate(job.route):
             here = f"{at}.route[{i}]"
             visited.add(step.station)
-            if not step.service.is_exponential:
-                use("non-exponential-service", f"{here}.service")
+            for field, service in step.services():
+                if not service.is_exponential:
+                    use("non-exponential-service", f"{here}.{field}")
+            if isinstance(step.served_by, dict):
+                use("per-type-service", f"{here}.served_by")
             if step.uses:
                 use("resource-tokens", f"{here}.uses")
             if sum(1 for _, p in routing[i] if p > 0) > 1:
@@ -101,6 +109,11 @@ def feature_sites(model) -> Dict[str, str]:
             use("multi-server", f"{at}.servers")
         if math.isfinite(station.buffer):
             use("finite-buffer", f"{at}.buffer")
+        if station.server_types:
+            use("typed-servers", f"{at}.servers")
+            use("first-fit" if station.take == "first_fit" else "head-of-line", f"{at}.take")
+            if station.assign == "in_order":
+                use("assign-in-order", f"{at}.assign")
     return sites
 
 

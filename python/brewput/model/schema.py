@@ -20,6 +20,8 @@ from .params import or_expression
 from .values import count, first_repeat, integer, name, number, one_of, show, version
 
 DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
+TAKES = ("head", "first_fit")  # which waiting job a freed typed server takes
+ASSIGNS = ("longest_idle", "in_order")  # which idle typed server an arriving job takes
 EXIT = "exit"
 PROBABILITY_TOLERANCE = 1e-9
 
@@ -73,6 +75,21 @@ _next.schema = {"anyOf": [name.schema,  # type: ignore[attr-defined]
                           {"type": "object", "minProperties": 1, "additionalProperties": _PROBABILITY}]}
 _resolved.schema = or_expression({"type": "number"})  # type: ignore[attr-defined]
 
+
+class Either:
+    """A mapping checked by `mapping`, anything else by `other` (a count or a
+    mapping of typed counts; a list of types or a mapping of types to services)."""
+
+    def __init__(self, mapping: Any, other: Any):
+        self.mapping, self.other = mapping, other
+
+    def check(self, value: Any, context: Dict) -> Any:
+        return (self.mapping if isinstance(value, dict) else self.other).check(value, context)
+
+    def schema(self, defs: Dict[str, Any]) -> Dict[str, Any]:
+        return {"anyOf": [self.other.schema(defs), self.mapping.schema(defs)]}
+
+
 Name = Value(name)
 Dist = WithContext(_distribution, schema=distribution_schema())
 Servers = Value(count(1, MAX_SIZE, infinite=True), expressions=True)
@@ -84,14 +101,48 @@ Rate = Value(number(1 / MAX_TIME, 1 / MIN_TIME, "a rate"), expressions=True)
 
 
 class Station(Strict):
-    servers = Field(Servers, default=1)
+    """A station. With typed servers (`servers: {type: count}`), `servers` is read as
+    their total and `server_types` holds the groups (empty when untyped)."""
+
+    servers = Field(Either(MapOf(Name, Count, before=_sized("server type", required=True)), Servers), default=1)
     buffer = Field(Buffer, default="inf")
     discipline = Field(Value(one_of(*DISCIPLINES), expressions=True), default="fifo")
+    take = Field(Value(one_of(*TAKES), expressions=True), default=TAKES[0])
+    assign = Field(Value(one_of(*ASSIGNS), expressions=True), default=ASSIGNS[0])
+
+    def _check(self) -> None:
+        types = self.servers if isinstance(self.servers, dict) else {}
+        object.__setattr__(self, "server_types", types)
+        if types:
+            total = sum(types.values())
+            if total > MAX_SIZE:
+                raise FieldError(f"{total:,} servers in all is too many (at most {MAX_SIZE:,})", "servers")
+            if self.discipline == "ps":
+                raise FieldError("processor sharing shares untyped servers; typed servers take "
+                                 "fifo, lifo, priority or sjf", "discipline")
+            object.__setattr__(self, "servers", total)
+        for field in ("take", "assign"):
+            if field in self.given and not types:
+                raise FieldError(f"{field}: is for typed servers (servers: {{type: count}}); this "
+                                 "station's servers are untyped", field)
+
+
+def _types(value: List[str]) -> List[str]:
+    twice = first_repeat(value)
+    if twice is not None:
+        raise FieldError(f"server type '{value[twice]}' is listed twice", twice)
+    return value
 
 
 class Step(Strict):
+    """A step at a station. `service` is absent (None) when `served_by` maps each
+    server type to its own service."""
+
     station = Field(Name)
-    service = Field(Dist)
+    service = Field(Maybe(Dist), default=None)
+    served_by = Field(Maybe(Either(MapOf(Name, Dist, before=_sized("server type", required=True)),
+                                   ListOf(Name, before=_sized("server type", required=True),
+                                          after=_types))), default=None)
     uses = Field(ListOf(Name), default=[])
     id = Field(Maybe(Name), default=None)
     next = Field(Maybe(Value(_next)), default=None)
@@ -102,6 +153,24 @@ class Step(Strict):
             raise FieldError(f"resource '{self.uses[twice]}' is listed twice", "uses", twice)
         if self.id == EXIT:
             raise FieldError(f"'{EXIT}' is reserved for leaving the route", "id")
+        if isinstance(self.served_by, dict) and self.service is not None:
+            raise FieldError("give service: or served_by: as a mapping of server types to services, not both",
+                             "served_by")
+        if self.service is None and not isinstance(self.served_by, dict):
+            raise FieldError("missing required field", "service")
+
+    def services(self) -> List[Tuple[str, Distribution]]:
+        """Every service time the step may draw, with the field that gives it:
+        its `service`, or one per server type (`served_by.espresso`)."""
+        if isinstance(self.served_by, dict):
+            return [(f"served_by.{kind}", service) for kind, service in self.served_by.items()]
+        return [("service", self.service)]
+
+    @property
+    def least_service_mean(self) -> float:
+        """The least mean service time a visit may take (its fastest server type's):
+        for bounds that must not overstate the work."""
+        return min(service.mean for _, service in self.services())
 
 
 class JobClass(Strict):
@@ -229,6 +298,20 @@ class ModelSpec(Strict):
                     if resource not in self.resources:
                         raise FieldError(f"unknown resource '{resource}' (resources: "
                                          f"{_known(self.resources)})", *at, "uses", j)
+                _check_served_by(step, self.stations[step.station], at)
+
+
+def _check_served_by(step: Step, station: Station, at: Tuple) -> None:
+    if step.served_by is None:
+        return
+    if not station.server_types:
+        raise FieldError(f"station '{step.station}' has untyped servers; served_by: needs typed ones "
+                         "(servers: {type: count})", *at, "served_by")
+    for j, kind in enumerate(step.served_by):
+        if kind not in station.server_types:
+            raise FieldError(f"unknown server type '{kind}' at station '{step.station}' (types: "
+                             f"{_known(station.server_types)})", *at, "served_by",
+                             kind if isinstance(step.served_by, dict) else j)
 
 
 def json_schema() -> Dict[str, Any]:

@@ -1,0 +1,75 @@
+"""The corpus (tests/corpus.py): malformed service-floor fields (issue 11) in model
+files: typed servers (servers mapping, served_by, take, assign), customers who give
+up (balk, patience), marks and measures, fork/join and dispatch, preemption. Each is
+refused in one line naming the file, the field and the problem, exit 2, whether the
+model is simulated or solved."""
+import pytest
+
+from corpus import Case, check, ids
+
+SIMULATE = ["simulate", "m.yaml", "--customers", "1000", "--replications", "2"]
+SOLVE = ["solve", "m.yaml"]
+
+
+def floor(station: str = "{servers: {espresso: 2, drip: 1}}", step: str = "service: exp(1)", job: str = "rate: 1",
+          stations: str = "") -> dict:
+    """A model whose station `bar` is `station` and whose class `c` has one step at it
+    with `step` (line 7 is that step)."""
+    return {"m.yaml": (f"brewput: 1\nstations:\n  bar: {station}\n{stations}classes:\n  c:\n    {job}\n    route:\n"
+                       f"      - {{station: bar, {step}}}\n")}
+
+
+STEP = "classes.c.route[0]"
+
+
+def case(name: str, files: dict, *names: str, argv=SIMULATE) -> Case:
+    return Case(name, argv, files, names=["m.yaml", *names])
+
+
+TYPED = [
+    case("servers-mapping-count-zero", floor("{servers: {espresso: 0}}"), "stations.bar.servers.espresso",
+         "positive integer"),
+    case("servers-mapping-count-text", floor("{servers: {espresso: many}}"), "stations.bar.servers.espresso"),
+    case("servers-mapping-count-inf", floor("{servers: {espresso: inf}}"), "stations.bar.servers.espresso"),
+    case("servers-mapping-empty", floor("{servers: {}}"), "stations.bar.servers", "at least one server type"),
+    case("servers-mapping-huge-total", floor("{servers: {a: 9000000, b: 9000000}}"), "stations.bar.servers",
+         "too many"),
+    case("servers-a-list", floor("{servers: [espresso, drip]}"), "stations.bar.servers", argv=SOLVE),
+    case("servers-mapping-bad-type-name", floor("{servers: {' ': 1}}"), "stations.bar.servers"),
+    case("typed-with-ps", floor("{servers: {a: 1}, discipline: ps}"), "stations.bar.discipline", "typed"),
+    case("served-by-unknown-type", floor(step="service: exp(1), served_by: [grinder]"),
+         f"{STEP}.served_by[0]", "unknown server type 'grinder'", "espresso, drip"),
+    case("served-by-unknown-type-mapping", floor(step="served_by: {espresso: exp(1), steam: exp(2)}"),
+         f"{STEP}.served_by.steam", "unknown server type", argv=SOLVE),
+    case("served-by-untyped-station", floor("{servers: 2}", "service: exp(1), served_by: [espresso]"),
+         f"{STEP}.served_by", "untyped"),
+    case("served-by-mapping-untyped-station", floor("{servers: 1}", "served_by: {espresso: exp(1)}"),
+         f"{STEP}.served_by", "untyped"),
+    case("served-by-and-service", floor(step="service: exp(1), served_by: {espresso: exp(2)}"),
+         f"{STEP}.served_by", "not both"),
+    case("served-by-list-without-service", floor(step="served_by: [espresso]"), f"{STEP}.service",
+         "missing required field"),
+    case("neither-service-nor-served-by", floor(step="uses: []"), f"{STEP}.service", "missing required field",
+         argv=SOLVE),
+    case("served-by-empty-list", floor(step="service: exp(1), served_by: []"), f"{STEP}.served_by",
+         "at least one server type"),
+    case("served-by-empty-mapping", floor(step="served_by: {}"), f"{STEP}.served_by"),
+    case("served-by-type-twice", floor(step="service: exp(1), served_by: [drip, drip]"), f"{STEP}.served_by[1]",
+         "twice"),
+    case("served-by-not-a-list", floor(step="service: exp(1), served_by: espresso"), f"{STEP}.served_by"),
+    case("served-by-bad-distribution", floor(step="served_by: {espresso: exp(-1)}"), f"{STEP}.served_by.espresso"),
+    case("served-by-number-key", floor(step="service: exp(1), served_by: [3]"), f"{STEP}.served_by[0]"),
+    case("take-unknown", floor("{servers: {a: 1}, take: best_fit}"), "stations.bar.take", "head, first_fit"),
+    case("take-untyped", floor("{servers: 2, take: first_fit}"), "stations.bar.take", "untyped"),
+    case("assign-unknown", floor("{servers: {a: 1}, assign: random}"), "stations.bar.assign",
+         "longest_idle, in_order"),
+    case("assign-untyped", floor("{servers: 1, assign: in_order}"), "stations.bar.assign", "untyped", argv=SOLVE),
+    case("take-a-number", floor("{servers: {a: 1}, take: 1}"), "stations.bar.take"),
+]
+
+CASES = TYPED
+
+
+@pytest.mark.parametrize("case", CASES, ids=ids(CASES))
+def test_corpus(case, tmp_path):
+    check(case, tmp_path)

@@ -1,0 +1,79 @@
+"""The service floor in the model language (docs/model-language.md, issue 11):
+what each new field compiles to (docs/compiled-model.md), its features, its
+JSON Schema and its round trip through to_yaml."""
+import jsonschema
+import pytest
+import yaml
+
+from brewput.model import Model, json_schema
+
+EXP3 = {"kind": "exp", "mean": 3.0}
+
+
+def model(stations, classes, **top):
+    return Model.from_dict({"brewput": 1, "name": "m", **top, "stations": stations, "classes": classes})
+
+
+def round_trips(m: Model) -> None:
+    """to_yaml gives a file that compiles to the same engine input, and the JSON
+    Schema accepts the document."""
+    document = yaml.safe_load(m.to_yaml())
+    assert Model.from_dict(document).compile() == m.compile()
+    jsonschema.validate(document, json_schema())
+
+
+BAR = {"bar": {"servers": {"espresso_machine": 2, "drip_station": 1}, "take": "first_fit", "assign": "in_order"}}
+TYPED = model(BAR, {
+    "latte": {"rate": 1, "route": [{"station": "bar", "service": "exp(3)", "served_by": ["espresso_machine"]}]},
+    "drip": {"rate": 1, "route": [{"station": "bar", "served_by": {"drip_station": "exp(0.5)",
+                                                                    "espresso_machine": "exp(0.8)"}}]},
+    "any": {"rate": 0.1, "route": [{"station": "bar", "service": "exp(3)"}]},
+})
+
+
+def test_typed_servers_compile_to_groups_and_type_indices():
+    compiled = TYPED.compile()
+    assert compiled["stations"] == [{
+        "name": "bar", "servers": 3, "capacity": None, "discipline": "fifo",
+        "server_types": [{"name": "espresso_machine", "count": 2}, {"name": "drip_station", "count": 1}],
+        "take": "first_fit", "assign": "in_order"}]
+    latte, drip, any_type = (c["steps"][0] for c in compiled["classes"])
+    assert latte == {"station": 0, "service": EXP3, "uses": [], "next": [[None, 1.0]], "served_by": [[0, None]]}
+    assert drip["service"] is None
+    assert drip["served_by"] == [[1, {"kind": "exp", "mean": 0.5}], [0, {"kind": "exp", "mean": 0.8}]]
+    assert "served_by" not in any_type  # absent: every type, the step's service
+
+
+def test_typed_station_reads_as_its_total_with_its_groups():
+    bar = TYPED.stations["bar"]
+    assert bar.servers == 3 and bar.server_types == {"espresso_machine": 2, "drip_station": 1}
+    assert TYPED.stations["bar"].take == "first_fit"
+    drip = TYPED.classes["drip"].route[0]
+    assert [(field, s.mean) for field, s in drip.services()] == [("served_by.drip_station", 0.5),
+                                                                  ("served_by.espresso_machine", 0.8)]
+    assert drip.least_service_mean == 0.5
+
+
+def test_typed_defaults_are_head_and_longest_idle_and_untyped_compiles_as_before():
+    m = model({"bar": {"servers": {"a": 1}}, "desk": {"servers": 2}},
+              {"c": {"rate": 1, "route": [{"station": "bar", "service": 1}, {"station": "desk", "service": 1}]}})
+    bar, desk = m.compile()["stations"]
+    assert (bar["take"], bar["assign"]) == ("head", "longest_idle")
+    assert desk == {"name": "desk", "servers": 2, "capacity": None, "discipline": "fifo"}
+    assert m.stations["desk"].server_types == {}
+
+
+def test_typed_features():
+    assert {"typed-servers", "first-fit", "assign-in-order", "per-type-service"} <= TYPED.features()
+    assert "head-of-line" not in TYPED.features()
+    head = model({"bar": {"servers": {"a": 1, "b": 2}}}, {"c": {"rate": 1, "route": [{"station": "bar", "service": 1}]}})
+    assert {"typed-servers", "head-of-line", "multi-server"} <= head.features()
+    assert "non-exponential-service" in head.features()
+    # A per-type service that is not exponential is named at its type.
+    from brewput.model.features import feature_sites
+    odd = model(BAR, {"c": {"rate": 1, "route": [{"station": "bar", "served_by": {"drip_station": 2}}]}})
+    assert feature_sites(odd)["non-exponential-service"] == "classes.c.route[0].served_by.drip_station"
+
+
+def test_typed_servers_round_trip():
+    round_trips(TYPED)
