@@ -67,7 +67,35 @@ TYPED = [
     case("take-a-number", floor("{servers: {a: 1}, take: 1}"), "stations.bar.take"),
 ]
 
-CASES = TYPED
+GIVE_UP = [
+    case("balk-probability-above-one", floor("{}", "service: exp(1), balk: [0, 0.5, 1.5]"), f"{STEP}.balk[2]",
+         "probability from 0 to 1"),
+    case("balk-probability-negative", floor("{}", "service: exp(1), balk: [-0.1]"), f"{STEP}.balk[0]"),
+    case("balk-probability-text", floor("{}", "service: exp(1), balk: [0, often]"), f"{STEP}.balk[1]", argv=SOLVE),
+    case("balk-probability-nan", floor("{}", "service: exp(1), balk: [.nan]"), f"{STEP}.balk[0]"),
+    case("balk-list-empty", floor("{}", "service: exp(1), balk: []"), f"{STEP}.balk", "at least one"),
+    case("balk-list-too-long", floor("{}", "service: exp(1), balk: [" + ", ".join(["0.5"] * 10_001) + "]"),
+         f"{STEP}.balk", "at most 10,000"),
+    case("balk-threshold-negative", floor("{}", "service: exp(1), balk: -1"), f"{STEP}.balk",
+         "non-negative integer"),
+    case("balk-threshold-fraction", floor("{}", "service: exp(1), balk: 2.5"), f"{STEP}.balk"),
+    case("balk-threshold-huge", floor("{}", "service: exp(1), balk: 1e30"), f"{STEP}.balk", "too large"),
+    case("balk-a-mapping", floor("{}", "service: exp(1), balk: {at: 3}"), f"{STEP}.balk", argv=SOLVE),
+    case("balk-a-word", floor("{}", "service: exp(1), balk: sometimes"), f"{STEP}.balk"),
+    case("balk-at-infinite-servers", floor("{servers: inf}", "service: exp(1), balk: 3"), f"{STEP}.balk",
+         "nobody waits"),
+    case("balk-at-ps", floor("{discipline: ps}", "service: exp(1), balk: [0.5]"), f"{STEP}.balk", "nobody waits"),
+    case("patience-not-a-distribution", floor("{}", "service: exp(1), patience: soon"), f"{STEP}.patience"),
+    case("patience-negative", floor("{}", "service: exp(1), patience: -2"), f"{STEP}.patience"),
+    case("patience-bad-call", floor("{}", "service: exp(1), patience: exp(0)"), f"{STEP}.patience", argv=SOLVE),
+    case("patience-a-list", floor("{}", "service: exp(1), patience: [1, 2]"), f"{STEP}.patience"),
+    case("patience-at-infinite-servers", floor("{servers: inf}", "service: exp(1), patience: exp(2)"),
+         f"{STEP}.patience", "nobody waits"),
+    case("patience-closed-at-ps", floor("{discipline: ps}", "service: exp(1), patience: 3", "population: 2"),
+         f"{STEP}.patience", "nobody waits"),
+]
+
+CASES = TYPED + GIVE_UP
 
 
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))

@@ -77,3 +77,32 @@ def test_typed_features():
 
 def test_typed_servers_round_trip():
     round_trips(TYPED)
+
+
+GIVE_UP = model({"cashier": {"servers": 2}, "bar": {}}, {
+    "walk_in": {"rate": 1, "route": [{"station": "cashier", "service": "exp(1)", "balk": 8},
+                                     {"station": "bar", "service": "exp(0.5)", "patience": "exp(5)"}]},
+    "regular": {"population": 3, "route": [{"station": "cashier", "service": "exp(1)",
+                                            "balk": [0, 0, 0.1, 0.3, 0.6, 1], "patience": 2}]},
+})
+
+
+def test_balk_and_patience_compile():
+    walk_in, regular = GIVE_UP.compile()["classes"]
+    assert walk_in["steps"][0]["balk"] == {"threshold": 8} and "patience" not in walk_in["steps"][0]
+    assert walk_in["steps"][1]["patience"] == {"kind": "exp", "mean": 5.0} and "balk" not in walk_in["steps"][1]
+    assert regular["steps"][0]["balk"] == {"probabilities": [0.0, 0.0, 0.1, 0.3, 0.6, 1.0]}
+    assert regular["steps"][0]["patience"] == {"kind": "const", "value": 2.0}
+    assert {"balk-threshold", "balk-probabilities", "patience"} <= GIVE_UP.features()
+    assert GIVE_UP.classes["walk_in"].route[0].balk == 8
+
+
+def test_balk_threshold_zero_and_a_one_value_list_are_models():
+    m = model({"s": {}}, {"c": {"rate": 1, "route": [{"station": "s", "service": 1, "balk": 0},
+                                                     {"station": "s", "service": 1, "balk": [0.25]}]}})
+    first, second = m.compile()["classes"][0]["steps"]
+    assert first["balk"] == {"threshold": 0} and second["balk"] == {"probabilities": [0.25]}
+
+
+def test_balk_and_patience_round_trip():
+    round_trips(GIVE_UP)

@@ -62,6 +62,9 @@ EXAMPLE = {
     "assign-in-order": (one_station({"servers": {"a": 1, "b": 1}, "assign": "in_order"}), "stations.s.assign"),
     "per-type-service": (one_station({"servers": {"a": 1, "b": 1}}, service=None,
                                      step={"served_by": {"a": "exp(1)", "b": "exp(2)"}}), "classes.c.route[0].served_by"),
+    "balk-threshold": (one_station(step={"balk": 3}), "classes.c.route[0].balk"),
+    "balk-probabilities": (one_station(step={"balk": [0, 0.5, 1]}), "classes.c.route[0].balk"),
+    "patience": (one_station(step={"patience": "exp(4)"}), "classes.c.route[0].patience"),
 }
 
 

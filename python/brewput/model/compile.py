@@ -66,5 +66,10 @@ def _class(name: str, job_class: JobClass, stations: Dict[str, Station], resourc
         served_by = _served_by(step, station)
         if served_by:
             compiled["served_by"] = served_by
+        if step.balk is not None:
+            compiled["balk"] = ({"probabilities": [float(p) for p in step.balk]} if isinstance(step.balk, list)
+                                else {"threshold": step.balk})
+        if step.patience is not None:
+            compiled["patience"] = step.patience.compile()
         steps.append(compiled)
     return {"name": name, "priority": job_class.priority, "source": source, "steps": steps}

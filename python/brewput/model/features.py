@@ -37,6 +37,9 @@ FEATURES: Dict[str, str] = {
     "first-fit": "typed servers taking the first waiting job they can serve (take: first_fit)",
     "assign-in-order": "an arriving job taking the first idle compatible server in file order (assign: in_order)",
     "per-type-service": "a service time that depends on the server type (served_by: {type: service})",
+    "balk-threshold": "customers who balk when they see too many waiting (balk: n)",
+    "balk-probabilities": "customers who balk with a probability that depends on how many wait (balk: [...])",
+    "patience": "customers who give up waiting after their patience runs out (patience:)",
 }
 
 _DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
@@ -52,7 +55,8 @@ FIELDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
               "population": ("closed-class",), "think": ("think-time",), "priority": ("class-priorities",),
               "route": ()},
     "step": {"station": (), "service": ("non-exponential-service",), "served_by": ("per-type-service",),
-             "uses": ("resource-tokens",), "id": (), "next": ("probabilistic-routing", "feedback")},
+             "uses": ("resource-tokens",), "balk": ("balk-threshold", "balk-probabilities"),
+             "patience": ("patience",), "id": (), "next": ("probabilistic-routing", "feedback")},
 }
 
 
@@ -91,6 +95,10 @@ def feature_sites(model) -> Dict[str, str]:
                     use("non-exponential-service", f"{here}.{field}")
             if isinstance(step.served_by, dict):
                 use("per-type-service", f"{here}.served_by")
+            if step.balk is not None:
+                use("balk-probabilities" if isinstance(step.balk, list) else "balk-threshold", f"{here}.balk")
+            if step.patience is not None:
+                use("patience", f"{here}.patience")
             if step.uses:
                 use("resource-tokens", f"{here}.uses")
             if sum(1 for _, p in routing[i] if p > 0) > 1:

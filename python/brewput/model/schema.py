@@ -77,17 +77,25 @@ _resolved.schema = or_expression({"type": "number"})  # type: ignore[attr-define
 
 
 class Either:
-    """A mapping checked by `mapping`, anything else by `other` (a count or a
-    mapping of typed counts; a list of types or a mapping of types to services)."""
+    """A value of type `kind` checked by `shape`, anything else by `other` (a count
+    or a mapping of typed counts; a list of types or a mapping of types to services).
+    A value of neither is told both (`what`)."""
 
-    def __init__(self, mapping: Any, other: Any):
-        self.mapping, self.other = mapping, other
+    def __init__(self, kind: type, shape: Any, other: Any, what: str):
+        self.kind, self.shape, self.other, self.what = kind, shape, other, what
 
     def check(self, value: Any, context: Dict) -> Any:
-        return (self.mapping if isinstance(value, dict) else self.other).check(value, context)
+        if isinstance(value, self.kind):
+            return self.shape.check(value, context)
+        try:
+            return self.other.check(value, context)
+        except FieldError as e:
+            if e.path or isinstance(value, (int, float)) or not str(e).startswith("expected"):
+                raise  # a number's own complaint is the more precise
+            raise FieldError(f"expected {self.what}, got {show(value)}") from None
 
     def schema(self, defs: Dict[str, Any]) -> Dict[str, Any]:
-        return {"anyOf": [self.other.schema(defs), self.mapping.schema(defs)]}
+        return {"anyOf": [self.other.schema(defs), self.shape.schema(defs)]}
 
 
 Name = Value(name)
@@ -98,13 +106,18 @@ Count = Value(count(1, MAX_SIZE), expressions=True)
 Priority = Value(integer(-MAX_SIZE, MAX_SIZE), expressions=True)
 # A rate's mean time between arrivals is a time like any other.
 Rate = Value(number(1 / MAX_TIME, 1 / MIN_TIME, "a rate"), expressions=True)
+# Balking: a threshold of waiting jobs seen, or the probability of balking by the number seen.
+Balk = Either(list, ListOf(Value(number(0, 1, "a probability"), expressions=True),
+                           before=_sized("probability", required=True)),
+              Value(count(0, MAX_SIZE), expressions=True), "a non-negative integer or a list of probabilities")
 
 
 class Station(Strict):
     """A station. With typed servers (`servers: {type: count}`), `servers` is read as
     their total and `server_types` holds the groups (empty when untyped)."""
 
-    servers = Field(Either(MapOf(Name, Count, before=_sized("server type", required=True)), Servers), default=1)
+    servers = Field(Either(dict, MapOf(Name, Count, before=_sized("server type", required=True)), Servers,
+                            "a positive integer, inf or a mapping of server types to counts"), default=1)
     buffer = Field(Buffer, default="inf")
     discipline = Field(Value(one_of(*DISCIPLINES), expressions=True), default="fifo")
     take = Field(Value(one_of(*TAKES), expressions=True), default=TAKES[0])
@@ -140,10 +153,14 @@ class Step(Strict):
 
     station = Field(Name)
     service = Field(Maybe(Dist), default=None)
-    served_by = Field(Maybe(Either(MapOf(Name, Dist, before=_sized("server type", required=True)),
+    served_by = Field(Maybe(Either(dict, MapOf(Name, Dist, before=_sized("server type", required=True)),
                                    ListOf(Name, before=_sized("server type", required=True),
-                                          after=_types))), default=None)
+                                          after=_types),
+                                   "a list of server types or a mapping of server types to services")),
+                      default=None)
     uses = Field(ListOf(Name), default=[])
+    balk = Field(Maybe(Balk), default=None)
+    patience = Field(Maybe(Dist), default=None)
     id = Field(Maybe(Name), default=None)
     next = Field(Maybe(Value(_next)), default=None)
 
@@ -299,6 +316,7 @@ class ModelSpec(Strict):
                         raise FieldError(f"unknown resource '{resource}' (resources: "
                                          f"{_known(self.resources)})", *at, "uses", j)
                 _check_served_by(step, self.stations[step.station], at)
+                _check_waits(step, self.stations[step.station], at)
 
 
 def _check_served_by(step: Step, station: Station, at: Tuple) -> None:
@@ -312,6 +330,16 @@ def _check_served_by(step: Step, station: Station, at: Tuple) -> None:
             raise FieldError(f"unknown server type '{kind}' at station '{step.station}' (types: "
                              f"{_known(station.server_types)})", *at, "served_by",
                              kind if isinstance(step.served_by, dict) else j)
+
+
+def _check_waits(step: Step, station: Station, at: Tuple) -> None:
+    """Balking and patience need a queue: refused where nobody waits."""
+    nobody_waits = ("servers: inf" if math.isinf(station.servers)
+                    else "discipline: ps" if station.discipline == "ps" else None)
+    for field in ("balk", "patience"):
+        if getattr(step, field) is not None and nobody_waits:
+            raise FieldError(f"nobody waits at station '{step.station}' ({nobody_waits}), so no one can "
+                             f"{'balk' if field == 'balk' else 'run out of patience'} there", *at, field)
 
 
 def json_schema() -> Dict[str, Any]:
