@@ -95,7 +95,36 @@ GIVE_UP = [
          f"{STEP}.patience", "nobody waits"),
 ]
 
-CASES = TYPED + GIVE_UP
+def marked(measures: str, marks=("ordered", "paid")) -> dict:
+    """Class `c` with two steps marked `marks` and `measures` (line 6)."""
+    return {"m.yaml": ("brewput: 1\nstations:\n  bar: {}\nclasses:\n  c:\n"
+                       f"    measures: {measures}\n    rate: 1\n    route:\n"
+                       f"      - {{station: bar, service: exp(0.1), mark: {marks[0]}}}\n"
+                       f"      - {{station: bar, service: exp(0.1), mark: {marks[1]}}}\n")}
+
+
+MARKS = [
+    case("measure-unknown-mark", marked("{m: [ordered, served]}"), "classes.c.measures.m[1]", "unknown mark 'served'",
+         "arrived, done, ordered, paid"),
+    case("measure-unknown-from", marked("{m: [payed, done]}"), "classes.c.measures.m[0]", "unknown mark"),
+    case("measure-from-is-to", marked("{m: [paid, paid]}"), "classes.c.measures.m", "itself"),
+    case("measure-arrived-to-arrived", marked("{m: [arrived, arrived]}"), "classes.c.measures.m", "itself",
+         argv=SOLVE),
+    case("measure-one-mark", marked("{m: [paid]}"), "classes.c.measures.m", "[from mark, to mark]"),
+    case("measure-three-marks", marked("{m: [arrived, paid, done]}"), "classes.c.measures.m"),
+    case("measure-not-a-list", marked("{m: paid}"), "classes.c.measures.m"),
+    case("measures-a-list", marked("[ordered, done]"), "classes.c.measures", "mapping"),
+    case("measure-mark-a-number", marked("{m: [1, done]}"), "classes.c.measures.m"),
+    case("mark-duplicate", marked("{}", ("paid", "paid")), "classes.c.route[1].mark", "duplicate mark 'paid'",
+         "route[0]"),
+    case("mark-reserved-arrived", marked("{}", ("arrived", "paid")), "classes.c.route[0].mark", "every class has"),
+    case("mark-reserved-done", marked("{}", ("ordered", "done")), "classes.c.route[1].mark", "every class has",
+         argv=SOLVE),
+    case("mark-a-list", marked("{}", ("[a, b]", "paid")), "classes.c.route[0].mark", "name"),
+    case("mark-empty", marked("{}", ("''", "paid")), "classes.c.route[0].mark", "name"),
+]
+
+CASES = TYPED + GIVE_UP + MARKS
 
 
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))

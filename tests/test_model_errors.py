@@ -159,7 +159,7 @@ CASES = {
                                "to use a param)"),
     "a stray call piece in a flow mapping": (edit("exp(0.5)", "exp(0.5), 1)"),
                                           "m.yaml:8 classes.c.route[0].1): unknown field (expected one of: station, "
-                                          "service, served_by, uses, balk, patience, id, next); inside {...} quote a value with commas: "
+                                          "service, served_by, uses, balk, patience, id, next, mark); inside {...} quote a value with commas: "
                                           "\"gamma(2, 0.5)\""),
     "hyperexp cv below 1": (edit("exp(0.5)", "'hyperexp(1, 0.5)'"),
                             "m.yaml:8 classes.c.route[0].service: hyperexp(1, 0.5): cv must be from 1 to 1000 (a "

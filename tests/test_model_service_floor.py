@@ -106,3 +106,35 @@ def test_balk_threshold_zero_and_a_one_value_list_are_models():
 
 def test_balk_and_patience_round_trip():
     round_trips(GIVE_UP)
+
+
+MARKED = model({"expediter": {}, "cashier": {}}, {
+    "latte": {"rate": 1, "measures": {"from_order": ["ordered", "done"], "from_paying": ["paid", "done"],
+                                      "whole": ["arrived", "done"]},
+              "route": [{"station": "expediter", "service": "exp(0.2)", "mark": "ordered"},
+                        {"station": "cashier", "service": "exp(1)", "mark": "paid"}]},
+    "plain": {"rate": 1, "route": [{"station": "cashier", "service": "exp(1)"}]},
+})
+
+
+def test_marks_and_measures_compile_to_indices():
+    latte, plain = MARKED.compile()["classes"]
+    assert latte["marks"] == ["arrived", "done", "ordered", "paid"]
+    assert [step["mark"] for step in latte["steps"]] == [2, 3]
+    assert latte["measures"] == [{"name": "from_order", "from": 2, "to": 1}, {"name": "from_paying", "from": 3, "to": 1},
+                                 {"name": "whole", "from": 0, "to": 1}]
+    assert "marks" not in plain and "measures" not in plain and "mark" not in plain["steps"][0]
+    assert MARKED.classes["latte"].marks == ["arrived", "done", "ordered", "paid"]
+    assert MARKED.classes["plain"].marks == ["arrived", "done"]
+    assert "measures" in MARKED.features()
+
+
+def test_a_mark_without_measures_still_compiles_its_marks():
+    m = model({"s": {}}, {"c": {"rate": 1, "route": [{"station": "s", "service": 1, "mark": "half"}]}})
+    (job,) = m.compile()["classes"]
+    assert job["marks"] == ["arrived", "done", "half"] and job["measures"] == [] and job["steps"][0]["mark"] == 2
+    assert "measures" not in m.features()
+
+
+def test_marks_round_trip():
+    round_trips(MARKED)

@@ -65,6 +65,8 @@ EXAMPLE = {
     "balk-threshold": (one_station(step={"balk": 3}), "classes.c.route[0].balk"),
     "balk-probabilities": (one_station(step={"balk": [0, 0.5, 1]}), "classes.c.route[0].balk"),
     "patience": (one_station(step={"patience": "exp(4)"}), "classes.c.route[0].patience"),
+    "measures": (one_station(job={"measures": {"m": ["arrived", "paid"]}}, step={"mark": "paid"}),
+                 "classes.c.measures"),
 }
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Optional, Union
 
-from .schema import JobClass, ModelSpec, Station, Step
+from .schema import MARKED, JobClass, ModelSpec, Station, Step
 
 
 def compile_model(spec: ModelSpec) -> Dict[str, Any]:
@@ -52,6 +52,7 @@ def _class(name: str, job_class: JobClass, stations: Dict[str, Station], resourc
     else:
         source = {"kind": "closed", "population": job_class.population, "think": job_class.think.compile()}
     index = {label: i for i, label in enumerate(stations)}
+    marks = job_class.marks
     steps = []
     for step, routing in zip(job_class.route, job_class.routing()):
         station = stations[step.station]
@@ -71,5 +72,12 @@ def _class(name: str, job_class: JobClass, stations: Dict[str, Station], resourc
                                 else {"threshold": step.balk})
         if step.patience is not None:
             compiled["patience"] = step.patience.compile()
+        if step.mark is not None:
+            compiled["mark"] = marks.index(step.mark)
         steps.append(compiled)
-    return {"name": name, "priority": job_class.priority, "source": source, "steps": steps}
+    compiled_class = {"name": name, "priority": job_class.priority, "source": source, "steps": steps}
+    if len(marks) > len(MARKED) or job_class.measures:
+        compiled_class["marks"] = marks
+        compiled_class["measures"] = [{"name": label, "from": marks.index(start), "to": marks.index(end)}
+                                      for label, (start, end) in job_class.measures.items()]
+    return compiled_class

@@ -40,6 +40,7 @@ FEATURES: Dict[str, str] = {
     "balk-threshold": "customers who balk when they see too many waiting (balk: n)",
     "balk-probabilities": "customers who balk with a probability that depends on how many wait (balk: [...])",
     "patience": "customers who give up waiting after their patience runs out (patience:)",
+    "measures": "times measured between marks on a route (measures:)",
 }
 
 _DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
@@ -53,10 +54,11 @@ FIELDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
                 "discipline": _DISCIPLINES, "take": ("head-of-line", "first-fit"), "assign": ("assign-in-order",)},
     "class": {"arrivals": ("open-class", "non-poisson-arrivals"), "rate": ("open-class",),
               "population": ("closed-class",), "think": ("think-time",), "priority": ("class-priorities",),
-              "route": ()},
+              "route": (), "measures": ("measures",)},
     "step": {"station": (), "service": ("non-exponential-service",), "served_by": ("per-type-service",),
              "uses": ("resource-tokens",), "balk": ("balk-threshold", "balk-probabilities"),
-             "patience": ("patience",), "id": (), "next": ("probabilistic-routing", "feedback")},
+             "patience": ("patience",), "id": (), "next": ("probabilistic-routing", "feedback"),
+             "mark": ()},
 }
 
 
@@ -84,6 +86,8 @@ def feature_sites(model) -> Dict[str, str]:
             use("closed-class", f"{at}.population")
             if job.think.mean > 0:
                 use("think-time", f"{at}.think")
+        if job.measures:
+            use("measures", f"{at}.measures")
         if len(priorities) > 1 and job.priority != 0:  # the classes that set one
             use("class-priorities", f"{at}.priority")
         routing = job.routing()

@@ -10,7 +10,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
-from ..errors import FieldError
+from ..errors import FieldError, format_path
 from ..units import TIME_UNITS
 from .distributions import Distribution, EmpiricalBudget, Exp, parse_distribution
 from .distributions import json_schema as distribution_schema
@@ -23,6 +23,7 @@ DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
 TAKES = ("head", "first_fit")  # which waiting job a freed typed server takes
 ASSIGNS = ("longest_idle", "in_order")  # which idle typed server an arriving job takes
 EXIT = "exit"
+MARKED = ("arrived", "done")  # the marks every class has: its response time's start and end
 PROBABILITY_TOLERANCE = 1e-9
 
 
@@ -147,6 +148,25 @@ def _types(value: List[str]) -> List[str]:
     return value
 
 
+def _check_mark(mark: Optional[str]) -> None:
+    if mark in MARKED:
+        raise FieldError(f"'{mark}' is a mark every class has ({' and '.join(MARKED)}: the response time's "
+                         "start and end); name yours otherwise", "mark")
+
+
+def _measure(value: Any) -> Tuple[str, str]:
+    """A measure: [from mark, to mark]."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise FieldError(f"expected [from mark, to mark], got {show(value)}")
+    start, end = (name(mark) for mark in value)
+    if start == end:
+        raise FieldError(f"measures from '{start}' to itself; name two different marks")
+    return start, end
+
+
+_measure.schema = {"type": "array", "items": name.schema, "minItems": 2, "maxItems": 2}  # type: ignore[attr-defined]
+
+
 class Step(Strict):
     """A step at a station. `service` is absent (None) when `served_by` maps each
     server type to its own service."""
@@ -163,8 +183,10 @@ class Step(Strict):
     patience = Field(Maybe(Dist), default=None)
     id = Field(Maybe(Name), default=None)
     next = Field(Maybe(Value(_next)), default=None)
+    mark = Field(Maybe(Name), default=None)
 
     def _check(self) -> None:
+        _check_mark(self.mark)
         twice = first_repeat(self.uses)
         if twice is not None:
             raise FieldError(f"resource '{self.uses[twice]}' is listed twice", "uses", twice)
@@ -199,6 +221,7 @@ class JobClass(Strict):
     think = Field(Dist, default=0)
     priority = Field(Priority, default=0)
     route = Field(ListOf(Step, before=_sized("step", required=True)))
+    measures = Field(MapOf(Name, Value(_measure), before=_sized("measure", required=False)), default={})
 
     @property
     def is_open(self) -> bool:
@@ -251,6 +274,32 @@ class JobClass(Strict):
         if stuck is not None:
             raise FieldError("jobs reaching this step can never exit: every way on loops back "
                              "for ever", "route", stuck)
+        self._check_marks()
+
+    @property
+    def steps(self) -> List[Tuple[Tuple, Any]]:
+        """Every step with its path in the class (`("route", 2)`), in the compiled order."""
+        return [(("route", i), step) for i, step in enumerate(self.route)]
+
+    @property
+    def marks(self) -> List[str]:
+        """The class's marks, as the compiled model indexes them: arrived, done, then
+        the steps' marks in the compiled order."""
+        return [*MARKED, *(step.mark for _, step in self.steps if step.mark is not None)]
+
+    def _check_marks(self) -> None:
+        seen: Dict[str, Tuple] = {}
+        for path, step in self.steps:
+            if step.mark in seen:
+                raise FieldError(f"duplicate mark '{step.mark}' (also {format_path(seen[step.mark])})",
+                                 *path, "mark")
+            if step.mark is not None:
+                seen[step.mark] = path
+        for label, marks in self.measures.items():
+            for j, mark in enumerate(marks):
+                if mark not in MARKED and mark not in seen:
+                    raise FieldError(f"unknown mark '{mark}' (marks in this class: "
+                                     f"{_known([*MARKED, *seen])})", "measures", label, j)
 
 
 def _total(classes: Dict[str, JobClass], field: str, size: Callable[[JobClass], int], limit: int,
