@@ -124,7 +124,19 @@ MARKS = [
     case("mark-empty", marked("{}", ("''", "paid")), "classes.c.route[0].mark", "name"),
 ]
 
-CASES = TYPED + GIVE_UP + MARKS
+PREEMPT = [
+    case("preempt-without-priority", floor("{preempt: resume}"), "stations.bar.preempt", "discipline: priority"),
+    case("preempt-with-fifo", floor("{discipline: fifo, preempt: restart}"), "stations.bar.preempt", "fifo"),
+    case("preempt-with-ps", floor("{discipline: ps, preempt: resume}"), "stations.bar.preempt", argv=SOLVE),
+    case("preempt-unknown", floor("{discipline: priority, preempt: always}"), "stations.bar.preempt",
+         "none, resume, restart"),
+    case("preempt-boolean", floor("{discipline: priority, preempt: true}"), "stations.bar.preempt"),
+    case("preempt-with-uses", {"m.yaml": floor("{discipline: priority, preempt: resume}", "service: exp(1), uses: [cup]")[
+        "m.yaml"].replace("stations:", "resources: {cup: 1}\nstations:")}, "classes.c.route[0].uses", "preempt",
+        "resource tokens"),
+]
+
+CASES = TYPED + GIVE_UP + MARKS + PREEMPT
 
 
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))

@@ -54,7 +54,7 @@ CASES = {
                                 "time_unit, params, resources, stations, classes)"),
     "unknown station field": (edit("servers: 1", "severs: 1"),
                               "m.yaml:3 stations.desk.severs: unknown field (expected one of: "
-                              "servers, buffer, discipline, take, assign)"),
+                              "servers, buffer, discipline, take, assign, preempt)"),
     "bad time unit": (BASE + "time_unit: days\n",
                       "m.yaml:9 time_unit: expected one of ns, us, ms, s, min, h, got 'days'"),
     "no stations": (edit("  desk: {servers: 1}\n", "  {}\n"), "m.yaml:2 stations: needs at least one station"),

@@ -138,3 +138,13 @@ def test_a_mark_without_measures_still_compiles_its_marks():
 
 def test_marks_round_trip():
     round_trips(MARKED)
+
+
+def test_preempt_compiles_only_when_set():
+    m = model({"cpu": {"servers": 2, "discipline": "priority", "preempt": "resume"},
+               "disk": {"discipline": "priority", "preempt": "restart"}, "net": {"discipline": "priority"}},
+              {"c": {"rate": 1, "route": [{"station": s, "service": "exp(0.1)"} for s in ("cpu", "disk", "net")]}})
+    cpu, disk, net = m.compile()["stations"]
+    assert (cpu["preempt"], disk["preempt"]) == ("resume", "restart") and "preempt" not in net
+    assert {"preempt-resume", "preempt-restart"} <= m.features()
+    round_trips(m)

@@ -67,6 +67,8 @@ EXAMPLE = {
     "patience": (one_station(step={"patience": "exp(4)"}), "classes.c.route[0].patience"),
     "measures": (one_station(job={"measures": {"m": ["arrived", "paid"]}}, step={"mark": "paid"}),
                  "classes.c.measures"),
+    "preempt-resume": (one_station({"discipline": "priority", "preempt": "resume"}), "stations.s.preempt"),
+    "preempt-restart": (one_station({"discipline": "priority", "preempt": "restart"}), "stations.s.preempt"),
 }
 
 

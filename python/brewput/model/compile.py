@@ -33,6 +33,8 @@ def _station(name: str, station: Station) -> Dict[str, Any]:
     if station.server_types:
         compiled.update(server_types=[{"name": kind, "count": count} for kind, count in station.server_types.items()],
                         take=station.take, assign=station.assign)
+    if station.preempt != "none":
+        compiled["preempt"] = station.preempt
     return compiled
 
 

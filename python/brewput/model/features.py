@@ -41,6 +41,8 @@ FEATURES: Dict[str, str] = {
     "balk-probabilities": "customers who balk with a probability that depends on how many wait (balk: [...])",
     "patience": "customers who give up waiting after their patience runs out (patience:)",
     "measures": "times measured between marks on a route (measures:)",
+    "preempt-resume": "preemptive priority, the preempted job resuming its remaining work (preempt: resume)",
+    "preempt-restart": "preemptive priority, the preempted job starting a new service (preempt: restart)",
 }
 
 _DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
@@ -51,7 +53,8 @@ FIELDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
     "model": {"brewput": (), "name": (), "time_unit": (), "params": (), "resources": (), "stations": (),
               "classes": ("multi-class",)},
     "station": {"servers": ("infinite-servers", "multi-server", "typed-servers"), "buffer": ("finite-buffer",),
-                "discipline": _DISCIPLINES, "take": ("head-of-line", "first-fit"), "assign": ("assign-in-order",)},
+                "discipline": _DISCIPLINES, "take": ("head-of-line", "first-fit"), "assign": ("assign-in-order",),
+                "preempt": ("preempt-resume", "preempt-restart")},
     "class": {"arrivals": ("open-class", "non-poisson-arrivals"), "rate": ("open-class",),
               "population": ("closed-class",), "think": ("think-time",), "priority": ("class-priorities",),
               "route": (), "measures": ("measures",)},
@@ -115,6 +118,8 @@ def feature_sites(model) -> Dict[str, str]:
             continue  # a station nobody visits asks nothing of an engine
         at = f"stations.{label}"
         use(station.discipline, f"{at}.discipline")
+        if station.preempt != "none":
+            use(f"preempt-{station.preempt}", f"{at}.preempt")
         if math.isinf(station.servers):
             use("infinite-servers", f"{at}.servers")
         elif station.servers > 1:

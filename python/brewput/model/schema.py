@@ -22,6 +22,7 @@ from .values import count, first_repeat, integer, name, number, one_of, show, ve
 DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
 TAKES = ("head", "first_fit")  # which waiting job a freed typed server takes
 ASSIGNS = ("longest_idle", "in_order")  # which idle typed server an arriving job takes
+PREEMPTS = ("none", "resume", "restart")  # what a job a higher priority takes the server from does
 EXIT = "exit"
 MARKED = ("arrived", "done")  # the marks every class has: its response time's start and end
 PROBABILITY_TOLERANCE = 1e-9
@@ -123,8 +124,12 @@ class Station(Strict):
     discipline = Field(Value(one_of(*DISCIPLINES), expressions=True), default="fifo")
     take = Field(Value(one_of(*TAKES), expressions=True), default=TAKES[0])
     assign = Field(Value(one_of(*ASSIGNS), expressions=True), default=ASSIGNS[0])
+    preempt = Field(Value(one_of(*PREEMPTS), expressions=True), default=PREEMPTS[0])
 
     def _check(self) -> None:
+        if self.preempt != "none" and self.discipline != "priority":
+            raise FieldError(f"preempt: {self.preempt} takes a server by priority; it needs discipline: priority "
+                             f"(this station's is {self.discipline})", "preempt")
         types = self.servers if isinstance(self.servers, dict) else {}
         object.__setattr__(self, "server_types", types)
         if types:
@@ -366,6 +371,9 @@ class ModelSpec(Strict):
                                          f"{_known(self.resources)})", *at, "uses", j)
                 _check_served_by(step, self.stations[step.station], at)
                 _check_waits(step, self.stations[step.station], at)
+                if step.uses and self.stations[step.station].preempt != "none":
+                    raise FieldError(f"station '{step.station}' preempts, and preempting a job that holds "
+                                     "resource tokens is not modelled", *at, "uses")
 
 
 def _check_served_by(step: Step, station: Station, at: Tuple) -> None:
