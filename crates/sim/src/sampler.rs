@@ -58,7 +58,9 @@ impl Sampler {
         })
     }
 
-    #[inline]
+    // Always inlined: the engine draws at a handful of places, each usually
+    // from one kind, and a call per draw cost more than the draw itself.
+    #[inline(always)]
     pub fn sample<R: Rng>(&self, rng: &mut R) -> f64 {
         match self {
             Sampler::Const(v) => *v,

@@ -334,7 +334,15 @@ impl Simulation {
 
     /// After an event: lets blocked senders into stations that have room
     /// again, then hands out freed resource tokens.
+    #[inline]
     fn settle(&mut self) {
+        // Most events leave nothing to settle.
+        if !self.to_admit.is_empty() || self.dispatch_pending {
+            self.settle_pending();
+        }
+    }
+
+    fn settle_pending(&mut self) {
         while let Some(station) = self.to_admit.pop() {
             while let Some(&sender) = self.stations[station as usize].senders.front() {
                 let already_here = self.jobs[sender].station == station;

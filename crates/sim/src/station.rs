@@ -82,19 +82,23 @@ impl StationState {
     pub fn serve(&mut self, job: u32, work: f64, now: f64) -> Started {
         let before = self.busy_servers();
         let started = self.service.start(job, work, now);
-        self.busy_average.change(self.busy_servers() - before, now);
+        let busier = match started {
+            // A pool job always occupies one more server.
+            Started::Alone { .. } => 1.0,
+            Started::Shared(_) => self.busy_servers() - before,
+        };
+        self.busy_average.change(busier, now);
         started
     }
 
     /// A pool server's service ends; its job holds the server until it can leave.
     #[inline]
     pub fn service_end(&mut self, now: f64) {
-        let before = self.busy_servers();
         let Service::Pool(pool) = &mut self.service else {
             unreachable!("service ends are scheduled only at server pools");
         };
         pool.end();
-        self.busy_average.change(self.busy_servers() - before, now);
+        self.busy_average.change(-1.0, now);
     }
 
     /// Whether a sharing departure scheduled with `version` is still due.

@@ -1,7 +1,7 @@
 //! A pool of identical servers, each held by one job from the start of its
 //! service until it leaves the station (blocked after service included).
 
-use super::{Moved, UNBOUNDED};
+use super::Moved;
 
 #[derive(Debug)]
 pub struct ServerPool {
@@ -22,9 +22,11 @@ impl ServerPool {
         self.servers
     }
 
+    /// One comparison even for unbounded pools: `UNBOUNDED` is `u32::MAX`,
+    /// more jobs than a run can hold.
     #[inline]
     pub fn has_free_server(&self) -> bool {
-        self.servers == UNBOUNDED || (self.holders.len() as u32) < self.servers
+        (self.holders.len() as u32) < self.servers
     }
 
     #[inline]
@@ -59,6 +61,7 @@ impl ServerPool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::service::UNBOUNDED;
 
     #[test]
     fn servers_are_held_until_their_jobs_leave() {
