@@ -84,7 +84,11 @@ def _queues(net):
     return [not delay and discipline != "ps" for delay, discipline in zip(net.is_delay, net.discipline)]
 
 
-def _solved_class(net, sol, r: int) -> dict:
+#: Why a customer is lost: a full station turned it away, it balked, it reneged.
+LOSS_REASONS = ("full", "balked", "reneged")
+
+
+def _solved_class(net, sol, r: int, measures) -> dict:
     known = sol.percentiles.get(r, {})
     queues = _queues(net)
     waited = float((sol.residence_time[r] - net.demand[r])[queues].sum())
@@ -93,6 +97,11 @@ def _solved_class(net, sol, r: int) -> dict:
     figures = {"throughput": float(sol.throughput[r]), "response_time": response, "waiting_time": waiting}
     if sol.loss_probability is not None:
         figures["loss_probability"] = float(sol.loss_probability[r])
+        by = sol.loss_by or {"full": sol.loss_probability}
+        figures["loss_probability_by"] = {reason: float(by[reason][r]) if reason in by else 0.0
+                                          for reason in LOSS_REASONS}
+    if measures:  # solve answers those from arrived to done (analytic/floor.py): the response time
+        figures["measures"] = {name: dict(response) for name in measures}
     return _exactness(figures, sol.exact_class[r], sol.method)
 
 
@@ -102,14 +111,18 @@ def _solved_station(net, sol, m: int) -> dict:
     busy = float(per_class_busy.sum()) if delay else float(per_class_busy.sum() * net.servers[m])
     present = float(sol.queue_length[:, m].sum())
     throughput = float((sol.throughput * net.visits[:, m]).sum())
+    served_time = sol.station_response_time[m] if sol.station_response_time else None
     figures = {
         "utilization": None if delay else float(per_class_busy.sum()),
         "busy_servers": busy,
         "queue_length": present,
         "waiting": max(0.0, present - busy) if _queues(net)[m] else 0.0,
-        "response_time": present / throughput if throughput > 0 else None,
+        "response_time": served_time if served_time is not None else present / throughput if throughput > 0
+        else None,
         "throughput": throughput,
     }
+    if m in sol.server_types:
+        figures["server_types"] = sol.server_types[m]
     return _exactness(figures, sol.exact_station[m], sol.station_method[m])
 
 
@@ -123,7 +136,8 @@ def solution_results(model, net, sol, bounds: Optional[dict] = None) -> dict:
         "method": sol.method,
         "time_unit": model.time_unit,
         "params": dict(model.params),
-        "classes": {name: _solved_class(net, sol, r) for r, name in enumerate(net.classes)},
+        "classes": {name: _solved_class(net, sol, r, model.classes[name].measures)
+                    for r, name in enumerate(net.classes)},
         "stations": {name: _solved_station(net, sol, m) for m, name in enumerate(net.stations)},
         "resources": {},
         "bounds": bounds or {},

@@ -42,18 +42,22 @@ class Impatience:
     mean_in_queue: float          # Lq: customers waiting
     mean_in_system: float         # L: customers present
     utilization: float            # busy servers / c
+    at_end: float                 # fraction of arrivals finding a bounded chain's last state (len(join)
+                                  # present), who cannot join: the station full when join ends at its capacity
 
 
 def impatient(lam: float, s: float, c: int, *, join: Optional[Sequence[float]] = None,
-              patience: float = math.inf) -> Impatience:
+              beyond: Optional[float] = None, patience: float = math.inf) -> Impatience:
     """M/M/c FCFS with balking (`join`, None: everyone joins) and exponential
     patience (`patience` is its mean; inf: nobody reneges), exact.
 
-    An arrival that finds len(join) or more present balks. With neither a limit
-    to join nor patience the station must be stable (lam s < c); otherwise any
-    load is allowed. An unbounded chain is truncated where the states beyond
-    hold less than TAIL of the probability: its ratios p_{n+1}/p_n decrease from
-    c on, so the tail after n is at most p_n r_n / (1 - r_n).
+    An arrival that finds len(join) or more present joins with probability
+    `beyond` (default: 0, it balks, when `join` is given; 1 when it is None).
+    With `beyond` > 0 the chain has no end: without patience the station must
+    then be stable (lam beyond s < c); otherwise any load is allowed. An
+    unbounded chain is truncated where the states beyond hold less than TAIL of
+    the probability: its ratios p_{n+1}/p_n decrease from max(c, len(join)) on,
+    so the tail after n is at most p_n r_n / (1 - r_n).
 
     The waits by outcome follow a tagged arrival that finds j waiting ahead (FCFS):
     at place i in line it leaves that place at rate c/s + i/patience (a service
@@ -74,11 +78,14 @@ def impatient(lam: float, s: float, c: int, *, join: Optional[Sequence[float]] =
     if not patience > 0:
         raise ValueError(f"patience must be positive (inf: nobody reneges), got {patience}")
     mu, theta = 1.0 / s, 1.0 / patience
-    if join is not None and any(not 0 <= b <= 1 for b in join):
+    if beyond is None:
+        beyond = 1.0 if join is None else 0.0
+    join = list(join or ())
+    if any(not 0 <= b <= 1 for b in join + [beyond]):
         raise ValueError("join probabilities must lie between 0 and 1")
-    unbounded = join is None
+    unbounded = beyond > 0
     if unbounded:
-        join = [1.0] * _untruncated_length(lam, mu, c, theta)
+        join += [beyond] * (_untruncated_length(lam * beyond, mu, c, theta, len(join)) - len(join))
 
     def death(n: int) -> float:  # rate from n to n - 1
         return min(n, c) * mu + max(n - c, 0) * theta
@@ -86,7 +93,7 @@ def impatient(lam: float, s: float, c: int, *, join: Optional[Sequence[float]] =
     p = stationary([lam * b for b in join], [death(n) for n in range(1, len(join) + 1)])
     # An arrival finding a bounded chain full balks; where the chain has no end the
     # truncation's last state joins on (its states beyond hold less than TAIL).
-    joins = list(join) + [1.0 if unbounded else 0.0]
+    joins = join + [beyond]
     joined = math.fsum(pn * b for pn, b in zip(p, joins))
     in_queue = math.fsum(max(n - c, 0) * pn for n, pn in enumerate(p))
     busy = math.fsum(min(n, c) * pn for n, pn in enumerate(p))
@@ -124,6 +131,7 @@ def impatient(lam: float, s: float, c: int, *, join: Optional[Sequence[float]] =
         mean_in_queue=in_queue,
         mean_in_system=math.fsum(n * pn for n, pn in enumerate(p)),
         utilization=busy / c,
+        at_end=0.0 if unbounded else p[-1],
     )
 
 
@@ -140,15 +148,44 @@ def balking(lam: float, s: float, c: int, join: Sequence[float]) -> Impatience:
     return impatient(lam, s, c, join=join)
 
 
-def _untruncated_length(lam: float, mu: float, c: int, theta: float) -> int:
-    """How many states an unbounded chain needs: past c its ratios
+def chain_states(lam: float, s: float, c: int, *, join_length: int = 0, beyond: float = 1.0,
+                 patience: float = math.inf) -> float:
+    """About how many states `impatient` keeps (its cost grows with them), from a
+    few closed forms rather than the chain, so a caller can size it first: the
+    list, then past max(c, len) the states until the tail is cut. Without
+    patience the ratios stay r = lam beyond s / c: geometric. With patience they
+    fall from the peak (where arrivals balance services and abandonment) like
+    lam / (lam + i theta), so the tail is cut some sqrt(2 ln(1/TAIL) lam / theta)
+    states on, or sooner when the geometric bound from its first ratio says so.
+    inf for an unstable chain (impatient refuses it)."""
+    if beyond <= 0:
+        return join_length + 1.0
+    rate, mu, theta = lam * beyond, 1.0 / s, 1.0 / patience
+    start = max(join_length, c)
+    cut = -math.log(TAIL)
+    if theta == 0:
+        if rate >= c * mu:
+            return math.inf
+        r = rate / (c * mu)
+        return start + 2.0 + (cut + math.log(r / (1 - r))) / -math.log(r) if r > 0 else start + 2.0
+    peak = max(start, c + max(0.0, (rate - c * mu) / theta))
+    r = rate / (c * mu + (peak + 1 - c) * theta)
+    tail = math.sqrt(2 * cut * rate / theta)
+    if r < 1:
+        tail = min(tail, (cut + math.log(r / (1 - r))) / -math.log(r))
+    return peak + 2.0 + max(tail, 0.0)
+
+
+def _untruncated_length(lam: float, mu: float, c: int, theta: float, start: int = 0) -> int:
+    """How many states an unbounded chain needs, whose joining arrivals come at
+    rate `lam` from `start` present on: past max(c, start) its ratios
     r_n = lam / (c mu + (n + 1 - c) theta) fall; from the first below 1 on, the
     states are kept until the tail beyond holds less than TAIL of the whole: it
     holds at most (p_n / p_first) r_n / (1 - r_n) of the largest state."""
     if theta == 0 and lam >= c * mu:
         raise ValueError(f"without patience or a limit to join, lam s = {lam / mu:.6g} must be below "
                          f"c = {c}: the queue would grow without end")
-    n = c + (max(0, math.floor((lam - c * mu) / theta)) if theta > 0 else 0)
+    n = max(start, c + (max(0, math.floor((lam - c * mu) / theta)) if theta > 0 else 0))
     while lam >= c * mu + (n + 1 - c) * theta:  # the division's rounding fell short
         n += 1
     log_drop = 0.0  # log(p_n / p_first)

@@ -101,14 +101,15 @@ def network_of(model: Model) -> Network:
     steps = []
     for r, job_class in enumerate(model.classes.values()):
         route = list(zip(step_visits(job_class), job_class.route))
-        steps.append(tuple((index[step.station], v, step.service) for v, step in route))
+        steps.append(tuple((index[step.station], v, _least_service(step)) for v, step in route))
         for v, step in route:
             m = index[step.station]
-            mean = step.service.mean
+            service = _least_service(step)
+            mean = service.mean
             visits[r, m] += v
             first_moment[r, m] += v * mean
-            second_moment[r, m] += v * mean * mean * (1 + step.service.scv)
-            exponential[r, m] &= step.service.is_exponential
+            second_moment[r, m] += v * mean * mean * (1 + service.scv)
+            exponential[r, m] &= service.is_exponential
             step_means.setdefault((r, m), set()).add(mean)
     one_mean = np.zeros((n_classes, n_stations), dtype=bool)
     for (r, m), means in step_means.items():
@@ -140,6 +141,13 @@ def network_of(model: Model) -> Network:
     )
 
 
+def _least_service(step) -> Distribution:
+    """The step's service; where it depends on the server type, the fastest
+    type's, so that bounds never overstate the work (the typed-servers solution,
+    typed_station.py, puts the mean its matching of types gives in its place)."""
+    return min((service for _, service in step.services()), key=lambda service: service.mean)
+
+
 #: The features (model/features.py) that some analytic method here covers: an
 #: allow-list, so that a feature added to the model language is refused by name
 #: until a method covers it. Finer limits within a feature (sjf at one server of
@@ -148,6 +156,11 @@ SOLVABLE_FEATURES = frozenset({
     "open-class", "closed-class", "think-time", "non-poisson-arrivals", "multi-class", "class-priorities",
     "probabilistic-routing", "feedback", "finite-buffer", "fifo", "lifo", "priority", "sjf", "ps",
     "infinite-servers", "multi-server", "non-exponential-service",
+    # The service floor, each exact at the one station of an open model (floor.py says where else not):
+    "typed-servers", "head-of-line", "first-fit", "per-type-service",  # FCFS-ALIS, typed_station.py
+    "balk-threshold", "balk-probabilities", "patience",  # a birth-death chain, giving_up.py
+    "preempt-resume", "preempt-restart",  # priority.py, preemptive.py
+    "measures",  # from arrived to done: the response time
 })
 
 

@@ -15,7 +15,12 @@ The constants were measured on one core (numpy 2.4, x86-64):
    (10 classes at 50 stations: 0.07 s); Bard-Schweitzer solves one set of those;
  - open stations: Erlang's B recursion 0.1 us per server, M/M/c/K 0.25 us and
    64 bytes per place, M/G/1/K's embedded chain 20 us per place plus 1 ns per
-   pair of places (10,000 places: 1 s).
+   pair of places (10,000 places: 1 s);
+ - customers who give up (abandonment.py): 2 to 4 us and some 200 bytes per
+   state of the birth-death chain (half a million states: 1.4 s);
+ - typed servers under FCFS-ALIS (typed_servers.py): 40 us per vector of busy
+   server counts per server type (5 types of 6 servers, 16,807 vectors: 2.4 s),
+   plus its stability check over every set of server types.
 """
 from __future__ import annotations
 
@@ -92,6 +97,20 @@ def loss_station_cost(capacity: float, embedded_chain: bool) -> Cost:
     if embedded_chain:
         return Cost(2e-5 * capacity + 7e-9 * capacity**2, 48.0 * capacity)
     return Cost(2.5e-7 * capacity, 64.0 * capacity)
+
+
+def birth_death_cost(states: float) -> Cost:
+    """A birth-death chain of `states` states (abandonment.chain_states estimates them)."""
+    return Cost(4e-6 * states, 200.0 * states)
+
+
+def typed_servers_cost(counts, customer_types: int) -> Cost:
+    """FCFS-ALIS at a station of typed servers, `counts` servers of each type: its
+    recursions keep per-type and per-customer-type arrays for every count vector."""
+    kinds = len(counts)
+    vectors = _product([n + 1.0 for n in counts])
+    return Cost(4e-5 * vectors * kinds + 1e-6 * kinds * _product([2.0] * kinds),
+                vectors * (1000.0 + 48.0 * kinds * customer_types))
 
 
 def check(what: str, cost: Cost, advice: str) -> None:

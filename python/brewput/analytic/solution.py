@@ -34,5 +34,15 @@ class Solution:
     percentiles: Dict[int, dict] = field(default_factory=dict)
     #: (R,) probability an arrival is lost (finite buffers), open classes; None when no losses are possible.
     loss_probability: Optional[np.ndarray] = None
+    #: Per reason a customer is lost (results.LOSS_REASONS: a full station, balking,
+    #: reneging), the (R,) probability an arrival is lost for it; None when only
+    #: full stations lose customers (all of loss_probability is then `full`).
+    loss_by: Optional[Dict[str, np.ndarray]] = None
+    #: (M,) mean time at each station of the jobs it serves, where some leave it
+    #: unserved (reneging), so that jobs present / throughput is not that time; None elsewhere.
+    station_response_time: List[Optional[float]] = field(default_factory=list)
+    #: Per station index with typed servers, per server type: {"utilization",
+    #: "served": {class: completions per time unit}} (results.md's server_types).
+    server_types: Dict[int, Dict[str, dict]] = field(default_factory=dict)
     #: One line each: what was approximated and why, or what was chosen automatically.
     notes: List[str] = field(default_factory=list)

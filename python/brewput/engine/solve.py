@@ -10,6 +10,7 @@ from ..results import solution_results
 from ..analytic.bounds import network_bounds
 from ..analytic.closed import solve_closed
 from ..analytic.feasibility import check_cycles_take_time
+from ..analytic.floor import check_measures, solve_floor
 from ..analytic.methods import check_method
 from ..analytic.mixed import solve_mixed
 from ..analytic.network import network_of
@@ -32,8 +33,14 @@ def solve(
     model = as_model(model, params)
     check_cycles_take_time(model)
     net = network_of(model)
+    check_measures(model)
     try:
-        sol = _solve_network(net, method)
+        floor = solve_floor(model, net)
+        if floor is not None:
+            _check_exact_method(method, "a station of the service floor is solved by its own exact method")
+            net, sol = floor
+        else:
+            sol = _solve_network(net, method)
     except MemoryError:  # sizing.py estimates every method first; this is the last line of defence
         raise OptionError("method", f"{model.file or model.name} does not fit in this machine's memory; "
                                     "use a smaller model or brewput simulate", value=method) from None
@@ -44,15 +51,18 @@ def _solve_network(net, method: str):
     """The network by the solver for its kind: open, closed (waiting outside a
     full station, or a queueing network) or mixed."""
     if net.is_open.all():
-        if method not in ("auto", "exact"):
-            raise OptionError("method", "open networks are solved exactly (or by the named approximation per "
-                                        "station); use ", Field("method"), " auto", value=method)
+        _check_exact_method(method, "open networks are solved exactly (or by the named approximation per station)")
         return solve_open(net)
     if binding_buffer(net):
-        if method not in ("auto", "exact"):
-            raise OptionError("method", "closed customers waiting outside a full station are solved by their "
-                                        "own product form; use ", Field("method"), " auto", value=method)
+        _check_exact_method(method, "closed customers waiting outside a full station are solved by their "
+                                    "own product form")
         return solve_waiting_outside(net)
     if not net.is_open.any():
         return solve_closed(net, method=method)
     return solve_mixed(net, method=method)
+
+
+def _check_exact_method(method: str, why: str) -> None:
+    """Refuses a method other than auto or exact where `why` says one exact method answers."""
+    if method not in ("auto", "exact"):
+        raise OptionError("method", f"{why}; use ", Field("method"), " auto", value=method)

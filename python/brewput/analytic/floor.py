@@ -1,0 +1,54 @@
+"""The service floor in `solve`: which exact method answers a model using typed
+servers, customers who give up or preemption (each exact only at the one station
+of an open model, one_station.py, and refused by name elsewhere), and which
+measures between marks solve answers (from arrived to done: the response time).
+"""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+from ..model import Model
+from ..model.features import feature_sites
+from ..model.schema import MARKED
+from .giving_up import solve_giving_up
+from .network import Network
+from .one_station import refusal
+from .preemptive import solve_preemptive
+from .solution import Solution
+from .typed_station import solve_typed
+
+#: Each feature of the floor, by the method that answers a model using it; a
+#: model using several goes to the first, which refuses the others by name.
+SOLVERS = (
+    ("typed-servers", solve_typed),
+    ("balk-threshold", solve_giving_up),
+    ("balk-probabilities", solve_giving_up),
+    ("patience", solve_giving_up),
+    ("preempt-resume", solve_preemptive),
+    ("preempt-restart", solve_preemptive),
+)
+
+ARRIVED, DONE = MARKED
+
+
+def solve_floor(model: Model, net: Network) -> Optional[Tuple[Network, Solution]]:
+    """The model's exact solution if it uses a feature of the floor (Unsupported
+    naming it where it is not exact), else None: a queueing network's methods answer it."""
+    sites = feature_sites(model)
+    for feature, solver in SOLVERS:
+        if feature in sites:
+            return solver(model, net, feature, sites[feature])
+    return None
+
+
+def check_measures(model: Model) -> None:
+    """Refuses a measure other than the response time, naming it."""
+    for label, job in model.classes.items():
+        routing = job.routing()
+        exits = {step.mark for i, step in enumerate(job.route)
+                 if step.mark is not None and all(target is None for target, p in routing[i] if p > 0)}
+        for name, (start, end) in job.measures.items():
+            if start != ARRIVED or not (end == DONE or end in exits):
+                raise refusal(model, "measures", f"classes.{label}.measures.{name}",
+                              f"from {ARRIVED} to {DONE} (the response time, or to a mark at a step that always exits)",
+                              f"it runs from {start} to {end}")

@@ -1,0 +1,117 @@
+"""Customers who give up (`balk:`, `patience:`) at the one station of an open
+model, exactly: the number present is a birth-death chain (abandonment.py).
+
+The model says it per step in waiting jobs seen (those in service not counted):
+a threshold b balks whoever sees b or more waiting, so with c servers an arrival
+finding n present joins while n < c + b (M/M/c/K with K = c + b); probabilities
+q_0, q_1, ... balk whoever sees w = max(n - c, 0) waiting with q_w, the last
+holding beyond the list. A finite buffer cuts the chain at c + buffer: who finds
+it full is lost as `full`, not `balked`. Exponential patience is Erlang A.
+
+Exact when every class there has one exponential service mean, the same `balk`
+and the same exponential `patience` (the chain is then blind to class, FCFS),
+at a fifo station of untyped servers. Else refused by name.
+"""
+from __future__ import annotations
+
+import math
+from typing import List, Tuple
+
+from ..errors import BrewputError
+from ..model import Model
+from . import sizing
+from .abandonment import Impatience, chain_states, impatient
+from .network import Network
+from .one_station import OneStation, one_station, refusal, station_solution
+from .solution import Solution
+
+CONDITION = ("at a fifo station of untyped servers whose classes share one exponential service mean, "
+             "one balk: and one exponential patience:")
+
+
+def solve_giving_up(model: Model, net: Network, feature: str, site: str) -> Tuple[Network, Solution]:
+    """The exact solution, or Unsupported naming `feature` (first used at `site`)."""
+    one = one_station(model, feature, site)
+    station, steps = one.station, one.steps
+    at = [f"classes.{label}.route[0]" for label in one.classes]
+
+    def refuse(problem: str):
+        return refusal(model, feature, site, CONDITION, problem)
+
+    if station.server_types:
+        raise refuse(f"stations.{one.name}.servers are typed")
+    if station.discipline != "fifo":
+        raise refuse(f"stations.{one.name}.discipline is {station.discipline}")
+    first = steps[0]
+    for where, step in zip(at, steps):
+        if not step.service.is_exponential:
+            raise refuse(f"{where}.service is not exponential")
+        if step.patience is not None and not step.patience.is_exponential:
+            raise refuse(f"{where}.patience is not exponential")
+        if step.service.mean != first.service.mean:
+            raise refuse(f"{where}.service has mean {step.service.mean:g}, {at[0]}.service {first.service.mean:g}")
+        if step.balk != first.balk:
+            raise refuse(f"{where}.balk differs from {at[0]}.balk")
+        if _patience(step) != _patience(first):
+            raise refuse(f"{where}.patience differs from {at[0]}.patience")
+    c, s, patience = int(station.servers), first.service.mean, _patience(first)
+    capacity = station.servers + station.buffer
+    join, beyond = _joining(first.balk, c, capacity)
+    if not join[0] if join else not beyond:
+        raise refuse(f"{at[0]}.balk turns every arrival away: nobody is ever served")
+    lam = sum(one.rates)
+    states = chain_states(lam, s, c, join_length=len(join), beyond=beyond, patience=patience)
+    sizing.check(f"station {one.name}'s chain of customers who give up, about {states:,.0f} states",
+                 sizing.birth_death_cost(states), "use brewput simulate")
+    try:
+        chain = impatient(lam, s, c, join=join, beyond=beyond, patience=patience)
+    except ValueError:  # the only one a checked model can meet: no patience, no limit, too much load
+        raise BrewputError(f"station {one.name}: utilization {lam * beyond * s / c:.4g} >= 1 of the customers "
+                           f"who join, the open model is unstable; no steady state exists") from None
+    return net, _solution(net, one, chain, full=chain.at_end if len(join) == capacity else 0.0,
+                     method=_method(first.balk, patience, capacity))
+
+
+def _patience(step) -> float:
+    return math.inf if step.patience is None else step.patience.mean
+
+
+def _joining(balk, c: int, capacity: float) -> Tuple[List[float], float]:
+    """The chance to join on finding n = 0, 1, ... present (the chain's `join`)
+    and beyond the list (`beyond`), with the buffer's cut at `capacity`."""
+    if balk is None:
+        join, beyond = [], 1.0
+    elif isinstance(balk, list):  # n <= c present: 0 waiting seen; then one more waiting per place
+        join, beyond = [1.0 - balk[0]] * c + [1.0 - q for q in balk[:-1]], 1.0 - balk[-1]
+    else:  # joins while fewer than `balk` wait: n < c + balk (nobody, at a threshold of 0)
+        join, beyond = [1.0] * (c + int(balk)) if balk else [], 0.0
+    if math.isfinite(capacity) and (beyond > 0 or len(join) > capacity):  # full before balking ends it
+        join, beyond = (join + [beyond] * int(capacity))[:int(capacity)], 0.0
+    return join, beyond
+
+
+def _method(balk, patience: float, capacity: float) -> str:
+    if balk is None and math.isinf(capacity):
+        return "erlang-a"
+    if not isinstance(balk, list) and math.isinf(patience):
+        return "mmck"
+    return "birth-death"
+
+
+def _solution(net: Network, one: OneStation, chain: Impatience, full: float, method: str) -> Solution:
+    lam = sum(one.rates)
+    shares = [rate / lam for rate in one.rates]  # FCFS is blind to class: each holds its share
+    served, reneged = chain.served, chain.abandoned
+
+    def per_class(x: float) -> List[float]:
+        return [x] * len(shares)
+
+    return station_solution(
+        net, one, method,
+        throughput=[rate * served for rate in one.rates],
+        response=per_class(chain.mean_response),
+        busy=[share * chain.utilization * one.station.servers for share in shares],
+        present=[share * chain.mean_in_system for share in shares],
+        loss_by={"full": per_class(full), "balked": per_class(chain.balked - full), "reneged": per_class(reneged)},
+        station_response=chain.mean_response,
+    )
