@@ -1,0 +1,224 @@
+"""solve on the service floor (analytic/floor.py and the files it calls) against
+truths computed here from the model language's own words: the Markov chain of
+the number present, built from "balks on seeing w waiting" and "reneges when its
+exponential patience runs out" (not from the chain abandonment.py builds);
+Erlang C and M/M/c/K in closed form; a typed station every class may use as one
+M/M/c; preemptive priority's top class as an M/M/c of its own and the work
+conserved below it."""
+import math
+
+import numpy as np
+import pytest
+from scipy.linalg import null_space
+
+import brewput
+from brewput.analytic import queues
+from brewput.analytic.abandonment import chain_states, impatient
+from brewput.analytic.network import Unsupported
+from brewput.analytic.typed_servers import fcfs_alis
+from brewput.model import Model
+
+
+def model(stations, classes):
+    return Model.from_dict({"brewput": 1, "name": "m", "stations": stations, "classes": classes})
+
+
+def one_class(station, step, rate):
+    return model({"s": station}, {"c": {"rate": rate, "route": [{"station": "s", **step}]}})
+
+
+def chain(lam, s, c, capacity, balk, patience, states):
+    """Stationary figures of the station's number present, from a generator
+    written from the model language: an arrival finding n present sees
+    w = max(n - c, 0) waiting; it is lost as full when n = capacity, else balks
+    with balk(w); each waiting job reneges at rate 1 / patience."""
+    mu, theta = 1 / s, 0.0 if math.isinf(patience) else 1 / patience
+    q = np.zeros((states, states))
+    for n in range(states - 1):
+        if n < capacity:
+            q[n, n + 1] = lam * (1 - balk(max(n - c, 0)))
+        q[n + 1, n] = min(n + 1, c) * mu + max(n + 1 - c, 0) * theta
+    np.fill_diagonal(q, -q.sum(axis=1))
+    p = null_space(q.T)[:, 0]
+    p /= p.sum()
+    n = np.arange(states)
+    assert p[-1] < 1e-13  # the truncation holds nothing
+    waiting = np.maximum(n - c, 0)
+    full = p[n >= capacity].sum()
+    balked = sum(p[k] * balk(waiting[k]) for k in range(states) if k < capacity)
+    served_rate = mu * p @ np.minimum(n, c)
+    return {"full": full, "balked": balked, "reneged": theta * p @ waiting / lam,
+            "throughput": served_rate, "present": p @ n, "busy": p @ np.minimum(n, c)}
+
+
+def threshold(b):
+    return lambda w: 1.0 if w >= b else 0.0
+
+
+def listed(qs):
+    return lambda w: qs[min(w, len(qs) - 1)]
+
+
+GIVING_UP = [
+    # station, step fields, rate, (capacity, balk function, patience) of the truth
+    ({"servers": 2}, {"balk": 3}, 2.5, (math.inf, threshold(3), math.inf)),
+    ({"servers": 1}, {"balk": 0}, 0.5, None),  # nobody ever joins: refused, not answered
+    ({"servers": 3, "buffer": 2}, {"balk": 5}, 4.0, (5, threshold(5), math.inf)),  # full before it balks
+    ({"servers": 2, "buffer": 4}, {"balk": 2}, 3.0, (6, threshold(2), math.inf)),  # balks before full
+    ({"servers": 2}, {"balk": [0, 0.2, 0.5, 0.9, 1]}, 3.0, (math.inf, listed([0, 0.2, 0.5, 0.9, 1]), math.inf)),
+    ({"servers": 1}, {"balk": [0.1, 0.3, 0.6]}, 1.5, (math.inf, listed([0.1, 0.3, 0.6]), math.inf)),  # 60 % beyond
+    ({"servers": 1}, {"balk": [0.25]}, 1.2, (math.inf, listed([0.25]), math.inf)),  # one value: held for every w
+    ({"servers": 3}, {"patience": "exp(2)"}, 4.0, (math.inf, threshold(math.inf), 2.0)),  # Erlang A, overloaded
+    ({"servers": 2, "buffer": 3}, {"patience": "exp(1.5)", "balk": [0, 0.5]}, 3.0, (5, listed([0, 0.5]), 1.5)),
+]
+
+
+@pytest.mark.parametrize("station, step, rate, truth_of", GIVING_UP)
+def test_customers_who_give_up_match_the_chain_written_from_the_language(station, step, rate, truth_of):
+    m = one_class(station, {"service": "exp(1)", **step}, rate)
+    if truth_of is None:
+        with pytest.raises(Unsupported, match=r"route\[0\]\.balk turns every arrival away"):
+            brewput.solve(m)
+        return
+    capacity, balk, patience = truth_of
+    truth = chain(rate, 1.0, station["servers"], capacity, balk, patience, 400)
+    result = brewput.solve(m)
+    c, s = result["classes"]["c"], result["stations"]["s"]
+    assert c["exact"] and c["throughput"] == pytest.approx(truth["throughput"], rel=1e-9)
+    by = c["loss_probability_by"]
+    for reason in ("full", "balked", "reneged"):
+        assert by[reason] == pytest.approx(truth[reason], rel=1e-9, abs=1e-12), reason
+    assert c["loss_probability"] == pytest.approx(sum(by.values()), rel=1e-12)
+    assert c["loss_probability"] + c["throughput"] / rate == pytest.approx(1, rel=1e-12)
+    assert s["queue_length"] == pytest.approx(truth["present"], rel=1e-9)
+    assert s["busy_servers"] == pytest.approx(truth["busy"], rel=1e-9)
+    assert s["throughput"] == pytest.approx(truth["throughput"], rel=1e-9)
+    if math.isinf(patience):  # everyone who joins is served: Little's law gives their time there
+        joined = rate * (1 - by["full"] - by["balked"])
+        assert c["response_time"]["mean"] == pytest.approx(truth["present"] / joined, rel=1e-9)
+        assert s["response_time"] == pytest.approx(truth["present"] / joined, rel=1e-9)
+    else:  # the served's wait: the tagged customer's, tested against its absorbing chain in the theory
+        assert c["response_time"]["mean"] == pytest.approx(s["response_time"])
+    assert c["waiting_time"]["mean"] == pytest.approx(c["response_time"]["mean"] - 1.0, abs=1e-12)
+
+
+def test_a_balking_threshold_is_mmck_and_a_full_buffer_is_lost_as_full():
+    loss, means = queues.mmck(2.5, 1.0, 2, 5)
+    c = brewput.solve(one_class({"servers": 2}, {"service": "exp(1)", "balk": 3}, 2.5))["classes"]["c"]
+    assert c["method"] == "mmck" and c["loss_probability_by"]["balked"] == pytest.approx(loss, rel=1e-12)
+    assert c["response_time"]["mean"] == pytest.approx(means.response, rel=1e-12)
+    c = brewput.solve(one_class({"servers": 2, "buffer": 3}, {"service": "exp(1)", "balk": 3}, 2.5))["classes"]["c"]
+    assert c["loss_probability_by"] == pytest.approx({"full": loss, "balked": 0.0, "reneged": 0.0}, rel=1e-12)
+
+
+def test_endless_patience_is_erlang_c_and_patience_as_long_as_service_a_poisson_number():
+    lam, c = 1.5, 2
+    result = brewput.solve(one_class({"servers": c}, {"service": "exp(1)", "patience": "exp(1e9)"}, lam))
+    assert result["classes"]["c"]["response_time"]["mean"] == pytest.approx(queues.mmc(lam, 1.0, c).response,
+                                                                             rel=1e-7)
+    result = brewput.solve(one_class({"servers": c}, {"service": "exp(1)", "patience": "exp(1)"}, 5.0))
+    assert result["stations"]["s"]["queue_length"] == pytest.approx(5.0, rel=1e-12)  # M/M/inf: mean lam s
+
+
+def test_classes_sharing_a_station_of_customers_who_give_up_share_its_figures_by_rate():
+    both = model({"s": {"servers": 2}}, {
+        "a": {"rate": 1.0, "route": [{"station": "s", "service": "exp(1)", "patience": "exp(2)"}]},
+        "b": {"rate": 2.0, "route": [{"station": "s", "service": "exp(1)", "patience": "exp(2)"}]}})
+    alone = impatient(3.0, 1.0, 2, patience=2.0)
+    result = brewput.solve(both)
+    for label, rate in (("a", 1.0), ("b", 2.0)):
+        figures = result["classes"][label]
+        assert figures["throughput"] == pytest.approx(rate * alone.served, rel=1e-12)
+        assert figures["loss_probability_by"]["reneged"] == pytest.approx(alone.abandoned, rel=1e-12)
+        assert figures["response_time"]["mean"] == pytest.approx(alone.mean_response, rel=1e-12)
+
+
+def test_an_unbounded_balking_tail_is_cut_where_the_chain_says():
+    # 60 % balk beyond the list: the chain has no end, and the cut holds less than 2^-60.
+    lam, c, join, beyond = 1.5, 1, [0.9, 0.9, 0.7], 0.4
+    states = chain_states(lam, 1.0, c, join_length=len(join), beyond=beyond)
+    long = impatient(lam, 1.0, c, join=join + [beyond] * 2000)
+    cut = impatient(lam, 1.0, c, join=join, beyond=beyond)
+    assert cut.mean_in_system == pytest.approx(long.mean_in_system, rel=1e-13)
+    assert cut.balked == pytest.approx(long.balked, rel=1e-12)
+    assert 0.5 < states / 80 < 2  # the estimate of its length: r = 0.6, 2^-60 = 0.6^81
+
+
+def test_typed_servers_every_class_may_use_are_one_mmc():
+    # Full flexibility, one rate: FCFS-ALIS is M/M/3 whatever the take, ALIS shares the work evenly.
+    for take in ("head", "first_fit"):
+        m = model({"bar": {"servers": {"espresso": 2, "drip": 1}, "take": take}}, {
+            "latte": {"rate": 1.2, "route": [{"station": "bar", "service": "exp(1)"}]},
+            "drip": {"rate": 0.9, "route": [{"station": "bar", "service": "exp(1)"}]}})
+        result = brewput.solve(m)
+        mmc = queues.mmc(2.1, 1.0, 3)
+        for label in ("latte", "drip"):
+            assert result["classes"][label]["response_time"]["mean"] == pytest.approx(mmc.response, rel=1e-9)
+            assert result["classes"][label]["method"] == "fcfs-alis"
+        types = result["stations"]["bar"]["server_types"]
+        assert types["espresso"]["utilization"] == pytest.approx(0.7, rel=1e-9)
+        assert types["drip"]["utilization"] == pytest.approx(0.7, rel=1e-9)
+        assert types["espresso"]["served"]["latte"] + types["drip"]["served"]["latte"] == pytest.approx(1.2)
+
+
+def test_an_n_model_matches_fcfs_alis_and_conserves_its_work():
+    # Lattes only on the espresso machines; drip anywhere, slower on the machines' type rate.
+    m = model({"bar": {"servers": {"espresso": 2, "drip": 1}, "take": "first_fit"}}, {
+        "latte": {"rate": 1.0, "route": [{"station": "bar", "service": "exp(1)", "served_by": ["espresso"]}]},
+        "filter": {"rate": 1.5, "route": [{"station": "bar", "served_by": {"espresso": "exp(1)",
+                                                                            "drip": "exp(0.5)"}}]}})
+    truth = fcfs_alis({"latte": 1.0, "filter": 1.5}, {"espresso": 2, "drip": 1}, {"espresso": 1.0, "drip": 2.0},
+                      {"latte": ["espresso"], "filter": ["espresso", "drip"]})
+    result = brewput.solve(m)
+    for label in ("latte", "filter"):
+        figures = result["classes"][label]
+        assert figures["response_time"]["mean"] == pytest.approx(truth.response[label], rel=1e-12)
+        assert figures["waiting_time"]["mean"] == pytest.approx(truth.wait[label], rel=1e-9)
+    bar = result["stations"]["bar"]
+    served = {t: sum(f["served"].values()) for t, f in bar["server_types"].items()}
+    assert sum(served.values()) == pytest.approx(2.5, rel=1e-9)  # every arrival served by some type
+    # Each type is busy its completions x its mean, over its servers.
+    assert bar["server_types"]["espresso"]["utilization"] == pytest.approx(served["espresso"] * 1.0 / 2, rel=1e-9)
+    assert bar["server_types"]["drip"]["utilization"] == pytest.approx(served["drip"] * 0.5 / 1, rel=1e-9)
+    assert bar["server_types"]["drip"]["served"]["latte"] == 0.0
+    assert bar["busy_servers"] == pytest.approx(served["espresso"] + served["drip"] * 0.5, rel=1e-9)
+    assert bar["queue_length"] == pytest.approx(sum(rate * result["classes"][label]["response_time"]["mean"]
+                                                    for label, rate in (("latte", 1.0), ("filter", 1.5))))
+
+
+def test_preemptive_priority_top_class_is_alone_and_the_work_is_conserved():
+    # M/M/2, one rate: the top class sees an M/M/2 of its own; both together the M/M/2 of all.
+    lam_hi, lam_lo, c = 0.6, 0.8, 2
+    for preempt in ("resume", "restart"):
+        m = model({"cpu": {"servers": c, "discipline": "priority", "preempt": preempt}}, {
+            "hi": {"rate": lam_hi, "priority": 1, "route": [{"station": "cpu", "service": "exp(1)"}]},
+            "lo": {"rate": lam_lo, "route": [{"station": "cpu", "service": "exp(1)"}]}})
+        result = brewput.solve(m)
+        hi, lo = (result["classes"][k]["response_time"]["mean"] for k in ("hi", "lo"))
+        assert hi == pytest.approx(queues.mmc(lam_hi, 1.0, c).response, rel=1e-12)
+        assert lam_hi * hi + lam_lo * lo == pytest.approx(queues.mmc(lam_hi + lam_lo, 1.0, c).in_system, rel=1e-12)
+        assert result["stations"]["cpu"]["utilization"] == pytest.approx((lam_hi + lam_lo) / c)
+
+
+def test_preemptive_resume_at_one_server_takes_any_service_law():
+    # M/G/1: the top class is an M/G/1 of its own (Pollaczek-Khinchine), the lower waits out all the work.
+    m = model({"cpu": {"discipline": "priority", "preempt": "resume"}}, {
+        "hi": {"rate": 0.3, "priority": 2, "route": [{"station": "cpu", "service": "erlang(3, 1)"}]},
+        "lo": {"rate": 0.2, "route": [{"station": "cpu", "service": "uniform(0, 3)"}]}})
+    result = brewput.solve(m)
+    hi = result["classes"]["hi"]["response_time"]["mean"]
+    assert hi == pytest.approx(queues.pollaczek_khinchine(0.3, 1.0, 1 / 3).response, rel=1e-12)
+    # Lower class: the work of both present when it arrives plus its own, stretched by top arrivals.
+    residual = (0.3 * (1 + 1 / 3) + 0.2 * 3.0) / 2  # sum lam E[S^2] / 2; uniform(0,3): E[S^2] = 3
+    lo = 1.5 / (1 - 0.3) + residual / ((1 - 0.3) * (1 - 0.6))
+    assert result["classes"]["lo"]["response_time"]["mean"] == pytest.approx(lo, rel=1e-12)
+
+
+def test_a_measure_from_arrived_to_done_is_the_response_time():
+    m = model({"s": {"servers": 2}}, {"c": {"rate": 1.5, "measures": {"total": ["arrived", "done"],
+                                                                       "to_paid": ["arrived", "paid"]},
+                                            "route": [{"station": "s", "service": "exp(1)", "mark": "paid"}]}})
+    c = brewput.solve(m)["classes"]["c"]
+    assert c["measures"] == {"total": c["response_time"], "to_paid": c["response_time"]}
+    assert c["response_time"]["mean"] == pytest.approx(queues.mmc(1.5, 1.0, 2).response)
+    assert c["measures"]["total"]["p99"] == pytest.approx(queues.mmc_response_quantile(0.99, 1.5, 1.0, 2))
