@@ -141,7 +141,7 @@ impl Measurement {
     #[inline]
     pub fn event(&mut self, control: &RunControl) -> Result<(), SimError> {
         self.events += 1;
-        if self.events % EVENTS_PER_CHECK == 0 { self.report(control) } else { Ok(()) }
+        if self.events.is_multiple_of(EVENTS_PER_CHECK) { self.report(control) } else { Ok(()) }
     }
 
     pub fn report(&mut self, control: &RunControl) -> Result<(), SimError> {

@@ -87,11 +87,11 @@ impl WaitQueue {
     pub fn push(&mut self, job: u32, key: f64, seq: u64) -> Ticket {
         match self {
             WaitQueue::Fifo(q) => {
-                debug_assert!(q.back().map_or(true, |last| last.seq < seq), "seq increases");
+                debug_assert!(q.back().is_none_or(|last| last.seq < seq), "seq increases");
                 q.push_back(Entry { seq, job })
             }
             WaitQueue::Lifo(q) => {
-                debug_assert!(q.last().map_or(true, |last| last.seq < seq), "seq increases");
+                debug_assert!(q.last().is_none_or(|last| last.seq < seq), "seq increases");
                 q.push(Entry { seq, job })
             }
             WaitQueue::Keyed(q) => {
