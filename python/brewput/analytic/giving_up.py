@@ -61,13 +61,12 @@ def solve_giving_up(model: Model, net: Network, feature: str, site: str) -> Tupl
         raise refuse(f"{at[0]}.balk turns every arrival away: nobody is ever served")
     lam = sum(one.rates)
     states = chain_states(lam, s, c, join_length=len(join), beyond=beyond, patience=patience)
+    if math.isinf(states):  # no patience, no end to joining, and more work than the servers do
+        raise BrewputError(f"station {one.name}: utilization {lam * beyond * s / c:.4g} >= 1 of the customers "
+                           f"who join, the open model is unstable; no steady state exists")
     sizing.check(f"station {one.name}'s chain of customers who give up, about {states:,.0f} states",
                  sizing.birth_death_cost(states), "use brewput simulate")
-    try:
-        chain = impatient(lam, s, c, join=join, beyond=beyond, patience=patience)
-    except ValueError:  # the only one a checked model can meet: no patience, no limit, too much load
-        raise BrewputError(f"station {one.name}: utilization {lam * beyond * s / c:.4g} >= 1 of the customers "
-                           f"who join, the open model is unstable; no steady state exists") from None
+    chain = impatient(lam, s, c, join=join, beyond=beyond, patience=patience)
     return net, _solution(net, one, chain, full=chain.at_end if len(join) == capacity else 0.0,
                      method=_method(first.balk, patience, capacity))
 

@@ -1,0 +1,178 @@
+"""The corpus (tests/corpus.py): the service floor where solve has no exact
+answer (analytic/floor.py), refused in one line naming the file, the field and
+the feature, with what would make it exact and `brewput simulate` suggested;
+unstable stations and chains too long to build refused as well. One case per
+refused combination: customers who give up, typed servers, preemption, measures."""
+import pytest
+import yaml
+
+from corpus import Case, check, ids
+
+BALK = "customers who balk when they see too many waiting (balk: n)"
+BALK_P = "customers who balk with a probability that depends on how many wait (balk: [...])"
+PATIENCE = "customers who give up waiting after their patience runs out (patience:)"
+TYPED = "typed groups of servers at a station (servers: {type: count})"
+RESUME = "preemptive priority, the preempted job resuming its remaining work (preempt: resume)"
+RESTART = "preemptive priority, the preempted job starting a new service (preempt: restart)"
+MEASURES = "times measured between marks on a route (measures:)"
+ONE_STATION = "only at the one station of an open model with Poisson arrivals"
+
+
+def model(stations, classes) -> dict:
+    """A model file named m.yaml holding these stations and classes."""
+    return {"m.yaml": yaml.safe_dump({"brewput": 1, "name": "m", "stations": stations, "classes": classes},
+                                     sort_keys=False)}
+
+
+def one(step, station=None, job=None) -> dict:
+    """One open class c (rate 1 unless `job` says otherwise) visiting station s once."""
+    return model({"s": station or {"servers": 2}},
+                 {"c": {"rate": 1, **(job or {}), "route": [{"station": "s", "service": "exp(1)", **step}]}})
+
+
+def two(a_step, b_step, station=None) -> dict:
+    """Classes a and b, one visit each to station s."""
+    return model({"s": station or {"servers": 2}}, {
+        "a": {"rate": 0.5, "route": [{"station": "s", "service": "exp(1)", **a_step}]},
+        "b": {"rate": 0.5, "route": [{"station": "s", "service": "exp(1)", **b_step}]}})
+
+
+def bar(station, latte=None, drip=None) -> dict:
+    """Typed servers at a bar: lattes on espresso machines, drip anywhere."""
+    return model({"bar": {"servers": {"espresso": 2, "drip": 1}, **station}}, {
+        "latte": {"rate": 0.8, "route": [{"station": "bar", "service": "exp(1)", "served_by": ["espresso"],
+                                          **(latte or {})}]},
+        "filter": {"rate": 0.5, "route": [{"station": "bar", "service": "exp(1)", **(drip or {})}]}})
+
+
+def cpu(station=None, hi=None, lo=None, lo_service="exp(1)") -> dict:
+    """Preemptive priority at station cpu: class hi over class lo."""
+    return model({"cpu": {"servers": 1, "discipline": "priority", "preempt": "resume", **(station or {})}}, {
+        "hi": {"rate": 0.3, "priority": 1, "route": [{"station": "cpu", "service": "exp(1)", **(hi or {})}]},
+        "lo": {"rate": 0.3, "route": [{"station": "cpu", "service": lo_service, **(lo or {})}]}})
+
+
+SOLVE = ["solve", "m.yaml"]
+STEP = "classes.c.route[0]"
+
+GIVING_UP = [
+    Case("floor-patience-closed", SOLVE, model({"s": {}}, {"c": {"population": 3, "route": [
+        {"station": "s", "service": "exp(1)", "patience": "exp(2)"}]}}),
+        names=["m.yaml", f"{STEP}.patience", PATIENCE, ONE_STATION, "classes.c is closed", "brewput simulate"]),
+    Case("floor-balk-non-poisson", SOLVE, one({"balk": 3}, job={"rate": None, "arrivals": "const(1)"}),
+         names=[f"{STEP}.balk", BALK, "classes.c.arrivals are not Poisson"]),
+    Case("floor-patience-two-steps", SOLVE, model({"s": {}, "t": {}}, {"c": {"rate": 0.5, "route": [
+        {"station": "s", "service": "exp(1)", "patience": "exp(2)"}, {"station": "t", "service": "exp(1)"}]}}),
+        names=[f"{STEP}.patience", "classes.c.route has 2 steps"]),
+    Case("floor-balk-comes-back", SOLVE, one({"id": "a", "balk": 2, "next": {"a": 0.2, "exit": 0.8}}),
+         names=[f"{STEP}.balk", "classes.c.route[0].next comes back"]),
+    Case("floor-balk-two-stations", SOLVE, model({"s": {}, "t": {}}, {
+        "a": {"rate": 0.2, "route": [{"station": "s", "service": "exp(1)", "balk": [0, 0.5]}]},
+        "b": {"rate": 0.2, "route": [{"station": "t", "service": "exp(1)"}]}}),
+        names=["classes.a.route[0].balk", BALK_P, "class a visits station s, class b station t"]),
+    Case("floor-balk-lifo", SOLVE, one({"balk": 2}, station={"servers": 1, "discipline": "lifo"}),
+         names=[f"{STEP}.balk", "at a fifo station of untyped servers", "stations.s.discipline is lifo"]),
+    Case("floor-patience-priority", SOLVE, one({"patience": "exp(3)"}, station={"discipline": "priority"}),
+         names=[f"{STEP}.patience", "stations.s.discipline is priority"]),
+    Case("floor-balk-uniform-service", SOLVE, one({"balk": 2, "service": "uniform(0, 2)"}),
+         names=[f"{STEP}.balk", f"{STEP}.service is not exponential"]),
+    Case("floor-patience-const", SOLVE, one({"patience": "const(2)"}),
+         names=[f"{STEP}.patience", f"{STEP}.patience is not exponential"]),
+    Case("floor-give-up-different-means", SOLVE, two({"balk": 3}, {"balk": 3, "service": "exp(2)"}),
+         names=["classes.a.route[0].balk", "classes.b.route[0].service has mean 2"]),
+    Case("floor-give-up-different-balks", SOLVE, two({"balk": 3}, {"balk": 4}),
+         names=["classes.a.route[0].balk", "classes.b.route[0].balk differs"]),
+    Case("floor-give-up-one-balks", SOLVE, two({}, {"balk": 4}),
+         names=["classes.b.route[0].balk", "classes.b.route[0].balk differs"]),
+    Case("floor-give-up-different-patience", SOLVE, two({"patience": "exp(1)"}, {"patience": "exp(2)"}),
+         names=["classes.a.route[0].patience", PATIENCE, "classes.b.route[0].patience differs"]),
+    Case("floor-balk-zero-nobody-served", SOLVE, one({"balk": 0}),
+         names=[f"{STEP}.balk", "turns every arrival away"]),
+    Case("floor-balk-certain-nobody-served", SOLVE, one({"balk": [1, 0]}),
+         names=[f"{STEP}.balk", "turns every arrival away"]),
+    Case("floor-balk-probabilities-unstable", SOLVE, one({"balk": [0, 0.1, 0.2]}, job={"rate": 4}),
+         names=["station s", ">= 1", "unstable"]),
+    Case("floor-patience-chain-too-long", SOLVE, one({"patience": "exp(1e9)"}, job={"rate": 1000},
+                                                     station={"servers": 1}),
+         names=["station s", "customers who give up", "states", "use brewput simulate"], memory_mb=1500),
+    Case("floor-balk-chain-too-long", SOLVE, one({"balk": [0, 1e-9]}, job={"rate": 0.999999999},
+                                                 station={"servers": 1}),
+         names=["station s", "states", "would take"], memory_mb=1500),
+    Case("floor-patience-method", SOLVE + ["--method", "mva"], one({"patience": "exp(3)"}),
+         names=["--method", "service floor"]),
+]
+
+TYPED_SERVERS = [
+    Case("floor-typed-head-of-line", SOLVE, bar({"take": "head"}),
+         names=["stations.bar.servers", TYPED, "FCFS-ALIS", "stations.bar.take is head"]),
+    Case("floor-typed-in-order", SOLVE, bar({"take": "first_fit", "assign": "in_order"}),
+         names=["stations.bar.assign", "assign: in_order", "has no exact analytic solution"]),
+    Case("floor-typed-priority", SOLVE, bar({"take": "first_fit", "discipline": "priority"}),
+         names=["stations.bar.servers", "stations.bar.discipline is priority"]),
+    Case("floor-typed-buffer", SOLVE, bar({"take": "first_fit", "buffer": 4}),
+         names=["stations.bar.servers", "stations.bar.buffer is finite"]),
+    Case("floor-typed-erlang-service", SOLVE, bar({"take": "first_fit"}, latte={"service": "erlang(2, 1)"}),
+         names=["stations.bar.servers", "classes.latte.route[0].service is not exponential"]),
+    Case("floor-typed-means-by-class", SOLVE, bar({"take": "first_fit"}, drip={"service": "exp(0.5)"}),
+         names=["classes.filter.route[0].service has mean 0.5 on espresso", "classes.latte.route[0].service 1"]),
+    Case("floor-typed-per-type-lognormal", SOLVE, bar({"take": "first_fit"}, drip={
+        "service": None, "served_by": {"espresso": "exp(1)", "drip": "lognormal(1, 2)"}}),
+        names=["classes.filter.route[0].served_by.drip is not exponential"]),
+    Case("floor-typed-patience", SOLVE, bar({"take": "first_fit"}, latte={"patience": "exp(3)"}),
+         names=["stations.bar.servers", "classes.latte.route[0].patience gives up at typed servers"]),
+    Case("floor-typed-closed", SOLVE, model({"bar": {"servers": {"a": 1, "b": 1}}}, {
+        "c": {"population": 2, "route": [{"station": "bar", "service": "exp(1)"}]}}),
+        names=["stations.bar.servers", TYPED, "classes.c is closed"]),
+    Case("floor-typed-network", SOLVE, model({"bar": {"servers": {"a": 1, "b": 1}}, "till": {}}, {
+        "c": {"rate": 0.3, "route": [{"station": "till", "service": "exp(1)"},
+                                     {"station": "bar", "service": "exp(1)"}]}}),
+        names=["stations.bar.servers", "classes.c.route has 2 steps"]),
+    Case("floor-typed-unstable", SOLVE, bar({"take": "first_fit"}, latte={}, drip={}) | {
+        "m.yaml": bar({"take": "first_fit"})["m.yaml"].replace("rate: 0.8", "rate: 2.5")},
+        names=["station bar", "latte", "unstable"]),
+    Case("floor-typed-too-many-types", SOLVE, model(
+        {"bar": {"servers": {f"t{i}": 9 for i in range(12)}, "take": "first_fit"}},
+        {"c": {"rate": 1, "route": [{"station": "bar", "service": "exp(1)"}]}}),
+        names=["station bar", "12 server types", "FCFS-ALIS", "would take"], memory_mb=1500),
+]
+
+PREEMPTION = [
+    Case("floor-restart-uniform", SOLVE, cpu({"preempt": "restart"}, lo_service="uniform(0, 2)"),
+         names=["stations.cpu.preempt", RESTART, "classes.lo.route[0].service is not exponential"]),
+    Case("floor-resume-two-servers-means", SOLVE, cpu({"servers": 2}, lo_service="exp(2)"),
+         names=["stations.cpu.preempt", RESUME, "classes.lo.route[0].service has mean 2", "at 2 servers"]),
+    Case("floor-resume-two-servers-erlang", SOLVE, cpu({"servers": 2}, lo_service="erlang(2, 1)"),
+         names=["stations.cpu.preempt", "classes.lo.route[0].service is not exponential"]),
+    Case("floor-resume-buffer", SOLVE, cpu({"buffer": 3}), names=["stations.cpu.preempt", "buffer is finite"]),
+    Case("floor-resume-typed", SOLVE, model({"cpu": {"servers": {"a": 1, "b": 1}, "discipline": "priority",
+                                                      "preempt": "resume"}}, {
+        "c": {"rate": 0.3, "route": [{"station": "cpu", "service": "exp(1)"}]}}),
+        names=["stations.cpu.servers", TYPED, "stations.cpu.discipline is priority"]),
+    Case("floor-resume-patience", SOLVE, cpu(lo={"patience": "exp(2)"}),
+         names=["classes.lo.route[0].patience", PATIENCE, "stations.cpu.discipline is priority"]),
+    Case("floor-resume-unstable", SOLVE, cpu(lo_service="exp(3)"), names=["station cpu", "1.2 >= 1", "unstable"]),
+    Case("floor-resume-closed", SOLVE, model({"cpu": {"discipline": "priority", "preempt": "resume"}}, {
+        "c": {"population": 3, "route": [{"station": "cpu", "service": "exp(1)"}]}}),
+        names=["stations.cpu.preempt", RESUME, "classes.c is closed"]),
+]
+
+MEASURED = [
+    Case("floor-measure-from-a-mark", SOLVE, one({"mark": "ordered"}, job={"measures": {"m": ["ordered", "done"]}}),
+         names=["classes.c.measures.m", MEASURES, "from arrived to done", "from ordered to done"]),
+    Case("floor-measure-to-a-middle-mark", SOLVE, model({"s": {}, "t": {}}, {"c": {
+        "rate": 0.3, "measures": {"queue": ["arrived", "paid"]},
+        "route": [{"station": "s", "service": "exp(1)", "mark": "paid"}, {"station": "t", "service": "exp(1)"}]}}),
+        names=["classes.c.measures.queue", "from arrived to paid"]),
+    Case("floor-measure-between-marks-json", SOLVE + ["--json"], model({"s": {}, "t": {}}, {"c": {
+        "rate": 0.3, "measures": {"bar": ["paid", "served"]},
+        "route": [{"station": "s", "service": "exp(1)", "mark": "paid"},
+                  {"station": "t", "service": "exp(1)", "mark": "served"}]}}),
+        names=["classes.c.measures.bar", "from paid to served"]),
+]
+
+CASES = GIVING_UP + TYPED_SERVERS + PREEMPTION + MEASURED
+
+
+@pytest.mark.parametrize("case", CASES, ids=ids(CASES))
+def test_corpus(case, tmp_path):
+    check(case, tmp_path)
