@@ -4,10 +4,10 @@ where the mass on the boundary is below 1e-10), the supermarket model's mean-fie
 integrated with scipy, and an exact simulation of 100 stations under power of d."""
 import numpy as np
 import pytest
-from scipy import sparse, stats
+from scipy import stats
 from scipy.integrate import solve_ivp
-from scipy.sparse.linalg import spsolve
 
+import markov
 import theory
 from brewput.analytic.dispatch import dispatch, erlang_gm1_root
 from brewput.errors import BrewputError
@@ -23,16 +23,7 @@ def stationary(states, transitions):
                 rows.append(index[x])
                 cols.append(index[y])
                 rates.append(rate)
-    n = len(states)
-    q = sparse.coo_matrix((rates, (rows, cols)), shape=(n, n)).tocsr()
-    q = (q - sparse.diags(np.asarray(q.sum(axis=1)).ravel())).T.tocoo()
-    kept = q.row != 0  # the first balance equation is replaced by sum(pi) = 1
-    system = sparse.coo_matrix((np.concatenate([q.data[kept], np.ones(n)]),
-                                (np.concatenate([q.row[kept], np.zeros(n, int)]),
-                                 np.concatenate([q.col[kept], np.arange(n)]))), shape=(n, n))
-    rhs = np.zeros(n)
-    rhs[0] = 1.0
-    return spsolve(system.tocsc(), rhs, permc_spec="MMD_AT_PLUS_A")
+    return markov.stationary(rows, cols, rates, len(states))
 
 
 def erlang_arrivals_into_mm1(lam, mu, phases, line):

@@ -11,9 +11,8 @@ import itertools
 
 import numpy as np
 import pytest
-from scipy import sparse
-from scipy.sparse.linalg import spsolve
 
+import markov
 import theory
 from brewput.analytic.typed_servers import fcfs_alis
 from brewput.errors import BrewputError
@@ -59,16 +58,7 @@ def markov_chain(arrival_rates, servers, service_rates, served_by, line):
                     rate)
         n += 1
     size = len(states)
-    # pi Q = 0 with sum(pi) = 1: the transposed balance equations, the first replaced by the sum.
-    q = sparse.coo_matrix((rates, (rows, cols)), shape=(size, size)).tocsr()
-    q = (q - sparse.diags(np.asarray(q.sum(axis=1)).ravel())).T.tocoo()
-    kept = q.row != 0
-    system = sparse.coo_matrix((np.concatenate([q.data[kept], np.ones(size)]),
-                                (np.concatenate([q.row[kept], np.zeros(size, int)]),
-                                 np.concatenate([q.col[kept], np.arange(size)]))), shape=(size, size))
-    rhs = np.zeros(size)
-    rhs[0] = 1.0
-    pi = spsolve(system.tocsc(), rhs, permc_spec="MMD_AT_PLUS_A")  # far less fill-in here than COLAMD
+    pi = markov.stationary(rows, cols, rates, size)
 
     lam = np.array([arrival_rates[c] for c in customers])
     kinds = list(servers)
@@ -183,6 +173,8 @@ N_MODEL = (dict(a=0.28, b=0.44), dict(flex=1, dedicated=1), dict(flex=1.0, dedic
     (dict(served_by=dict(a=["flex"], b=["flex", "barista"])), ["customer type b", "'barista'", "not a server type"]),
     (dict(served_by=dict(a=[], b=["flex"])), ["customer type a", "served_by names no server type"]),
     (dict(served_by=dict(b=["flex"])), ["customer type a", "served_by"]),
+    (dict(served_by=dict(a="flex", b=["flex"])), ["customer type a", "a list of server types", "'flex'"]),
+    (dict(served_by=dict(a=["flex"], b={"flex": 1})), ["customer type b", "a list of server types"]),
     (dict(served_by=dict(a=["flex"], b=["flex"], c=["flex"])), ["customer type 'c'", "no arrival rate"]),
     (dict(servers=dict(flex=200, dedicated=200, spare=200)), ["combinations", "simulate"]),
 ])

@@ -131,6 +131,9 @@ def _checked(arrival_rates, servers, service_rates, served_by) -> Tuple[List[str
             raise BrewputError(f"typed servers: customer type {c}: arrival rate must be a positive number, got {rate!r}")
         if c not in served_by or not served_by[c]:
             raise BrewputError(f"typed servers: customer type {c}: served_by names no server type")
+        if isinstance(served_by[c], str) or not isinstance(served_by[c], (list, tuple)):
+            raise BrewputError(f"typed servers: customer type {c}: served_by must be a list of server types, "
+                               f"got {served_by[c]!r}")
         for t in served_by[c]:
             if t not in servers:
                 raise BrewputError(f"typed servers: customer type {c}: served_by names {t!r}, which is not a "
