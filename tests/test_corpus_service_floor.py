@@ -136,7 +136,117 @@ PREEMPT = [
         "resource tokens"),
 ]
 
-CASES = TYPED + GIVE_UP + MARKS + PREEMPT
+A = "[{station: bar, service: exp(1)}]"
+B = "[{station: bar, service: exp(2)}]"
+
+
+def branching(step: str, job: str = "rate: 0.2") -> dict:
+    """Class `c` whose route is a plain step then `step` (a fork or dispatch in flow
+    style, on line 9)."""
+    return {"m.yaml": ("brewput: 1\nstations:\n  bar: {}\nclasses:\n  c:\n"
+                       f"    {job}\n    route:\n      - {{station: bar, service: exp(1)}}\n      - {step}\n")}
+
+
+def nested(depth: int, kind: str = "fork") -> str:
+    step = f"{{station: bar, service: 1}}"
+    for _ in range(depth):
+        step = f"{{{kind}: {{a: [{step}], b: {A}}}}}"
+    return step
+
+
+FORK = "classes.c.route[1]"
+BRANCHES = [
+    case("fork-one-branch", branching(f"{{fork: {{a: {A}}}}}"), f"{FORK}.fork", "at least two branches"),
+    case("dispatch-one-branch", branching(f"{{dispatch: {{a: {A}}}}}"), f"{FORK}.dispatch", "at least two branches"),
+    case("fork-no-branches", branching("{fork: {}}"), f"{FORK}.fork", "at least one branch", argv=SOLVE),
+    case("fork-branches-a-list", branching(f"{{fork: [{A}, {B}]}}"), f"{FORK}.fork", "mapping"),
+    case("fork-empty", branching("{fork: }"), f"{FORK}.fork"),
+    case("branch-empty", branching(f"{{fork: {{a: [], b: {B}}}}}"), f"{FORK}.fork.a", "at least one step"),
+    case("branch-not-a-list", branching(f"{{fork: {{a: {{station: bar, service: 1}}, b: {B}}}}}"),
+         f"{FORK}.fork.a", "expected a list"),
+    case("branch-a-word", branching(f"{{dispatch: {{a: espresso, b: {B}}}}}"), f"{FORK}.dispatch.a", "list",
+         argv=SOLVE),
+    case("branch-step-unknown-station", branching(f"{{fork: {{a: [{{station: cup, service: 1}}], b: {B}}}}}"),
+         f"{FORK}.fork.a[0].station", "unknown station 'cup'"),
+    case("branch-step-bad-service", branching(f"{{fork: {{a: [{{station: bar, service: exp(-1)}}], b: {B}}}}}"),
+         f"{FORK}.fork.a[0].service"),
+    case("fork-and-dispatch", branching(f"{{fork: {{a: {A}, b: {B}}}, dispatch: {{a: {A}, b: {B}}}}}"),
+         f"{FORK}.dispatch", "not both"),
+    case("fork-with-station", branching(f"{{fork: {{a: {A}, b: {B}}}, station: bar}}"), f"{FORK}.station",
+         "unknown field"),
+    case("fork-with-policy", branching(f"{{fork: {{a: {A}, b: {B}}}, policy: shared}}"), f"{FORK}.policy",
+         "unknown field"),
+    case("dispatch-with-join", branching(f"{{dispatch: {{a: {A}, b: {B}}}, join: any}}"), f"{FORK}.join",
+         "unknown field"),
+    case("join-above-branches", branching(f"{{fork: {{a: {A}, b: {B}}}, join: 3}}"), f"{FORK}.join",
+         "more branches than the fork's 2"),
+    case("join-zero", branching(f"{{fork: {{a: {A}, b: {B}}}, join: 0}}"), f"{FORK}.join", "all, any or a number"),
+    case("join-negative", branching(f"{{fork: {{a: {A}, b: {B}}}, join: -1}}"), f"{FORK}.join", argv=SOLVE),
+    case("join-fraction", branching(f"{{fork: {{a: {A}, b: {B}}}, join: 1.5}}"), f"{FORK}.join"),
+    case("join-word", branching(f"{{fork: {{a: {A}, b: {B}}}, join: most}}"), f"{FORK}.join", "all, any"),
+    case("join-boolean", branching(f"{{fork: {{a: {A}, b: {B}}}, join: true}}"), f"{FORK}.join"),
+    case("policy-unknown", branching(f"{{dispatch: {{a: {A}, b: {B}}}, policy: fastest}}"), f"{FORK}.policy",
+         "round_robin"),
+    case("policy-a-number", branching(f"{{dispatch: {{a: {A}, b: {B}}}, policy: 2}}"), f"{FORK}.policy"),
+    case("d-above-branches", branching(f"{{dispatch: {{a: {A}, b: {B}}}, policy: power_of_d, d: 3}}"),
+         f"{FORK}.d", "from 2 to 2"),
+    case("d-one", branching(f"{{dispatch: {{a: {A}, b: {B}}}, policy: power_of_d, d: 1}}"), f"{FORK}.d",
+         "at least 2"),
+    case("d-fraction", branching(f"{{dispatch: {{a: {A}, b: {B}}}, policy: power_of_d, d: 2.5}}"), f"{FORK}.d"),
+    case("d-without-power-of-d", branching(f"{{dispatch: {{a: {A}, b: {B}}}, d: 2}}"), f"{FORK}.d",
+         "power_of_d", argv=SOLVE),
+    case("weights-not-summing-to-one", branching(f"{{dispatch: {{a: {A}, b: {B}}}, weights: {{a: 0.5, b: 0.4}}}}"),
+         f"{FORK}.weights", "sum to 1"),
+    case("weights-unknown-branch", branching(f"{{dispatch: {{a: {A}, b: {B}}}, weights: {{a: 0.5, c: 0.5}}}}"),
+         f"{FORK}.weights.c", "unknown branch 'c'"),
+    case("weights-above-one", branching(f"{{dispatch: {{a: {A}, b: {B}}}, weights: {{a: 1.5, b: -0.5}}}}"),
+         f"{FORK}.weights.a", "probability"),
+    case("weights-a-list", branching(f"{{dispatch: {{a: {A}, b: {B}}}, weights: [0.5, 0.5]}}"), f"{FORK}.weights"),
+    case("weights-with-round-robin",
+         branching(f"{{dispatch: {{a: {A}, b: {B}}}, policy: round_robin, weights: {{a: 0.5, b: 0.5}}}}"),
+         f"{FORK}.weights", "policy: random"),
+    case("shared-branch-starting-with-a-fork",
+         branching(f"{{dispatch: {{a: [{nested(1)}], b: {B}}}, policy: shared}}"), f"{FORK}.dispatch.a[0]",
+         "first station"),
+    case("next-to-another-branch",
+         branching(f"{{fork: {{a: [{{station: bar, service: 1, next: y}}], b: [{{id: y, station: bar, service: 1}}]}}}}"),
+         f"{FORK}.fork.a[0].next", "outside this branch"),
+    case("next-from-route-into-a-branch",
+         {"m.yaml": branching(f"{{fork: {{a: [{{id: y, station: bar, service: 1}}], b: {B}}}}}")["m.yaml"].replace(
+             "{station: bar, service: exp(1)}\n", "{station: bar, service: exp(1), next: y}\n", 1)},
+         "classes.c.route[0].next", "outside this route"),
+    case("next-from-branch-to-route",
+         {"m.yaml": branching(f"{{fork: {{a: [{{station: bar, service: 1, next: top}}], b: {B}}}}}")[
+             "m.yaml"].replace("{station: bar, service: exp(1)}\n", "{id: top, station: bar, service: exp(1)}\n", 1)},
+         f"{FORK}.fork.a[0].next", "outside this branch", argv=SOLVE),
+    case("next-unknown-in-branch", branching(f"{{dispatch: {{a: [{{station: bar, service: 1, next: nowhere}}], "
+                                             f"b: {B}}}}}"), f"{FORK}.dispatch.a[0].next", "unknown step id"),
+    case("branch-never-ends",
+         branching(f"{{fork: {{a: [{{id: x, station: bar, service: 1, next: x}}], b: {B}}}}}"), f"{FORK}.fork.a[0]",
+         "never end its branch"),
+    case("branch-loop-never-ends",
+         branching(f"{{dispatch: {{a: {A}, b: [{{id: x, station: bar, service: 1}}, "
+                   f"{{station: bar, service: 1, next: x}}]}}}}", "population: 2"), f"{FORK}.dispatch.b[0]",
+         "never end its branch"),
+    case("fork-next-never-exits",
+         branching(f"{{id: f, fork: {{a: {A}, b: {B}}}, next: f}}"), "classes.c.route[0]",
+         "never exit"),
+    case("duplicate-id-across-branches",
+         branching(f"{{fork: {{a: [{{id: x, station: bar, service: 1}}], b: [{{id: x, station: bar, service: 1}}]}}}}"),
+         f"{FORK}.fork.b[0].id", "duplicate step id 'x'", "route[1].fork.a[0]"),
+    case("duplicate-mark-across-branches",
+         branching(f"{{fork: {{a: [{{mark: m, station: bar, service: 1}}], b: [{{mark: m, station: bar, service: 1}}]}}}}"),
+         f"{FORK}.fork.b[0].mark", "duplicate mark 'm'"),
+    case("fork-mark-reserved", branching(f"{{fork: {{a: {A}, b: {B}}}, mark: done}}"), f"{FORK}.mark",
+         "every class has"),
+    case("fork-id-exit", branching(f"{{fork: {{a: {A}, b: {B}}}, id: exit}}"), f"{FORK}.id", "reserved"),
+    case("nesting-beyond-the-limit", branching(nested(9)), "classes.c.route[1]" + ".fork.a[0]" * 8 + ".fork",
+         "at most 8 deep"),
+    case("nesting-dispatch-beyond-the-limit", branching(nested(12, "dispatch")), "at most 8 deep", argv=SOLVE),
+    case("branch-name-empty", branching(f"{{fork: {{'': {A}, b: {B}}}}}"), f"{FORK}.fork", "name"),
+]
+
+CASES = TYPED + GIVE_UP + MARKS + PREEMPT + BRANCHES
 
 
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))

@@ -148,3 +148,105 @@ def test_preempt_compiles_only_when_set():
     assert (cpu["preempt"], disk["preempt"]) == ("resume", "restart") and "preempt" not in net
     assert {"preempt-resume", "preempt-restart"} <= m.features()
     round_trips(m)
+
+
+def const(value):
+    return {"kind": "const", "value": float(value)}
+
+
+FLOOR = model({name: {} for name in ("grinder", "espresso", "steamer", "counter", "a1", "a2", "b1", "b2")}, {
+    "latte": {"rate": 0.2, "measures": {"from_order": ["ordered", "done"]}, "route": [
+        {"station": "grinder", "service": 1, "mark": "ordered"},
+        {"fork": {"coffee": [{"station": "espresso", "service": 1}],
+                  "milk": [{"id": "steam", "station": "steamer", "service": 1, "next": {"steam": 0.5, "exit": 0.5}}]},
+         "join": "any", "mark": "joined", "id": "split"},
+        {"station": "counter", "service": 1},
+        {"dispatch": {"a": [{"station": "a1", "service": 1}, {"station": "a2", "service": 1, "mark": "via_a"}],
+                      "b": [{"station": "b1", "service": 1}, {"station": "b2", "service": 1}]},
+         "weights": {"a": 0.7, "b": 0.3}},
+    ]},
+})
+
+
+def test_fork_and_dispatch_compile_to_one_list_of_steps_with_scopes():
+    """The route's own steps first at their route index, then each branch's steps
+    (breadth first); next: null ends the innermost scope."""
+    steps = FLOOR.compile()["classes"][0]["steps"]
+    at = lambda station, nxt, scope=None, **more: {"station": station, "service": const(1), "uses": [],
+                                                  "next": nxt, **({} if scope is None else {"scope": scope}), **more}
+    assert steps == [
+        at(0, [[1, 1.0]], mark=2),
+        {"kind": "fork", "branches": [4, 5], "join": 1, "next": [[2, 1.0]], "mark": 3},
+        at(3, [[3, 1.0]]),
+        {"kind": "dispatch", "branches": [6, 8], "policy": "random", "weights": [0.7, 0.3], "next": [[None, 1.0]]},
+        at(1, [[None, 1.0]], 1),
+        at(2, [[5, 0.5], [None, 0.5]], 1),
+        at(4, [[7, 1.0]], 3),
+        at(5, [[None, 1.0]], 3, mark=4),
+        at(6, [[9, 1.0]], 3),
+        at(7, [[None, 1.0]], 3),
+    ]
+    assert FLOOR.classes["latte"].marks == ["arrived", "done", "ordered", "joined", "via_a"]
+    assert FLOOR.compile()["classes"][0]["measures"] == [{"name": "from_order", "from": 2, "to": 1}]
+
+
+def test_dispatch_policies_compile_their_own_fields():
+    def dispatch(**fields):
+        m = model({"s": {}, "t": {}, "u": {}}, {"c": {"rate": 1, "route": [{"dispatch": {
+            name: [{"station": name, "service": 1}] for name in ("s", "t", "u")}, **fields}]}})
+        return m.compile()["classes"][0]["steps"][0]
+
+    assert dispatch() == {"kind": "dispatch", "branches": [1, 2, 3], "policy": "random",
+                          "weights": [1 / 3] * 3, "next": [[None, 1.0]]}
+    assert dispatch(policy="power_of_d")["d"] == 2
+    assert dispatch(policy="power_of_d", d=3)["d"] == 3
+    assert dispatch(weights={"t": 1})["weights"] == [0.0, 1.0, 0.0]  # a branch not named is never drawn
+    for policy in ("round_robin", "shortest_queue", "least_utilized", "shared"):
+        assert dispatch(policy=policy) == {"kind": "dispatch", "branches": [1, 2, 3], "policy": policy,
+                                           "next": [[None, 1.0]]}
+
+
+def test_join_counts():
+    def join(value):
+        m = model({"s": {}}, {"c": {"rate": 1, "route": [{"fork": {
+            name: [{"station": "s", "service": 1}] for name in "abc"}, **({} if value is None else {"join": value})}]}})
+        return m.compile()["classes"][0]["steps"][0]["join"]
+
+    assert [join(None), join("all"), join("any"), join(2), join(3)] == [3, 3, 1, 2, 3]
+
+
+def test_nested_branches_and_next_within_a_branch():
+    inner = {"fork": {"x": [{"station": "s", "service": 1}], "y": [{"station": "s", "service": 2}]}}
+    m = model({"s": {}}, {"c": {"population": 2, "route": [
+        {"dispatch": {"p": [{"id": "first", "station": "s", "service": 1, "next": "last"},
+                            {"station": "s", "service": 5},
+                            {"id": "last", **inner}],
+                      "q": [{"station": "s", "service": 1, "next": "exit"}, {"station": "s", "service": 3}]},
+         "policy": "round_robin"}]}})
+    steps = m.compile()["classes"][0]["steps"]
+    # 0: the dispatch; 1-3: branch p (3 is the inner fork); 4-5: branch q; 6, 7: the inner fork's branches.
+    assert steps[0]["branches"] == [1, 4] and steps[3]["branches"] == [6, 7]
+    assert steps[1]["next"] == [[3, 1.0]] and steps[4]["next"] == [[None, 1.0]]  # exit ends branch q
+    assert [s.get("scope") for s in steps] == [None, 0, 0, 0, 0, 0, 3, 3]
+    assert m.classes["c"].scopes() == [None, 0, 0, 0, 0, 0, 3, 3]
+    assert m.classes["c"].branch_starts(3) == [6, 7]
+    # Visits: each dispatch branch half the time (an even split), the inner fork's branches with
+    # it; p's second step and q's second are skipped (next: last, next: exit).
+    from brewput.analytic.traffic import step_visits
+    assert step_visits(m.classes["c"]) == pytest.approx([1, 0.5, 0, 0.5, 0.5, 0, 0.5, 0.5])
+
+
+def test_fork_and_dispatch_features_and_sites():
+    from brewput.model.features import feature_sites
+    sites = feature_sites(FLOOR)
+    assert sites["fork-join"] == "classes.latte.route[1].fork"
+    assert sites["partial-join"] == "classes.latte.route[1].join"
+    assert sites["dispatch-random"] == "classes.latte.route[3].dispatch"
+    assert sites["feedback"] == "classes.latte.route[1].fork.milk[0].next"  # a loop inside a branch
+    assert sites["probabilistic-routing"] == "classes.latte.route[1].fork.milk[0].next"
+    assert "partial-join" not in model({"s": {}}, {"c": {"rate": 1, "route": [{"fork": {
+        "a": [{"station": "s", "service": 1}], "b": [{"station": "s", "service": 1}]}, "join": 2}]}}).features()
+
+
+def test_fork_and_dispatch_round_trip():
+    round_trips(FLOOR)

@@ -7,7 +7,7 @@ import brewput
 from brewput.analytic.network import SOLVABLE_FEATURES, Unsupported
 from brewput.model import Model
 from brewput.model.features import FEATURES, FIELDS, feature_sites
-from brewput.model.schema import JobClass, ModelSpec, Station, Step
+from brewput.model.schema import DispatchStep, ForkStep, JobClass, ModelSpec, Station, Step
 
 from conftest import EXAMPLES
 
@@ -21,6 +21,14 @@ def one_station(station=None, job=None, service="exp(1)", step=None):
     job = {"rate": 0.5, **(job or {})}
     step = {"station": "s", **({} if service is None else {"service": service}), **(step or {})}
     return model({"s": station or {}}, {"c": {**job, "route": [step]}})
+
+
+TWO = {"a": [{"station": "s", "service": "exp(1)"}], "b": [{"station": "t", "service": "exp(1)"}]}
+
+
+def branching(step):
+    """One open class whose one step is `step` (a fork or dispatch over stations s and t)."""
+    return model({"s": {}, "t": {}}, {"c": {"rate": 0.5, "route": [step]}})
 
 
 #: A small model using each feature, and the field where it is first used.
@@ -69,6 +77,12 @@ EXAMPLE = {
                  "classes.c.measures"),
     "preempt-resume": (one_station({"discipline": "priority", "preempt": "resume"}), "stations.s.preempt"),
     "preempt-restart": (one_station({"discipline": "priority", "preempt": "restart"}), "stations.s.preempt"),
+    "fork-join": (branching({"fork": TWO}), "classes.c.route[0].fork"),
+    "partial-join": (branching({"fork": TWO, "join": "any"}), "classes.c.route[0].join"),
+    "dispatch-random": (branching({"dispatch": TWO}), "classes.c.route[0].dispatch"),
+    **{f"dispatch-{policy.replace('_', '-')}": (branching({"dispatch": TWO, "policy": policy}),
+                                                "classes.c.route[0].policy")
+       for policy in ("round_robin", "shortest_queue", "power_of_d", "least_utilized", "shared")},
 }
 
 
@@ -112,7 +126,8 @@ def test_a_feature_solve_does_not_know_is_refused_by_name(monkeypatch):
 def test_every_field_of_the_language_is_classified():
     """A field added to the model language must say which features it brings,
     else solve would answer models using it as if it were not there."""
-    for part, spec in (("model", ModelSpec), ("station", Station), ("class", JobClass), ("step", Step)):
+    for part, spec in (("model", ModelSpec), ("station", Station), ("class", JobClass), ("step", Step),
+                       ("fork", ForkStep), ("dispatch", DispatchStep)):
         assert set(spec.fields) == set(FIELDS[part]), part
     brought = {feature for part in FIELDS.values() for field in part.values() for feature in field}
     assert brought == set(FEATURES)

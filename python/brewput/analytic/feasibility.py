@@ -22,7 +22,7 @@ def zero_time_class(model: Model) -> Optional[str]:
     """The first closed class whose think and every service have mean 0, or None."""
     for name, job_class in model.classes.items():
         if not job_class.is_open and job_class.think.mean == 0 and all(
-                service.mean == 0 for step in job_class.route for _, service in step.services()):
+                service.mean == 0 for _, step in job_class.steps for _, service in step.services()):
             return name
     return None
 
@@ -42,12 +42,13 @@ def most_throughput(model: Model) -> Dict[str, float]:
         if job_class.is_open:
             bounds[name] = 1.0 / job_class.interarrival.mean
             continue
-        route = list(zip(step_visits(job_class), job_class.route))
+        route = list(zip(step_visits(job_class), (step for _, step in job_class.steps)))
         cycle = job_class.think.mean + math.fsum(v * step.least_service_mean for v, step in route)
         limit = math.inf if cycle == 0 else job_class.population / cycle
         demand: Dict[tuple, float] = {}
         for v, step in route:
-            for holder in [("station", step.station)] + [("resource", r) for r in step.uses]:
+            holders = [] if step.station is None else [("station", step.station)]  # None: a fork or dispatch
+            for holder in holders + [("resource", r) for r in step.uses]:
                 demand[holder] = demand.get(holder, 0.0) + v * step.least_service_mean
         for (kind, holder), work in demand.items():
             units = model.stations[holder].servers if kind == "station" else model.resources[holder]

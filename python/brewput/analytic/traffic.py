@@ -23,7 +23,7 @@ def step_visits(job_class: JobClass) -> List[float]:
     """Expected visits to each step of the route per customer: the solution of
     v = e_0 + P^T v, where P is the step-to-step routing (exit absorbs; the
     model language guarantees every step can reach it)."""
-    routing_table = job_class.routing()
+    routing_table = job_class.visits_routing()
     n = len(routing_table)
     if all(row == [(i + 1 if i + 1 < n else None, 1.0)] for i, row in enumerate(routing_table)):
         return [1.0] * n  # a chain visits each step once: no system to solve, no numpy to import
@@ -60,7 +60,9 @@ def open_offered_load(model: Model) -> OfferedLoad:
         if not job_class.is_open:
             continue
         rate = 1.0 / job_class.interarrival.mean
-        for visits, step in zip(step_visits(job_class), job_class.route):
+        for visits, (_, step) in zip(step_visits(job_class), job_class.steps):
+            if step.station is None:
+                continue  # a fork or dispatch: its branches' steps do the work
             work = rate * visits * step.least_service_mean
             work_at[step.station] += work
             for resource in step.uses:

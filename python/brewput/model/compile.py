@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Optional, Union
 
-from .schema import MARKED, JobClass, ModelSpec, Station, Step
+from .schema import MARKED, DispatchStep, ForkStep, JobClass, ModelSpec, Station, Step
 
 
 def compile_model(spec: ModelSpec) -> Dict[str, Any]:
@@ -56,26 +56,16 @@ def _class(name: str, job_class: JobClass, stations: Dict[str, Station], resourc
     index = {label: i for i, label in enumerate(stations)}
     marks = job_class.marks
     steps = []
-    for step, routing in zip(job_class.route, job_class.routing()):
-        station = stations[step.station]
-        compiled = {
-            "station": index[step.station],
-            # With served_by mapping every type to its service the step has none of its own;
-            # the engine reads the per-type ones.
-            "service": None if step.service is None else step.service.compile(),
-            "uses": [resources[r] for r in step.uses],
-            "next": [[target, p] for target, p in routing],
-        }
-        served_by = _served_by(step, station)
-        if served_by:
-            compiled["served_by"] = served_by
-        if step.balk is not None:
-            compiled["balk"] = ({"probabilities": [float(p) for p in step.balk]} if isinstance(step.balk, list)
-                                else {"threshold": step.balk})
-        if step.patience is not None:
-            compiled["patience"] = step.patience.compile()
+    for i, ((_, step), routing, scope) in enumerate(zip(job_class.steps, job_class.routing(), job_class.scopes())):
+        if isinstance(step, (ForkStep, DispatchStep)):
+            compiled = _branching(step, job_class.branch_starts(i))
+        else:
+            compiled = _station_step(step, stations[step.station], index, resources)
+        compiled["next"] = [[target, p] for target, p in routing]
         if step.mark is not None:
             compiled["mark"] = marks.index(step.mark)
+        if scope is not None:
+            compiled["scope"] = scope
         steps.append(compiled)
     compiled_class = {"name": name, "priority": job_class.priority, "source": source, "steps": steps}
     if len(marks) > len(MARKED) or job_class.measures:
@@ -83,3 +73,33 @@ def _class(name: str, job_class: JobClass, stations: Dict[str, Station], resourc
         compiled_class["measures"] = [{"name": label, "from": marks.index(start), "to": marks.index(end)}
                                       for label, (start, end) in job_class.measures.items()]
     return compiled_class
+
+
+def _station_step(step: Step, station: Station, index: Dict[str, int], resources: Dict[str, int]) -> Dict[str, Any]:
+    compiled = {
+        "station": index[step.station],
+        # With served_by mapping every type to its service the step has none of its own;
+        # the engine reads the per-type ones.
+        "service": None if step.service is None else step.service.compile(),
+        "uses": [resources[r] for r in step.uses],
+    }
+    served_by = _served_by(step, station)
+    if served_by:
+        compiled["served_by"] = served_by
+    if step.balk is not None:
+        compiled["balk"] = ({"probabilities": [float(p) for p in step.balk]} if isinstance(step.balk, list)
+                            else {"threshold": step.balk})
+    if step.patience is not None:
+        compiled["patience"] = step.patience.compile()
+    return compiled
+
+
+def _branching(step: Union[ForkStep, DispatchStep], branches: List[int]) -> Dict[str, Any]:
+    if isinstance(step, ForkStep):
+        return {"kind": "fork", "branches": branches, "join": step.join_count}
+    compiled = {"kind": "dispatch", "branches": branches, "policy": step.policy}
+    if step.policy == "random":
+        compiled["weights"] = step.shares()
+    if step.policy == "power_of_d":
+        compiled["d"] = step.choices
+    return compiled

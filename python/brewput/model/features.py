@@ -10,7 +10,9 @@ silently ignored (tests/test_solve_features.py fails until the field is here).
 from __future__ import annotations
 
 import math
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
+
+from ..errors import format_path
 
 #: Every feature, with the words an error or a document uses for it.
 FEATURES: Dict[str, str] = {
@@ -43,6 +45,14 @@ FEATURES: Dict[str, str] = {
     "measures": "times measured between marks on a route (measures:)",
     "preempt-resume": "preemptive priority, the preempted job resuming its remaining work (preempt: resume)",
     "preempt-restart": "preemptive priority, the preempted job starting a new service (preempt: restart)",
+    "fork-join": "a job split into parallel branches that join again (fork:)",
+    "partial-join": "a fork that goes on when some of its branches ended (join: any or k)",
+    "dispatch-random": "a dispatch to one branch drawn at random (dispatch:, policy: random)",
+    "dispatch-round-robin": "a dispatch to the branches in turn (dispatch:, policy: round_robin)",
+    "dispatch-shortest-queue": "a dispatch to the branch with fewest jobs (dispatch:, policy: shortest_queue)",
+    "dispatch-power-of-d": "a dispatch to the least busy of d branches drawn at random (policy: power_of_d)",
+    "dispatch-least-utilized": "a dispatch to the branch whose first station is least busy (policy: least_utilized)",
+    "dispatch-shared": "one shared queue in front of a dispatch's branches (dispatch:, policy: shared)",
 }
 
 _DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
@@ -62,6 +72,13 @@ FIELDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
              "uses": ("resource-tokens",), "balk": ("balk-threshold", "balk-probabilities"),
              "patience": ("patience",), "id": (), "next": ("probabilistic-routing", "feedback"),
              "mark": ()},
+    "fork": {"fork": ("fork-join",), "join": ("partial-join",), "id": (), "next": ("probabilistic-routing", "feedback"),
+             "mark": ()},
+    "dispatch": {"dispatch": ("dispatch-random",), "policy": ("dispatch-random", "dispatch-round-robin",
+                                                               "dispatch-shortest-queue", "dispatch-power-of-d",
+                                                               "dispatch-least-utilized", "dispatch-shared"),
+                 "d": ("dispatch-power-of-d",), "weights": ("dispatch-random",), "id": (),
+                 "next": ("probabilistic-routing", "feedback"), "mark": ()},
 }
 
 
@@ -94,8 +111,13 @@ def feature_sites(model) -> Dict[str, str]:
         if len(priorities) > 1 and job.priority != 0:  # the classes that set one
             use("class-priorities", f"{at}.priority")
         routing = job.routing()
-        for i, step in enumerate(job.route):
-            here = f"{at}.route[{i}]"
+        for i, (path, step) in enumerate(job.steps):
+            here = format_path(("classes", label, *path))
+            if sum(1 for _, p in routing[i] if p > 0) > 1:
+                use("probabilistic-routing", f"{here}.next")
+            if step.station is None:
+                _branching(step, here, use)
+                continue
             visited.add(step.station)
             for field, service in step.services():
                 if not service.is_exponential:
@@ -108,11 +130,9 @@ def feature_sites(model) -> Dict[str, str]:
                 use("patience", f"{here}.patience")
             if step.uses:
                 use("resource-tokens", f"{here}.uses")
-            if sum(1 for _, p in routing[i] if p > 0) > 1:
-                use("probabilistic-routing", f"{here}.next")
-        loop = _first_loop(routing)
+        loop = _first_loop(job.visits_routing())  # into the branches too: a loop may be inside one
         if loop is not None:
-            use("feedback", f"{at}.route[{loop}].next")
+            use("feedback", format_path(("classes", label, *job.steps[loop][0], "next")))
     for label, station in model.stations.items():
         if label not in visited:
             continue  # a station nobody visits asks nothing of an engine
@@ -132,6 +152,16 @@ def feature_sites(model) -> Dict[str, str]:
             if station.assign == "in_order":
                 use("assign-in-order", f"{at}.assign")
     return sites
+
+
+def _branching(step, here: str, use: Callable[[str, str], None]) -> None:
+    """The features a fork or dispatch step brings."""
+    if step.kind == "fork":
+        use("fork-join", f"{here}.fork")
+        if step.join_count < len(step.fork):
+            use("partial-join", f"{here}.join")
+    else:
+        use(f"dispatch-{step.policy.replace('_', '-')}", f"{here}.{'policy' if 'policy' in step.given else 'dispatch'}")
 
 
 def features(model) -> FrozenSet[str]:

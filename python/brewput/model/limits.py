@@ -16,6 +16,7 @@ MAX_SIZE = 10_000_000  # servers, buffer, tokens, population: beyond this it is 
 MAX_ITEMS = 10_000  # resources, stations, classes, steps of one route
 MAX_STUDY_MODELS = 1_000  # models (or variants) of one study: each is loaded and resolved
 MAX_PHASES = 10_000  # an erlang draw costs k exponentials
+MAX_BRANCH_DEPTH = 8  # forks and dispatches inside branches of forks and dispatches
 
 # Totals over the whole model: what the engine allocates per replication.
 MAX_TOTAL_POPULATION = 10_000_000  # about 60 bytes a customer in each replication

@@ -6,7 +6,6 @@ turns the problems found into one-line ModelErrors with file and line."""
 from __future__ import annotations
 
 import math
-from collections import deque
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
@@ -15,22 +14,17 @@ from ..units import TIME_UNITS
 from .distributions import Distribution, EmpiricalBudget, Exp, parse_distribution
 from .distributions import json_schema as distribution_schema
 from .fields import Field, ListOf, MapOf, Maybe, Strict, Text, Value, WithContext
-from .limits import MAX_ITEMS, MAX_SIZE, MAX_TIME, MAX_TOTAL_POPULATION, MAX_TOTAL_STEPS, MIN_TIME
+from .limits import MAX_BRANCH_DEPTH, MAX_ITEMS, MAX_SIZE, MAX_TIME, MAX_TOTAL_POPULATION, MAX_TOTAL_STEPS, MIN_TIME
 from .params import or_expression
-from .values import count, first_repeat, integer, name, number, one_of, show, version
+from .routes import EXIT, flatten, known
+from .values import count, first_repeat, integer, is_whole, name, number, one_of, show, version
 
 DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
 TAKES = ("head", "first_fit")  # which waiting job a freed typed server takes
 ASSIGNS = ("longest_idle", "in_order")  # which idle typed server an arriving job takes
 PREEMPTS = ("none", "resume", "restart")  # what a job a higher priority takes the server from does
-EXIT = "exit"
 MARKED = ("arrived", "done")  # the marks every class has: its response time's start and end
 PROBABILITY_TOLERANCE = 1e-9
-
-
-def _known(names: Any) -> str:
-    names = list(names)
-    return ", ".join(names[:10]) + (f", ... ({len(names)} in all)" if len(names) > 10 else "") or "none"
 
 
 def _distribution(value: Any, context: Dict[str, Any]) -> Distribution:
@@ -217,6 +211,150 @@ class Step(Strict):
         return min(service.mean for _, service in self.services())
 
 
+POLICIES = ("random", "round_robin", "shortest_queue", "power_of_d", "least_utilized", "shared")
+JOINS = ("all", "any")
+
+
+class _Route:
+    """A route or a branch: a list of steps, each at a station (Step) or a fork: or
+    dispatch: step whose branches are routes again, nested at most MAX_BRANCH_DEPTH deep."""
+
+    def __init__(self) -> None:
+        self.steps = ListOf(self, before=_sized("step", required=True))
+
+    def check(self, value: Any, context: Dict) -> Any:
+        """One step of the route (ListOf calls this for each item)."""
+        kinds = [kind for kind in (ForkStep, DispatchStep) if isinstance(value, dict) and kind.kind in value]
+        if len(kinds) > 1:
+            raise FieldError("a step is a fork: or a dispatch:, not both", "dispatch")
+        if not kinds:
+            return Step.check(value, context)
+        depth = context.get("branch_depth", 0) + 1
+        if depth > MAX_BRANCH_DEPTH:
+            raise FieldError(f"forks and dispatches nest at most {MAX_BRANCH_DEPTH} deep", kinds[0].kind)
+        context["branch_depth"] = depth
+        try:
+            return kinds[0].check(value, context)
+        finally:
+            context["branch_depth"] = depth - 1
+
+    def schema(self, defs: Dict[str, Any]) -> Dict[str, Any]:
+        return {"anyOf": [Step.schema(defs), ForkStep.schema(defs), DispatchStep.schema(defs)]}
+
+
+_ROUTE = _Route()
+Route = _ROUTE.steps
+Branches = MapOf(Name, Route, before=_sized("branch", required=True))
+
+
+def _join(value: Any) -> Union[str, int]:
+    if value in JOINS:
+        return value
+    if not is_whole(value) or value < 1:
+        raise FieldError(f"expected all, any or a number of branches, got {show(value)}")
+    return int(value)
+
+
+_join.schema = {"anyOf": [{"enum": list(JOINS)}, {"type": "integer", "minimum": 1}]}  # type: ignore[attr-defined]
+
+
+class _Branching(Strict):
+    """A step whose branches are routes (`kind`: its field naming them). It has no
+    station, service or resources of its own."""
+
+    kind = ""
+    station = None
+    uses: Tuple[str, ...] = ()
+
+    @property
+    def branches(self) -> Dict[str, List[Any]]:
+        return getattr(self, self.kind)
+
+    def services(self) -> List[Tuple[str, Distribution]]:
+        return []
+
+    least_service_mean = 0.0
+
+    def _check(self) -> None:
+        _check_mark(self.mark)
+        if self.id == EXIT:
+            raise FieldError(f"'{EXIT}' is reserved for leaving the route", "id")
+        if len(self.branches) < 2:
+            raise FieldError(f"a {self.kind} needs at least two branches (one branch is a plain route: "
+                             "write its steps in place)", self.kind)
+
+
+class ForkStep(_Branching):
+    """A fork: the job splits into one sub-job per branch and goes on when `join` of them ended."""
+
+    kind = "fork"
+    fork = Field(Branches)
+    join = Field(Value(_join, expressions=True), default="all")
+    id = Field(Maybe(Name), default=None)
+    next = Field(Maybe(Value(_next)), default=None)
+    mark = Field(Maybe(Name), default=None)
+
+    @property
+    def join_count(self) -> int:
+        """How many branches must end for the job to go on."""
+        return len(self.fork) if self.join == "all" else 1 if self.join == "any" else self.join
+
+    def _check(self) -> None:
+        super()._check()
+        if isinstance(self.join, int) and self.join > len(self.fork):
+            raise FieldError(f"join: {self.join} waits for more branches than the fork's {len(self.fork)}",
+                             "join")
+
+
+class DispatchStep(_Branching):
+    """A dispatch: the job takes one of the branches, chosen by `policy`."""
+
+    kind = "dispatch"
+    dispatch = Field(Branches)
+    policy = Field(Value(one_of(*POLICIES), expressions=True), default="random")
+    d = Field(Maybe(Value(count(2, MAX_ITEMS), expressions=True)), default=None)
+    weights = Field(Maybe(MapOf(Name, Value(number(0, 1, "a probability"), expressions=True))), default=None)
+    id = Field(Maybe(Name), default=None)
+    next = Field(Maybe(Value(_next)), default=None)
+    mark = Field(Maybe(Name), default=None)
+
+    @property
+    def choices(self) -> int:
+        """power_of_d's d (2 unless given)."""
+        return 2 if self.d is None else self.d
+
+    def shares(self) -> List[float]:
+        """Each branch's share of the jobs: random's weights (equal by default); for the
+        other policies an even split, exact for round_robin and the long-run split of
+        identical branches under the others."""
+        if self.weights is None:
+            return [1 / len(self.dispatch)] * len(self.dispatch)
+        return [float(self.weights.get(label, 0.0)) for label in self.dispatch]
+
+    def _check(self) -> None:
+        super()._check()
+        if self.d is not None and self.policy != "power_of_d":
+            raise FieldError(f"d: is for policy: power_of_d (this dispatch's is {self.policy})", "d")
+        if self.choices > len(self.dispatch):
+            raise FieldError(f"power_of_d draws {self.choices} of the {len(self.dispatch)} branches; d must be "
+                             f"from 2 to {len(self.dispatch)}", "d")
+        if self.weights is not None:
+            if self.policy != "random":
+                raise FieldError(f"weights: are for policy: random (this dispatch's is {self.policy})", "weights")
+            for label in self.weights:
+                if label not in self.dispatch:
+                    raise FieldError(f"unknown branch '{label}' (branches: {known(self.dispatch)})",
+                                     "weights", label)
+            total = math.fsum(self.weights.values())
+            if abs(total - 1) > PROBABILITY_TOLERANCE:
+                raise FieldError(f"weights must sum to 1, got {total:g}", "weights")
+        if self.policy in ("shared", "least_utilized"):
+            for label, branch in self.dispatch.items():
+                if isinstance(branch[0], _Branching):
+                    raise FieldError(f"policy {self.policy} reads each branch's first station, and branch "
+                                     f"'{label}' starts with a {branch[0].kind}", "dispatch", label, 0)
+
+
 class JobClass(Strict):
     """A class of customers: open (arrivals or rate) or closed (population)."""
 
@@ -225,7 +363,7 @@ class JobClass(Strict):
     population = Field(Maybe(Count), default=None)
     think = Field(Dist, default=0)
     priority = Field(Priority, default=0)
-    route = Field(ListOf(Step, before=_sized("step", required=True)))
+    route = Field(Route)
     measures = Field(MapOf(Name, Value(_measure), before=_sized("measure", required=False)), default={})
 
     @property
@@ -238,23 +376,34 @@ class JobClass(Strict):
         return Exp(1 / self.rate) if self.rate is not None else self.arrivals
 
     def routing(self) -> List[List[Tuple[Optional[int], float]]]:
-        """Each step's [(next step index or None for exit, probability)]."""
-        ids = {step.id: i for i, step in enumerate(self.route) if step.id is not None}
-        table = []
-        for i, step in enumerate(self.route):
-            if step.next is None:
-                table.append([(i + 1 if i + 1 < len(self.route) else None, 1.0)])
-                continue
-            pairs = {step.next: 1.0} if isinstance(step.next, str) else step.next
-            row = []
-            for target, p in pairs.items():
-                if target != EXIT and target not in ids:
-                    at = () if isinstance(step.next, str) else (target,)
-                    raise FieldError(f"unknown step id '{target}' (ids in this route: {_known(ids)}; "
-                                     f"or {EXIT})", "route", i, "next", *at)
-                row.append((ids.get(target), p))
-            table.append(row)
+        """Each step's (of `steps`) [(next step index, or None: its route or branch ends,
+        probability)]: what the engine follows."""
+        return self._flat.next
+
+    def visits_routing(self) -> List[List[Tuple[Optional[int], float]]]:
+        """`routing()` with a fork leading into every branch (each visited as often as
+        the fork) and a dispatch into each branch by its share: the routing whose
+        traffic equations give each step's expected visits per customer."""
+        table = [list(row) for row in self._flat.next]
+        for owner, firsts in self._flat.branches.items():
+            step = self._flat.steps[owner].step
+            shares = step.shares() if isinstance(step, DispatchStep) else [1.0] * len(firsts)
+            table[owner].extend(zip(firsts, shares))
         return table
+
+    @property
+    def steps(self) -> List[Tuple[Tuple, Any]]:
+        """Every step, branches' too, with its path in the class (`("route", 1, "fork",
+        "milk", 0)`), in the compiled order: the route's own steps first, at their index."""
+        return [(placed.path, placed.step) for placed in self._flat.steps]
+
+    def scopes(self) -> List[Optional[int]]:
+        """Per step of `steps`, the index of the fork or dispatch whose branch holds it (None: the route)."""
+        return [placed.scope for placed in self._flat.steps]
+
+    def branch_starts(self, index: int) -> List[int]:
+        """The first step (an index into `steps`) of each branch of fork or dispatch step `index`."""
+        return self._flat.branches[index]
 
     def _check(self) -> None:
         if self.arrivals is not None and self.rate is not None:
@@ -268,23 +417,8 @@ class JobClass(Strict):
             raise FieldError("think: is for closed classes (an open class has arrivals)", "think")
         if is_open and self.interarrival.mean <= 0:
             raise FieldError("the mean time between arrivals must be positive", "arrivals")
-        seen: Dict[str, int] = {}
-        for i, step in enumerate(self.route):
-            if step.id in seen:
-                raise FieldError(f"duplicate step id '{step.id}' (also route[{seen[step.id]}])",
-                                 "route", i, "id")
-            if step.id is not None:
-                seen[step.id] = i
-        stuck = _never_exits(self.routing())
-        if stuck is not None:
-            raise FieldError("jobs reaching this step can never exit: every way on loops back "
-                             "for ever", "route", stuck)
+        object.__setattr__(self, "_flat", flatten(self.route))
         self._check_marks()
-
-    @property
-    def steps(self) -> List[Tuple[Tuple, Any]]:
-        """Every step with its path in the class (`("route", 2)`), in the compiled order."""
-        return [(("route", i), step) for i, step in enumerate(self.route)]
 
     @property
     def marks(self) -> List[str]:
@@ -304,7 +438,7 @@ class JobClass(Strict):
             for j, mark in enumerate(marks):
                 if mark not in MARKED and mark not in seen:
                     raise FieldError(f"unknown mark '{mark}' (marks in this class: "
-                                     f"{_known([*MARKED, *seen])})", "measures", label, j)
+                                     f"{known([*MARKED, *seen])})", "measures", label, j)
 
 
 def _total(classes: Dict[str, JobClass], field: str, size: Callable[[JobClass], int], limit: int,
@@ -319,33 +453,6 @@ def _total(classes: Dict[str, JobClass], field: str, size: Callable[[JobClass], 
                              "in each replication)", "classes", label, field)
 
 
-def _never_exits(routing: List[List[Tuple[Optional[int], float]]]) -> Optional[int]:
-    """The first step reachable from the start with no way to exit, if any."""
-    reachable, todo = {0}, deque([0])
-    while todo:
-        for target, p in routing[todo.popleft()]:
-            if p > 0 and target is not None and target not in reachable:
-                reachable.add(target)
-                todo.append(target)
-    # Backwards from the steps that exit, along the routing's arcs: linear in the
-    # route, which may have thousands of steps.
-    sources: Dict[int, List[int]] = {}
-    exits = set()
-    for i, row in enumerate(routing):
-        for target, p in row:
-            if p > 0 and target is None:
-                exits.add(i)
-            elif p > 0:
-                sources.setdefault(target, []).append(i)
-    todo = deque(exits)
-    while todo:
-        for source in sources.get(todo.popleft(), ()):
-            if source not in exits:
-                exits.add(source)
-                todo.append(source)
-    return min(reachable - exits, default=None)
-
-
 class ModelSpec(Strict):
     brewput = Field(Value(version))
     name = Field(Maybe(Name), default=None)
@@ -358,17 +465,19 @@ class ModelSpec(Strict):
     def _check(self) -> None:
         _total(self.classes, "population", lambda c: c.population or 0, MAX_TOTAL_POPULATION,
                "customers in all closed classes")
-        _total(self.classes, "route", lambda c: len(c.route), MAX_TOTAL_STEPS, "steps in all routes")
+        _total(self.classes, "route", lambda c: len(c.steps), MAX_TOTAL_STEPS, "steps in all routes")
         for label, job_class in self.classes.items():
-            for i, step in enumerate(job_class.route):
-                at = ("classes", label, "route", i)
+            for path, step in job_class.steps:
+                if isinstance(step, _Branching):
+                    continue
+                at = ("classes", label, *path)
                 if step.station not in self.stations:
-                    raise FieldError(f"unknown station '{step.station}' (stations: {_known(self.stations)})",
+                    raise FieldError(f"unknown station '{step.station}' (stations: {known(self.stations)})",
                                      *at, "station")
                 for j, resource in enumerate(step.uses):
                     if resource not in self.resources:
                         raise FieldError(f"unknown resource '{resource}' (resources: "
-                                         f"{_known(self.resources)})", *at, "uses", j)
+                                         f"{known(self.resources)})", *at, "uses", j)
                 _check_served_by(step, self.stations[step.station], at)
                 _check_waits(step, self.stations[step.station], at)
                 if step.uses and self.stations[step.station].preempt != "none":
@@ -385,7 +494,7 @@ def _check_served_by(step: Step, station: Station, at: Tuple) -> None:
     for j, kind in enumerate(step.served_by):
         if kind not in station.server_types:
             raise FieldError(f"unknown server type '{kind}' at station '{step.station}' (types: "
-                             f"{_known(station.server_types)})", *at, "served_by",
+                             f"{known(station.server_types)})", *at, "served_by",
                              kind if isinstance(step.served_by, dict) else j)
 
 
