@@ -250,3 +250,23 @@ def test_fork_and_dispatch_features_and_sites():
 
 def test_fork_and_dispatch_round_trip():
     round_trips(FLOOR)
+
+
+def test_the_compiled_example_in_the_docs_is_what_compile_gives():
+    import json
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "compiled-model.md").read_text()
+    section = text[text.index("## The service floor"):]
+    example = json.loads(re.search(r"```json\n(.*?)```", section, re.S).group(1))
+    m = model({"bar": {"servers": {"espresso_machine": 2, "drip_station": 1}, "take": "first_fit"},
+               "cpu": {"servers": 2, "discipline": "priority", "preempt": "resume"}}, {
+        "latte": {"rate": 1, "measures": {"from_order": ["ordered", "done"]}, "route": [
+            {"station": "bar", "service": "exp(3)", "served_by": ["espresso_machine"], "mark": "ordered", "balk": 8},
+            {"fork": {"drip": [{"station": "bar", "served_by": {"drip_station": "exp(0.5)",
+                                                                "espresso_machine": "exp(0.8)"}}],
+                      "cpu": [{"station": "cpu", "service": "exp(1)", "patience": "exp(5)"}]}}]}})
+    compiled = m.compile()
+    del compiled["resources"]
+    assert compiled == example
