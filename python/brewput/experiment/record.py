@@ -23,7 +23,8 @@ ID_COLUMNS = ("scenario", "model", "engine", "time_unit")
 TABLE_COLUMNS = ID_COLUMNS + ("kind", "name")  # beside the swept params
 # Figures that count (customers, samples): whole numbers in every table.
 COUNTS = ("completed", "lost", "count")
-CHARTS = ("throughput", "latency", "latency_throughput", "latency_boxes", "utilization", "spectrum")
+CHARTS = ("throughput", "latency", "latency_throughput", "latency_boxes", "utilization", "spectrum", "lost",
+          "measures")
 
 
 def new_record(*, title: str, command: Optional[str] = None, study: Optional[str] = None,

@@ -56,14 +56,28 @@ class ClassFigures(Part):
     response_time: Times
     waiting_time: Optional[Times] = None
     lost: Optional[Whole] = None
+    lost_by: Optional[Dict[str, Whole]] = None  # full, balked, reneged
+    loss_probability_by: Optional[Dict[str, Number]] = None
+    loss_probability_by_ci: Optional[Dict[str, Interval]] = None
+    measures: Optional[Dict[str, Times]] = None  # between marks, each like the response time
+    measures_count: Optional[Dict[str, Whole]] = None
     exact: Optional[Flag] = None
     method: Optional[Text] = None
     __pydantic_extra__: Dict[str, Union[Measure, Times]]  # loss_probability, the lab's service_time...
 
 
+class ServerType(Part):
+    """A typed group of a station's servers: how busy, and what it served per class."""
+    utilization: Optional[Number] = None
+    utilization_ci: Interval = None
+    served: Dict[str, Number] = {}
+    __pydantic_extra__: Dict[str, Union[Measure, Dict[str, Measure]]]
+
+
 class Figures(Part):
     """A station's or a resource's figures."""
     utilization: Optional[Number] = None
+    server_types: Optional[Dict[str, ServerType]] = None
     exact: Optional[Flag] = None
     method: Optional[Text] = None
     __pydantic_extra__: Dict[str, Measure]

@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from ..experiment.record import CHARTS
 from ..figures import number
-from .data import ChartData, Series
+from .data import ELEMENTS, LOST, ChartData, Series
 from .labels import end_labels
 from .spec import Bars, Box, Chart, Line, Panel, color, marker
 
@@ -196,7 +196,7 @@ def latency_boxes_chart(data: ChartData) -> Optional[Chart]:
 
 
 def utilization_chart(data: ChartData) -> Optional[Chart]:
-    elements = data.table[data.table["kind"].isin(["station", "resource"]) & data.table["utilization"].notna()]
+    elements = data.table[data.table["kind"].isin(ELEMENTS) & data.table["utilization"].notna()]
     styles = _styles(elements["name"])
     panels = []
     for model in data.models:
@@ -206,8 +206,10 @@ def utilization_chart(data: ChartData) -> Optional[Chart]:
         if panel.items:
             panels.append(panel)
     caption = ("How busy each station (servers serving) and resource (tokens held) is, named at the end "
-               "of its line, one colour per name in every panel. The one at 100 % is the bottleneck; as the "
-               "swept param grows the bottleneck can move from one to another.")
+               "of its line, one colour per name in every panel; a station with typed servers also has a "
+               "line per type (bar · espresso_machine: the share of that type's servers serving). The one "
+               "at 100 % is the bottleneck; as the swept param grows the bottleneck can move from one to "
+               "another.")
     return Chart("utilization", "Utilization per station and resource", caption, panels) if panels else None
 
 
@@ -237,6 +239,36 @@ def spectrum_chart(data: ChartData) -> Optional[Chart]:
     return Chart("spectrum", f"Latency percentile spectrum{_at_last(data)}", caption, [panel])
 
 
+def lost_chart(data: ChartData) -> Optional[Chart]:
+    """The share of arriving customers lost, a panel per reason (a full station,
+    balking at the queue, running out of patience), with 95 % intervals."""
+    series = data.class_series()
+    words = {"full": "the station was full", "balked": "balked at the queue", "reneged": "ran out of patience"}
+    panels = [_panel(data, series, f"{LOST}{reason}", words.get(reason, reason), "customers lost (%)", scale=100.0)
+              for reason in data.loss_reasons()]
+    panels = [p for p in panels if p.items]
+    caption = ("The share of arriving customers lost, for each reason: turned away by a full station, "
+               "balking at the length of the queue they saw, or giving up after waiting longer than their "
+               "patience. Each band is the 95 % interval over replications.")
+    return Chart("lost", "Lost customers", caption, panels) if panels else None
+
+
+def measures_chart(data: ChartData) -> Optional[Chart]:
+    """The median of each measure between marks beside the response time's."""
+    names = data.measures()
+    if not names:
+        return None
+    series = data.class_series()
+    unit = data.units.time
+    panels = [_panel(data, series, "response_time_p50", "response time (arrival to done)", f"median ({unit})")]
+    panels += [_panel(data, series, f"measure_{name}_p50", name, f"median ({unit})") for name in names]
+    panels = [p for p in panels if p.items]
+    caption = ("Latency measured between marks on the route (the class's measures, e.g. from ordering or "
+               "from paying to the drink), beside the response time from arrival to done: the median of "
+               "each, over the customers who reached both marks.")
+    return Chart("measures", "Latency between marks", caption, panels) if len(panels) > 1 else None
+
+
 BUILDERS: Dict[str, Callable[[ChartData], Optional[Chart]]] = {
     "throughput": throughput_chart,
     "latency": latency_chart,
@@ -244,4 +276,6 @@ BUILDERS: Dict[str, Callable[[ChartData], Optional[Chart]]] = {
     "latency_boxes": latency_boxes_chart,
     "utilization": utilization_chart,
     "spectrum": spectrum_chart,
+    "lost": lost_chart,
+    "measures": measures_chart,
 }

@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 # solid, the others (the predictions) dashed, then dotted.
 ENGINES = ("lab", "simulate", "solve")
 DASHES = ("solid", "dash", "dot")
+# What the utilization chart draws: stations, their typed groups of servers, resources.
+ELEMENTS = ("station", "server_type", "resource")
+# The column of the share of a class's arrivals lost for a reason.
+LOST = "share_lost_"
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,7 @@ class ChartData:
         self.models = list(dict.fromkeys(s["model"] for s in scenarios))
         table = flat_table(record)
         unit = table["scenario"].map(lambda i: self.scenarios[i]["results"]["time_unit"])
-        self.table = self._to_display_units(table, unit)
+        self.table = self._with_service_floor(self._to_display_units(table, unit))
 
     def _to_display_units(self, table, unit):
         time = unit.map(self.units.time_from)
@@ -68,6 +72,56 @@ class ChartData:
             elif base == "throughput" and table[column].dtype.kind == "f":
                 table[column] = table[column] * rate
         return table
+
+    def _with_service_floor(self, table):
+        """The table with what the flat table cannot name unambiguously (a type or a
+        measure may have `_` in its name), read from each scenario's results: per class
+        `share_lost_<reason>` (the share of arrivals lost for it) and `measure_<name>_<figure>`
+        (display units); a row per typed group of servers (kind `server_type`, named
+        `station · type`) with its utilization."""
+        import pandas
+
+        extra: dict = {}
+        groups = []
+        for i, row in table.iterrows():
+            results = self.scenarios[row["scenario"]]["results"]
+            if row["kind"] == "class":
+                figures = results["classes"][row["name"]]
+                for reason, share in (figures.get("loss_probability_by") or {}).items():
+                    interval = (figures.get("loss_probability_by_ci") or {}).get(reason) or [None, None]
+                    for column, value in ((f"{LOST}{reason}", share), (f"{LOST}{reason}_ci_low", interval[0]),
+                                          (f"{LOST}{reason}_ci_high", interval[1])):
+                        extra.setdefault(column, {})[i] = value
+                factor = self.units.time_from(results["time_unit"])
+                for name, times in (figures.get("measures") or {}).items():
+                    for figure, value in times.items():
+                        if not isinstance(value, (int, float)) or isinstance(value, bool):
+                            continue  # the spectrum and the intervals, taken beside their figure
+                        low, high = times.get(f"{figure}_ci") or [None, None]
+                        for column, v in ((figure, value), (f"{figure}_ci_low", low), (f"{figure}_ci_high", high)):
+                            extra.setdefault(f"measure_{name}_{column}", {})[i] = None if v is None else v * factor
+            elif row["kind"] == "station":
+                for kind, figures in (results["stations"][row["name"]].get("server_types") or {}).items():
+                    low, high = figures.get("utilization_ci") or [None, None]
+                    groups.append({**{c: row[c] for c in ("scenario", "model", "engine", "time_unit", *self.swept)},
+                                   "kind": "server_type", "name": f"{row['name']} · {kind}",
+                                   "utilization": figures.get("utilization"),
+                                   "utilization_ci_low": low, "utilization_ci_high": high})
+        table = table.assign(**{column: pandas.Series(values, dtype="float64") for column, values in extra.items()})
+        if groups:
+            table = pandas.concat([table, pandas.DataFrame(groups)], ignore_index=True)
+        return table
+
+    def measures(self) -> List[str]:
+        """The names of the measures between marks that some class of the record has, in order."""
+        names = (name for s in self.scenarios.values() for figures in s["results"]["classes"].values()
+                 for name in figures.get("measures") or {})
+        return list(dict.fromkeys(names))
+
+    def loss_reasons(self) -> List[str]:
+        """The reasons some customers were lost for in some scenario (full, balked, reneged)."""
+        return [c[len(LOST):] for c in self.table.columns
+                if c.startswith(LOST) and not c.endswith(("_ci_low", "_ci_high")) and (self.table[c] > 0).any()]
 
     # ---- the pieces of a chart ------------------------------------------------------
 
@@ -84,8 +138,9 @@ class ChartData:
         return list(self._series("class", self._class_label))
 
     def element_series(self, model: str) -> List[Series]:
-        """A model's stations (those with a utilization) and resources, one series each."""
-        rows = self.table[(self.table["model"] == model) & self.table["kind"].isin(["station", "resource"])]
+        """A model's stations (those with a utilization), their typed groups of servers
+        and its resources, one series each."""
+        rows = self.table[(self.table["model"] == model) & self.table["kind"].isin(ELEMENTS)]
         rows = rows[rows["utilization"].notna()]
         return list(self._series(rows, lambda key: " · ".join(map(str, (key[2],) + key[3:]))))
 

@@ -16,13 +16,15 @@ FIGURES = {"throughput": "throughput", "response_time_p50": "median latency", "r
 def headlines(data: ChartData) -> "pandas.DataFrame":
     """Per model, engine and class: the peak throughput and where it is reached,
     and at the last swept value (or the only scenario) the throughput, median
-    and p95 latency and the busiest station or resource."""
+    and p95 latency, the median of each measure between marks, the share of
+    customers lost (when any was) and the busiest station or resource."""
     import pandas
 
     rate, time = data.rate_label(), data.units.time
     last = data.last_x()
     at = f" at {last[0]}={last[1]}" if last else ""
     rows: List[Dict[str, str]] = []
+    lossy = "loss_probability" in data.table and (data.table["loss_probability"].fillna(0) > 0).any()
     for s in data.class_series():
         row = {"model": s.base, "engine": s.engine}
         peak = s.rows["throughput"].astype(float)
@@ -33,6 +35,10 @@ def headlines(data: ChartData) -> "pandas.DataFrame":
         row[f"{rate}{at}"] = number(final.get("throughput"))
         row[f"median ({time}){at}"] = number(final.get("response_time_p50"))
         row[f"p95 ({time}){at}"] = number(final.get("response_time_p95"))
+        for name in data.measures():
+            row[f"median {name} ({time}){at}"] = number(final.get(f"measure_{name}_p50"))
+        if lossy:
+            row[f"lost (%){at}"] = number(_hundred(final.get("loss_probability")))
         row[f"busiest{at}"] = _busiest(data, final)
         rows.append(row)
     return pandas.DataFrame(rows)
@@ -71,3 +77,7 @@ def figure_tables(data: ChartData) -> Dict[str, "pandas.DataFrame"]:
         if rows:
             tables[name.replace(" ", "_")] = pandas.DataFrame(rows)
     return tables
+
+
+def _hundred(share):
+    return None if share is None else 100 * share
