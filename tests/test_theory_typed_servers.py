@@ -176,7 +176,7 @@ N_MODEL = (dict(a=0.28, b=0.44), dict(flex=1, dedicated=1), dict(flex=1.0, dedic
     (dict(served_by=dict(a="flex", b=["flex"])), ["customer type a", "a list of server types", "'flex'"]),
     (dict(served_by=dict(a=["flex"], b={"flex": 1})), ["customer type b", "a list of server types"]),
     (dict(served_by=dict(a=["flex"], b=["flex"], c=["flex"])), ["customer type 'c'", "no arrival rate"]),
-    (dict(servers=dict(flex=200, dedicated=200, spare=200)), ["combinations", "simulate"]),
+    (dict(servers=dict(flex=200, dedicated=200, spare=200)), ["3 server types of 200, 200, 200 servers", "beyond the limit", "simulate"]),
 ])
 def test_bad_input_is_one_clear_error(change, words):
     rates, servers, service, served_by = N_MODEL

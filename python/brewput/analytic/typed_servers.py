@@ -44,9 +44,6 @@ from typing import Dict, List, Mapping, Sequence, Tuple
 
 from ..errors import BrewputError
 
-#: The most server count vectors (prod over types of count + 1) the recursions visit.
-MAX_COUNT_VECTORS = 200_000
-
 
 @dataclass(frozen=True)
 class FcfsAlis:
@@ -76,10 +73,10 @@ def fcfs_alis(arrival_rates: Mapping[str, float], servers: Mapping[str, int],
     count = np.array([int(servers[t]) for t in kinds])
     able = np.array([[t in served_by[c] for t in kinds] for c in customers])  # (C, T)
     _check_stable(customers, kinds, lam, mu, count, able)
-    vectors = math.prod(int(n) + 1 for n in count)
-    if vectors > MAX_COUNT_VECTORS:
-        raise BrewputError(f"typed servers: {vectors} combinations of busy server counts, more than the "
-                           f"{MAX_COUNT_VECTORS} the exact FCFS-ALIS recursion visits; use brewput simulate")
+    from . import sizing  # the one home of what a method may cost (it imports numpy)
+
+    sizing.check(f"typed servers: {len(kinds)} server types of {', '.join(str(n) for n in count)} servers",
+                 sizing.typed_servers_cost([int(n) for n in count], len(customers)), "use brewput simulate")
 
     busy = _busy_recursions(lam, mu, count, able)
     idle = _idle_recursions(lam, count, able)
@@ -127,8 +124,9 @@ def _checked(arrival_rates, servers, service_rates, served_by) -> Tuple[List[str
         raise BrewputError("typed servers: no customer types")
     for c in customers:
         rate = arrival_rates[c]
-        if not (isinstance(rate, (int, float)) and math.isfinite(rate) and rate > 0):
-            raise BrewputError(f"typed servers: customer type {c}: arrival rate must be a positive number, got {rate!r}")
+        if not (isinstance(rate, (int, float)) and not isinstance(rate, bool) and math.isfinite(rate) and rate > 0):
+            raise BrewputError(f"typed servers: customer type {c}: arrival rate must be a positive number, "
+                               f"got {rate!r}")
         if c not in served_by or not served_by[c]:
             raise BrewputError(f"typed servers: customer type {c}: served_by names no server type")
         if isinstance(served_by[c], str) or not isinstance(served_by[c], (list, tuple)):
