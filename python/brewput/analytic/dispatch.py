@@ -13,7 +13,7 @@ per job, and the mean number of jobs present over all stations.
 - `power_of_d`: each job samples d stations and joins the shortest. In the limit
   of many stations (the supermarket model: Vvedenskaya, Dobrushin and Karpelevich
   1996, Problems of Information Transmission 32(1); Mitzenmacher 2001, IEEE TPDS
-  12(10), Theorem 3.6) the fraction of stations with at least i jobs is
+  12(10)) the fraction of stations with at least i jobs is
   rho^((d^i - 1) / (d - 1)), so the mean present per station is the sum over
   i >= 1. A large-system limit for any finite c: approximate.
 """

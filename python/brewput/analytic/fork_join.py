@@ -3,12 +3,12 @@ one to each of K M/M/1 stations (service rate mu each, all fed by the same
 Poisson stream of rate lam), and leaves when its tasks are joined.
 
 - K = 2, join all: exact. Flatto and Hahn (1984, SIAM J. Appl. Math. 44(5)) found
-  the joint queue lengths; Nelson and Tantawi (1988, IEEE Trans. Computers 37(6),
-  eq. 3 for K = 2) give the mean response  R_2 = (12 - rho) / 8 / (mu - lam).
+  the joint queue lengths; Nelson and Tantawi (1985, 1988) the mean response
+  R_2 = (12 - rho) / 8 / (mu - lam).
 - K = 2, first of two: exact, since min + max = T_1 + T_2 and each branch alone
   is M/M/1: R_min = 2 / (mu - lam) - R_2 = (4 + rho) / 8 / (mu - lam).
-- K > 2, join all: Nelson and Tantawi's scaling approximation (1988, eq. 3;
-  Thomasian 2014, ACM Comput. Surv. 47(2), Table I),
+- K > 2, join all: Nelson and Tantawi's scaling approximation (1988, IEEE Trans.
+  Computers 37(6); as eq. (3) of Thomasian 2014, ACM Comput. Surv. 47(2)),
       R_K ~ [H_K / H_2 + (1 - H_K / H_2) 4 rho / 11] R_2,
   H_K the K-th harmonic number, fitted to simulation for 2 <= K <= 32 and
   reported there within about 5 % of it: approximate.

@@ -7,8 +7,8 @@ in served_by[c]. A freed server takes the longest-waiting customer it may serve
 
 Adan and Weiss (2014), "A skill based parallel service system under FCFS-ALIS:
 steady state, overloads, and abandonments", Stochastic Systems 4(1) 250-299,
-Theorem 2.1 (the state description is Visschers, Adan and Weiss 2012, Queueing
-Systems 70(3)): in the state (S_1, n_1, ..., S_i, n_i; S_{i+1}, ..., S_J) -- busy
+section 2 (the state description is Visschers, Adan and Weiss 2012, Queueing
+Systems 70(3) 269-298): in the state (S_1, n_1, ..., S_i, n_i; S_{i+1}, ..., S_J) -- busy
 servers S_1..S_i in the order their customers arrived, n_j customers waiting
 between the customers of S_j and S_{j+1}, then the idle servers, longest idle
 first -- the stationary probability is
@@ -33,7 +33,7 @@ taken by the longest-idle compatible server, or a server finishing and taking
 the first compatible waiting customer (the first of the later segments holding
 one); the response adds the mean service, sum_t r(c, t) / mu_t / lam_c.
 Stable exactly when every set of customer types offers less than the servers
-that may serve it can do (Adan and Weiss 2014, Theorem 2.2).
+that may serve it can do (Adan and Weiss 2014).
 """
 from __future__ import annotations
 
