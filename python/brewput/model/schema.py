@@ -491,6 +491,10 @@ def _check_served_by(step: Step, station: Station, at: Tuple) -> None:
     if not station.server_types:
         raise FieldError(f"station '{step.station}' has untyped servers; served_by: needs typed ones "
                          "(servers: {type: count})", *at, "served_by")
+    if isinstance(step.served_by, dict) and station.discipline == "sjf":
+        raise FieldError(f"station '{step.station}' serves the shortest job first, by a service time drawn on "
+                         "arrival; a service that depends on the server type has none until a server is chosen",
+                         *at, "served_by")
     for j, kind in enumerate(step.served_by):
         if kind not in station.server_types:
             raise FieldError(f"unknown server type '{kind}' at station '{step.station}' (types: "
