@@ -134,6 +134,21 @@ def test_one_type_is_erlang_c(c, lam):
     assert result.utilization["agent"] == pytest.approx(lam / c, rel=1e-9)
 
 
+def test_full_flexibility_at_one_rate_is_erlang_c():
+    # Every type may use every server and all serve at one rate: one M/M/50, whatever the
+    # types; the recursions cross 31 x 21 count vectors with their per-level scales.
+    rates = dict(x=10.0, y=15.0, z=20.0)
+    everyone = dict(x=["a", "b"], y=["b", "a"], z=["a", "b"])
+    result = fcfs_alis(rates, dict(a=30, b=20), dict(a=1.0, b=1.0), everyone)
+    wait = theory.mmc_wait_mean(45.0, 1.0, 50)
+    for c in rates:
+        assert result.wait[c] == pytest.approx(wait, rel=1e-9)
+        assert result.response[c] == pytest.approx(wait + 1.0, rel=1e-9)
+    assert result.utilization == {"a": pytest.approx(0.9, rel=1e-9), "b": pytest.approx(0.9, rel=1e-9)}
+    # Busy servers share the work in proportion to their numbers: 30 : 20 of each type.
+    assert result.matching_rates[("z", "a")] == pytest.approx(20.0 * 30 / 50, rel=1e-9)
+
+
 def test_dedicated_servers_are_separate_queues():
     # No shared skills: each type is its own M/M/c.
     result = fcfs_alis(dict(a=0.5, b=1.5), dict(p=1, q=2), dict(p=1.0, q=1.0), dict(a=["p"], b=["q"]))
