@@ -1,7 +1,9 @@
 """The service floor in `solve`: which exact method answers a model using typed
 servers, customers who give up or preemption (each exact only at the one station
-of an open model, one_station.py, and refused by name elsewhere), and which
-measures between marks solve answers (from arrived to done: the response time).
+of an open model, one_station.py), forks or dispatches (branches.py; a random
+dispatch is routing, which the network methods solve), refused by name where
+they are not exact; and which measures between marks solve answers (from arrived
+to done: the response time).
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Optional, Tuple
 from ..model import Model
 from ..model.features import feature_sites
 from ..model.schema import MARKED
+from .branches import solve_branches
 from .giving_up import solve_giving_up
 from .network import Network
 from .one_station import refusal
@@ -26,6 +29,10 @@ SOLVERS = (
     ("patience", solve_giving_up),
     ("preempt-resume", solve_preemptive),
     ("preempt-restart", solve_preemptive),
+    ("fork-join", solve_branches),
+    ("dispatch-round-robin", solve_branches),
+    ("dispatch-shared", solve_branches),
+    ("dispatch-power-of-d", solve_branches),
 )
 
 ARRIVED, DONE = MARKED
@@ -45,8 +52,8 @@ def check_measures(model: Model) -> None:
     """Refuses a measure other than the response time, naming it."""
     for label, job in model.classes.items():
         routing = job.routing()
-        exits = {step.mark for i, step in enumerate(job.route)
-                 if step.mark is not None and all(target is None for target, p in routing[i] if p > 0)}
+        exits = {step.mark for i, (path, step) in enumerate(job.steps)  # a top-level step's end may be the exit
+                 if step.mark is not None and len(path) == 2 and all(target is None for target, p in routing[i] if p > 0)}
         for name, (start, end) in job.measures.items():
             if start != ARRIVED or not (end == DONE or end in exits):
                 raise refusal(model, "measures", f"classes.{label}.measures.{name}",

@@ -100,7 +100,9 @@ def network_of(model: Model) -> Network:
     exponential = np.ones((n_classes, n_stations), dtype=bool)
     steps = []
     for r, job_class in enumerate(model.classes.values()):
-        route = list(zip(step_visits(job_class), job_class.route))
+        # Station steps only, into branches too: a fork or dispatch step has no station of its own.
+        route = [(v, step) for v, (_, step) in zip(step_visits(job_class), job_class.steps)
+                 if step.station is not None]
         steps.append(tuple((index[step.station], v, _least_service(step)) for v, step in route))
         for v, step in route:
             m = index[step.station]
@@ -161,6 +163,9 @@ SOLVABLE_FEATURES = frozenset({
     "balk-threshold", "balk-probabilities", "patience",  # a birth-death chain, giving_up.py
     "preempt-resume", "preempt-restart",  # priority.py, preemptive.py
     "measures",  # from arrived to done: the response time
+    "fork-join", "partial-join",  # two branches exactly, more approximately: branches.py
+    "dispatch-random",  # probabilistic routing by its weights: the traffic equations
+    "dispatch-round-robin", "dispatch-shared", "dispatch-power-of-d",  # branches.py
 })
 
 

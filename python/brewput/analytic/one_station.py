@@ -57,8 +57,8 @@ def one_station(model: Model, feature: str, site: str) -> OneStation:
             raise refuse(f"{at} is closed")
         if not job.interarrival.is_exponential:
             raise refuse(f"{at}.arrivals are not Poisson")
-        if len(job.route) > 1:
-            raise refuse(f"{at}.route has {len(job.route)} steps")
+        if len(job.steps) > 1:  # forks and dispatches counted with their branches' steps
+            raise refuse(f"{at}.route has {len(job.steps)} steps")
         if job.routing() != [[(None, 1.0)]]:
             raise refuse(f"{at}.route[0].next comes back")
         visited.setdefault(job.route[0].station, label)
