@@ -7,7 +7,6 @@ that may serve it, else joins the end of the line; a server that finishes takes
 the first waiting customer it may serve, else joins the end of the idle list.
 The line is truncated at a length whose stationary mass is checked negligible.
 """
-import itertools
 
 import numpy as np
 import pytest
