@@ -222,3 +222,119 @@ def test_a_measure_from_arrived_to_done_is_the_response_time():
     assert c["measures"] == {"total": c["response_time"], "to_paid": c["response_time"]}
     assert c["response_time"]["mean"] == pytest.approx(queues.mmc(1.5, 1.0, 2).response)
     assert c["measures"]["total"]["p99"] == pytest.approx(queues.mmc_response_quantile(0.99, 1.5, 1.0, 2))
+
+
+def branches(count, **station):
+    return {f"b{i}": [{"station": f"s{i}", "service": "exp(1)"}] for i in range(count)}
+
+
+def branched(step, count, rate):
+    return model({f"s{i}": {} for i in range(count)}, {"c": {"rate": rate, "route": [step]}})
+
+
+def test_a_fork_of_two_is_flatto_hahn_and_its_branches_mm1():
+    lam, mu = 0.6, 1.0
+    result = brewput.solve(branched({"fork": branches(2)}, 2, lam))
+    c, rho = result["classes"]["c"], lam / mu
+    both = (12 - rho) / 8 / (mu - lam)  # Nelson and Tantawi 1988, eq. 3 at K = 2
+    assert c["exact"] and c["method"] == "flatto-hahn"
+    assert c["response_time"]["mean"] == pytest.approx(both, rel=1e-12)
+    assert c["waiting_time"]["mean"] == pytest.approx(2 * rho / (mu - lam), rel=1e-12)  # both branches' waits
+    for station in result["stations"].values():
+        assert station["utilization"] == pytest.approx(rho) and station["throughput"] == pytest.approx(lam)
+        assert station["response_time"] == pytest.approx(1 / (mu - lam), rel=1e-12)
+    first = brewput.solve(branched({"fork": branches(2), "join": "any"}, 2, lam))["classes"]["c"]
+    assert first["exact"]  # min + max = T_1 + T_2, each branch M/M/1
+    assert first["response_time"]["mean"] + both == pytest.approx(2 / (mu - lam), rel=1e-12)
+
+
+def test_a_fork_of_more_branches_is_marked_approximate_within_its_exact_bounds():
+    lam = 0.5
+    result = brewput.solve(branched({"fork": branches(4)}, 4, lam))
+    c = result["classes"]["c"]
+    assert not c["exact"] and c["method"] == "nelson-tantawi"
+    assert "approximate" in result["notes"][0] and "Nelson and Tantawi" in result["notes"][0]
+    h4 = 1 + 1 / 2 + 1 / 3 + 1 / 4
+    two = (12 - lam) / 8 / (1 - lam)
+    assert two < c["response_time"]["mean"] < h4 / (1 - lam)  # the max of 2 <= R_4 <= K independent branches
+
+
+def test_a_random_dispatch_is_routing_each_branch_its_own_mm1():
+    step = {"dispatch": branches(2), "weights": {"b0": 0.7, "b1": 0.3}}
+    result = brewput.solve(branched(step, 2, 1.0))
+    response = 0.7 / (1 - 0.7) + 0.3 / (1 - 0.3)  # per branch M/M/1 at its share, weighted
+    assert result["classes"]["c"]["exact"]
+    assert result["classes"]["c"]["response_time"]["mean"] == pytest.approx(response, rel=1e-12)
+    assert result["stations"]["s0"]["utilization"] == pytest.approx(0.7)
+
+
+def erlang_gm1_chain(lam, mu, phases, states=400):
+    """One station fed every `phases`-th arrival of a Poisson stream: the chain
+    of (arrival phase, jobs present); its mean present over its rate (Little)."""
+    index = {(k, n): k + phases * n for n in range(states) for k in range(phases)}
+    q = np.zeros((len(index), len(index)))
+    for (k, n), i in index.items():
+        if k + 1 < phases:
+            q[i, index[(k + 1, n)]] += lam
+        elif n + 1 < states:
+            q[i, index[(0, n + 1)]] += lam
+        if n > 0:
+            q[i, index[(k, n - 1)]] += mu
+    np.fill_diagonal(q, -q.sum(axis=1))
+    p = null_space(q.T)[:, 0]
+    p /= p.sum()
+    present = sum(p[i] * n for (k, n), i in index.items())
+    return present / (lam / phases)
+
+
+def test_round_robin_is_erlang_gaps_into_each_branch():
+    lam = 1.4
+    result = brewput.solve(branched({"dispatch": branches(2), "policy": "round_robin"}, 2, lam))
+    c = result["classes"]["c"]
+    assert c["exact"] and c["method"] == "erlang-gm1"
+    assert c["response_time"]["mean"] == pytest.approx(erlang_gm1_chain(lam, 1.0, 2), rel=1e-9)
+    assert result["stations"]["s1"]["utilization"] == pytest.approx(0.7)
+
+
+def test_a_shared_queue_is_mmc_its_ties_going_to_the_first_free_branch():
+    lam, c = 2.1, 3
+    result = brewput.solve(branched({"dispatch": branches(c), "policy": "shared"}, c, lam))
+    figures = result["classes"]["c"]
+    mmc = queues.mmc(lam, 1.0, c)
+    assert figures["exact"] and figures["response_time"]["mean"] == pytest.approx(mmc.response, rel=1e-12)
+    assert figures["waiting_time"]["mean"] == pytest.approx(mmc.wait, rel=1e-12)
+    # The chain of (busy servers, jobs waiting), truncated, written here: arrivals take the first idle.
+    line = 300
+    index = {}
+    for busy in range(1 << c):
+        for waiting in range(line if busy == (1 << c) - 1 else 1):
+            index[(busy, waiting)] = len(index)
+    q = np.zeros((len(index), len(index)))
+    for (busy, waiting), i in index.items():
+        full = busy == (1 << c) - 1
+        if not full:
+            first = next(k for k in range(c) if not busy >> k & 1)
+            q[i, index[(busy | 1 << first, 0)]] += lam
+        elif waiting + 1 < line:
+            q[i, index[(busy, waiting + 1)]] += lam
+        for k in range(c):
+            if busy >> k & 1:
+                q[i, index[(busy, waiting - 1) if full and waiting else (busy & ~(1 << k), 0)]] += 1.0
+    np.fill_diagonal(q, -q.sum(axis=1))
+    p = null_space(q.T)[:, 0]
+    p /= p.sum()
+    for k in range(c):
+        truth = sum(p[i] for (busy, _), i in index.items() if busy >> k & 1)
+        station = result["stations"][f"s{k}"]
+        assert station["utilization"] == pytest.approx(truth, rel=1e-9) and station["exact"]
+    assert result["stations"]["s0"]["utilization"] > result["stations"]["s2"]["utilization"]
+
+
+def test_power_of_d_is_the_supermarket_limit_marked_approximate():
+    lam, count = 3.2, 4
+    result = brewput.solve(branched({"dispatch": branches(count), "policy": "power_of_d"}, count, lam))
+    c, rho = result["classes"]["c"], lam / count
+    per_station = sum(rho ** (2**i - 1) for i in range(1, 40))  # Mitzenmacher: P(>= i) = rho^(2^i - 1)
+    assert not c["exact"] and "large-system limit" in result["notes"][0]
+    assert c["response_time"]["mean"] == pytest.approx(per_station * count / lam, rel=1e-12)
+    assert result["stations"]["s0"]["utilization"] == pytest.approx(rho)
