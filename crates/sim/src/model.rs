@@ -1,12 +1,16 @@
 //! The compiled model: flat, numeric, indexed. Built by the Python side from a
 //! validated model file (see docs/compiled-model.md); the engine trusts its shape
 //! but re-checks the invariants it relies on in `validate`.
+//!
+//! Every field of the service floor (typed servers, giving up, marks, fork,
+//! dispatch, preemption) has a serde default that is the behaviour without
+//! it, so a model that does not use them reads as it always did.
 
 use serde::Deserialize;
 
 use crate::error::SimError;
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct CompiledModel {
     pub stations: Vec<Station>,
     #[serde(default)]
@@ -14,24 +18,71 @@ pub struct CompiledModel {
     pub classes: Vec<Class>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct Station {
     pub name: String,
-    /// `None` is infinitely many servers (a pure delay).
+    /// `None` is infinitely many servers (a pure delay). With typed servers,
+    /// the sum of the types' counts.
     pub servers: Option<u32>,
     /// Most jobs present (waiting + in service + blocked there); `None` is unbounded.
     pub capacity: Option<u32>,
     pub discipline: Discipline,
+    /// Typed groups of servers, in file order (a type's index is its place);
+    /// empty: the servers are all alike.
+    #[serde(default)]
+    pub server_types: Vec<ServerType>,
+    #[serde(default)]
+    pub take: Take,
+    #[serde(default)]
+    pub assign: Assign,
+    #[serde(default)]
+    pub preempt: Preempt,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Discipline {
+    #[default]
     Fifo,
     Lifo,
     Priority,
     Sjf,
     Ps,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ServerType {
+    pub name: String,
+    pub count: u32,
+}
+
+/// Which waiting job a freed server takes at a typed station.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Take {
+    /// Only the head of the queue may start: strict order, head-of-line blocking.
+    #[default]
+    Head,
+    /// The first job in queue order that some free server can serve.
+    FirstFit,
+}
+
+/// Which idle server an arriving job takes when several could serve it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Assign {
+    #[default]
+    LongestIdle,
+    InOrder,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Preempt {
+    #[default]
+    None,
+    Resume,
+    Restart,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -47,6 +98,21 @@ pub struct Class {
     pub priority: i64,
     pub source: Source,
     pub steps: Vec<Step>,
+    /// `["arrived", "done", ...]`: the class's marks; absent: just those two.
+    #[serde(default)]
+    pub marks: Vec<String>,
+    #[serde(default)]
+    pub measures: Vec<Measure>,
+}
+
+/// Marks every class has: the response time runs from `arrived` (0) to `done` (1).
+pub const MARK_DONE: u32 = 1;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Measure {
+    pub name: String,
+    pub from: u32,
+    pub to: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -56,14 +122,83 @@ pub enum Source {
     Closed { population: u32, think: Dist },
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepKind {
+    /// Be served at a station.
+    #[default]
+    Station,
+    /// Split into one sub-job per branch; go on when `join` of them ended.
+    Fork,
+    /// Take one branch, chosen by `policy`.
+    Dispatch,
+}
+
+/// One flat record for every kind of step (the JSON is flat); `validate`
+/// checks that each kind has the fields it needs.
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct Step {
-    pub station: u32,
-    pub service: Dist,
+    #[serde(default)]
+    pub kind: StepKind,
+    #[serde(default)]
+    pub station: Option<u32>,
+    /// `None` when every `served_by` entry has its own service.
+    #[serde(default)]
+    pub service: Option<Dist>,
     #[serde(default)]
     pub uses: Vec<u32>,
-    /// `(target step, probability)`; `None` is exit.
+    /// `(target step, probability)`; `None` ends the innermost scope (exit at
+    /// the route's level, the end of the branch inside a fork or dispatch).
     pub next: Vec<(Option<u32>, f64)>,
+    /// The fork or dispatch step whose branch holds this step; `None`: the route.
+    #[serde(default)]
+    pub scope: Option<u32>,
+    /// The class's mark reached when this step ends.
+    #[serde(default)]
+    pub mark: Option<u32>,
+    /// `(server type, its own service or None for the step's)`; empty: every type.
+    #[serde(default)]
+    pub served_by: Vec<(u32, Option<Dist>)>,
+    #[serde(default)]
+    pub balk: Option<Balk>,
+    #[serde(default)]
+    pub patience: Option<Dist>,
+    /// Fork and dispatch: the first step of each branch.
+    #[serde(default)]
+    pub branches: Vec<u32>,
+    /// Fork: how many branches must end before the job goes on.
+    #[serde(default)]
+    pub join: Option<u32>,
+    #[serde(default)]
+    pub policy: Policy,
+    /// Dispatch `random`: one probability per branch.
+    #[serde(default)]
+    pub weights: Vec<f64>,
+    /// Dispatch `power_of_d`: branches drawn.
+    #[serde(default)]
+    pub d: Option<u32>,
+}
+
+/// When an arriving customer gives up at once, by the jobs it sees waiting.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Balk {
+    /// Always when at least this many wait.
+    Threshold(u32),
+    /// With probability `p[n]` when `n` wait; the last holds beyond the list.
+    Probabilities(Vec<f64>),
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    #[default]
+    Random,
+    RoundRobin,
+    ShortestQueue,
+    PowerOfD,
+    LeastUtilized,
+    Shared,
 }
 
 /// A distribution by its sampling parameters (the model language's mean-based
@@ -82,6 +217,13 @@ pub enum Dist {
     Empirical { values: Vec<f64> },
 }
 
+/// Most balking probabilities a step may list (the model language's limit).
+const MAX_BALK_PROBABILITIES: usize = 10_000;
+
+/// Deepest nesting of forks and dispatches (the model language's limit);
+/// scopes deeper than this are refused rather than walked.
+const MAX_SCOPE_DEPTH: usize = 8;
+
 impl CompiledModel {
     pub fn from_json(text: &str) -> Result<Self, SimError> {
         let model: Self =
@@ -93,44 +235,299 @@ impl CompiledModel {
     /// The checks whose failure would make the engine index out of bounds or
     /// loop for ever; the Python side reports user errors before this.
     pub fn validate(&self) -> Result<(), SimError> {
-        let bad = |what: String| Err(SimError::Input(what));
         if self.classes.is_empty() {
-            return bad("the model has no classes".into());
+            return Err(SimError::Input("the model has no classes".into()));
         }
-        for station in &self.stations {
-            if station.servers == Some(0) {
-                return bad(format!("station {}: servers must be positive", station.name));
-            }
-            if let (Some(servers), Some(capacity)) = (station.servers, station.capacity) {
-                if capacity < servers {
-                    return bad(format!("station {}: capacity below servers", station.name));
-                }
-            }
-        }
+        self.stations.iter().try_for_each(validate_station)?;
         for class in &self.classes {
-            if class.steps.is_empty() {
-                return bad(format!("class {}: empty route", class.name));
+            self.validate_class(class)?;
+        }
+        not_yet_simulated(self)
+    }
+
+    fn validate_class(&self, class: &Class) -> Result<(), SimError> {
+        let bad = |what: String| Err(SimError::Input(format!("class {}: {what}", class.name)));
+        if class.steps.is_empty() {
+            return bad("empty route".into());
+        }
+        let marks = class.marks.len().max(2) as u32;
+        if !class.marks.is_empty() && (class.marks[0] != "arrived" || class.marks[1] != "done") {
+            return bad("marks must start with arrived, done".into());
+        }
+        for measure in &class.measures {
+            if measure.from >= marks || measure.to >= marks {
+                return bad(format!("measure {}: no such mark", measure.name));
             }
-            for (i, step) in class.steps.iter().enumerate() {
-                let at = || format!("class {} step {}", class.name, i);
-                if step.station as usize >= self.stations.len() {
-                    return bad(format!("{}: no station {}", at(), step.station));
+        }
+        let steps = class.steps.len() as u32;
+        for (i, step) in class.steps.iter().enumerate() {
+            let bad = |what: &str| bad(format!("step {i}: {what}"));
+            if let Some(mark) = step.mark {
+                if mark <= MARK_DONE || mark >= marks {
+                    return bad("mark out of range");
                 }
-                if step.uses.iter().any(|&r| r as usize >= self.resources.len()) {
-                    return bad(format!("{}: unknown resource", at()));
+            }
+            if step.next.is_empty() {
+                return bad("no routing");
+            }
+            let total: f64 = step.next.iter().map(|(_, p)| p).sum();
+            if (total - 1.0).abs() > 1e-6 || step.next.iter().any(|(_, p)| !(*p >= 0.0)) {
+                return bad("routing probabilities must sum to 1");
+            }
+            for &(target, _) in &step.next {
+                match target {
+                    Some(t) if t >= steps => return bad("routes to a step that does not exist"),
+                    Some(t) if class.steps[t as usize].scope != step.scope => {
+                        return bad("routes to a step in another branch")
+                    }
+                    _ => {}
                 }
-                if step.next.is_empty() {
-                    return bad(format!("{}: no routing", at()));
+            }
+            if let Some(scope) = step.scope {
+                if scope >= steps || class.steps[scope as usize].kind == StepKind::Station {
+                    return bad("its scope is not a fork or dispatch step");
                 }
-                let total: f64 = step.next.iter().map(|(_, p)| p).sum();
-                if (total - 1.0).abs() > 1e-6 || step.next.iter().any(|(_, p)| !(*p >= 0.0)) {
-                    return bad(format!("{}: routing probabilities must sum to 1", at()));
+                if scope_depth(class, i) > MAX_SCOPE_DEPTH {
+                    return bad("branches nested too deep (or in a cycle)");
                 }
-                if step.next.iter().any(|(t, _)| matches!(t, Some(t) if *t as usize >= class.steps.len())) {
-                    return bad(format!("{}: routes to a step that does not exist", at()));
-                }
+            }
+            match step.kind {
+                StepKind::Station => self.validate_station_step(step).or_else(|e| bad(&e))?,
+                StepKind::Fork | StepKind::Dispatch => validate_branching(class, i, step).or_else(|e| bad(&e))?,
             }
         }
         Ok(())
+    }
+
+    fn validate_station_step(&self, step: &Step) -> Result<(), String> {
+        let Some(index) = step.station.filter(|&s| (s as usize) < self.stations.len()) else {
+            return Err(format!("no station {:?}", step.station));
+        };
+        let station = &self.stations[index as usize];
+        if step.uses.iter().any(|&r| r as usize >= self.resources.len()) {
+            return Err("unknown resource".into());
+        }
+        if !step.branches.is_empty() || step.join.is_some() || !step.weights.is_empty() || step.d.is_some() {
+            return Err("branches, join, weights or d on a station step".into());
+        }
+        if !step.served_by.is_empty() && station.server_types.is_empty() {
+            return Err(format!("served_by at station {}, whose servers are untyped", station.name));
+        }
+        let types = station.server_types.len() as u32;
+        for (n, (kind, service)) in step.served_by.iter().enumerate() {
+            if *kind >= types {
+                return Err(format!("served_by names no server type of station {}", station.name));
+            }
+            if step.served_by[..n].iter().any(|(k, _)| k == kind) {
+                return Err("served_by names a server type twice".into());
+            }
+            if service.is_none() && step.service.is_none() {
+                return Err("no service for a type in served_by".into());
+            }
+        }
+        if step.service.is_none() && step.served_by.is_empty() {
+            return Err("no service".into());
+        }
+        if let Some(Balk::Probabilities(ps)) = &step.balk {
+            if ps.is_empty() || ps.len() > MAX_BALK_PROBABILITIES || ps.iter().any(|p| !(0.0..=1.0).contains(p)) {
+                return Err(format!(
+                    "balk probabilities: 1 to {MAX_BALK_PROBABILITIES} numbers from 0 to 1"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn validate_station(station: &Station) -> Result<(), SimError> {
+    let bad = |what: &str| Err(SimError::Input(format!("station {}: {what}", station.name)));
+    if station.servers == Some(0) {
+        return bad("servers must be positive");
+    }
+    if let (Some(servers), Some(capacity)) = (station.servers, station.capacity) {
+        if capacity < servers {
+            return bad("capacity below servers");
+        }
+    }
+    if !station.server_types.is_empty() {
+        let total = station.server_types.iter().map(|t| u64::from(t.count)).sum::<u64>();
+        if station.server_types.iter().any(|t| t.count == 0) || station.servers.map(u64::from) != Some(total) {
+            return bad("servers must be the sum of the server types' positive counts");
+        }
+        if station.discipline == Discipline::Ps {
+            return bad("typed servers cannot share (discipline ps)");
+        }
+    }
+    if station.preempt != Preempt::None && station.discipline != Discipline::Priority {
+        return bad("preempt needs discipline priority");
+    }
+    Ok(())
+}
+
+fn validate_branching(class: &Class, at: usize, step: &Step) -> Result<(), String> {
+    if step.station.is_some() || step.service.is_some() || !step.uses.is_empty() {
+        return Err("station, service or uses on a fork or dispatch step".into());
+    }
+    if step.balk.is_some() || step.patience.is_some() || !step.served_by.is_empty() {
+        return Err("balk, patience or served_by on a fork or dispatch step".into());
+    }
+    let branches = step.branches.len() as u32;
+    if branches < 2 {
+        return Err("fewer than 2 branches".into());
+    }
+    for &first in &step.branches {
+        if first as usize >= class.steps.len() || class.steps[first as usize].scope != Some(at as u32) {
+            return Err("a branch does not start at a step of its own scope".into());
+        }
+    }
+    match step.kind {
+        StepKind::Fork => {
+            if !matches!(step.join, Some(k) if (1..=branches).contains(&k)) {
+                return Err(format!("join must be from 1 to {branches}"));
+            }
+        }
+        _ => {
+            if step.join.is_some() {
+                return Err("join on a dispatch step".into());
+            }
+            match step.policy {
+                Policy::Random => {
+                    let total: f64 = step.weights.iter().sum();
+                    if step.weights.len() as u32 != branches
+                        || step.weights.iter().any(|w| !(*w >= 0.0))
+                        || (total - 1.0).abs() > 1e-6
+                    {
+                        return Err("random dispatch needs one weight per branch, summing to 1".into());
+                    }
+                }
+                Policy::PowerOfD => {
+                    if !matches!(step.d, Some(d) if (2..=branches).contains(&d)) {
+                        return Err(format!("power_of_d needs d from 2 to {branches}"));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How many forks and dispatches enclose step `at` (more than
+/// `MAX_SCOPE_DEPTH` when the scopes run in a cycle).
+fn scope_depth(class: &Class, at: usize) -> usize {
+    let mut depth = 0;
+    let mut scope = class.steps[at].scope;
+    while let Some(s) = scope {
+        depth += 1;
+        if depth > MAX_SCOPE_DEPTH {
+            break;
+        }
+        scope = class.steps.get(s as usize).and_then(|step| step.scope);
+    }
+    depth
+}
+
+/// The service floor's features the engine does not simulate yet, refused by
+/// name instead of silently ignored.
+fn not_yet_simulated(model: &CompiledModel) -> Result<(), SimError> {
+    let refuse = |what: String| Err(SimError::Input(format!("{what}: not simulated yet")));
+    for station in &model.stations {
+        if !station.server_types.is_empty() {
+            return refuse(format!("station {}: typed servers", station.name));
+        }
+        if station.preempt != Preempt::None {
+            return refuse(format!("station {}: preempt", station.name));
+        }
+    }
+    for class in &model.classes {
+        for step in &class.steps {
+            let feature = match step.kind {
+                StepKind::Fork => Some("fork"),
+                StepKind::Dispatch => Some("dispatch"),
+                StepKind::Station if step.balk.is_some() => Some("balk"),
+                StepKind::Station if step.patience.is_some() => Some("patience"),
+                StepKind::Station => None,
+            };
+            if let Some(feature) = feature {
+                return refuse(format!("class {}: {feature}", class.name));
+            }
+        }
+        if !class.measures.is_empty() || class.steps.iter().any(|s| s.mark.is_some()) {
+            return refuse(format!("class {}: marks and measures", class.name));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model_with(station: &str, step: &str) -> Result<CompiledModel, SimError> {
+        CompiledModel::from_json(&format!(
+            r#"{{"stations": [{{"name": "bar", "servers": 3, "capacity": null, "discipline": "fifo"{station}}}],
+                "classes": [{{"name": "latte", "source": {{"kind": "open", "interarrival": {{"kind": "exp", "mean": 1}}}},
+                  "steps": [{{"station": 0, "service": {{"kind": "exp", "mean": 1}}, "next": [[null, 1]]{step}}}]}}]}}"#
+        ))
+    }
+
+    fn refusal(station: &str, step: &str) -> String {
+        model_with(station, step).expect_err("refused").to_string()
+    }
+
+    #[test]
+    fn todays_compiled_models_read_with_the_defaults() {
+        let model = model_with("", "").unwrap();
+        let (station, step) = (&model.stations[0], &model.classes[0].steps[0]);
+        assert_eq!((station.take, station.assign, station.preempt), (Take::Head, Assign::LongestIdle, Preempt::None));
+        assert!(station.server_types.is_empty() && step.served_by.is_empty());
+        assert_eq!((step.kind, step.scope, step.mark, &step.balk), (StepKind::Station, None, None, &None));
+    }
+
+    #[test]
+    fn the_floors_fields_read_and_out_of_range_indices_are_refused() {
+        let typed = r#", "server_types": [{"name": "espresso", "count": 2}, {"name": "drip", "count": 1}],
+                       "take": "first_fit", "assign": "in_order""#;
+        assert!(refusal(typed, r#", "served_by": [[2, null]]"#).contains("served_by names no server type"));
+        assert!(refusal(typed, r#", "served_by": [[0, null], [0, null]]"#).contains("twice"));
+        assert!(refusal("", r#", "served_by": [[0, null]]"#).contains("untyped"));
+        let miscounted = r#", "server_types": [{"name": "espresso", "count": 1}], "take": "head", "assign": "in_order""#;
+        assert!(refusal(miscounted, "").contains("sum of the server types"));
+        assert!(refusal(r#", "preempt": "resume""#, "").contains("preempt needs discipline priority"));
+        assert!(refusal("", r#", "balk": {"probabilities": [0.5, 1.5]}"#).contains("balk probabilities"));
+        assert!(refusal("", r#", "balk": {"probabilities": []}"#).contains("balk probabilities"));
+        assert!(refusal("", r#", "mark": 2"#).contains("mark out of range"));
+        assert!(refusal("", r#", "scope": 0"#).contains("scope is not a fork or dispatch"));
+    }
+
+    #[test]
+    fn forks_and_dispatches_are_checked() {
+        let model = |steps: &str| {
+            CompiledModel::from_json(&format!(
+                r#"{{"stations": [{{"name": "s", "servers": 1, "capacity": null, "discipline": "fifo"}}],
+                    "classes": [{{"name": "c", "source": {{"kind": "open", "interarrival": {{"kind": "exp", "mean": 1}}}},
+                      "steps": [{steps},
+                        {{"station": 0, "service": {{"kind": "exp", "mean": 1}}, "next": [[null, 1]], "scope": 0}},
+                        {{"station": 0, "service": {{"kind": "exp", "mean": 1}}, "next": [[null, 1]], "scope": 0}}]}}]}}"#
+            ))
+            .expect_err("refused")
+            .to_string()
+        };
+        assert!(model(r#"{"kind": "fork", "branches": [1, 2], "join": 3, "next": [[null, 1]]}"#).contains("join must be from 1 to 2"));
+        assert!(model(r#"{"kind": "fork", "branches": [1, 5], "join": 2, "next": [[null, 1]]}"#).contains("a branch does not start"));
+        assert!(model(r#"{"kind": "dispatch", "branches": [1, 2], "weights": [0.5], "next": [[null, 1]]}"#).contains("one weight per branch"));
+        assert!(model(r#"{"kind": "dispatch", "branches": [1, 2], "policy": "power_of_d", "d": 3, "next": [[null, 1]]}"#).contains("d from 2 to 2"));
+        assert!(model(r#"{"kind": "dispatch", "branches": [1, 2], "policy": "shared", "next": [[1, 1]]}"#).contains("another branch"));
+    }
+
+    #[test]
+    fn features_not_simulated_are_refused_by_name() {
+        for (station, step, feature) in [
+            (r#", "server_types": [{"name": "a", "count": 3}], "take": "head", "assign": "in_order""#, "", "station bar: typed servers"),
+            ("", r#", "balk": {"threshold": 3}"#, "class latte: balk"),
+            ("", r#", "patience": {"kind": "exp", "mean": 2}"#, "class latte: patience"),
+        ] {
+            assert!(refusal(station, step).contains(feature), "{feature}");
+        }
     }
 }

@@ -103,9 +103,12 @@ pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
                     targets: pairs.iter().map(|(t, _)| target(*t)).collect(),
                 },
             };
+            let (Some(station), Some(service)) = (step.station, &step.service) else {
+                return Err(SimError::Input(format!("class {}: a step without station or service", class.name)));
+            };
             let serve = ServeStep {
-                station: step.station,
-                service: Sampler::new(&step.service).map_err(in_class)?,
+                station,
+                service: Sampler::new(service).map_err(in_class)?,
                 uses: step.uses.clone(),
             };
             Ok(StepPlan { kind: StepKind::Serve(serve), route })

@@ -391,7 +391,7 @@ impl Simulation {
         let (class, step, work) = (j.class, j.step, j.work);
         self.resources.take(&serving(&self.classes[class as usize].steps[step as usize]).uses, now);
         match self.stations[station as usize].serve(job, work, now) {
-            Started::Alone { slot } => {
+            Started::OnServer { slot } => {
                 self.jobs[job].server_slot = slot;
                 self.events.schedule(now + work, Event::ServiceEnd { job: self.jobs.timer(job) });
             }

@@ -84,7 +84,7 @@ impl StationState {
         let started = self.service.start(job, work, now);
         let busier = match started {
             // A pool job always occupies one more server.
-            Started::Alone { .. } => 1.0,
+            Started::OnServer { .. } => 1.0,
             Started::Shared(_) => self.busy_servers() - before,
         };
         self.busy_average.change(busier, now);

@@ -28,7 +28,7 @@ pub enum Service {
 pub enum Started {
     /// The job holds server `slot` until its own service end, its sampled
     /// work from now.
-    Alone { slot: u32 },
+    OnServer { slot: u32 },
     /// The job shares the servers; the station's next departure moved.
     Shared(Departure),
 }
@@ -89,7 +89,7 @@ impl Service {
     #[inline]
     pub fn start(&mut self, job: u32, work: f64, now: f64) -> Started {
         match self {
-            Service::Pool(pool) => Started::Alone { slot: pool.start(job) },
+            Service::Pool(pool) => Started::OnServer { slot: pool.start(job) },
             Service::Sharing(sharing) => Started::Shared(sharing.start(job, work, now)),
         }
     }
