@@ -5,15 +5,15 @@
 use brewput_sim::{run, CompiledModel, Discipline, Dist, RunSettings, Source, Station, Step, Stop, Summary, Warmup};
 
 fn station(name: &str, servers: Option<u32>, capacity: Option<u32>, discipline: Discipline) -> Station {
-    Station { name: name.into(), servers, capacity, discipline }
+    Station { name: name.into(), servers, capacity, discipline, ..Default::default() }
 }
 
 fn step(station: u32, service: Dist, next: Option<u32>) -> Step {
-    Step { station, service, uses: vec![], next: vec![(next, 1.0)] }
+    Step { station: Some(station), service: Some(service), next: vec![(next, 1.0)], ..Default::default() }
 }
 
 fn open_class(name: &str, rate: f64, steps: Vec<Step>) -> brewput_sim::Class {
-    brewput_sim::Class { name: name.into(), priority: 0, source: Source::Open { interarrival: Dist::Exp { mean: 1.0 / rate } }, steps }
+    brewput_sim::Class { name: name.into(), priority: 0, source: Source::Open { interarrival: Dist::Exp { mean: 1.0 / rate } }, steps, marks: vec![], measures: vec![] }
 }
 
 fn settings(customers: u64, replications: u32, threads: Option<usize>) -> RunSettings {
@@ -122,6 +122,8 @@ fn rendezvous_tandem_blocks_after_service() {
             priority: 0,
             source: Source::Closed { population: 5, think: Dist::Const { value: 0.0 } },
             steps: vec![step(0, Dist::Const { value: 1.0 }, Some(1)), step(1, Dist::Const { value: 1.0 }, None)],
+            marks: vec![],
+            measures: vec![],
         }],
     };
     let s = run(&model, &settings(1_000, 2, None)).unwrap();
@@ -129,7 +131,7 @@ fn rendezvous_tandem_blocks_after_service() {
     // Exponential stages with a rendezvous lose throughput to blocking.
     let mut variable = model.clone();
     for step in &mut variable.classes[0].steps {
-        step.service = Dist::Exp { mean: 1.0 };
+        step.service = Some(Dist::Exp { mean: 1.0 });
     }
     let s = run(&variable, &settings(100_000, 5, None)).unwrap();
     // Two exponential stations, no buffer, saturated: throughput 2/3 (Markov chain on (a busy, a blocked, b busy)).
@@ -151,6 +153,8 @@ fn a_cycle_of_full_buffers_is_reported_as_deadlock() {
             priority: 0,
             source: Source::Closed { population: 2, think: Dist::Const { value: 0.0 } },
             steps: vec![step(0, Dist::Exp { mean: 1.0 }, Some(1)), step(1, Dist::Exp { mean: 1.0 }, Some(0))],
+            marks: vec![],
+            measures: vec![],
         }],
     };
     let err = run(&model, &settings(1_000, 1, None)).unwrap_err();
