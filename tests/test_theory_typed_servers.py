@@ -186,6 +186,7 @@ N_MODEL = (dict(a=0.28, b=0.44), dict(flex=1, dedicated=1), dict(flex=1.0, dedic
     (dict(service=dict(flex=float("inf"), dedicated=1.0)), ["server type flex", "service rate"]),
     (dict(served_by=dict(a=["flex"], b=["flex", "barista"])), ["customer type b", "'barista'", "not a server type"]),
     (dict(served_by=dict(a=[], b=["flex"])), ["customer type a", "served_by names no server type"]),
+    (dict(served_by=dict(a=[["flex"]], b=["flex"])), ["customer type a", "['flex']", "not a server type"]),
     (dict(served_by=dict(b=["flex"])), ["customer type a", "served_by"]),
     (dict(served_by=dict(a="flex", b=["flex"])), ["customer type a", "a list of server types", "'flex'"]),
     (dict(served_by=dict(a=["flex"], b={"flex": 1})), ["customer type b", "a list of server types"]),

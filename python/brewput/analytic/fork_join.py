@@ -21,6 +21,7 @@ Any other k of K is not covered: no exact result or published approximation exis
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..errors import BrewputError
@@ -40,6 +41,10 @@ class ForkJoin:
     method: str      # "flatto-hahn", "flatto-hahn-min" or "nelson-tantawi"
 
 
+def _integer(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def harmonic(k: int) -> float:
     """H_k = 1 + 1/2 + ... + 1/k."""
     return sum(1.0 / i for i in range(1, k + 1))
@@ -48,13 +53,15 @@ def harmonic(k: int) -> float:
 def fork_join(lam: float, mu: float, branches: int, needed: int = 0) -> ForkJoin:
     """Mean fork-to-join response of `branches` M/M/1 branches that share one
     Poisson stream; the job leaves when `needed` of them finish (0: all of them)."""
+    if not (_integer(branches) and branches >= 2):
+        raise BrewputError(f"fork/join: branches must be an integer of at least 2, got {branches!r}")
     needed = needed or branches
-    if branches < 2:
-        raise BrewputError(f"fork/join: branches must be at least 2, got {branches}")
-    if not 1 <= needed <= branches:
-        raise BrewputError(f"fork/join: needed must be between 1 and branches ({branches}), got {needed}")
-    if not (lam > 0 and mu > 0):
-        raise BrewputError(f"fork/join: the arrival rate and the service rate must be positive, got {lam} and {mu}")
+    if not (_integer(needed) and 1 <= needed <= branches):
+        raise BrewputError(f"fork/join: needed must be an integer between 1 and branches ({branches}), got {needed!r}")
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
+               for x in (lam, mu)):
+        raise BrewputError(f"fork/join: the arrival rate and the service rate must be positive numbers, "
+                           f"got {lam!r} and {mu!r}")
     rho = lam / mu
     if rho >= 1:
         raise BrewputError(f"fork/join: each branch is loaded to {rho:.4g} >= 1, unstable; no steady state exists")

@@ -133,7 +133,7 @@ def _checked(arrival_rates, servers, service_rates, served_by) -> Tuple[List[str
             raise BrewputError(f"typed servers: customer type {c}: served_by must be a list of server types, "
                                f"got {served_by[c]!r}")
         for t in served_by[c]:
-            if t not in servers:
+            if not isinstance(t, str) or t not in servers:
                 raise BrewputError(f"typed servers: customer type {c}: served_by names {t!r}, which is not a "
                                    f"server type (server types: {', '.join(map(str, kinds))})")
     for c in served_by:
