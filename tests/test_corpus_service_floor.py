@@ -249,7 +249,24 @@ BRANCHES = [
     case("branch-name-empty", branching(f"{{fork: {{'': {A}, b: {B}}}}}"), f"{FORK}.fork", "name"),
 ]
 
-CASES = TYPED + GIVE_UP + MARKS + PREEMPT + BRANCHES
+STUDY = "brewput: 1\nmodels: {m: m.yaml}\nengines: [solve]\n"
+
+ELSEWHERE = [  # the same classes, reached by the other commands that read a model
+    case("compare-join-above-branches", branching(f"{{fork: {{a: {A}, b: {B}}}, join: 5}}"), f"{FORK}.join",
+         argv=["compare", "m.yaml"]),
+    case("compare-served-by-untyped", floor("{servers: 2}", "service: exp(1), served_by: [espresso]"),
+         f"{STEP}.served_by", argv=["compare", "m.yaml"]),
+    case("study-balk-too-high", {"s.yaml": STUDY, **floor("{}", "service: exp(1), balk: [2]")}, f"{STEP}.balk[0]",
+         argv=["run", "s.yaml"]),
+    case("study-weights-unknown-branch",
+         {"s.yaml": STUDY, **branching(f"{{dispatch: {{a: {A}, b: {B}}}, weights: {{z: 1}}}}")}, f"{FORK}.weights.z",
+         argv=["run", "s.yaml"]),
+    case("simulate-set-typed-count", {"m.yaml": floor("{servers: {espresso: '${n}'}}")["m.yaml"].replace(
+        "stations:", "params: {n: 1}\nstations:")}, "stations.bar.servers.espresso",
+        argv=[*SIMULATE, "--set", "n=0"]),
+]
+
+CASES = TYPED + GIVE_UP + MARKS + PREEMPT + BRANCHES + ELSEWHERE
 
 
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))
