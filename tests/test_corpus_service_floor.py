@@ -113,6 +113,8 @@ MARKS = [
     case("measure-from-is-to", marked("{m: [paid, paid]}"), "classes.c.measures.m", "itself"),
     case("measure-arrived-to-arrived", marked("{m: [arrived, arrived]}"), "classes.c.measures.m", "itself",
          argv=SOLVE),
+    case("measure-from-done", marked("{m: [done, paid]}"), "classes.c.measures.m", "never be measured"),
+    case("measure-to-arrived", marked("{m: [ordered, arrived]}"), "classes.c.measures.m", "never be measured"),
     case("measure-one-mark", marked("{m: [paid]}"), "classes.c.measures.m", "[from mark, to mark]"),
     case("measure-three-marks", marked("{m: [arrived, paid, done]}"), "classes.c.measures.m"),
     case("measure-not-a-list", marked("{m: paid}"), "classes.c.measures.m"),

@@ -160,6 +160,9 @@ def _measure(value: Any) -> Tuple[str, str]:
     start, end = (name(mark) for mark in value)
     if start == end:
         raise FieldError(f"measures from '{start}' to itself; name two different marks")
+    if start == MARKED[1] or end == MARKED[0]:
+        raise FieldError(f"nothing comes after '{MARKED[1]}' or before '{MARKED[0]}', so [{start}, {end}] would "
+                         "never be measured")
     return start, end
 
 
