@@ -170,7 +170,85 @@ MEASURED = [
         names=["classes.c.measures.bar", "from paid to served"]),
 ]
 
-CASES = GIVING_UP + TYPED_SERVERS + PREEMPTION + MEASURED
+FORK = "a job split into parallel branches that join again (fork:)"
+PARTIAL = "a fork that goes on when some of its branches ended (join: any or k)"
+ROUND_ROBIN = "a dispatch to the branches in turn (dispatch:, policy: round_robin)"
+SHARED = "one shared queue in front of a dispatch's branches (dispatch:, policy: shared)"
+
+
+def split(kind, fields=None, count=2, branch=None, stations=None, job=None, extra=None) -> dict:
+    """One class c whose route is one fork or dispatch (`kind`) of `count` branches,
+    each one step at its own station s0, s1, ... (`branch` adds to each step)."""
+    step = {kind: {f"b{i}": [{"station": f"s{i}", "service": "exp(1)", **(branch or {})}] for i in range(count)},
+            **(fields or {})}
+    classes = {"c": {"rate": 0.5, **(job or {}), "route": [step]}, **(extra or {})}
+    return model({**{f"s{i}": {} for i in range(count)}, **(stations or {})}, classes)
+
+
+BRANCHES = [
+    Case("floor-fork-two-join-of-three", SOLVE, split("fork", {"join": 2}, count=3),
+         names=["classes.c.route[0].fork", FORK, "join waits for 2 of 3 branches"]),
+    Case("floor-fork-any-of-three", SOLVE, split("fork", {"join": "any"}, count=3),
+         names=["classes.c.route[0].fork", "join waits for 1 of 3 branches"]),
+    Case("floor-fork-different-means", SOLVE, split("fork") | {"m.yaml": split("fork")["m.yaml"].replace(
+        "exp(1)", "exp(2)", 1)}, names=["classes.c.route[0].fork", "service has mean 1, the first branch's 2"]),
+    Case("floor-fork-two-step-branch", SOLVE, model({"s0": {}, "s1": {}, "t": {}}, {"c": {"rate": 0.5, "route": [
+        {"fork": {"b0": [{"station": "s0", "service": "exp(1)"}, {"station": "t", "service": "exp(1)"}],
+                  "b1": [{"station": "s1", "service": "exp(1)"}]}}]}}),
+        names=["classes.c.route[0].fork", "branch classes.c.route[0].fork.b0 is 2 steps"]),
+    Case("floor-fork-then-a-station", SOLVE, model({"s0": {}, "s1": {}, "t": {}}, {"c": {"rate": 0.5, "route": [
+        {"fork": {"b0": [{"station": "s0", "service": "exp(1)"}], "b1": [{"station": "s1", "service": "exp(1)"}]}},
+        {"station": "t", "service": "exp(1)"}]}}), names=["classes.c.route[0].fork", "classes.c.route has 2 steps"]),
+    Case("floor-fork-closed", SOLVE, split("fork", job={"rate": None, "population": 4}),
+         names=["classes.c.route[0].fork", FORK, "classes.c is closed"]),
+    Case("floor-fork-erlang-arrivals", SOLVE, split("fork", job={"rate": None, "arrivals": "erlang(2, 2)"}),
+         names=["classes.c.route[0].fork", "classes.c.arrivals are not Poisson"]),
+    Case("floor-fork-two-classes", SOLVE, split("fork", extra={"d": {"rate": 0.1, "route": [
+        {"station": "s0", "service": "exp(1)"}]}}), names=["classes.c.route[0].fork", "2 classes"]),
+    Case("floor-fork-two-servers", SOLVE, split("fork", stations={"s1": {"servers": 2}}),
+         names=["stations.s1.servers is not one untyped server"]),
+    Case("floor-fork-lognormal", SOLVE, split("fork", branch={"service": "lognormal(1, 1)"}),
+         names=["classes.c.route[0].fork.b0[0].service is not exponential"]),
+    Case("floor-fork-patience", SOLVE, split("fork", branch={"patience": "exp(2)"}),
+         names=["classes.c.route[0].fork.b0[0].patience", PATIENCE, "classes.c.route has 3 steps"]),
+    Case("floor-fork-same-station", SOLVE, model({"s0": {}}, {"c": {"rate": 0.2, "route": [
+        {"fork": {"b0": [{"station": "s0", "service": "exp(1)"}], "b1": [{"station": "s0", "service": "exp(1)"}]}}]}}),
+        names=["classes.c.route[0].fork", "branches share station s0"]),
+    Case("floor-fork-nested", SOLVE, model({"s0": {}, "s1": {}, "s2": {}}, {"c": {"rate": 0.2, "route": [
+        {"fork": {"b0": [{"station": "s0", "service": "exp(1)"}], "b1": [{"fork": {
+            "x": [{"station": "s1", "service": "exp(1)"}], "y": [{"station": "s2", "service": "exp(1)"}]}}]}}]}}),
+        names=["classes.c.route[0].fork", "branch classes.c.route[0].fork.b1 is a fork"]),
+    Case("floor-fork-unstable", SOLVE, split("fork", job={"rate": 1.5}), names=["classes.c.route[0].fork", "unstable"]),
+    Case("floor-fork-too-many-branches", SOLVE, split("fork", count=40, job={"rate": 0.1}),
+         names=["classes.c.route[0].fork", "40 branches", "32"]),
+    Case("floor-round-robin-two-servers", SOLVE, split("dispatch", {"policy": "round_robin"},
+                                                       stations={"s0": {"servers": 2}}),
+         names=["classes.c.route[0].policy", ROUND_ROBIN, "stations.s0.servers is not one untyped server"]),
+    Case("floor-round-robin-two-steps", SOLVE, model({"s0": {}, "s1": {}, "t": {}}, {"c": {"rate": 0.5, "route": [
+        {"dispatch": {"b0": [{"station": "s0", "service": "exp(1)"}, {"station": "t", "service": "exp(1)"}],
+                      "b1": [{"station": "s1", "service": "exp(1)"}]}, "policy": "round_robin"}]}}),
+        names=["classes.c.route[0].policy", "is 2 steps"]),
+    Case("floor-shared-buffer", SOLVE, split("dispatch", {"policy": "shared"}, stations={"s1": {"buffer": 2}}),
+         names=["classes.c.route[0].policy", SHARED, "stations.s1 is not fifo with no buffer"]),
+    Case("floor-shared-different-means", SOLVE, split("dispatch", {"policy": "shared"}, count=3) | {
+        "m.yaml": split("dispatch", {"policy": "shared"}, count=3)["m.yaml"].replace("exp(1)", "exp(0.5)", 2)},
+        names=["b2[0].service has mean 1, the first branch's 0.5"]),
+    Case("floor-power-of-d-closed", SOLVE, split("dispatch", {"policy": "power_of_d"}, count=3,
+                                                 job={"rate": None, "population": 5}),
+         names=["classes.c.route[0].policy", "classes.c is closed"]),
+    Case("floor-shortest-queue", SOLVE, split("dispatch", {"policy": "shortest_queue"}),
+         names=["classes.c.route[0].policy", "policy: shortest_queue", "has no exact analytic solution here"]),
+    Case("floor-least-utilized", SOLVE, split("dispatch", {"policy": "least_utilized"}),
+         names=["classes.c.route[0].policy", "policy: least_utilized"]),
+    Case("floor-dispatch-unstable", SOLVE, split("dispatch", {"policy": "round_robin"}, job={"rate": 2}),
+         names=["classes.c.route[0].policy", ">= 1", "unstable"]),
+    Case("floor-random-dispatch-with-fork", SOLVE, model({"s0": {}, "s1": {}, "s2": {}}, {"c": {
+        "rate": 0.2, "route": [{"dispatch": {"b0": [{"station": "s0", "service": "exp(1)"}], "b1": [{"fork": {
+            "x": [{"station": "s1", "service": "exp(1)"}], "y": [{"station": "s2", "service": "exp(1)"}]}}]}}]}}),
+        names=["classes.c.route[0].dispatch.b1[0].fork", FORK, "branch classes.c.route[0].dispatch.b1 is a fork"]),
+]
+
+CASES = GIVING_UP + TYPED_SERVERS + PREEMPTION + MEASURED + BRANCHES
 
 
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))

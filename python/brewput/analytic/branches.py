@@ -118,11 +118,8 @@ def _branch_stations(model: Model, step, at: str, refuse) -> List[int]:
             raise refuse(f"stations.{inner.station}.servers is not one untyped server")
         if station.discipline != "fifo" or station.buffer != float("inf"):
             raise refuse(f"stations.{inner.station} is not fifo with no buffer")
-        for field in ("balk", "patience", "next"):
-            if getattr(inner, field) is not None:
-                raise refuse(f"{here}[0].{field} is given")
-        if inner.uses:
-            raise refuse(f"{here}[0].uses holds resource tokens")
+        if inner.next is not None:  # (balk, patience and uses are refused before: floor.py, network.py)
+            raise refuse(f"{here}[0].next is given")
         if not inner.service.is_exponential:
             raise refuse(f"{here}[0].service is not exponential")
         if mean is not None and inner.service.mean != mean:
