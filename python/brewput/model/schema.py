@@ -245,8 +245,7 @@ class _Route:
         return {"anyOf": [Step.schema(defs), ForkStep.schema(defs), DispatchStep.schema(defs)]}
 
 
-_ROUTE = _Route()
-Route = _ROUTE.steps
+Route = _Route().steps
 Branches = MapOf(Name, Route, before=_sized("branch", required=True))
 
 
@@ -268,6 +267,7 @@ class _Branching(Strict):
     kind = ""
     station = None
     uses: Tuple[str, ...] = ()
+    least_service_mean = 0.0
 
     @property
     def branches(self) -> Dict[str, List[Any]]:
@@ -275,8 +275,6 @@ class _Branching(Strict):
 
     def services(self) -> List[Tuple[str, Distribution]]:
         return []
-
-    least_service_mean = 0.0
 
     def _check(self) -> None:
         _check_mark(self.mark)
