@@ -303,6 +303,11 @@ def test_a_shared_queue_is_mmc_its_ties_going_to_the_first_free_branch():
     mmc = queues.mmc(lam, 1.0, c)
     assert figures["exact"] and figures["response_time"]["mean"] == pytest.approx(mmc.response, rel=1e-12)
     assert figures["waiting_time"]["mean"] == pytest.approx(mmc.wait, rel=1e-12)
+    # The response time of M/M/c FCFS: the wait (Erlang C's atom at 0, then exponential at c mu - lam)
+    # plus an exponential service; its 99th percentile solves P(T > t) = 0.01.
+    t, pw, a = figures["response_time"]["p99"], queues.erlang_c(c, lam), c - lam  # a != 1 here
+    tail = (1 - pw) * math.exp(-t) + pw * (a * math.exp(-t) - math.exp(-a * t)) / (a - 1)
+    assert tail == pytest.approx(0.01, rel=1e-6)
     # The chain of (busy servers, jobs waiting), truncated, written here: arrivals take the first idle.
     line = 300
     index = {}

@@ -29,6 +29,7 @@ from .dispatch import dispatch
 from .fork_join import fork_join
 from .network import Network
 from .one_station import refusal
+from .open import mmc_percentiles
 from .ordered_servers import MAX_SERVERS, ordered_utilizations
 from .solution import Solution
 
@@ -94,9 +95,12 @@ def solve_branches(model: Model, net: Network, feature: str, site: str) -> Tuple
     else:
         present = [figures.in_system * share] * len(stations)
     # Each branch is visited by its share of the jobs: residence per visit is the response.
-    return net, _solution(net, stations, figures.method, figures.exact, response=figures.response,
-                          per_visit=[figures.response] * len(stations), present=present, throughput=lam,
-                          note=note, busy=busy, stations_exact=split_exact)
+    solution = _solution(net, stations, figures.method, figures.exact, response=figures.response,
+                         per_visit=[figures.response] * len(stations), present=present, throughput=lam,
+                         note=note, busy=busy, stations_exact=split_exact)
+    if step.policy == "shared":  # the class sees an M/M/c FCFS queue: its percentiles too
+        solution.percentiles = mmc_percentiles(lam, s, len(stations), 1)
+    return net, solution
 
 
 def _branch_stations(model: Model, step, at: str, refuse) -> List[int]:

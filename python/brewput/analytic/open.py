@@ -259,10 +259,15 @@ def _percentiles(net: Network, m: int, flow: np.ndarray, station: _Station) -> d
     if station.method != "erlang-c" or net.discipline[m] == "lifo":
         return {}
     lam, c = float(flow.sum()), int(net.servers[m])
-    mean = float(flow @ net.service[:, m]) / lam
+    return mmc_percentiles(lam, float(flow @ net.service[:, m]) / lam, c, len(net.classes))
+
+
+def mmc_percentiles(lam: float, mean: float, c: int, classes: int) -> dict:
+    """Every class's waiting- and response-time percentiles at an M/M/c FCFS queue
+    (Solution.percentiles): all classes share them."""
     figures = {
         "response_time": {k: queues.mmc_response_quantile(q, lam, mean, c) for k, q in PERCENTILES.items()},
         "waiting_time": {k: queues.mmc_wait_quantile(q, lam, mean, c) for k, q in PERCENTILES.items()},
         "exact": True, "method": "erlang-c",
     }
-    return {r: figures for r in range(len(net.classes))}
+    return {r: figures for r in range(classes)}
