@@ -343,3 +343,29 @@ def test_power_of_d_is_the_supermarket_limit_marked_approximate():
     assert not c["exact"] and "large-system limit" in result["notes"][0]
     assert c["response_time"]["mean"] == pytest.approx(per_station * count / lam, rel=1e-12)
     assert result["stations"]["s0"]["utilization"] == pytest.approx(rho)
+
+
+def test_compare_sets_the_floors_figures_beside_the_simulations_intervals():
+    from brewput.compare import compare_results
+
+    given_up = brewput.solve(model({"s": {"servers": 2}}, {"c": {
+        "rate": 2.0, "measures": {"all": ["arrived", "done"]},
+        "route": [{"station": "s", "service": "exp(1)", "balk": 2}]}}))
+    simulated = {"settings": {"replications": 5}, "stations": {"s": {}}, "classes": {"c": {
+        "throughput": 1.5, "response_time": {}, "waiting_time": {},
+        "loss_probability_by": {"full": 0.0, "balked": 0.2}, "loss_probability_by_ci": {"balked": [0.1, 0.3]},
+        "measures": {"all": {"mean": 1.4, "mean_ci": [1.3, 1.5]}}}}}
+    rows = {row.figure: row for row in compare_results(given_up, simulated)}
+    balked = rows["c loss probability balked"]
+    assert balked.analytic == given_up["classes"]["c"]["loss_probability_by"]["balked"] and balked.ci == pytest.approx((0.1, 0.3))
+    assert rows["c loss probability full"].ci is None and "c loss probability reneged" not in rows
+    measure = rows["c measure all mean"]
+    assert measure.analytic == given_up["classes"]["c"]["response_time"]["mean"] and measure.ci == pytest.approx((1.3, 1.5))
+
+    typed = brewput.solve(model({"bar": {"servers": {"espresso": 2, "drip": 1}}}, {
+        "c": {"rate": 1.0, "route": [{"station": "bar", "service": "exp(1)"}]}}))
+    simulated = {"settings": {"replications": 5}, "classes": {"c": {"response_time": {}, "waiting_time": {}}},
+                 "stations": {"bar": {"server_types": {"drip": {"utilization": 0.3, "utilization_ci": [0.2, 0.4]}}}}}
+    rows = {row.figure: row for row in compare_results(typed, simulated)}
+    assert rows["bar drip utilization"].analytic == pytest.approx(1 / 3) and rows["bar drip utilization"].inside
+    assert "bar espresso utilization" not in rows  # nothing simulated to set it beside

@@ -10,7 +10,7 @@ from . import _native
 from .errors import BrewputError
 from .results import TIME_FIGURES
 
-CLASS_FIGURES = ("throughput",)
+CLASS_FIGURES = ("throughput", "loss_probability")
 STATION_FIGURES = ("utilization", "busy_servers", "queue_length", "response_time", "throughput")
 
 
@@ -42,13 +42,24 @@ def _pairs(analytic: dict, simulated: dict) -> Iterator[Tuple[str, dict, dict, s
     for name, a in analytic["classes"].items():
         s = simulated["classes"][name]
         for key in CLASS_FIGURES:
-            yield f"{name} {key}", a, s, key, a
-        for times in ("response_time", "waiting_time"):
+            yield f"{name} {key.replace('_', ' ')}", a, s, key, a
+        by, by_ci = s.get("loss_probability_by") or {}, s.get("loss_probability_by_ci") or {}
+        for reason in a.get("loss_probability_by") or {}:  # the simulation's intervals sit beside, per reason
+            holder = {"value": by.get(reason), "value_ci": by_ci.get(reason)}
+            yield f"{name} loss probability {reason}", {"value": a["loss_probability_by"][reason]}, holder, "value", a
+        timed = [(times.replace("_", " "), a[times], s[times]) for times in ("response_time", "waiting_time")]
+        timed += [(f"measure {m}", times, (s.get("measures") or {}).get(m) or {})
+                  for m, times in (a.get("measures") or {}).items()]
+        for label, a_times, s_times in timed:
             for key in TIME_FIGURES:
-                yield f"{name} {times.replace('_', ' ')} {key}", a[times], s[times], key, a
+                yield f"{name} {label} {key}", a_times, s_times, key, a
     for name, a in analytic["stations"].items():
+        s = simulated["stations"][name]
         for key in STATION_FIGURES:
-            yield f"{name} {key.replace('_', ' ')}", a, simulated["stations"][name], key, a
+            yield f"{name} {key.replace('_', ' ')}", a, s, key, a
+        for kind, figures in (a.get("server_types") or {}).items():
+            yield f"{name} {kind} utilization", figures, (s.get("server_types") or {}).get(kind) or {}, \
+                "utilization", a
 
 
 def compare_results(analytic: dict, simulated: dict, level: float = 0.95) -> List[Row]:
