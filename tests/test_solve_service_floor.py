@@ -369,3 +369,24 @@ def test_compare_sets_the_floors_figures_beside_the_simulations_intervals():
     rows = {row.figure: row for row in compare_results(typed, simulated)}
     assert rows["bar drip utilization"].analytic == pytest.approx(1 / 3) and rows["bar drip utilization"].inside
     assert "bar espresso utilization" not in rows  # nothing simulated to set it beside
+
+
+@pytest.mark.parametrize("source", [{"rate": 0.8}, {"population": 6, "think": "exp(2)"}])
+def test_a_random_dispatch_of_routes_is_the_same_network_written_with_next(source):
+    stations = {"till": {}, "a1": {}, "a2": {"servers": 2}, "b1": {}}
+    dispatched = model(stations, {"c": {**source, "route": [
+        {"station": "till", "service": "exp(0.5)"},
+        {"dispatch": {"a": [{"station": "a1", "service": "exp(0.4)"}, {"station": "a2", "service": "exp(1.5)"}],
+                      "b": [{"station": "b1", "service": "exp(0.9)"}]}, "weights": {"a": 0.35, "b": 0.65}}]}})
+    routed = model(stations, {"c": {**source, "route": [
+        {"station": "till", "service": "exp(0.5)", "next": {"a": 0.35, "b": 0.65}},
+        {"id": "a", "station": "a1", "service": "exp(0.4)"}, {"station": "a2", "service": "exp(1.5)", "next": "exit"},
+        {"id": "b", "station": "b1", "service": "exp(0.9)"}]}})
+    one, other = brewput.solve(dispatched), brewput.solve(routed)
+    assert one["method"] == other["method"] and one["classes"]["c"]["exact"]
+    assert one["classes"]["c"]["throughput"] == pytest.approx(other["classes"]["c"]["throughput"], rel=1e-12)
+    assert one["classes"]["c"]["response_time"]["mean"] == pytest.approx(
+        other["classes"]["c"]["response_time"]["mean"], rel=1e-12)
+    for name in stations:
+        assert one["stations"][name]["queue_length"] == pytest.approx(other["stations"][name]["queue_length"],
+                                                                      rel=1e-12)
