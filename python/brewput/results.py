@@ -42,6 +42,10 @@ def _class(summary: dict) -> dict:
     out["completed"] = summary["completed"]
     out["lost"] = summary["lost"]
     _put(out, "loss_probability", summary["loss_probability"])
+    out["lost_by"] = {reason: summary["lost_by"][reason] for reason in LOSS_REASONS}
+    by = {reason: summary["loss_probability_by"][reason] for reason in LOSS_REASONS}
+    out["loss_probability_by"] = {reason: estimate["mean"] for reason, estimate in by.items()}
+    out["loss_probability_by_ci"] = {reason: estimate["ci"] for reason, estimate in by.items()}
     return out
 
 
@@ -84,8 +88,9 @@ def _queues(net):
     return [not delay and discipline != "ps" for delay, discipline in zip(net.is_delay, net.discipline)]
 
 
-#: Why a customer is lost: a full station turned it away, it balked, it reneged.
-LOSS_REASONS = ("full", "balked", "reneged")
+#: Why a customer is lost: a full station turned it away, it balked, it reneged
+#: (the engine's list, crates/sim/src/giving_up.rs).
+LOSS_REASONS = tuple(_native.LOSS_REASONS)
 
 
 def _solved_class(net, sol, r: int, measures) -> dict:

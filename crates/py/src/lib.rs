@@ -67,6 +67,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PERCENTILES", brewput_sim::PERCENTILES.to_vec())?;
     m.add("SPECTRUM", brewput_sim::SPECTRUM.to_vec())?;
     m.add("CONFIDENCE", brewput_sim::CONFIDENCE)?;
+    m.add("LOSS_REASONS", brewput_sim::LOSS_REASONS.to_vec())?;
     m.add("RELATIVE_RESOLUTION", brewput_sim::RELATIVE_RESOLUTION)?;
     m.add_function(wrap_pyfunction!(t_critical, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;

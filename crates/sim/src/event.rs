@@ -31,6 +31,9 @@ pub enum Event {
     WarmupEnd,
     /// The horizon is reached: the replication ends.
     HorizonEnd,
+    /// A waiting job's patience runs out; stale once its service started
+    /// (the job's generation moved on).
+    Patience { job: JobRef },
 }
 
 /// Bits for `SharingEnd`'s version: it only has to differ from recent ones.
@@ -51,6 +54,7 @@ impl Event {
             Event::ThinkEnd { job: j } => return job(3, j),
             Event::SharingEnd { station, version } => (4, station, version & VERSION_MASK),
             Event::HorizonEnd => (5, 0, 0),
+            Event::Patience { job: j } => return job(6, j),
         };
         (kind << 61) | (u64::from(b) << 32) | u64::from(a)
     }
@@ -65,7 +69,8 @@ impl Event {
             2 => Event::ServiceEnd { job },
             3 => Event::ThinkEnd { job },
             4 => Event::SharingEnd { station: a, version: b },
-            _ => Event::HorizonEnd,
+            5 => Event::HorizonEnd,
+            _ => Event::Patience { job },
         }
     }
 }

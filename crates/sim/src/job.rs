@@ -85,6 +85,14 @@ impl Jobs {
         self.free.push(id);
     }
 
+    /// The job's pending timers become stale while it stays: its patience,
+    /// once its service starts.
+    #[inline]
+    pub fn renew(&mut self, id: u32) {
+        let job = &mut self.jobs[id as usize];
+        job.generation = (job.generation + 1) & GENERATION_MASK;
+    }
+
     /// How a timer for the job, scheduled now, names it.
     #[inline]
     pub fn timer(&self, id: u32) -> JobRef {

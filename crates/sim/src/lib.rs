@@ -8,6 +8,7 @@ mod control;
 mod distribution;
 mod error;
 mod event;
+mod giving_up;
 mod histogram;
 mod job;
 mod measurement;
@@ -26,6 +27,7 @@ mod wait_queue;
 
 pub use control::RunControl;
 pub use error::SimError;
+pub use giving_up::LOSS_REASONS;
 pub use model::{Class, CompiledModel, Discipline, Dist, Resource, Source, Station, Step};
 pub use distribution::PercentileDistribution;
 pub use histogram::{LogHistogram, RELATIVE_RESOLUTION};

@@ -5,6 +5,7 @@
 
 use crate::control::RunControl;
 use crate::error::SimError;
+use crate::giving_up::{LossReason, LOSS_REASONS};
 use crate::settings::{RunSettings, Stop, Warmup};
 use crate::stats::{ClassStats, TimeRecorder};
 
@@ -36,6 +37,7 @@ struct ClassMeasures {
     completed: u64,
     offered: u64,
     lost: u64,
+    lost_by: [u64; LOSS_REASONS.len()],
     response: TimeRecorder,
     waiting: TimeRecorder,
 }
@@ -98,6 +100,7 @@ impl Measurement {
             c.completed = 0;
             c.offered = 0;
             c.lost = 0;
+            c.lost_by = [0; LOSS_REASONS.len()];
             c.response.restart();
             c.waiting.restart();
         }
@@ -107,13 +110,25 @@ impl Measurement {
         }
     }
 
-    /// An open customer of `class` arrived, and was let in or lost.
+    /// A customer of `class` arrived, and was let in or lost because the
+    /// first station was full.
     #[inline]
     pub fn offered(&mut self, class: u32, admitted: bool) {
         if self.measuring {
             let c = &mut self.classes[class as usize];
             c.offered += 1;
             c.lost += u64::from(!admitted);
+            c.lost_by[LossReason::Full as usize] += u64::from(!admitted);
+        }
+    }
+
+    /// A customer of `class` let in earlier left without completing.
+    #[inline]
+    pub fn gave_up(&mut self, class: u32, reason: LossReason) {
+        if self.measuring {
+            let c = &mut self.classes[class as usize];
+            c.lost += 1;
+            c.lost_by[reason as usize] += 1;
         }
     }
 
@@ -169,6 +184,7 @@ impl Measurement {
                 completed: c.completed,
                 offered: c.offered,
                 lost: c.lost,
+                lost_by: c.lost_by,
                 response: c.response.summary(),
                 waiting: c.waiting.summary(),
                 response_histogram: self.keep_distribution.then(|| c.response.histogram().clone()),

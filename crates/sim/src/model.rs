@@ -217,6 +217,18 @@ pub enum Dist {
     Empirical { values: Vec<f64> },
 }
 
+impl Dist {
+    /// Whether every sample is 0.
+    pub fn always_zero(&self) -> bool {
+        match self {
+            Dist::Const { value } => *value == 0.0,
+            Dist::Empirical { values } => values.iter().all(|v| *v == 0.0),
+            Dist::Uniform { high, .. } => *high == 0.0,
+            _ => false,
+        }
+    }
+}
+
 /// Most balking probabilities a step may list (the model language's limit).
 const MAX_BALK_PROBABILITIES: usize = 10_000;
 
@@ -257,6 +269,13 @@ impl CompiledModel {
         for measure in &class.measures {
             if measure.from >= marks || measure.to >= marks {
                 return bad(format!("measure {}: no such mark", measure.name));
+            }
+        }
+        let gives_up = class.steps.iter().any(|s| s.balk.is_some() || s.patience.is_some());
+        if let Source::Closed { think, .. } = &class.source {
+            if gives_up && think.always_zero() {
+                // Who gives up would be back at once, and give up again, at the same instant for ever.
+                return bad("a closed class whose customers may balk or renege needs a think time that is not always 0".into());
             }
         }
         let steps = class.steps.len() as u32;
@@ -444,8 +463,6 @@ fn not_yet_simulated(model: &CompiledModel) -> Result<(), SimError> {
             let feature = match step.kind {
                 StepKind::Fork => Some("fork"),
                 StepKind::Dispatch => Some("dispatch"),
-                StepKind::Station if step.balk.is_some() => Some("balk"),
-                StepKind::Station if step.patience.is_some() => Some("patience"),
                 StepKind::Station => None,
             };
             if let Some(feature) = feature {
@@ -524,8 +541,6 @@ mod tests {
     fn features_not_simulated_are_refused_by_name() {
         for (station, step, feature) in [
             (r#", "server_types": [{"name": "a", "count": 3}], "take": "head", "assign": "in_order""#, "", "station bar: typed servers"),
-            ("", r#", "balk": {"threshold": 3}"#, "class latte: balk"),
-            ("", r#", "patience": {"kind": "exp", "mean": 2}"#, "class latte: patience"),
         ] {
             assert!(refusal(station, step).contains(feature), "{feature}");
         }

@@ -9,7 +9,7 @@
 use rand::Rng;
 
 use crate::error::SimError;
-use crate::model::{CompiledModel, Source};
+use crate::model::{Balk, CompiledModel, Source};
 use crate::sampler::Sampler;
 
 /// A step index meaning "leave the route".
@@ -66,6 +66,9 @@ pub struct ServeStep {
     pub station: u32,
     pub service: Sampler,
     pub uses: Vec<u32>,
+    pub balk: Option<Balk>,
+    /// How long the job waits for its service to start before it leaves.
+    pub patience: Option<Sampler>,
 }
 
 #[derive(Debug, Clone)]
@@ -81,6 +84,10 @@ pub struct ClassPlan {
     pub priority_key: f64,
     pub source: SourcePlan,
     pub steps: Vec<StepPlan>,
+    /// Whether its customers may balk or renege somewhere on the route (a
+    /// closed class then counts its arrivals as offered, to give a loss
+    /// probability).
+    pub gives_up: bool,
 }
 
 pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
@@ -110,9 +117,12 @@ pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
                 station,
                 service: Sampler::new(service).map_err(in_class)?,
                 uses: step.uses.clone(),
+                balk: step.balk.clone(),
+                patience: step.patience.as_ref().map(Sampler::new).transpose().map_err(in_class)?,
             };
             Ok(StepPlan { kind: StepKind::Serve(serve), route })
         }).collect::<Result<_, SimError>>()?;
-        Ok(ClassPlan { priority_key: -(class.priority as f64), source, steps })
+        let gives_up = class.steps.iter().any(|s| s.balk.is_some() || s.patience.is_some());
+        Ok(ClassPlan { priority_key: -(class.priority as f64), source, steps, gives_up })
     }).collect()
 }

@@ -17,6 +17,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::control::RunControl;
 use crate::error::SimError;
 use crate::event::{Event, EventQueue};
+use crate::giving_up::{balks, LossReason};
 use crate::job::{Jobs, OUTSIDE};
 use crate::measurement::{Measurement, Milestone, WarmupPlan};
 use crate::model::{CompiledModel, Discipline};
@@ -26,6 +27,7 @@ use crate::service::Started;
 use crate::settings::RunSettings;
 use crate::station::StationState;
 use crate::stats::ReplicationStats;
+use crate::wait_queue::Ticket;
 
 /// Beyond this many open-class customers in the system (besides every closed
 /// customer) a model is taken to be unstable: the run stops with an error
@@ -62,6 +64,17 @@ pub struct Simulation {
 fn serving(plan: &StepPlan) -> &ServeStep {
     let StepKind::Serve(serve) = &plan.kind;
     serve
+}
+
+/// Where a job waits in its station's queue: by class priority, by its
+/// service time (sjf), else by arrival alone.
+#[inline]
+fn queue_key(discipline: Discipline, class: &ClassPlan, work: f64) -> f64 {
+    match discipline {
+        Discipline::Priority => class.priority_key,
+        Discipline::Sjf => work,
+        _ => 0.0,
+    }
 }
 
 impl Simulation {
@@ -147,7 +160,9 @@ impl Simulation {
     #[inline]
     fn is_stale(&self, event: Event) -> bool {
         match event {
-            Event::ServiceEnd { job } | Event::ThinkEnd { job } => !self.jobs.is_current(job),
+            Event::ServiceEnd { job } | Event::ThinkEnd { job } | Event::Patience { job } => {
+                !self.jobs.is_current(job)
+            }
             Event::SharingEnd { station, version } => !self.stations[station as usize].departure_is_current(version),
             Event::Arrival { .. } | Event::WarmupEnd | Event::HorizonEnd => false,
         }
@@ -164,6 +179,7 @@ impl Simulation {
             Event::SharingEnd { station, .. } => self.sharing_end(station),
             Event::WarmupEnd => self.start_measuring(),
             Event::HorizonEnd => self.done = true,
+            Event::Patience { job } => self.renege(job.id),
         }
     }
 
@@ -215,6 +231,10 @@ impl Simulation {
         j.waited = 0.0;
         j.next = 0;
         j.station = OUTSIDE;
+        let class = j.class;
+        if self.classes[class as usize].gives_up {
+            self.measurement.offered(class, true);
+        }
         let first = self.first_station(job);
         if self.stations[first as usize].has_room(false) {
             self.depart(job);
@@ -247,6 +267,11 @@ impl Simulation {
     fn enter(&mut self, job: u32, step: u32) {
         let class = &self.classes[self.jobs[job].class as usize];
         let serve = serving(&class.steps[step as usize]);
+        if let Some(balk) = &serve.balk {
+            if balks(balk, self.stations[serve.station as usize].waiting(), &mut self.rng) {
+                return self.give_up(job, LossReason::Balked);
+            }
+        }
         let work = serve.service.sample(&mut self.rng);
         self.arrivals_seq += 1;
         let seq = self.arrivals_seq;
@@ -257,13 +282,42 @@ impl Simulation {
         j.work = work;
         j.seq = seq;
         let station = &mut self.stations[serve.station as usize];
-        let key = match station.discipline {
-            Discipline::Priority => class.priority_key,
-            Discipline::Sjf => work,
-            _ => 0.0,
-        };
-        station.arrive(job, key, seq, self.now);
+        station.arrive(job, queue_key(station.discipline, class, work), seq, self.now);
+        // Before the job can start: starting renews the job, which makes this
+        // timer stale.
+        if let Some(patience) = &serve.patience {
+            let at = self.now + patience.sample(&mut self.rng);
+            self.events.schedule(at, Event::Patience { job: self.jobs.timer(job) });
+        }
         self.dispatch(serve.station);
+    }
+
+    /// A waiting job's patience ran out: it leaves the queue and the system.
+    fn renege(&mut self, job: u32) {
+        let j = &self.jobs[job];
+        let class = &self.classes[j.class as usize];
+        let key = queue_key(self.stations[j.station as usize].discipline, class, j.work);
+        let station = j.station;
+        let s = &mut self.stations[station as usize];
+        let withdrawn = s.withdraw(Ticket { key, seq: j.seq }, self.now);
+        debug_assert!(withdrawn, "a current patience timer names a waiting job");
+        if !s.senders.is_empty() {
+            self.to_admit.push(station);
+        }
+        self.dispatch(station);
+        self.give_up(job, LossReason::Reneged);
+    }
+
+    /// The customer leaves without completing: an open one is lost, a closed
+    /// one ends its cycle and thinks again.
+    fn give_up(&mut self, job: u32, reason: LossReason) {
+        let class = self.jobs[job].class;
+        self.measurement.gave_up(class, reason);
+        self.jobs[job].station = OUTSIDE;
+        match self.classes[class as usize].source {
+            SourcePlan::Closed { .. } => self.begin_cycle(job),
+            SourcePlan::Open { .. } => self.jobs.release(job),
+        }
     }
 
     fn complete_customer(&mut self, job: u32) {
@@ -389,7 +443,11 @@ impl Simulation {
         let j = &mut self.jobs[job];
         j.waited += now - j.entered_station;
         let (class, step, work) = (j.class, j.step, j.work);
-        self.resources.take(&serving(&self.classes[class as usize].steps[step as usize]).uses, now);
+        let serve = serving(&self.classes[class as usize].steps[step as usize]);
+        if serve.patience.is_some() {
+            self.jobs.renew(job);
+        }
+        self.resources.take(&serve.uses, now);
         match self.stations[station as usize].serve(job, work, now) {
             Started::OnServer { slot } => {
                 self.jobs[job].server_slot = slot;

@@ -8,7 +8,7 @@ use crate::model::{Discipline, Station};
 use crate::plan::Occupancy;
 use crate::service::{Departure, Moved, Service, Started, UNBOUNDED};
 use crate::stats::{StationStats, TimeAverage};
-use crate::wait_queue::WaitQueue;
+use crate::wait_queue::{Ticket, WaitQueue};
 
 #[derive(Debug)]
 pub struct StationState {
@@ -67,6 +67,24 @@ impl StationState {
         self.present_average.change(1.0, now);
         self.queue.push(job, key, seq);
         self.waiting_average.change(1.0, now);
+    }
+
+    /// Jobs waiting in the queue (not in service, not blocked).
+    #[inline]
+    pub fn waiting(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// A waiting job leaves the queue and the station without being served
+    /// (its patience ran out); false if it no longer waits.
+    pub fn withdraw(&mut self, ticket: Ticket, now: f64) -> bool {
+        if self.queue.remove(ticket).is_none() {
+            return false;
+        }
+        self.present -= 1;
+        self.present_average.change(-1.0, now);
+        self.waiting_average.change(-1.0, now);
+        true
     }
 
     /// The head of the queue leaves it to start service (`serve`).

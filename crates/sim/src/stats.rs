@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::giving_up::LOSS_REASONS;
 use crate::histogram::LogHistogram;
 
 /// A count that changes at events (jobs present, servers busy, tokens held),
@@ -99,6 +100,8 @@ pub struct ClassStats {
     pub completed: u64,
     pub offered: u64,
     pub lost: u64,
+    /// `lost` by reason, indexed by `LossReason`.
+    pub lost_by: [u64; LOSS_REASONS.len()],
     pub response: TimeSummary,
     pub waiting: TimeSummary,
     /// The response times themselves, kept only when the run asks for their

@@ -8,6 +8,7 @@ use statrs::function::beta::beta_reg;
 
 use crate::distribution::PercentileDistribution;
 use crate::error::SimError;
+use crate::giving_up::LOSS_REASONS;
 use crate::model::CompiledModel;
 use crate::stats::{ReplicationStats, TimeSummary, PERCENTILES, SPECTRUM};
 
@@ -137,6 +138,9 @@ pub struct ClassSummary {
     pub offered: u64,
     pub lost: u64,
     pub loss_probability: Estimate,
+    /// `lost` under each of `LOSS_REASONS`.
+    pub lost_by: BTreeMap<&'static str, u64>,
+    pub loss_probability_by: BTreeMap<&'static str, Estimate>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -193,6 +197,10 @@ impl Summary {
                 offered: total(&|r| r.classes[c].offered),
                 lost: total(&|r| r.classes[c].lost),
                 loss_probability: over(&|r| ratio(r.classes[c].lost as f64, r.classes[c].offered as f64)),
+                lost_by: LOSS_REASONS.iter().enumerate().map(|(i, &why)| (why, total(&|r| r.classes[c].lost_by[i]))).collect(),
+                loss_probability_by: LOSS_REASONS.iter().enumerate().map(|(i, &why)| {
+                    (why, over(&|r| ratio(r.classes[c].lost_by[i] as f64, r.classes[c].offered as f64)))
+                }).collect(),
             }
         }).collect();
         let stations = model.stations.iter().enumerate().map(|(s, station)| {
@@ -257,7 +265,7 @@ mod tests {
                 spectrum: SPECTRUM.map(|p| p * scale),
                 max: scale,
             };
-            let class = ClassStats { completed: 1, offered: 1, lost: 0, response: times.clone(), waiting: times, response_histogram: None };
+            let class = ClassStats { completed: 1, offered: 1, lost: 0, lost_by: [0; 3], response: times.clone(), waiting: times, response_histogram: None };
             let station = StationStats { departures: 1, response_sum: 1.0, busy_area: 1.0, present_area: 1.0, waiting_area: 0.0 };
             ReplicationStats { duration: 1.0, events: 1, classes: vec![class], stations: vec![station], resources: vec![] }
         };

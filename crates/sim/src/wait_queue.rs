@@ -65,11 +65,12 @@ impl Ord for Keyed {
     }
 }
 
-/// Names a job's place in the queue, to remove it later.
+/// Names a job's place in the queue, to remove it later: the `key` and `seq`
+/// it was pushed with.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Ticket {
-    key: f64,
-    seq: u64,
+    pub key: f64,
+    pub seq: u64,
 }
 
 impl WaitQueue {
@@ -139,7 +140,6 @@ impl WaitQueue {
     }
 
     /// Takes the ticket's job out of the queue; `None` if it no longer waits.
-    #[allow(dead_code)] // reneging removes a job whose patience ran out (issue 11)
     pub fn remove(&mut self, ticket: Ticket) -> Option<u32> {
         match self {
             WaitQueue::Fifo(q) => {

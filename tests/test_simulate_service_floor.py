@@ -1,0 +1,149 @@
+"""simulate on the service floor (crates/sim) against independent truths:
+M/M/c/K for a balking threshold, birth-death chains written here with numpy for
+balking probabilities and for a closed class whose customers give up, Erlang A
+(analytic/abandonment.py, itself checked against Markov chains in
+test_theory_abandonment.py) for exponential patience.
+
+Fixed seeds; a truth must lie inside the run's 95 % interval widened by WIDEN
+(to about 99.9 % coverage), so the tolerance comes from the run itself."""
+import math
+
+import numpy as np
+import pytest
+from scipy.linalg import null_space
+
+import brewput
+from brewput.analytic import queues
+from brewput.analytic.abandonment import erlang_a, impatient
+from brewput.model import Model
+
+WIDEN = 1.7  # a 95 % Student-t half-width times this covers about 99.9 %
+
+
+def model(stations, classes):
+    return Model.from_dict({"brewput": 1, "name": "m", "stations": stations, "classes": classes})
+
+
+def one_station(servers, step, rate, **station):
+    return model({"s": {"servers": servers, **station}},
+                 {"c": {"rate": rate, "route": [{"station": "s", **step}]}})
+
+
+def run(m, customers=200_000, replications=10, seed=11, **options):
+    return brewput.simulate(m, seed=seed, customers=customers, replications=replications, **options)
+
+
+def assert_covers(what, value, ci, truth):
+    half = (ci[1] - ci[0]) / 2 * WIDEN
+    assert abs(value - truth) <= half, f"{what}: {value} +- {half} misses {truth}"
+
+
+def assert_figure(what, figures, name, truth):
+    assert_covers(what, figures[name], figures[f"{name}_ci"], truth)
+
+
+def assert_loss(figures, reason, truth):
+    assert_covers(f"lost {reason}", figures["loss_probability_by"][reason],
+                  figures["loss_probability_by_ci"][reason], truth)
+
+
+def test_a_balking_threshold_is_mmck():
+    # Seeing 3 or more waiting at 2 servers: at most 2 + 3 present, M/M/2/5.
+    lam, s, c, threshold = 2.5, 1.0, 2, 3
+    r = run(one_station(c, {"service": f"exp({s})", "balk": threshold}, lam))
+    loss, means = queues.mmck(lam, s, c, c + threshold)
+    figures = r["classes"]["c"]
+    assert_loss(figures, "balked", loss)
+    assert figures["loss_probability_by"]["full"] == 0 and figures["loss_probability_by"]["reneged"] == 0
+    assert figures["lost"] == figures["lost_by"]["balked"] > 0
+    assert_figure("loss probability", figures, "loss_probability", loss)
+    assert_figure("throughput", figures, "throughput", lam * (1 - loss))
+    assert_covers("response", figures["response_time"]["mean"], figures["response_time"]["mean_ci"], means.response)
+    assert_figure("queue length", r["stations"]["s"], "queue_length", means.in_system)
+
+
+def test_balking_probabilities_by_waiting_jobs_seen():
+    # M/M/1; seeing n waiting, balk with [0, 0.3, 0.6][n], 0.6 beyond. In the
+    # chain of the number present: join[present] = 1 - p[present - 1] once busy.
+    lam, s, probabilities = 1.2, 1.0, [0.0, 0.3, 0.6]
+    r = run(one_station(1, {"service": f"exp({s})", "balk": probabilities}, lam))
+    truth = impatient(lam, s, 1, join=[1.0] + [1 - p for p in probabilities], beyond=1 - probabilities[-1])
+    figures = r["classes"]["c"]
+    assert_loss(figures, "balked", truth.balked)
+    assert_figure("throughput", figures, "throughput", truth.throughput)
+    assert_covers("response", figures["response_time"]["mean"], figures["response_time"]["mean_ci"],
+                  truth.mean_response)
+    assert_figure("utilization", r["stations"]["s"], "utilization", truth.utilization)
+
+
+@pytest.mark.parametrize("lam, s, c, patience", [(4.0, 1.0, 3, 2.0), (1.5, 1.0, 1, 0.5)])
+def test_exponential_patience_is_erlang_a(lam, s, c, patience):
+    r = run(one_station(c, {"service": f"exp({s})", "patience": f"exp({patience})"}, lam))
+    truth = erlang_a(lam, s, c, patience)
+    figures = r["classes"]["c"]
+    assert_loss(figures, "reneged", truth.abandoned)
+    assert figures["lost_by"]["balked"] == 0 and figures["lost_by"]["full"] == 0
+    assert_figure("throughput", figures, "throughput", truth.throughput)
+    # the response and waiting times are those of the customers served
+    assert_covers("wait of the served", figures["waiting_time"]["mean"], figures["waiting_time"]["mean_ci"],
+                  truth.mean_wait_served)
+    assert_covers("response", figures["response_time"]["mean"], figures["response_time"]["mean_ci"],
+                  truth.mean_response)
+    assert_figure("queue length", r["stations"]["s"], "queue_length", truth.mean_in_system)
+
+
+def test_erlang_a_with_patience_equal_to_service_is_a_poisson_number_present():
+    # Every job present leaves at rate 1/s whether served or waiting: M/M/inf's
+    # Poisson(lam s) number present whatever c.
+    lam, s, c = 3.0, 1.0, 2
+    r = run(one_station(c, {"service": f"exp({s})", "patience": f"exp({s})"}, lam))
+    assert_figure("present", r["stations"]["s"], "queue_length", lam * s)
+
+
+def closed_balking_truth(population, think, s, threshold):
+    """A closed class at one server: n present, arrivals at (N - n) / think,
+    joining while fewer than `threshold` wait; those who balk think again."""
+    states = population + 1
+    q = np.zeros((states, states))
+    joins = [max(n - 1, 0) < threshold for n in range(states)]
+    for n in range(states):
+        if n < population and joins[n]:
+            q[n, n + 1] = (population - n) / think
+        if n > 0:
+            q[n, n - 1] = 1 / s
+    np.fill_diagonal(q, -q.sum(axis=1))
+    p = null_space(q.T)[:, 0]
+    p /= p.sum()
+    arrivals = np.array([(population - n) / think for n in range(states)])
+    offered = p @ arrivals
+    balked = sum(p[n] * arrivals[n] for n in range(states) if not joins[n])
+    return {"throughput": (1 - p[0]) / s, "balked": balked / offered}
+
+
+def test_a_closed_customer_who_balks_thinks_again():
+    population, think, s, threshold = 4, 1.0, 1.0, 1
+    m = model({"s": {"servers": 1}},
+              {"c": {"population": population, "think": f"exp({think})",
+                     "route": [{"station": "s", "service": f"exp({s})", "balk": threshold}]}})
+    r = run(m)
+    truth = closed_balking_truth(population, think, s, threshold)
+    figures = r["classes"]["c"]
+    assert_figure("throughput", figures, "throughput", truth["throughput"])
+    assert_loss(figures, "balked", truth["balked"])
+
+
+def test_giving_up_is_the_same_at_any_thread_count():
+    m = one_station(2, {"service": "exp(1)", "balk": [0, 0.5], "patience": "exp(1)"}, 2.5)
+    one, two = (run(m, customers=20_000, replications=4, threads=t) for t in (1, 2))
+    assert one["classes"] == two["classes"] and one["stations"] == two["stations"]
+    assert one["classes"]["c"]["lost_by"]["balked"] > 0 and one["classes"]["c"]["lost_by"]["reneged"] > 0
+
+
+def test_a_full_station_counts_as_full():
+    # M/M/1/3 without giving up: every loss is for want of room.
+    r = run(one_station(1, {"service": "exp(1)"}, 1.0, buffer=2), customers=50_000, replications=5)
+    figures = r["classes"]["c"]
+    loss, _ = queues.mmck(1.0, 1.0, 1, 3)
+    assert figures["lost"] == figures["lost_by"]["full"] > 0
+    assert_loss(figures, "full", loss)
+    assert math.isclose(figures["loss_probability_by"]["full"], figures["loss_probability"])
