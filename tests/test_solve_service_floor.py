@@ -390,3 +390,23 @@ def test_a_random_dispatch_of_routes_is_the_same_network_written_with_next(sourc
     for name in stations:
         assert one["stations"][name]["queue_length"] == pytest.approx(other["stations"][name]["queue_length"],
                                                                       rel=1e-12)
+
+
+SIMULATED = {  # one model per feature the engine simulates, solved exactly here
+    "balk-threshold": one_class({"servers": 2}, {"service": "exp(1)", "balk": 3}, 2.5),
+    "balk-probabilities": one_class({"servers": 1, "buffer": 4}, {"service": "exp(1)", "balk": [0, 0.3, 0.6]}, 1.2),
+    "patience": one_class({"servers": 3}, {"service": "exp(1)", "patience": "exp(2)"}, 3.5),
+}
+
+
+@pytest.mark.parametrize("feature", sorted(SIMULATED))
+def test_simulate_agrees_with_solve_within_its_99_percent_intervals(feature):
+    from brewput.compare import compare_results
+
+    m = SIMULATED[feature]
+    rows = compare_results(brewput.solve(m), brewput.simulate(m, seed=11, customers=200_000, replications=5),
+                           level=0.99)
+    exact = [row for row in rows if row.exact and row.ci is not None]
+    assert len(exact) >= 6, [row.figure for row in rows]
+    outside = [(row.figure, row.analytic, row.ci) for row in exact if not row.inside]
+    assert not outside
