@@ -98,6 +98,10 @@ GIVING_UP = [
     Case("floor-balk-chain-too-long", SOLVE, one({"balk": [0, 1e-9]}, job={"rate": 0.999999999},
                                                  station={"servers": 1}),
          names=["station s", "states", "would take"], memory_mb=1500),
+    Case("floor-balk-ten-million-servers", SOLVE, one({"balk": 5}, station={"servers": 10_000_000}),
+         names=["station s", "states", "would take"], memory_mb=1500, timeout=30),
+    Case("floor-balk-list-ten-million-servers", SOLVE, one({"balk": [0, 0.5]}, station={"servers": 10_000_000}),
+         names=["station s", "states", "would take"], memory_mb=1500, timeout=30),
     Case("floor-patience-method", SOLVE + ["--method", "mva"], one({"patience": "exp(3)"}),
          names=["--method", "service floor"]),
 ]

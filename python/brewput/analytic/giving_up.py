@@ -15,7 +15,7 @@ at a fifo station of untyped servers. Else refused by name.
 from __future__ import annotations
 
 import math
-from typing import List, Tuple
+from typing import Callable, List, Tuple
 
 from ..errors import BrewputError
 from ..model import Model
@@ -56,18 +56,18 @@ def solve_giving_up(model: Model, net: Network, feature: str, site: str) -> Tupl
             raise refuse(f"{where}.patience differs from {at[0]}.patience")
     c, s, patience = int(station.servers), first.service.mean, _patience(first)
     capacity = station.servers + station.buffer
-    join, beyond = _joining(first.balk, c, capacity)
-    if not join[0] if join else not beyond:
+    length, chance, beyond = _joining(first.balk, c, capacity)
+    if (chance(0) if length else beyond) == 0:
         raise refuse(f"{at[0]}.balk turns every arrival away: nobody is ever served")
     lam = sum(one.rates)
-    states = chain_states(lam, s, c, join_length=len(join), beyond=beyond, patience=patience)
+    states = chain_states(lam, s, c, join_length=length, beyond=beyond, patience=patience)
     if math.isinf(states):  # no patience, no end to joining, and more work than the servers do
         raise BrewputError(f"station {one.name}: utilization {lam * beyond * s / c:.4g} >= 1 of the customers "
                            f"who join, the open model is unstable; no steady state exists")
     sizing.check(f"station {one.name}'s chain of customers who give up, about {states:,.0f} states",
                  sizing.birth_death_cost(states), "use brewput simulate")
-    chain = impatient(lam, s, c, join=join, beyond=beyond, patience=patience)
-    return net, _solution(net, one, chain, full=chain.at_end if len(join) == capacity else 0.0,
+    chain = impatient(lam, s, c, join=[chance(n) for n in range(length)], beyond=beyond, patience=patience)
+    return net, _solution(net, one, chain, full=chain.at_end if length == capacity else 0.0,
                      method=_method(first.balk, patience, capacity))
 
 
@@ -75,18 +75,24 @@ def _patience(step) -> float:
     return math.inf if step.patience is None else step.patience.mean
 
 
-def _joining(balk, c: int, capacity: float) -> Tuple[List[float], float]:
-    """The chance to join on finding n = 0, 1, ... present (the chain's `join`)
-    and beyond the list (`beyond`), with the buffer's cut at `capacity`."""
-    if balk is None:
-        join, beyond = [], 1.0
-    elif isinstance(balk, list):  # n <= c present: 0 waiting seen; then one more waiting per place
-        join, beyond = [1.0 - balk[0]] * c + [1.0 - q for q in balk[:-1]], 1.0 - balk[-1]
-    else:  # joins while fewer than `balk` wait: n < c + balk (nobody, at a threshold of 0)
-        join, beyond = [1.0] * (c + int(balk)) if balk else [], 0.0
-    if math.isfinite(capacity) and (beyond > 0 or len(join) > capacity):  # full before balking ends it
-        join, beyond = (join + [beyond] * int(capacity))[:int(capacity)], 0.0
-    return join, beyond
+def _joining(balk, c: int, capacity: float) -> Tuple[int, Callable[[int], float], float]:
+    """The chain's chance to join on finding n present, as (how many states
+    n = 0..length-1 have their own, that chance, the chance beyond them), the
+    buffer's cut at `capacity` included; not listed, so that the chain is sized
+    before any list of its length is built."""
+    if isinstance(balk, list):  # n <= c present: 0 waiting seen; then one more waiting per place
+        length, beyond = c + len(balk) - 1, 1.0 - balk[-1]
+
+        def chance(n: int) -> float:
+            return 1.0 - balk[min(max(n - c, 0), len(balk) - 1)]
+    else:  # everyone joins, or joins while fewer than `balk` wait: n < c + balk (nobody, at a threshold of 0)
+        length, beyond = (0, 1.0) if balk is None else (c + int(balk) if balk else 0, 0.0)
+
+        def chance(n: int) -> float:
+            return 1.0
+    if math.isfinite(capacity) and (beyond > 0 or length > capacity):  # full before balking ends it
+        length, beyond = int(capacity), 0.0
+    return length, chance, beyond
 
 
 def _method(balk, patience: float, capacity: float) -> str:

@@ -10,6 +10,7 @@ from typing import Tuple
 
 from ..errors import BrewputError
 from ..model import Model
+from . import sizing
 from .network import Network
 from .one_station import one_station, refusal, station_solution
 from .priority import preemptive_repeat, preemptive_resume
@@ -45,6 +46,9 @@ def solve_preemptive(model: Model, net: Network, feature: str, site: str) -> Tup
                 raise refuse(f"{here}.service has mean {step.service.mean:g}, {first_here}.service "
                              f"{first.service.mean:g}, at {c} servers")
     lams = list(one.rates)
+    # Two M/M/c figures per class at several servers, each Erlang's recursion over the servers.
+    sizing.check(f"station {one.name} with {c:,} servers", sum([sizing.erlang_cost(c)] * 2 * len(lams),
+                                                                sizing.NOTHING), "use brewput simulate")
     means = [step.service.mean for step in one.steps]
     priorities = [job.priority for job in model.classes.values()]
     load = sum(lam * s for lam, s in zip(lams, means)) / c
