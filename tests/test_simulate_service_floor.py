@@ -15,6 +15,7 @@ from scipy.linalg import null_space
 import brewput
 from brewput.analytic import queues
 from brewput.analytic.abandonment import erlang_a, impatient
+from brewput.analytic.typed_servers import fcfs_alis
 from brewput.model import Model
 
 WIDEN = 1.7  # a 95 % Student-t half-width times this covers about 99.9 %
@@ -147,3 +148,101 @@ def test_a_full_station_counts_as_full():
     assert figures["lost"] == figures["lost_by"]["full"] > 0
     assert_loss(figures, "full", loss)
     assert math.isclose(figures["loss_probability_by"]["full"], figures["loss_probability"])
+
+
+# --- typed servers -------------------------------------------------------------
+
+def n_model(take="first_fit", assign="longest_idle", lam_a=0.6, lam_b=0.8, mean_x=1.0, mean_y=1 / 1.2):
+    """The N-model: class a may use servers x and y, class b only y; a server's
+    speed depends on its type alone."""
+    return model({"bar": {"servers": {"x": 1, "y": 1}, "take": take, "assign": assign}},
+                 {"a": {"rate": lam_a, "route": [{"station": "bar",
+                                                  "served_by": {"x": f"exp({mean_x})", "y": f"exp({mean_y})"}}]},
+                  "b": {"rate": lam_b, "route": [{"station": "bar", "service": f"exp({mean_y})",
+                                                  "served_by": ["y"]}]}})
+
+
+def test_first_fit_with_longest_idle_is_the_fcfs_alis_product_form():
+    r = run(n_model())
+    truth = fcfs_alis({"a": 0.6, "b": 0.8}, {"x": 1, "y": 1}, {"x": 1.0, "y": 1.2},
+                      {"a": ["x", "y"], "b": ["y"]})
+    for c in ("a", "b"):
+        figures = r["classes"][c]
+        assert_covers(f"{c} response", figures["response_time"]["mean"], figures["response_time"]["mean_ci"],
+                      truth.response[c])
+        assert_covers(f"{c} wait", figures["waiting_time"]["mean"], figures["waiting_time"]["mean_ci"],
+                      truth.wait[c])
+    types = r["stations"]["bar"]["server_types"]
+    for t in ("x", "y"):
+        assert_figure(f"utilization of {t}", types[t], "utilization", truth.utilization[t])
+    for (c, t), rate in truth.matching_rates.items():
+        assert_covers(f"{c} served by {t}", types[t]["served"][c], types[t]["served_ci"][c], rate)
+    assert types["x"]["served"]["b"] == 0, "b may not use x"
+
+
+def test_strict_order_blocks_the_line_behind_its_head():
+    """Built for head-of-line blocking, deterministic, worked out by hand: a
+    closed class a of 2 customers served only by x (1 time unit each), a closed
+    class b of 1 customer served only by y (1.1), no think time. Under first fit
+    x never idles (a always has a customer waiting: throughput 1) and b's lone
+    customer never waits (1 / 1.1). Under strict order, from t = 1 on, b's
+    customer ends at 2.1, 4.1, ... and joins the line behind the a customer
+    waiting for x, so it starts only when x frees at 3, 5, ...: one b service
+    every 2 time units (b: 0.5), while x stays busy (a: 1)."""
+    def closed(take):
+        m = model({"bar": {"servers": {"x": 1, "y": 1}, "take": take}},
+                  {"a": {"population": 2, "route": [{"station": "bar", "service": 1, "served_by": ["x"]}]},
+                   "b": {"population": 1, "route": [{"station": "bar", "service": 1.1, "served_by": ["y"]}]}})
+        r = brewput.simulate(m, horizon=10_000, warmup=100, replications=2, seed=1)
+        return {c: r["classes"][c]["throughput"] for c in ("a", "b")}, r["stations"]["bar"]["server_types"]
+    fit, fit_types = closed("first_fit")
+    strict, strict_types = closed("head")
+    assert fit["a"] == pytest.approx(1.0, rel=1e-3) and fit["b"] == pytest.approx(1 / 1.1, rel=1e-3)
+    assert strict["a"] == pytest.approx(1.0, rel=1e-3) and strict["b"] == pytest.approx(0.5, rel=1e-3)
+    assert strict_types["y"]["utilization"] == pytest.approx(0.55, rel=1e-3)
+    assert fit_types["y"]["utilization"] == pytest.approx(1.0, rel=1e-3)
+
+
+def stationary(transitions, states):
+    """The stationary distribution of a chain given as {(from, to): rate}."""
+    index = {state: i for i, state in enumerate(states)}
+    q = np.zeros((len(states), len(states)))
+    for (a, b), rate in transitions.items():
+        q[index[a], index[b]] += rate
+    np.fill_diagonal(q, -q.sum(axis=1))
+    p = null_space(q.T)[:, 0]
+    return dict(zip(states, p / p.sum()))
+
+
+def two_server_loss_chain(lam, mu_x, mu_y, assign):
+    """One class on servers x and y, no waiting room: an arrival finding both
+    idle takes x (in_order) or the one idle longer (longest_idle; "xo" = both
+    idle, x the longer), one idle server, or is lost. Returns services per time
+    unit by x and by y."""
+    states = ["xo", "yo", "x", "y", "xy"]  # idle pair (x older / y older), x busy, y busy, both busy
+    both_idle_to = {"in_order": {"xo": "x", "yo": "x"}, "longest_idle": {"xo": "x", "yo": "y"}}[assign]
+    transitions = {("xo", both_idle_to["xo"]): lam, ("yo", both_idle_to["yo"]): lam,
+                   ("x", "xy"): lam, ("y", "xy"): lam,
+                   ("x", "yo"): mu_x, ("y", "xo"): mu_y,  # the other server has idled longer
+                   ("xy", "y"): mu_x, ("xy", "x"): mu_y}
+    p = stationary(transitions, states)
+    return mu_x * (p["x"] + p["xy"]), mu_y * (p["y"] + p["xy"])
+
+
+@pytest.mark.parametrize("assign", ["in_order", "longest_idle"])
+def test_which_idle_server_an_arrival_takes(assign):
+    lam, mu_x, mu_y = 1.0, 1.0, 2.0
+    m = model({"bar": {"servers": {"x": 1, "y": 1}, "buffer": 0, "take": "first_fit", "assign": assign}},
+              {"a": {"rate": lam, "route": [{"station": "bar",
+                                             "served_by": {"x": f"exp({1 / mu_x})", "y": f"exp({1 / mu_y})"}}]}})
+    r = run(m)
+    by_x, by_y = two_server_loss_chain(lam, mu_x, mu_y, assign)
+    types = r["stations"]["bar"]["server_types"]
+    assert_covers("served by x", types["x"]["served"]["a"], types["x"]["served_ci"]["a"], by_x)
+    assert_covers("served by y", types["y"]["served"]["a"], types["y"]["served_ci"]["a"], by_y)
+    assert_figure("utilization of x", types["x"], "utilization", by_x / mu_x)
+
+
+def test_typed_servers_are_the_same_at_any_thread_count():
+    one, two = (run(n_model(), customers=20_000, replications=4, threads=t) for t in (1, 2))
+    assert one["stations"] == two["stations"] and one["classes"] == two["classes"]

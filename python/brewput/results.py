@@ -52,6 +52,20 @@ def _class(summary: dict) -> dict:
 STATION_FIGURES = ("utilization", "busy_servers", "queue_length", "waiting", "response_time", "throughput")
 
 
+def _station(summary: dict) -> dict:
+    out = _figures(summary, STATION_FIGURES)
+    if "server_types" in summary:  # a typed station
+        out["server_types"] = {kind["name"]: _server_type(kind) for kind in summary["server_types"]}
+    return out
+
+
+def _server_type(summary: dict) -> dict:
+    out = _figures(summary, ("utilization",))
+    out["served"] = {name: estimate["mean"] for name, estimate in summary["served"]}
+    out["served_ci"] = {name: estimate["ci"] for name, estimate in summary["served"]}
+    return out
+
+
 def simulation_results(model, settings: dict, summary: dict, warnings: List[str]) -> dict:
     stop, warmup = settings["stop"], settings["warmup"]
     return {
@@ -69,7 +83,7 @@ def simulation_results(model, settings: dict, summary: dict, warnings: List[str]
             else {"time": warmup["time"]},
         },
         "classes": {c["name"]: _class(c) for c in summary["classes"]},
-        "stations": {s["name"]: _figures(s, STATION_FIGURES) for s in summary["stations"]},
+        "stations": {s["name"]: _station(s) for s in summary["stations"]},
         "resources": {r["name"]: _figures(r, ("utilization", "in_use")) for r in summary["resources"]},
         "events": summary["events"],
         "warnings": list(warnings),

@@ -34,7 +34,7 @@ pub use histogram::{LogHistogram, RELATIVE_RESOLUTION};
 pub use run::{run, run_controlled};
 pub use settings::{RunSettings, Stop, Warmup};
 pub use stats::{ReplicationStats, PERCENTILES, SPECTRUM};
-pub use summary::{t_critical, ClassSummary, Estimate, ResourceSummary, StationSummary, Summary, TimesEstimate, CONFIDENCE};
+pub use summary::{t_critical, ClassSummary, Estimate, ResourceSummary, ServerTypeSummary, StationSummary, Summary, TimesEstimate, CONFIDENCE};
 
 /// Runs a model given as JSON (docs/compiled-model.md) and returns the summary
 /// as JSON: the whole interface the Python binding needs.

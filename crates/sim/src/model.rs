@@ -347,6 +347,9 @@ impl CompiledModel {
         if step.service.is_none() && step.served_by.is_empty() {
             return Err("no service".into());
         }
+        if step.service.is_none() && station.discipline == Discipline::Sjf {
+            return Err(format!("station {} orders by service time (sjf): the step needs its own service", station.name));
+        }
         if let Some(Balk::Probabilities(ps)) = &step.balk {
             if ps.is_empty() || ps.len() > MAX_BALK_PROBABILITIES || ps.iter().any(|p| !(0.0..=1.0).contains(p)) {
                 return Err(format!(
@@ -451,9 +454,6 @@ fn scope_depth(class: &Class, at: usize) -> usize {
 fn not_yet_simulated(model: &CompiledModel) -> Result<(), SimError> {
     let refuse = |what: String| Err(SimError::Input(format!("{what}: not simulated yet")));
     for station in &model.stations {
-        if !station.server_types.is_empty() {
-            return refuse(format!("station {}: typed servers", station.name));
-        }
         if station.preempt != Preempt::None {
             return refuse(format!("station {}: preempt", station.name));
         }
@@ -539,10 +539,13 @@ mod tests {
 
     #[test]
     fn features_not_simulated_are_refused_by_name() {
-        for (station, step, feature) in [
-            (r#", "server_types": [{"name": "a", "count": 3}], "take": "head", "assign": "in_order""#, "", "station bar: typed servers"),
-        ] {
-            assert!(refusal(station, step).contains(feature), "{feature}");
-        }
+        let fork = r#"{"stations": [{"name": "s", "servers": 1, "capacity": null, "discipline": "priority", "preempt": "resume"}],
+            "classes": [{"name": "c", "source": {"kind": "open", "interarrival": {"kind": "exp", "mean": 1}},
+              "steps": [{"kind": "fork", "branches": [1, 2], "join": 2, "next": [[null, 1]]},
+                {"station": 0, "service": {"kind": "exp", "mean": 1}, "next": [[null, 1]], "scope": 0},
+                {"station": 0, "service": {"kind": "exp", "mean": 1}, "next": [[null, 1]], "scope": 0}]}]}"#;
+        let refused = |text: &str| CompiledModel::from_json(text).expect_err("refused").to_string();
+        assert!(refused(fork).contains("station s: preempt: not simulated yet"));
+        assert!(refused(&fork.replace(r#", "preempt": "resume""#, "")).contains("class c: fork: not simulated yet"));
     }
 }

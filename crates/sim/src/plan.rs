@@ -9,7 +9,7 @@
 use rand::Rng;
 
 use crate::error::SimError;
-use crate::model::{Balk, CompiledModel, Source};
+use crate::model::{Balk, CompiledModel, Dist, Source};
 use crate::sampler::Sampler;
 
 /// A step index meaning "leave the route".
@@ -64,11 +64,34 @@ pub enum StepKind {
 #[derive(Debug, Clone)]
 pub struct ServeStep {
     pub station: u32,
-    pub service: Sampler,
+    /// `None` when each server type in `served_by` has its own.
+    pub service: Option<Sampler>,
     pub uses: Vec<u32>,
+    /// At typed servers, the types that may serve the step; empty: every type.
+    pub served_by: Vec<ServedBy>,
     pub balk: Option<Balk>,
     /// How long the job waits for its service to start before it leaves.
     pub patience: Option<Sampler>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ServedBy {
+    pub server_type: u32,
+    /// Its own service time on this type; `None`: the step's.
+    pub service: Option<Sampler>,
+}
+
+impl ServeStep {
+    /// The served-by entry for servers of type `t`, if they may serve the step.
+    #[inline]
+    pub fn on_type(&self, t: u32) -> Option<&ServedBy> {
+        self.served_by.iter().find(|s| s.server_type == t)
+    }
+
+    #[inline]
+    pub fn can_be_served_by(&self, t: u32) -> bool {
+        self.served_by.is_empty() || self.on_type(t).is_some()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -110,13 +133,20 @@ pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
                     targets: pairs.iter().map(|(t, _)| target(*t)).collect(),
                 },
             };
-            let (Some(station), Some(service)) = (step.station, &step.service) else {
-                return Err(SimError::Input(format!("class {}: a step without station or service", class.name)));
+            let Some(station) = step.station else {
+                return Err(SimError::Input(format!("class {}: a step without station", class.name)));
             };
+            let sampler = |dist: &Option<Dist>| dist.as_ref().map(Sampler::new).transpose().map_err(in_class);
+            let served_by = step
+                .served_by
+                .iter()
+                .map(|(server_type, service)| Ok(ServedBy { server_type: *server_type, service: sampler(service)? }))
+                .collect::<Result<_, SimError>>()?;
             let serve = ServeStep {
                 station,
-                service: Sampler::new(service).map_err(in_class)?,
+                service: sampler(&step.service)?,
                 uses: step.uses.clone(),
+                served_by,
                 balk: step.balk.clone(),
                 patience: step.patience.as_ref().map(Sampler::new).transpose().map_err(in_class)?,
             };

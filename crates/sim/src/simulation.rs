@@ -20,10 +20,10 @@ use crate::event::{Event, EventQueue};
 use crate::giving_up::{balks, LossReason};
 use crate::job::{Jobs, OUTSIDE};
 use crate::measurement::{Measurement, Milestone, WarmupPlan};
-use crate::model::{CompiledModel, Discipline};
+use crate::model::{CompiledModel, Discipline, Take};
 use crate::plan::{plan_classes, ClassPlan, ServeStep, SourcePlan, StepKind, StepPlan, EXIT};
 use crate::resources::Resources;
-use crate::service::Started;
+use crate::service::{Started, TypedServers};
 use crate::settings::RunSettings;
 use crate::station::StationState;
 use crate::stats::ReplicationStats;
@@ -66,6 +66,14 @@ fn serving(plan: &StepPlan) -> &ServeStep {
     serve
 }
 
+/// A waiting job that can start now and, at typed servers, the type of the
+/// idle server it takes.
+#[derive(Debug, Clone, Copy)]
+struct Start {
+    job: u32,
+    server_type: u32,
+}
+
 /// Where a job waits in its station's queue: by class priority, by its
 /// service time (sjf), else by arrival alone.
 #[inline]
@@ -91,7 +99,7 @@ impl Simulation {
             .sum::<usize>();
         Ok(Simulation {
             classes,
-            stations: model.stations.iter().map(StationState::new).collect(),
+            stations: model.stations.iter().map(|s| StationState::new(s, model.classes.len())).collect(),
             resources: Resources::new(&model.resources),
             uses_resources,
             jobs: Jobs::default(),
@@ -272,7 +280,9 @@ impl Simulation {
                 return self.give_up(job, LossReason::Balked);
             }
         }
-        let work = serve.service.sample(&mut self.rng);
+        // Sampled on arrival (sjf orders by it); a type with its own service
+        // draws again when the job starts on it.
+        let work = serve.service.as_ref().map_or(0.0, |service| service.sample(&mut self.rng));
         self.arrivals_seq += 1;
         let seq = self.arrivals_seq;
         let j = &mut self.jobs[job];
@@ -336,7 +346,8 @@ impl Simulation {
 
     fn service_end(&mut self, job: u32) {
         let station = self.jobs[job].station;
-        self.stations[station as usize].service_end(self.now);
+        let (slot, class) = (self.jobs[job].server_slot, self.jobs[job].class);
+        self.stations[station as usize].service_end(slot, class, self.now, self.measurement.measuring());
         self.finish_step(job);
     }
 
@@ -381,9 +392,10 @@ impl Simulation {
             self.dispatch_pending = true;
             return;
         }
-        while self.can_start(station) {
-            self.start_service(station);
+        while let Some(start) = self.startable(station) {
+            self.start_service(station, start);
         }
+        debug_assert!(self.first_fit_holds(station), "first fit left a job waiting beside an idle server that can serve it");
     }
 
     /// After an event: lets blocked senders into stations that have room
@@ -409,46 +421,98 @@ impl Simulation {
         }
         if self.dispatch_pending {
             self.dispatch_pending = false;
-            while let Some(station) = self.oldest_startable() {
-                self.start_service(station);
+            while let Some((station, start)) = self.oldest_startable() {
+                self.start_service(station, start);
             }
         }
     }
 
-    fn can_start(&self, station: u32) -> bool {
-        let s = &self.stations[station as usize];
-        let Some(job) = s.head() else { return false };
-        if !s.has_free_server() {
-            return false;
-        }
-        if !self.uses_resources {
-            return true;
-        }
+    /// The step a job is at.
+    #[inline]
+    fn serve_step(&self, job: u32) -> &ServeStep {
         let j = &self.jobs[job];
-        self.resources.all_free(&serving(&self.classes[j.class as usize].steps[j.step as usize]).uses)
+        serving(&self.classes[j.class as usize].steps[j.step as usize])
     }
 
-    fn oldest_startable(&self) -> Option<u32> {
+    /// The job that can start at `station` now, if any.
+    #[inline]
+    fn startable(&self, station: u32) -> Option<Start> {
+        let s = &self.stations[station as usize];
+        if let Some(typed) = s.typed() {
+            return self.typed_startable(s, typed);
+        }
+        let job = s.head()?;
+        if !s.has_free_server() || (self.uses_resources && !self.resources.all_free(&self.serve_step(job).uses)) {
+            return None;
+        }
+        Some(Start { job, server_type: 0 })
+    }
+
+    /// At typed servers: the head if an idle server may serve it (`head`), or
+    /// the first job in queue order that an idle server may serve
+    /// (`first_fit`), with the type of server it takes.
+    fn typed_startable(&self, s: &StationState, typed: &TypedServers) -> Option<Start> {
+        if !typed.has_free_server() {
+            return None;
+        }
+        for job in s.queue() {
+            let serve = self.serve_step(job);
+            if !self.uses_resources || self.resources.all_free(&serve.uses) {
+                if let Some(server_type) = typed.pick(|t| serve.can_be_served_by(t)) {
+                    return Some(Start { job, server_type });
+                }
+            }
+            if s.take == Take::Head {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// The first-fit invariant: no idle server of a type that may serve a
+    /// waiting job (which needs no tokens that are taken) while it waits.
+    fn first_fit_holds(&self, station: u32) -> bool {
+        let s = &self.stations[station as usize];
+        let Some(typed) = s.typed().filter(|_| s.take == Take::FirstFit && !self.uses_resources) else {
+            return true;
+        };
+        s.queue().all(|job| {
+            let serve = self.serve_step(job);
+            (0..typed.types()).all(|t| !(typed.is_idle(t) && serve.can_be_served_by(t)))
+        })
+    }
+
+    fn oldest_startable(&self) -> Option<(u32, Start)> {
         (0..self.stations.len() as u32)
-            .filter(|&s| self.can_start(s))
-            .min_by_key(|&s| {
-                let head = self.stations[s as usize].head().expect("startable means a head");
-                self.jobs[head].seq
-            })
+            .filter_map(|s| self.startable(s).map(|start| (s, start)))
+            .min_by_key(|&(_, start)| self.jobs[start.job].seq)
     }
 
-    fn start_service(&mut self, station: u32) {
+    fn start_service(&mut self, station: u32, start: Start) {
         let now = self.now;
-        let job = self.stations[station as usize].take_head(now);
+        let job = start.job;
+        let s = &mut self.stations[station as usize];
+        if s.typed().is_some() {
+            // Not always the head: first fit takes it from where it waits.
+            let j = &self.jobs[job];
+            let key = queue_key(s.discipline, &self.classes[j.class as usize], j.work);
+            s.take(Ticket { key, seq: j.seq }, now);
+        } else {
+            s.take_head(now);
+        }
         let j = &mut self.jobs[job];
         j.waited += now - j.entered_station;
-        let (class, step, work) = (j.class, j.step, j.work);
+        let (class, step) = (j.class, j.step);
         let serve = serving(&self.classes[class as usize].steps[step as usize]);
+        if let Some(own) = serve.on_type(start.server_type).and_then(|on| on.service.as_ref()) {
+            self.jobs[job].work = own.sample(&mut self.rng);
+        }
+        let work = self.jobs[job].work;
         if serve.patience.is_some() {
             self.jobs.renew(job);
         }
         self.resources.take(&serve.uses, now);
-        match self.stations[station as usize].serve(job, work, now) {
+        match self.stations[station as usize].serve(job, start.server_type, work, now) {
             Started::OnServer { slot } => {
                 self.jobs[job].server_slot = slot;
                 self.events.schedule(now + work, Event::ServiceEnd { job: self.jobs.timer(job) });

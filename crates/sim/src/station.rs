@@ -4,9 +4,9 @@
 
 use std::collections::VecDeque;
 
-use crate::model::{Discipline, Station};
+use crate::model::{Discipline, Station, Take};
 use crate::plan::Occupancy;
-use crate::service::{Departure, Moved, Service, Started, UNBOUNDED};
+use crate::service::{Departure, Moved, Service, Started, TypedServers, UNBOUNDED};
 use crate::stats::{StationStats, TimeAverage};
 use crate::wait_queue::{Ticket, WaitQueue};
 
@@ -14,6 +14,8 @@ use crate::wait_queue::{Ticket, WaitQueue};
 pub struct StationState {
     capacity: u32,
     pub discipline: Discipline,
+    /// Which waiting job a freed typed server takes.
+    pub take: Take,
     queue: WaitQueue,
     service: Service,
     /// Jobs at the station: waiting, in service and blocked.
@@ -28,12 +30,13 @@ pub struct StationState {
 }
 
 impl StationState {
-    pub fn new(station: &Station) -> Self {
+    pub fn new(station: &Station, classes: usize) -> Self {
         StationState {
             capacity: station.capacity.unwrap_or(UNBOUNDED),
             discipline: station.discipline,
+            take: station.take,
             queue: WaitQueue::new(station.discipline),
-            service: Service::new(station),
+            service: Service::new(station, classes),
             present: 0,
             senders: VecDeque::new(),
             busy_average: TimeAverage::default(),
@@ -95,11 +98,11 @@ impl StationState {
         job
     }
 
-    /// `job` starts a service of `work`.
+    /// `job` starts a service of `work` (at typed servers on one of `server_type`).
     #[inline]
-    pub fn serve(&mut self, job: u32, work: f64, now: f64) -> Started {
+    pub fn serve(&mut self, job: u32, server_type: u32, work: f64, now: f64) -> Started {
         let before = self.busy_servers();
-        let started = self.service.start(job, work, now);
+        let started = self.service.start(job, server_type, work, now);
         let busier = match started {
             // A pool job always occupies one more server.
             Started::OnServer { .. } => 1.0,
@@ -109,14 +112,40 @@ impl StationState {
         started
     }
 
-    /// A pool server's service ends; its job holds the server until it can leave.
+    /// A service of `class` in server `slot` ends; its job holds the server
+    /// until it can leave.
     #[inline]
-    pub fn service_end(&mut self, now: f64) {
-        let Service::Pool(pool) = &mut self.service else {
-            unreachable!("service ends are scheduled only at server pools");
-        };
-        pool.end();
+    pub fn service_end(&mut self, slot: u32, class: u32, now: f64, measuring: bool) {
+        match &mut self.service {
+            Service::Pool(pool) => pool.end(),
+            Service::Typed(typed) => typed.end(slot, class, now, measuring),
+            Service::Sharing(_) => unreachable!("sharing stations end services by SharingEnd"),
+        }
         self.busy_average.change(-1.0, now);
+    }
+
+    /// The typed servers, if the station's servers are typed.
+    #[inline]
+    pub fn typed(&self) -> Option<&TypedServers> {
+        match &self.service {
+            Service::Typed(typed) => Some(typed),
+            _ => None,
+        }
+    }
+
+    /// The waiting jobs in the order they would be served.
+    #[inline]
+    pub fn queue(&self) -> impl Iterator<Item = u32> + '_ {
+        self.queue.iter()
+    }
+
+    /// A waiting job chosen by the simulation (first fit) leaves the queue to
+    /// start service (`serve`).
+    #[inline]
+    pub fn take(&mut self, ticket: Ticket, now: f64) -> u32 {
+        let job = self.queue.remove(ticket).expect("take only a waiting job");
+        self.waiting_average.change(-1.0, now);
+        job
     }
 
     /// Whether a sharing departure scheduled with `version` is still due.
@@ -146,7 +175,7 @@ impl StationState {
             self.departures += 1;
             self.response_sum += sojourn;
         }
-        self.service.leave(slot)
+        self.service.leave(slot, now)
     }
 
     /// Servers in use for the utilization: sharing jobs beyond the server count
@@ -162,6 +191,9 @@ impl StationState {
         self.waiting_average.restart(self.queue.len() as f64, now);
         self.departures = 0;
         self.response_sum = 0.0;
+        if let Service::Typed(typed) = &mut self.service {
+            typed.restart_stats(now);
+        }
     }
 
     pub fn stats(&self, now: f64) -> StationStats {
@@ -171,6 +203,7 @@ impl StationState {
             busy_area: self.busy_average.area(self.busy_servers(), now),
             present_area: self.present_average.area(self.present as f64, now),
             waiting_area: self.waiting_average.area(self.queue.len() as f64, now),
+            server_types: self.typed().map(|typed| typed.stats(now)).unwrap_or_default(),
         }
     }
 }

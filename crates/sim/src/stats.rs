@@ -118,6 +118,16 @@ pub struct StationStats {
     pub busy_area: f64,
     pub present_area: f64,
     pub waiting_area: f64,
+    /// Per server type, at a typed station; empty otherwise.
+    pub server_types: Vec<ServerTypeStats>,
+}
+
+/// One server type's figures at a typed station.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerTypeStats {
+    pub busy_area: f64,
+    /// Services completed by servers of this type, per class.
+    pub served: Vec<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -153,6 +153,19 @@ pub struct StationSummary {
     pub waiting: Estimate,
     pub response_time: Estimate,
     pub throughput: Estimate,
+    /// Per server type, at a typed station; empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub server_types: Vec<ServerTypeSummary>,
+}
+
+/// One server type's figures at a typed station.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerTypeSummary {
+    pub name: String,
+    pub utilization: Estimate,
+    /// Services completed per time unit by servers of this type, per class
+    /// name (the classes' order).
+    pub served: Vec<(String, Estimate)>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -213,6 +226,13 @@ impl Summary {
                 waiting: per_time(&|r| r.stations[s].waiting_area),
                 response_time: over(&|r| ratio(r.stations[s].response_sum, r.stations[s].departures as f64)),
                 throughput: per_time(&|r| r.stations[s].departures as f64),
+                server_types: station.server_types.iter().enumerate().map(|(t, kind)| ServerTypeSummary {
+                    name: kind.name.clone(),
+                    utilization: per_time(&|r| r.stations[s].server_types[t].busy_area / kind.count as f64),
+                    served: model.classes.iter().enumerate().map(|(c, class)| {
+                        (class.name.clone(), per_time(&|r| r.stations[s].server_types[t].served[c] as f64))
+                    }).collect(),
+                }).collect(),
             }
         }).collect();
         let resources = model.resources.iter().enumerate().map(|(i, resource)| {
@@ -266,7 +286,14 @@ mod tests {
                 max: scale,
             };
             let class = ClassStats { completed: 1, offered: 1, lost: 0, lost_by: [0; 3], response: times.clone(), waiting: times, response_histogram: None };
-            let station = StationStats { departures: 1, response_sum: 1.0, busy_area: 1.0, present_area: 1.0, waiting_area: 0.0 };
+            let station = StationStats {
+                departures: 1,
+                response_sum: 1.0,
+                busy_area: 1.0,
+                present_area: 1.0,
+                waiting_area: 0.0,
+                server_types: vec![],
+            };
             ReplicationStats { duration: 1.0, events: 1, classes: vec![class], stations: vec![station], resources: vec![] }
         };
         let summary = Summary::from_replications(&model, &[replication(1.0), replication(3.0)]);

@@ -130,7 +130,6 @@ impl WaitQueue {
     }
 
     /// The waiting jobs in the order they would be served.
-    #[allow(dead_code)] // first_fit job selection walks it (issue 11)
     pub fn iter(&self) -> Iter<'_> {
         match self {
             WaitQueue::Fifo(q) => Iter::Fifo(q.iter()),

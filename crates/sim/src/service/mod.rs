@@ -8,9 +8,11 @@
 
 mod pool;
 mod sharing;
+mod typed;
 
 pub use pool::ServerPool;
 pub use sharing::ProcessorSharing;
+pub use typed::TypedServers;
 
 use crate::model::{Discipline, Station};
 
@@ -21,13 +23,14 @@ pub const UNBOUNDED: u32 = u32::MAX;
 pub enum Service {
     Pool(ServerPool),
     Sharing(ProcessorSharing),
+    Typed(TypedServers),
 }
 
 /// What starting a job's service means for the event list.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Started {
-    /// The job holds server `slot` until its own service end, its sampled
-    /// work from now.
+    /// The job holds server `slot` (at typed servers: the server's type)
+    /// until its own service end, its sampled work from now.
     OnServer { slot: u32 },
     /// The job shares the servers; the station's next departure moved.
     Shared(Departure),
@@ -50,9 +53,12 @@ pub struct Moved {
 }
 
 impl Service {
-    pub fn new(station: &Station) -> Self {
+    pub fn new(station: &Station, classes: usize) -> Self {
         let servers = station.servers.unwrap_or(UNBOUNDED);
         match station.discipline {
+            _ if !station.server_types.is_empty() => {
+                Service::Typed(TypedServers::new(&station.server_types, station.assign, classes))
+            }
             Discipline::Ps => Service::Sharing(ProcessorSharing::new(servers)),
             _ => Service::Pool(ServerPool::new(servers)),
         }
@@ -63,16 +69,19 @@ impl Service {
         match self {
             Service::Pool(pool) => pool.servers(),
             Service::Sharing(sharing) => sharing.servers(),
+            Service::Typed(typed) => typed.servers(),
         }
     }
 
     /// Sharing always admits one more; a pool needs a server neither serving
-    /// nor held by a job blocked after service.
+    /// nor held by a job blocked after service (at typed servers: one of any
+    /// type; whether it suits the job is `TypedServers::pick`'s question).
     #[inline]
     pub fn has_free_server(&self) -> bool {
         match self {
             Service::Pool(pool) => pool.has_free_server(),
             Service::Sharing(_) => true,
+            Service::Typed(typed) => typed.has_free_server(),
         }
     }
 
@@ -82,25 +91,35 @@ impl Service {
         match self {
             Service::Pool(pool) => pool.serving(),
             Service::Sharing(sharing) => sharing.serving(),
+            Service::Typed(typed) => typed.serving(),
         }
     }
 
-    /// `job` starts a service of `work` at `now`.
+    /// `job` starts a service of `work` at `now`, at typed servers on an
+    /// idle server of `server_type`.
     #[inline]
-    pub fn start(&mut self, job: u32, work: f64, now: f64) -> Started {
+    pub fn start(&mut self, job: u32, server_type: u32, work: f64, now: f64) -> Started {
         match self {
             Service::Pool(pool) => Started::OnServer { slot: pool.start(job) },
             Service::Sharing(sharing) => Started::Shared(sharing.start(job, work, now)),
+            Service::Typed(typed) => {
+                typed.start(server_type, now);
+                Started::OnServer { slot: server_type }
+            }
         }
     }
 
     /// A job whose service ended leaves its server (`slot` in a pool).
     #[inline]
-    pub fn leave(&mut self, slot: u32) -> Option<Moved> {
+    pub fn leave(&mut self, slot: u32, now: f64) -> Option<Moved> {
         match self {
             Service::Pool(pool) => pool.leave(slot),
             Service::Sharing(sharing) => {
                 sharing.leave();
+                None
+            }
+            Service::Typed(typed) => {
+                typed.leave(slot, now);
                 None
             }
         }

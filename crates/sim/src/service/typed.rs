@@ -1,0 +1,191 @@
+//! Typed groups of servers (two espresso machines and a drip station): each
+//! server held by one job from the start of its service until it leaves, and
+//! a step may be served by some types only.
+//!
+//! Servers of one type are interchangeable, so a type keeps only counts and
+//! the times its idle servers became idle, oldest first: that is all that
+//! choosing the longest-idle server across types needs, and all the
+//! statistics per type depend on. A job holding a server is known by its
+//! type (the job's server slot).
+
+use std::collections::VecDeque;
+
+use crate::model::{Assign, ServerType};
+use crate::stats::{ServerTypeStats, TimeAverage};
+
+#[derive(Debug)]
+struct ServerGroup {
+    /// Servers in service or held by a job blocked after it.
+    held: u32,
+    serving: u32,
+    /// When each idle server became idle, oldest first.
+    idle_since: VecDeque<f64>,
+    busy_average: TimeAverage,
+    /// Services completed by this type, per class, while measuring.
+    served: Vec<u64>,
+}
+
+#[derive(Debug)]
+pub struct TypedServers {
+    groups: Vec<ServerGroup>,
+    assign: Assign,
+    servers: u32,
+    held: u32,
+    serving: u32,
+}
+
+impl TypedServers {
+    pub fn new(types: &[ServerType], assign: Assign, classes: usize) -> Self {
+        let groups = types
+            .iter()
+            .map(|t| ServerGroup {
+                held: 0,
+                serving: 0,
+                idle_since: std::iter::repeat_n(0.0, t.count as usize).collect(),
+                busy_average: TimeAverage::default(),
+                served: vec![0; classes],
+            })
+            .collect();
+        TypedServers { groups, assign, servers: types.iter().map(|t| t.count).sum(), held: 0, serving: 0 }
+    }
+
+    #[inline]
+    pub fn servers(&self) -> u32 {
+        self.servers
+    }
+
+    #[inline]
+    pub fn has_free_server(&self) -> bool {
+        self.held < self.servers
+    }
+
+    #[inline]
+    pub fn serving(&self) -> u32 {
+        self.serving
+    }
+
+    /// How many types there are.
+    #[inline]
+    pub fn types(&self) -> u32 {
+        self.groups.len() as u32
+    }
+
+    /// Whether a server of type `t` is idle.
+    #[inline]
+    pub fn is_idle(&self, t: u32) -> bool {
+        !self.groups[t as usize].idle_since.is_empty()
+    }
+
+    /// The type whose idle server a job that `can_serve` allows takes:
+    /// under `longest_idle` the type of the server idle the longest (ties:
+    /// file order), under `in_order` the first type in file order with an
+    /// idle server. `None` if no allowed server is idle.
+    pub fn pick(&self, can_serve: impl Fn(u32) -> bool) -> Option<u32> {
+        let idle = self
+            .groups
+            .iter()
+            .enumerate()
+            .filter(|(t, g)| !g.idle_since.is_empty() && can_serve(*t as u32));
+        let chosen = match self.assign {
+            Assign::InOrder => idle.map(|(t, _)| t).next(),
+            Assign::LongestIdle => idle
+                .min_by(|(a, ga), (b, gb)| ga.idle_since[0].total_cmp(&gb.idle_since[0]).then(a.cmp(b)))
+                .map(|(t, _)| t),
+        };
+        chosen.map(|t| t as u32)
+    }
+
+    /// A job starts on an idle server of type `t`.
+    #[inline]
+    pub fn start(&mut self, t: u32, now: f64) {
+        let group = &mut self.groups[t as usize];
+        group.idle_since.pop_front().expect("a job starts only on an idle server");
+        group.held += 1;
+        group.serving += 1;
+        group.busy_average.change(1.0, now);
+        self.held += 1;
+        self.serving += 1;
+    }
+
+    /// A service of `class` on type `t` ends; the job keeps the server until it leaves.
+    #[inline]
+    pub fn end(&mut self, t: u32, class: u32, now: f64, measuring: bool) {
+        let group = &mut self.groups[t as usize];
+        group.serving -= 1;
+        group.busy_average.change(-1.0, now);
+        group.served[class as usize] += u64::from(measuring);
+        self.serving -= 1;
+    }
+
+    /// The job holding a server of type `t` leaves it: the server is idle from `now`.
+    #[inline]
+    pub fn leave(&mut self, t: u32, now: f64) {
+        let group = &mut self.groups[t as usize];
+        group.held -= 1;
+        group.idle_since.push_back(now);
+        self.held -= 1;
+    }
+
+    pub fn restart_stats(&mut self, now: f64) {
+        for group in &mut self.groups {
+            group.busy_average.restart(group.serving as f64, now);
+            group.served.iter_mut().for_each(|n| *n = 0);
+        }
+    }
+
+    pub fn stats(&self, now: f64) -> Vec<ServerTypeStats> {
+        self.groups
+            .iter()
+            .map(|g| ServerTypeStats { busy_area: g.busy_average.area(g.serving as f64, now), served: g.served.clone() })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bar(assign: Assign) -> TypedServers {
+        let types = [ServerType { name: "espresso".into(), count: 2 }, ServerType { name: "drip".into(), count: 1 }];
+        TypedServers::new(&types, assign, 1)
+    }
+
+    #[test]
+    fn the_longest_idle_server_is_taken_whatever_its_type() {
+        let mut servers = bar(Assign::LongestIdle);
+        let anyone = |_| true;
+        // All idle since 0: file order breaks the tie.
+        assert_eq!(servers.pick(anyone), Some(0));
+        servers.start(0, 0.0);
+        servers.start(0, 0.0);
+        servers.start(1, 0.0);
+        assert_eq!(servers.pick(anyone), None);
+        assert!(!servers.has_free_server());
+        // The drip station frees at 1, an espresso machine at 2: drip idle longer.
+        servers.end(1, 0, 1.0, true);
+        servers.leave(1, 1.0);
+        servers.end(0, 0, 2.0, true);
+        servers.leave(0, 2.0);
+        assert_eq!(servers.pick(anyone), Some(1));
+        assert_eq!(servers.pick(|t| t == 0), Some(0), "only the types allowed");
+        let mut in_order = bar(Assign::InOrder);
+        in_order.start(0, 0.0);
+        in_order.end(0, 0, 1.0, true);
+        in_order.leave(0, 1.0);
+        assert_eq!(in_order.pick(anyone), Some(0), "file order, however long the drip station idled");
+    }
+
+    #[test]
+    fn busy_time_and_services_are_counted_per_type() {
+        let mut servers = bar(Assign::LongestIdle);
+        servers.start(0, 0.0);
+        servers.start(1, 1.0);
+        servers.end(0, 0, 3.0, true);
+        assert_eq!(servers.serving(), 1);
+        servers.leave(0, 4.0);
+        let stats = servers.stats(5.0);
+        assert_eq!(stats[0].busy_area, 3.0, "busy while serving, not while blocked");
+        assert_eq!(stats[1].busy_area, 4.0);
+        assert_eq!((stats[0].served[0], stats[1].served[0]), (1, 0));
+    }
+}
