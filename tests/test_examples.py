@@ -26,6 +26,10 @@ EXPECTED = {
     # after each latte at the counter a customer orders from either shop, w.p. 1/2 each
     "coffee/multipipe-2.yaml": (
         {"counter": 1, **{f"{m}_{shop}": 0.5 for m in MACHINES for shop in "ab"}}, (4, 0.0)),
+    # the Starbucks counter: a register, then the bar, per drink (a lost customer is no completion)
+    **{f"starbucks/{name}.yaml": {drink: ({"register": 1, "bar": 1}, None) for drink in ("espresso", "drip")}
+       for name in ("fifo", "first-fit")},
+    "starbucks/bar.yaml": {drink: ({"bar": 1}, None) for drink in ("espresso", "drip")},
     "mmc.yaml": ({"desk": 1}, None),
     # PDQ's helpdesk study: one M/M/c desk at each site and merged
     **{f"helpdesk/{name}.yaml": ({"desk": 1}, None) for name in ("site-a", "site-b", "merged")},
