@@ -246,3 +246,36 @@ def test_which_idle_server_an_arrival_takes(assign):
 def test_typed_servers_are_the_same_at_any_thread_count():
     one, two = (run(n_model(), customers=20_000, replications=4, threads=t) for t in (1, 2))
     assert one["stations"] == two["stations"] and one["classes"] == two["classes"]
+
+
+# --- marks and measures --------------------------------------------------------
+
+def tandem_with_marks():
+    """Two M/M/1 stations in tandem (Burke: each an M/M/1 of its own), marked
+    after the first."""
+    return model({"order": {"servers": 1}, "bar": {"servers": 1}},
+                 {"c": {"rate": 0.5,
+                        "measures": {"whole": ["arrived", "done"], "queue_to_order": ["arrived", "ordered"],
+                                     "from_order": ["ordered", "done"]},
+                        "route": [{"station": "order", "service": "exp(1)", "mark": "ordered"},
+                                  {"station": "bar", "service": "exp(1.25)"}]}})
+
+
+def test_a_measure_from_arrived_to_done_is_the_response_time_exactly():
+    r = run(tandem_with_marks(), customers=50_000, replications=4)
+    figures = r["classes"]["c"]
+    whole = figures["measures"]["whole"]
+    for name in ("mean", "p50", "p99", "max", "spectrum"):
+        assert whole[name] == figures["response_time"][name], name
+    assert figures["measures_count"]["whole"] == figures["completed"]
+
+
+def test_measures_between_marks_are_the_sojourns_they_span():
+    r = run(tandem_with_marks())
+    figures = r["classes"]["c"]
+    lam = 0.5
+    for name, s in (("queue_to_order", 1.0), ("from_order", 1.25)):
+        times = figures["measures"][name]
+        assert_covers(name, times["mean"], times["mean_ci"], s / (1 - lam * s))
+        # M/M/1 response is exponential: its median is ln 2 times its mean
+        assert_covers(f"{name} median", times["p50"], times["p50_ci"], math.log(2) * s / (1 - lam * s))

@@ -46,6 +46,9 @@ def _class(summary: dict) -> dict:
     by = {reason: summary["loss_probability_by"][reason] for reason in LOSS_REASONS}
     out["loss_probability_by"] = {reason: estimate["mean"] for reason, estimate in by.items()}
     out["loss_probability_by_ci"] = {reason: estimate["ci"] for reason, estimate in by.items()}
+    if "measures" in summary:  # a class with measures between marks
+        out["measures"] = {name: _times(times) for name, times in summary["measures"]}
+        out["measures_count"] = dict(summary["measures_count"])
     return out
 
 

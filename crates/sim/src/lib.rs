@@ -11,6 +11,7 @@ mod event;
 mod giving_up;
 mod histogram;
 mod job;
+mod marks;
 mod measurement;
 mod model;
 mod plan;

@@ -38,6 +38,8 @@ struct ClassMeasures {
     offered: u64,
     lost: u64,
     lost_by: [u64; LOSS_REASONS.len()],
+    /// One per measure of the class, between two of its marks.
+    measures: Vec<TimeRecorder>,
     response: TimeRecorder,
     waiting: TimeRecorder,
 }
@@ -61,7 +63,8 @@ pub struct Measurement {
 }
 
 impl Measurement {
-    pub fn new(settings: &RunSettings, classes: usize) -> Self {
+    /// `measures`: how many measures each class has.
+    pub fn new(settings: &RunSettings, measures: impl Iterator<Item = usize>) -> Self {
         Measurement {
             stop: settings.stop,
             warmup: settings.warmup,
@@ -72,7 +75,9 @@ impl Measurement {
             completed_in_all: 0,
             reported: 0,
             events: 0,
-            classes: (0..classes).map(|_| ClassMeasures::default()).collect(),
+            classes: measures
+                .map(|n| ClassMeasures { measures: vec![TimeRecorder::default(); n], ..ClassMeasures::default() })
+                .collect(),
         }
     }
 
@@ -102,6 +107,7 @@ impl Measurement {
             c.lost = 0;
             c.lost_by = [0; LOSS_REASONS.len()];
             c.response.restart();
+            c.measures.iter_mut().for_each(TimeRecorder::restart);
             c.waiting.restart();
         }
         match self.stop {
@@ -151,6 +157,14 @@ impl Measurement {
         }
     }
 
+    /// A customer of `class` took `time` between the two marks of measure `measure`.
+    #[inline]
+    pub fn measured(&mut self, class: u32, measure: usize, time: f64) {
+        if self.measuring {
+            self.classes[class as usize].measures[measure].record(time);
+        }
+    }
+
     /// Counts an event; every `EVENTS_PER_CHECK` events, reports progress and
     /// looks for cancellation.
     #[inline]
@@ -185,6 +199,8 @@ impl Measurement {
                 offered: c.offered,
                 lost: c.lost,
                 lost_by: c.lost_by,
+                measures: c.measures.iter().map(TimeRecorder::summary).collect(),
+                measure_counts: c.measures.iter().map(|m| m.histogram().total()).collect(),
                 response: c.response.summary(),
                 waiting: c.waiting.summary(),
                 response_histogram: self.keep_distribution.then(|| c.response.histogram().clone()),

@@ -469,9 +469,6 @@ fn not_yet_simulated(model: &CompiledModel) -> Result<(), SimError> {
                 return refuse(format!("class {}: {feature}", class.name));
             }
         }
-        if !class.measures.is_empty() || class.steps.iter().any(|s| s.mark.is_some()) {
-            return refuse(format!("class {}: marks and measures", class.name));
-        }
     }
     Ok(())
 }

@@ -52,6 +52,8 @@ impl Route {
 pub struct StepPlan {
     pub kind: StepKind,
     pub route: Route,
+    /// The class's mark reached when the step ends.
+    pub mark: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -111,6 +113,8 @@ pub struct ClassPlan {
     /// closed class then counts its arrivals as offered, to give a loss
     /// probability).
     pub gives_up: bool,
+    /// `(from, to)` marks of each measure, in the class's order.
+    pub measures: Vec<(u32, u32)>,
 }
 
 pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
@@ -150,9 +154,10 @@ pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
                 balk: step.balk.clone(),
                 patience: step.patience.as_ref().map(Sampler::new).transpose().map_err(in_class)?,
             };
-            Ok(StepPlan { kind: StepKind::Serve(serve), route })
+            Ok(StepPlan { kind: StepKind::Serve(serve), route, mark: step.mark })
         }).collect::<Result<_, SimError>>()?;
         let gives_up = class.steps.iter().any(|s| s.balk.is_some() || s.patience.is_some());
-        Ok(ClassPlan { priority_key: -(class.priority as f64), source, steps, gives_up })
+        let measures = class.measures.iter().map(|m| (m.from, m.to)).collect();
+        Ok(ClassPlan { priority_key: -(class.priority as f64), source, steps, gives_up, measures })
     }).collect()
 }

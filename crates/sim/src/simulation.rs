@@ -19,8 +19,9 @@ use crate::error::SimError;
 use crate::event::{Event, EventQueue};
 use crate::giving_up::{balks, LossReason};
 use crate::job::{Jobs, OUTSIDE};
+use crate::marks::MarkTimes;
 use crate::measurement::{Measurement, Milestone, WarmupPlan};
-use crate::model::{CompiledModel, Discipline, Take};
+use crate::model::{CompiledModel, Discipline, Take, MARK_DONE};
 use crate::plan::{plan_classes, ClassPlan, ServeStep, SourcePlan, StepKind, StepPlan, EXIT};
 use crate::resources::Resources;
 use crate::service::{Started, TypedServers};
@@ -45,6 +46,7 @@ pub struct Simulation {
     rng: Xoshiro256PlusPlus,
     now: f64,
     measurement: Measurement,
+    marks: MarkTimes,
     done: bool,
     /// Order of arrivals at stations, over all stations: first come, first
     /// served within a station, and the order tokens are handed out across them.
@@ -106,7 +108,8 @@ impl Simulation {
             events: EventQueue::default(),
             rng,
             now: 0.0,
-            measurement: Measurement::new(settings, model.classes.len()),
+            measurement: Measurement::new(settings, model.classes.iter().map(|c| c.measures.len())),
+            marks: MarkTimes::new(model.classes.iter().map(|c| c.marks.len()).max().unwrap_or(0)),
             done: false,
             arrivals_seq: 0,
             closed_jobs,
@@ -211,6 +214,7 @@ impl Simulation {
             self.events.schedule(self.now + gap, Event::Arrival { class });
         }
         let job = self.jobs.admit(class, self.now);
+        self.marks.clear(job);
         let admitted = self.stations[self.first_station(job) as usize].has_room(false);
         self.measurement.offered(class, admitted);
         if admitted {
@@ -240,6 +244,7 @@ impl Simulation {
         j.next = 0;
         j.station = OUTSIDE;
         let class = j.class;
+        self.marks.clear(job);
         if self.classes[class as usize].gives_up {
             self.measurement.offered(class, true);
         }
@@ -331,6 +336,7 @@ impl Simulation {
     }
 
     fn complete_customer(&mut self, job: u32) {
+        self.measure_until(job, MARK_DONE);
         let j = &self.jobs[job];
         let class = j.class;
         match self.measurement.completed(class, self.now - j.entered_system, j.waited) {
@@ -341,6 +347,20 @@ impl Simulation {
         match self.classes[class as usize].source {
             SourcePlan::Closed { .. } => self.begin_cycle(job),
             SourcePlan::Open { .. } => self.jobs.release(job),
+        }
+    }
+
+    /// The job reached `mark` now: the measures that end there and whose
+    /// start it reached before are taken.
+    fn measure_until(&mut self, job: u32, mark: u32) {
+        let j = &self.jobs[job];
+        let (class, arrived) = (j.class, j.entered_system);
+        for (i, &(from, to)) in self.classes[class as usize].measures.iter().enumerate() {
+            if to == mark {
+                if let Some(start) = self.marks.time(job, from, arrived) {
+                    self.measurement.measured(class, i, self.now - start);
+                }
+            }
         }
     }
 
@@ -362,6 +382,12 @@ impl Simulation {
     /// Service is over: release the step's tokens, choose the next step, and
     /// leave now or stay blocked on the server until the next station has room.
     fn finish_step(&mut self, job: u32) {
+        let j = &self.jobs[job];
+        if let Some(mark) = self.classes[j.class as usize].steps[j.step as usize].mark {
+            if self.marks.reach(job, mark, self.now) {
+                self.measure_until(job, mark);
+            }
+        }
         let j = &self.jobs[job];
         let (class, here) = (j.class, j.station);
         let steps = &self.classes[class as usize].steps;

@@ -102,6 +102,9 @@ pub struct ClassStats {
     pub lost: u64,
     /// `lost` by reason, indexed by `LossReason`.
     pub lost_by: [u64; LOSS_REASONS.len()],
+    /// Per measure of the class: the times between its marks, and how many.
+    pub measures: Vec<TimeSummary>,
+    pub measure_counts: Vec<u64>,
     pub response: TimeSummary,
     pub waiting: TimeSummary,
     /// The response times themselves, kept only when the run asks for their

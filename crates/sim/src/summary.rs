@@ -141,6 +141,12 @@ pub struct ClassSummary {
     /// `lost` under each of `LOSS_REASONS`.
     pub lost_by: BTreeMap<&'static str, u64>,
     pub loss_probability_by: BTreeMap<&'static str, Estimate>,
+    /// Per measure, by name in the class's order: the times between its two
+    /// marks, like the response time, and how many customers were measured.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub measures: Vec<(String, TimesEstimate)>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub measures_count: Vec<(String, u64)>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -211,6 +217,8 @@ impl Summary {
                 lost: total(&|r| r.classes[c].lost),
                 loss_probability: over(&|r| ratio(r.classes[c].lost as f64, r.classes[c].offered as f64)),
                 lost_by: LOSS_REASONS.iter().enumerate().map(|(i, &why)| (why, total(&|r| r.classes[c].lost_by[i]))).collect(),
+                measures: class.measures.iter().enumerate().map(|(i, m)| (m.name.clone(), times(&|r| &r.classes[c].measures[i]))).collect(),
+                measures_count: class.measures.iter().enumerate().map(|(i, m)| (m.name.clone(), total(&|r| r.classes[c].measure_counts[i]))).collect(),
                 loss_probability_by: LOSS_REASONS.iter().enumerate().map(|(i, &why)| {
                     (why, over(&|r| ratio(r.classes[c].lost_by[i] as f64, r.classes[c].offered as f64)))
                 }).collect(),
@@ -285,7 +293,7 @@ mod tests {
                 spectrum: SPECTRUM.map(|p| p * scale),
                 max: scale,
             };
-            let class = ClassStats { completed: 1, offered: 1, lost: 0, lost_by: [0; 3], response: times.clone(), waiting: times, response_histogram: None };
+            let class = ClassStats { completed: 1, offered: 1, lost: 0, lost_by: [0; 3], measures: vec![], measure_counts: vec![], response: times.clone(), waiting: times, response_histogram: None };
             let station = StationStats {
                 departures: 1,
                 response_sum: 1.0,
