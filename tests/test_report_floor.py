@@ -118,3 +118,35 @@ def test_the_page_is_written_and_a_malformed_server_type_is_one_line(tmp_path):
         check_record(record, "r.json")
     assert str(e.value).startswith("r.json: scenarios[1].results.stations.desk.server_types.drip_station.utilization")
     assert "\n" not in str(e.value)
+
+
+# ---- the printed tables of one result (brewput simulate) ------------------------
+
+def cells(table, row):
+    return [str(column._cells[row]) for column in table.columns]
+
+
+def test_printed_tables_show_losses_measures_and_server_types():
+    from brewput.figures import with_ci
+    from brewput.report.table import results_tables
+
+    res = floor_record()["scenarios"][0]["results"]  # in seconds: times print as they are
+    titles = [t.title for t in results_tables(res)]
+    assert titles[1:3] == ["lost customers (% of arrivals)", "measures (time between marks)"]
+    lost, measures = results_tables(res)[1:3]
+    figures = res["classes"]["customer"]
+    assert cells(lost, 0) == ["customer", "0", with_ci(100 * figures["loss_probability_by"]["balked"],
+                                                         [100 * v for v in figures["loss_probability_by_ci"]["balked"]]),
+                              with_ci(100 * 0.002, [100 * 0.001, 100 * 0.003]),
+                              with_ci(100 * figures["loss_probability"], None)]
+    waiting = figures["waiting_time"]
+    assert cells(measures, 0)[:4] == ["customer", "from_paying", with_ci(waiting["mean"], waiting["mean_ci"]),
+                                      with_ci(waiting["p50"], waiting["p50_ci"])]
+    assert cells(measures, 0)[-1] == "100"
+    types = results_tables(res)[4]
+    assert types.title.startswith("server types")
+    typed = res["stations"]["desk"]["server_types"]["espresso_machine"]
+    assert cells(types, 0)[:3] == ["desk", "espresso_machine", with_ci(typed["utilization"], typed["utilization_ci"])]
+    # a result without the service floor prints the tables it always did
+    plain = two_params_record()["scenarios"][0]["results"]
+    assert [t.title.split(":")[0].split(" (")[0] for t in results_tables(plain)] == [plain["model"], "stations"]

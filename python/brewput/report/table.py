@@ -68,6 +68,50 @@ def station_table(res: dict) -> Table:
     return table
 
 
+def server_type_table(res: dict) -> Table:
+    """Each typed group of servers: how busy, and how many jobs of each class it served."""
+    shown = Display.of(res["time_unit"])
+    rate = shown.rate_from(res["time_unit"])
+    classes = list(res["classes"])
+    table = _table("server types (utilization: the share of the type's servers serving)",
+                   ["station", "type", "utilization"] + [f"{name} served ({shown.per})" for name in classes], left=2)
+    for station, s in res["stations"].items():
+        for kind, t in (s.get("server_types") or {}).items():
+            served = t.get("served") or {}
+            cells = [with_ci(served[name] * rate, _scaled((t.get("served_ci") or {}).get(name), rate))
+                     if name in served else number(None) for name in classes]
+            table.add_row(station, kind, figure(t, "utilization"), *cells)
+    return table
+
+
+def lost_table(res: dict) -> Table:
+    """The share of each class's arrivals lost, per reason."""
+    reasons = list(dict.fromkeys(r for c in res["classes"].values() for r in c.get("loss_probability_by") or {}))
+    table = _table("lost customers (% of arrivals)", ["class", *reasons, "all reasons"])
+    for name, c in res["classes"].items():
+        by, cis = c.get("loss_probability_by") or {}, c.get("loss_probability_by_ci") or {}
+        cells = [with_ci(by[r] * 100, _scaled(cis.get(r), 100)) if r in by else number(None) for r in reasons]
+        table.add_row(name, *cells, figure(c, "loss_probability", 100))
+    return table
+
+
+def measure_table(res: dict) -> Table:
+    """Each class's measures between marks, like its response time."""
+    unit = Display.of(res["time_unit"]).time
+    table = _table("measures (time between marks)", ["class", "measure", f"mean ({unit})", f"p50 ({unit})",
+                                                     f"p95 ({unit})", f"p99 ({unit})", "customers"], left=2)
+    for name, c in res["classes"].items():
+        for measure, times in (c.get("measures") or {}).items():
+            measured = (c.get("measures_count") or {}).get(measure)
+            table.add_row(name, measure, *(figure(times, k) for k in ("mean", "p50", "p95", "p99")),
+                          number(None) if measured is None else count(measured))
+    return table
+
+
+def _scaled(pair, scale: float):
+    return None if pair is None or None in pair else [v * scale for v in pair]
+
+
 def resource_table(res: dict) -> Table:
     table = _table("resources", ("resource", "utilization", "in use (tokens)"))
     for name, r in res["resources"].items():
@@ -99,7 +143,14 @@ def bounds_table(res: dict) -> Table:
 
 
 def results_tables(res: dict) -> list:
-    tables = [class_table(res), station_table(res)]
+    tables = [class_table(res)]
+    if any(c.get("loss_probability") for c in res["classes"].values()):
+        tables.append(lost_table(res))
+    if any(c.get("measures") for c in res["classes"].values()):
+        tables.append(measure_table(res))
+    tables.append(station_table(res))
+    if any(s.get("server_types") for s in res["stations"].values()):
+        tables.append(server_type_table(res))
     if res["resources"]:
         tables.append(resource_table(res))
     if res.get("bounds"):
