@@ -365,9 +365,11 @@ def test_compare_sets_the_floors_figures_beside_the_simulations_intervals():
     typed = brewput.solve(model({"bar": {"servers": {"espresso": 2, "drip": 1}}}, {
         "c": {"rate": 1.0, "route": [{"station": "bar", "service": "exp(1)"}]}}))
     simulated = {"settings": {"replications": 5}, "classes": {"c": {"response_time": {}, "waiting_time": {}}},
-                 "stations": {"bar": {"server_types": {"drip": {"utilization": 0.3, "utilization_ci": [0.2, 0.4]}}}}}
+                 "stations": {"bar": {"server_types": {"drip": {"utilization": 0.3, "utilization_ci": [0.2, 0.4],
+                                                                "served": {"c": 0.3}, "served_ci": {"c": [0.2, 0.4]}}}}}}
     rows = {row.figure: row for row in compare_results(typed, simulated)}
     assert rows["bar drip utilization"].analytic == pytest.approx(1 / 3) and rows["bar drip utilization"].inside
+    assert rows["bar drip served c"].analytic == pytest.approx(1 / 3) and rows["bar drip served c"].inside
     assert "bar espresso utilization" not in rows  # nothing simulated to set it beside
 
 
@@ -396,6 +398,13 @@ SIMULATED = {  # one model per feature the engine simulates, solved exactly here
     "balk-threshold": one_class({"servers": 2}, {"service": "exp(1)", "balk": 3}, 2.5),
     "balk-probabilities": one_class({"servers": 1, "buffer": 4}, {"service": "exp(1)", "balk": [0, 0.3, 0.6]}, 1.2),
     "patience": one_class({"servers": 3}, {"service": "exp(1)", "patience": "exp(2)"}, 3.5),
+    "typed-servers": model({"bar": {"servers": {"espresso": 2, "drip": 1}, "take": "first_fit"}}, {
+        "latte": {"rate": 1.0, "route": [{"station": "bar", "service": "exp(1)", "served_by": ["espresso"]}]},
+        "filter": {"rate": 1.5, "route": [{"station": "bar", "served_by": {"espresso": "exp(1)",
+                                                                            "drip": "exp(0.5)"}}]}}),
+    "measures": model({"s": {"servers": 2}}, {"c": {
+        "rate": 1.6, "measures": {"all": ["arrived", "done"], "to_paid": ["arrived", "paid"]},
+        "route": [{"station": "s", "service": "exp(1)", "patience": "exp(3)", "mark": "paid"}]}}),
 }
 
 

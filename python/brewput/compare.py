@@ -58,8 +58,12 @@ def _pairs(analytic: dict, simulated: dict) -> Iterator[Tuple[str, dict, dict, s
         for key in STATION_FIGURES:
             yield f"{name} {key.replace('_', ' ')}", a, s, key, a
         for kind, figures in (a.get("server_types") or {}).items():
-            yield f"{name} {kind} utilization", figures, (s.get("server_types") or {}).get(kind) or {}, \
-                "utilization", a
+            simulated_kind = (s.get("server_types") or {}).get(kind) or {}
+            yield f"{name} {kind} utilization", figures, simulated_kind, "utilization", a
+            served, served_ci = simulated_kind.get("served") or {}, simulated_kind.get("served_ci") or {}
+            for label, value in figures["served"].items():  # completions of each class by this type
+                holder = {"value": served.get(label), "value_ci": served_ci.get(label)}
+                yield f"{name} {kind} served {label}", {"value": value}, holder, "value", a
 
 
 def compare_results(analytic: dict, simulated: dict, level: float = 0.95) -> List[Row]:
