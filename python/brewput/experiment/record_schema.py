@@ -56,8 +56,8 @@ class ClassFigures(Part):
     response_time: Times
     waiting_time: Optional[Times] = None
     lost: Optional[Whole] = None
-    lost_by: Optional[Dict[str, Whole]] = None  # full, balked, reneged
-    loss_probability_by: Optional[Dict[str, Number]] = None
+    lost_by: Optional[Dict[str, Optional[Whole]]] = None  # full, balked, reneged
+    loss_probability_by: Optional[Dict[str, Optional[Number]]] = None  # none for a closed class
     loss_probability_by_ci: Optional[Dict[str, Interval]] = None
     measures: Optional[Dict[str, Times]] = None  # between marks, each like the response time
     measures_count: Optional[Dict[str, Whole]] = None
