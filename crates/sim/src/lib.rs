@@ -33,6 +33,7 @@ pub use model::{Class, CompiledModel, Discipline, Dist, Resource, Source, Statio
 pub use distribution::PercentileDistribution;
 pub use histogram::{LogHistogram, RELATIVE_RESOLUTION};
 pub use run::{run, run_controlled};
+pub use sampler::Sampler;
 pub use settings::{RunSettings, Stop, Warmup};
 pub use stats::{ReplicationStats, PERCENTILES, SPECTRUM};
 pub use summary::{t_critical, ClassSummary, Estimate, ResourceSummary, ServerTypeSummary, StationSummary, Summary, TimesEstimate, CONFIDENCE};

@@ -1,0 +1,25 @@
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// Settings the Python side should have refused (a bug there, or a direct call).
+    Input(String),
+    /// The target cannot be reached before the run starts.
+    Unreachable(String),
+    /// The demo server cannot listen where asked.
+    Bind(String),
+    /// The machine refused something the run needs (threads, a runtime).
+    System(String),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Input(m) | LoadError::Unreachable(m) | LoadError::Bind(m) | LoadError::System(m) => {
+                f.write_str(m)
+            }
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}

@@ -1,0 +1,39 @@
+//! brewput's load generator and demo server (`brewput load`, `brewput serve`).
+//!
+//! Data flows one way: [`LoadSettings`] (a [`ScheduleSpec`] and a [`Target`])
+//! go into [`run`], which paces the schedule, carries the requests and returns
+//! a [`RunSummary`] of three HdrHistograms (response, service, lag) and counts.
+//! [`Server`] is the M/G/c queue behind HTTP that tests and demos measure.
+
+mod clock;
+mod control;
+mod error;
+mod generator;
+mod record;
+mod schedule;
+mod serve;
+mod target;
+
+pub use control::{LoadControl, Progress};
+pub use error::LoadError;
+pub use generator::{run, LoadSettings, MAX_CONNECTIONS, MAX_IN_FLIGHT};
+pub use record::{RunSummary, FAR_TAIL, LATE_NS};
+pub use schedule::{Arrivals, Intended, ScheduleSpec, Stage};
+pub use serve::{ServeSettings, ServeSummary, Server, MAX_QUEUE, MAX_WORKERS};
+pub use target::Target;
+
+/// Runs the load a JSON [`LoadSettings`] describes; the summary as JSON.
+pub fn run_json(settings: &str, control: &std::sync::Arc<LoadControl>) -> Result<String, LoadError> {
+    let settings: LoadSettings =
+        serde_json::from_str(settings).map_err(|e| LoadError::Input(format!("load settings: {e}")))?;
+    let summary = run(&settings, control)?;
+    serde_json::to_string(&summary).map_err(|e| LoadError::System(format!("cannot encode the summary: {e}")))
+}
+
+/// The intended start times (seconds) of a JSON [`ScheduleSpec`]: the
+/// schedule a run would pace, for checking it without sending anything.
+pub fn schedule_json(spec: &str, most: usize) -> Result<Vec<f64>, LoadError> {
+    let spec: ScheduleSpec = serde_json::from_str(spec).map_err(|e| LoadError::Input(format!("schedule: {e}")))?;
+    spec.check().map_err(LoadError::Input)?;
+    Ok(spec.iter().take(most).map(|i| i.seconds).collect())
+}

@@ -1,0 +1,398 @@
+//! What a run measured: three HdrHistograms and the counts beside them.
+//!
+//! - response = done − intended: what a user arriving on schedule waits,
+//!   free of coordinated omission (a stall delays every request due during it);
+//! - service = done − sent: what the server took once the request was on the
+//!   wire (the uncorrected view most tools report);
+//! - lag = sent − intended: how late the generator itself was.
+//!
+//! Values are recorded in nanoseconds with three significant digits from 1 ns
+//! to an hour; memory is fixed whatever the duration.
+
+use std::collections::BTreeMap;
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+const SIGNIFICANT_DIGITS: u8 = 3;
+const HIGHEST_NS: u64 = 3_600_000_000_000;
+/// Requests sent more than this after their intended time count as late.
+pub const LATE_NS: u64 = 1_000_000;
+/// The tail points reported beyond the engine's spectrum (in percent), each
+/// only when at least one sample lies above it.
+pub const FAR_TAIL: [f64; 1] = [99.9999];
+/// wrk2's and HdrHistogram's reporting ticks per halving of the distance to 100 %.
+const TICKS_PER_HALF_DISTANCE: u32 = 5;
+
+/// How a request failed without an answer to time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ErrorKind {
+    /// The connection could not be made (refused, unreachable).
+    Connect,
+    /// No complete answer within the timeout.
+    Timeout,
+    /// The connection broke or the answer was not HTTP.
+    Http,
+    /// The command could not be started.
+    Spawn,
+}
+
+impl ErrorKind {
+    fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Connect => "connect",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Http => "http",
+            ErrorKind::Spawn => "spawn",
+        }
+    }
+}
+
+/// What became of one sent request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// An HTTP answer with this status.
+    Status(u16),
+    /// A command that exited (true: with status 0).
+    Exited(bool),
+    Error(ErrorKind),
+}
+
+pub struct Recorder {
+    response: Histogram<u64>,
+    service: Histogram<u64>,
+    lag: Histogram<u64>,
+    sent: u64,
+    late: u64,
+    dropped: u64,
+    warmup: u64,
+    answers: BTreeMap<String, u64>,
+    errors: BTreeMap<&'static str, u64>,
+    failed: u64,
+    /// Requests sent in each second of the run, measured or not (for stage and
+    /// ramp rates); at most one entry per second of the schedule.
+    sent_per_second: Vec<u64>,
+    last_done_ns: u64,
+    first_measured_ns: Option<u64>,
+}
+
+fn histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, HIGHEST_NS, SIGNIFICANT_DIGITS).expect("constant bounds are valid")
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Recorder {
+            response: histogram(),
+            service: histogram(),
+            lag: histogram(),
+            sent: 0,
+            late: 0,
+            dropped: 0,
+            warmup: 0,
+            answers: BTreeMap::new(),
+            errors: BTreeMap::new(),
+            failed: 0,
+            sent_per_second: Vec::new(),
+            last_done_ns: 0,
+            first_measured_ns: None,
+        }
+    }
+}
+
+/// Most seconds of per-second counts kept (a day): the tally stops growing there.
+const MOST_SECONDS: usize = 86_400;
+
+impl Recorder {
+    /// A request the in-flight window had no room for when it was due.
+    pub fn dropped(&mut self, measured: bool) {
+        if measured {
+            self.dropped += 1;
+        }
+    }
+
+    /// A request that was sent; times in ns from the start of the run.
+    pub fn finished(&mut self, measured: bool, intended_ns: u64, sent_ns: u64, done_ns: u64, outcome: Outcome) {
+        let second = (sent_ns / 1_000_000_000) as usize;
+        if second < MOST_SECONDS {
+            if self.sent_per_second.len() <= second {
+                self.sent_per_second.resize(second + 1, 0);
+            }
+            self.sent_per_second[second] += 1;
+        }
+        if !measured {
+            self.warmup += 1;
+            return;
+        }
+        self.first_measured_ns.get_or_insert(intended_ns);
+        self.sent += 1;
+        self.last_done_ns = self.last_done_ns.max(done_ns);
+        let lag = sent_ns.saturating_sub(intended_ns);
+        self.lag.saturating_record(lag.max(1));
+        self.late += (lag > LATE_NS) as u64;
+        let answered = match outcome {
+            Outcome::Status(status) => {
+                *self.answers.entry(format!("{}xx", status / 100)).or_default() += 1;
+                self.failed += (status >= 400) as u64;
+                true
+            }
+            Outcome::Exited(ok) => {
+                *self.answers.entry(if ok { "exit 0" } else { "exit non-0" }.to_string()).or_default() += 1;
+                self.failed += (!ok) as u64;
+                true
+            }
+            Outcome::Error(kind) => {
+                *self.errors.entry(kind.name()).or_default() += 1;
+                self.failed += 1;
+                false
+            }
+        };
+        if answered {
+            self.response.saturating_record(done_ns.saturating_sub(intended_ns).max(1));
+            self.service.saturating_record(done_ns.saturating_sub(sent_ns).max(1));
+        }
+    }
+
+    /// (completed answers, response p50 and p99 in seconds) so far.
+    pub fn progress(&self) -> (u64, u64, f64, f64) {
+        let seconds = |q| self.response.value_at_quantile(q) as f64 * 1e-9;
+        (self.sent, self.response.len(), seconds(0.5), seconds(0.99))
+    }
+
+    pub fn summary(&self, stage_bounds: &[(f64, f64)], target_rate: f64, end_seconds: f64) -> RunSummary {
+        let start = self.first_measured_ns.unwrap_or(0) as f64 * 1e-9;
+        let elapsed = (self.last_done_ns as f64 * 1e-9 - start).max(0.0);
+        let stages = stage_bounds
+            .iter()
+            .map(|&(from, to)| {
+                let to = to.min(end_seconds);
+                let seconds = self.sent_per_second.iter().enumerate();
+                let sent: u64 = seconds.filter(|(s, _)| (*s as f64) >= from && (*s as f64) < to).map(|(_, n)| n).sum();
+                StageSummary { start_seconds: from, end_seconds: to, sent, sent_rate: sent as f64 / (to - from).max(1e-9) }
+            })
+            .collect();
+        RunSummary {
+            response: Times::of(&self.response),
+            service: Times::of(&self.service),
+            lag: Times::of(&self.lag),
+            counts: Counts {
+                sent: self.sent,
+                answered: self.response.len(),
+                failed: self.failed,
+                late: self.late,
+                dropped: self.dropped,
+                warmup: self.warmup,
+                answers: self.answers.clone(),
+                errors: self.errors.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            },
+            elapsed_seconds: elapsed,
+            achieved_rate: if elapsed > 0.0 { self.response.len() as f64 / elapsed } else { 0.0 },
+            target_rate,
+            stages,
+            sent_per_second: self.sent_per_second.clone(),
+            late_seconds: LATE_NS as f64 * 1e-9,
+            interrupted: false,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct Counts {
+    /// Measured requests sent (answered or failed).
+    pub sent: u64,
+    /// Of those, answered (any HTTP status, or a command that exited).
+    pub answered: u64,
+    /// HTTP 4xx/5xx, non-zero exits and errors.
+    pub failed: u64,
+    pub late: u64,
+    pub dropped: u64,
+    /// Requests sent during the warm-up, not measured.
+    pub warmup: u64,
+    /// Answers by status class (`2xx`) or exit (`exit 0`).
+    pub answers: BTreeMap<String, u64>,
+    /// Failures without an answer, by kind.
+    pub errors: BTreeMap<String, u64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct StageSummary {
+    pub start_seconds: f64,
+    pub end_seconds: f64,
+    /// Requests sent between the stage's start and end (by whole seconds).
+    pub sent: u64,
+    pub sent_rate: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RunSummary {
+    pub response: Times,
+    pub service: Times,
+    pub lag: Times,
+    pub counts: Counts,
+    /// From the first measured intended time to the last answer.
+    pub elapsed_seconds: f64,
+    /// Answers per second over `elapsed_seconds`.
+    pub achieved_rate: f64,
+    pub target_rate: f64,
+    pub stages: Vec<StageSummary>,
+    pub sent_per_second: Vec<u64>,
+    pub late_seconds: f64,
+    pub interrupted: bool,
+}
+
+/// One histogram's figures, in seconds.
+#[derive(Debug, Serialize)]
+pub struct Times {
+    pub count: u64,
+    pub mean: Option<f64>,
+    pub std_deviation: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    /// The engine's named percentiles (`p50` ... `p999`), as (name, seconds).
+    pub percentiles: Vec<(String, f64)>,
+    /// `[percent, seconds]` at the engine's spectrum and the far tail, each
+    /// point only when at least one sample lies above it.
+    pub spectrum: Vec<(f64, f64)>,
+    pub distribution: Option<Distribution>,
+}
+
+/// HdrHistogram's percentile distribution, row for row as an .hgrm file lists it.
+#[derive(Debug, Serialize)]
+pub struct Distribution {
+    pub rows: Vec<(f64, f64, u64)>,
+    pub mean: f64,
+    pub std_deviation: f64,
+    pub max: f64,
+    pub total_count: u64,
+    pub buckets: u8,
+    pub sub_buckets: u32,
+}
+
+const NS: f64 = 1e-9;
+
+impl Times {
+    fn of(h: &Histogram<u64>) -> Times {
+        let count = h.len();
+        if count == 0 {
+            return Times { count, mean: None, std_deviation: None, min: None, max: None, percentiles: vec![],
+                           spectrum: vec![], distribution: None };
+        }
+        let at = |p: f64| h.value_at_quantile(p / 100.0) as f64 * NS;
+        let percentiles = brewput_sim::PERCENTILES
+            .iter()
+            .filter(|(_, p)| has_tail(count, *p))
+            .map(|(name, p)| (name.to_string(), at(*p)))
+            .collect();
+        let spectrum = brewput_sim::SPECTRUM
+            .iter()
+            .chain(FAR_TAIL.iter())
+            .filter(|p| has_tail(count, **p))
+            .map(|p| (*p, at(*p)))
+            .collect();
+        let mut up_to = 0;
+        let rows = h
+            .iter_quantiles(TICKS_PER_HALF_DISTANCE)
+            .map(|v| {
+                up_to += v.count_since_last_iteration();
+                (v.value_iterated_to() as f64 * NS, v.quantile_iterated_to(), up_to)
+            })
+            .collect();
+        Times {
+            count,
+            mean: Some(h.mean() * NS),
+            std_deviation: Some(h.stdev() * NS),
+            min: Some(h.min() as f64 * NS),
+            max: Some(h.max() as f64 * NS),
+            percentiles,
+            spectrum,
+            distribution: Some(Distribution {
+                rows,
+                mean: h.mean() * NS,
+                std_deviation: h.stdev() * NS,
+                max: h.max() as f64 * NS,
+                total_count: count,
+                buckets: h.buckets(),
+                sub_buckets: sub_buckets(),
+            }),
+        }
+    }
+}
+
+/// Whether `count` samples put at least one above the `percent`-th percentile.
+fn has_tail(count: u64, percent: f64) -> bool {
+    count as f64 * (1.0 - percent / 100.0) >= 1.0 - 1e-9 // 1000 × 0.1 % is one sample, not 0.99999…
+}
+
+/// HdrHistogram's sub-buckets per power of two for the significant digits.
+fn sub_buckets() -> u32 {
+    (2.0 * 10f64.powi(SIGNIFICANT_DIGITS as i32)).log2().ceil().exp2() as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn the_three_histograms_split_a_late_send_correctly() {
+        let mut r = Recorder::default();
+        // Intended at 0, sent 40 ms late, answered 10 ms later.
+        r.finished(true, 0, 40 * MS, 50 * MS, Outcome::Status(200));
+        let s = r.summary(&[(0.0, 1.0)], 1.0, 1.0);
+        let near = |x: Option<f64>, want: f64| (x.unwrap() - want).abs() <= want * 1e-3;
+        assert!(near(s.response.max, 0.050) && near(s.service.max, 0.010) && near(s.lag.max, 0.040));
+        assert_eq!(s.counts.late, 1);
+        assert_eq!(s.counts.answers["2xx"], 1);
+    }
+
+    #[test]
+    fn failures_are_counted_by_class_and_kind_and_errors_have_no_latency() {
+        let mut r = Recorder::default();
+        r.finished(true, 0, 0, MS, Outcome::Status(503));
+        r.finished(true, 0, 0, MS, Outcome::Status(404));
+        r.finished(true, 0, 0, MS, Outcome::Status(302));
+        r.finished(true, 0, 0, MS, Outcome::Error(ErrorKind::Timeout));
+        r.finished(true, 0, 0, MS, Outcome::Exited(false));
+        r.finished(false, 0, 0, MS, Outcome::Status(200));
+        r.dropped(true);
+        r.dropped(false);
+        let s = r.summary(&[(0.0, 1.0)], 1.0, 1.0);
+        let c = &s.counts;
+        assert_eq!((c.sent, c.answered, c.failed, c.dropped, c.warmup), (5, 4, 4, 1, 1));
+        assert_eq!((c.answers["5xx"], c.answers["4xx"], c.answers["3xx"], c.answers["exit non-0"]), (1, 1, 1, 1));
+        assert_eq!(c.errors["timeout"], 1);
+    }
+
+    #[test]
+    fn percentiles_need_samples_beyond_them() {
+        let mut r = Recorder::default();
+        for i in 0..1000u64 {
+            r.finished(true, 0, 0, (i + 1) * MS, Outcome::Status(200));
+        }
+        let s = r.summary(&[(0.0, 1.0)], 1.0, 1.0);
+        // 1000 samples reach 99.9 % (one above), not 99.95 %.
+        assert_eq!(s.response.spectrum.last().unwrap().0, 99.9);
+        let p99 = s.response.percentiles.iter().find(|(n, _)| n == "p99").unwrap().1;
+        assert!((p99 - 0.990).abs() <= 0.990 * 1e-3, "{p99}");
+        let d = s.response.distribution.unwrap();
+        assert_eq!(d.rows.last().unwrap().2, 1000);
+        assert_eq!(d.rows.last().unwrap().1, 1.0);
+        assert_eq!(d.sub_buckets, 2048);
+    }
+
+    #[test]
+    fn achieved_rate_and_stage_rates_come_from_what_was_sent() {
+        let mut r = Recorder::default();
+        // 100/s for 2 s, then 300/s for 1 s, each answered in 1 ms.
+        let sends = (0..200).map(|k| k * 10 * MS).chain((0..300).map(|k| 2_000 * MS + k * 10 * MS / 3));
+        for t in sends {
+            r.finished(true, t, t, t + MS, Outcome::Status(200));
+        }
+        let s = r.summary(&[(0.0, 2.0), (2.0, 3.0)], 500.0 / 3.0, 3.0);
+        assert_eq!((s.stages[0].sent, s.stages[1].sent), (200, 300));
+        assert!((s.stages[0].sent_rate - 100.0).abs() < 1e-9 && (s.stages[1].sent_rate - 300.0).abs() < 1e-9);
+        assert!((s.achieved_rate - 500.0 / s.elapsed_seconds).abs() < 1e-9);
+        assert!((s.elapsed_seconds - 3.0).abs() < 0.01, "{}", s.elapsed_seconds);
+    }
+}

@@ -1,0 +1,195 @@
+//! The demo server: an M/G/c queue behind HTTP. Every request joins one FIFO
+//! queue served by `workers` threads; its service time is drawn, in arrival
+//! order from the seed, from a brewput distribution, and spent sleeping (or
+//! burning CPU with `burn`). A full queue answers 503 at once, so memory stays
+//! bounded under any load.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc as std_mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use brewput_sim::{Dist, Sampler};
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::service::service_fn;
+use hyper::{Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+use tokio::sync::oneshot;
+
+use crate::clock;
+use crate::control::LoadControl;
+use crate::error::LoadError;
+
+pub const MAX_WORKERS: usize = 4096;
+pub const MAX_QUEUE: usize = 1_000_000;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ServeSettings {
+    pub host: String,
+    pub port: u16,
+    pub workers: usize,
+    /// Service time in seconds.
+    pub service: Dist,
+    pub burn: bool,
+    /// Requests waiting at most; more are answered 503.
+    pub queue: usize,
+    pub seed: u64,
+    pub for_seconds: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ServeSummary {
+    pub served: u64,
+    pub rejected: u64,
+    pub seconds: f64,
+}
+
+pub struct Server {
+    listener: std::net::TcpListener,
+    settings: ServeSettings,
+    sampler: Sampler,
+}
+
+struct Request {
+    service: Duration,
+    reply: oneshot::Sender<()>,
+}
+
+/// The queue and its bookkeeping, shared by the connections.
+struct Floor {
+    rng: Mutex<Xoshiro256PlusPlus>,
+    sampler: Sampler,
+    queue: std_mpsc::Sender<Request>,
+    waiting: AtomicUsize,
+    capacity: usize,
+    served: AtomicU64,
+    rejected: AtomicU64,
+}
+
+impl Server {
+    /// Listens where `settings` say; the run starts with `run`.
+    pub fn bind(settings: ServeSettings) -> Result<Server, LoadError> {
+        if !(1..=MAX_WORKERS).contains(&settings.workers) {
+            return Err(LoadError::Input(format!("workers must be from 1 to {MAX_WORKERS}")));
+        }
+        if !(1..=MAX_QUEUE).contains(&settings.queue) {
+            return Err(LoadError::Input(format!("queue must be from 1 to {MAX_QUEUE}")));
+        }
+        let sampler = Sampler::new(&settings.service).map_err(|e| LoadError::Input(e.to_string()))?;
+        let listener = std::net::TcpListener::bind((settings.host.as_str(), settings.port))
+            .map_err(|e| LoadError::Bind(format!("cannot listen on {}:{}: {e}", settings.host, settings.port)))?;
+        Ok(Server { listener, settings, sampler })
+    }
+
+    pub fn address(&self) -> Result<SocketAddr, LoadError> {
+        self.listener.local_addr().map_err(|e| LoadError::System(e.to_string()))
+    }
+
+    /// Serves until `control` is stopped or `for_seconds` have passed.
+    pub fn run(self, control: &LoadControl) -> Result<ServeSummary, LoadError> {
+        let system = |e: std::io::Error| LoadError::System(format!("the server cannot run: {e}"));
+        self.listener.set_nonblocking(true).map_err(system)?;
+        let (queue, requests) = std_mpsc::channel::<Request>();
+        let requests = Arc::new(Mutex::new(requests));
+        let floor = Arc::new(Floor {
+            rng: Mutex::new(Xoshiro256PlusPlus::seed_from_u64(self.settings.seed)),
+            sampler: self.sampler,
+            queue,
+            waiting: AtomicUsize::new(0),
+            capacity: self.settings.queue,
+            served: AtomicU64::new(0),
+            rejected: AtomicU64::new(0),
+        });
+        for i in 0..self.settings.workers {
+            let (requests, floor, burn) = (Arc::clone(&requests), Arc::clone(&floor), self.settings.burn);
+            std::thread::Builder::new()
+                .name(format!("brewput-serve-{i}"))
+                .spawn(move || work(&requests, &floor, burn))
+                .map_err(system)?;
+        }
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(system)?;
+        let start = Instant::now();
+        let deadline = self.settings.for_seconds.and_then(|s| Duration::try_from_secs_f64(s).ok()).map(|d| start + d);
+        let listener = self.listener;
+        runtime.block_on(async {
+            let listener = tokio::net::TcpListener::from_std(listener).map_err(system)?;
+            loop {
+                if control.stopped() || deadline.is_some_and(|d| Instant::now() >= d) {
+                    break;
+                }
+                tokio::select! {
+                    accepted = listener.accept() => {
+                        if let Ok((stream, _)) = accepted {
+                            let _ = stream.set_nodelay(true);
+                            tokio::spawn(connection(stream, Arc::clone(&floor)));
+                        }
+                    }
+                    _ = tokio::time::sleep(Duration::from_millis(20)) => {}
+                }
+            }
+            Ok::<(), LoadError>(())
+        })?;
+        // Dropping the runtime closes every connection; the workers finish the
+        // request in hand and end when the queue's last sender goes.
+        drop(runtime);
+        Ok(ServeSummary {
+            served: floor.served.load(Ordering::Relaxed),
+            rejected: floor.rejected.load(Ordering::Relaxed),
+            seconds: start.elapsed().as_secs_f64(),
+        })
+    }
+}
+
+async fn connection(stream: tokio::net::TcpStream, floor: Arc<Floor>) {
+    let service = service_fn(move |_request| {
+        let floor = Arc::clone(&floor);
+        async move { Ok::<_, std::convert::Infallible>(answer(&floor).await) }
+    });
+    let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+}
+
+async fn answer(floor: &Floor) -> Response<Full<Bytes>> {
+    let respond = |status, body: &'static str| {
+        let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
+        *response.status_mut() = status;
+        response
+    };
+    if floor.waiting.fetch_add(1, Ordering::Relaxed) >= floor.capacity {
+        floor.waiting.fetch_sub(1, Ordering::Relaxed);
+        floor.rejected.fetch_add(1, Ordering::Relaxed);
+        return respond(StatusCode::SERVICE_UNAVAILABLE, "queue full\n");
+    }
+    // Drawn in arrival order: the same seed and order give the same times.
+    let seconds = floor.sampler.sample(&mut *floor.rng.lock().unwrap_or_else(|e| e.into_inner()));
+    let service = Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX);
+    let (reply, done) = oneshot::channel();
+    if floor.queue.send(Request { service, reply }).is_err() || done.await.is_err() {
+        return respond(StatusCode::SERVICE_UNAVAILABLE, "stopping\n");
+    }
+    floor.served.fetch_add(1, Ordering::Relaxed);
+    respond(StatusCode::OK, "ok\n")
+}
+
+/// One worker: takes the queue's head, spends its service time, answers.
+fn work(requests: &Mutex<std_mpsc::Receiver<Request>>, floor: &Floor, burn: bool) {
+    clock::precise_sleeps();
+    loop {
+        let next = requests.lock().unwrap_or_else(|e| e.into_inner()).recv();
+        let Ok(request) = next else { return };
+        floor.waiting.fetch_sub(1, Ordering::Relaxed);
+        if burn {
+            let until = Instant::now() + request.service;
+            while Instant::now() < until {
+                std::hint::spin_loop();
+            }
+        } else {
+            std::thread::sleep(request.service);
+        }
+        let _ = request.reply.send(());
+    }
+}
