@@ -16,6 +16,8 @@ import brewput
 from brewput.analytic import queues
 from brewput.analytic.abandonment import erlang_a, impatient
 from brewput.analytic.typed_servers import fcfs_alis
+from brewput.analytic.dispatch import dispatch
+from brewput.analytic.fork_join import fork_join
 from brewput.model import Model
 
 WIDEN = 1.7  # a 95 % Student-t half-width times this covers about 99.9 %
@@ -279,3 +281,86 @@ def test_measures_between_marks_are_the_sojourns_they_span():
         assert_covers(name, times["mean"], times["mean_ci"], s / (1 - lam * s))
         # M/M/1 response is exponential: its median is ln 2 times its mean
         assert_covers(f"{name} median", times["p50"], times["p50_ci"], math.log(2) * s / (1 - lam * s))
+
+
+# --- fork/join and dispatch ---------------------------------------------------
+
+def forked(join="all", rate=0.5, mark=False):
+    coffee = {"station": "espresso", "service": "exp(1)", **({"mark": "coffee"} if mark else {})}
+    return model({"espresso": {"servers": 1}, "steamer": {"servers": 1}},
+                 {"c": {"rate": rate,
+                        **({"measures": {"to_coffee": ["arrived", "coffee"]}} if mark else {}),
+                        "route": [{"fork": {"coffee": [coffee], "milk": [{"station": "steamer", "service": "exp(1)"}]},
+                                   "join": join}]}})
+
+
+@pytest.mark.parametrize("join, needed", [("all", 0), ("any", 1)])
+def test_two_branch_fork_join_is_flatto_hahn(join, needed):
+    lam, mu = 0.5, 1.0
+    r = run(forked(join, lam))
+    truth = fork_join(lam, mu, 2, needed)
+    figures = r["classes"]["c"]
+    assert_covers("response", figures["response_time"]["mean"], figures["response_time"]["mean_ci"], truth.response)
+    assert_figure("throughput", figures, "throughput", lam)
+    # each branch station is an M/M/1 at the full arrival rate, joined or not
+    for s in ("espresso", "steamer"):
+        assert_figure(f"{s} utilization", r["stations"][s], "utilization", lam / mu)
+
+
+def test_a_mark_inside_a_branch_is_recorded_on_the_customer():
+    lam = 0.5
+    r = run(forked("all", lam, mark=True))
+    times = r["classes"]["c"]["measures"]["to_coffee"]
+    assert_covers("arrived to the coffee branch's end", times["mean"], times["mean_ci"], 1 / (1 - lam))
+    # taken when the mark is reached, so customers in flight at the warm-up's end
+    # and at the stop make the only difference from the completions
+    counted, completed = r["classes"]["c"]["measures_count"]["to_coffee"], r["classes"]["c"]["completed"]
+    assert abs(counted - completed) <= 100
+
+
+def two_way(policy, rate=1.5, **step):
+    return model({"a": {"servers": 1}, "b": {"servers": 1}},
+                 {"c": {"rate": rate, "route": [{"dispatch": {"a": [{"station": "a", "service": "exp(1)"}],
+                                                              "b": [{"station": "b", "service": "exp(1)"}]},
+                                                 "policy": policy, **step}]}})
+
+
+@pytest.mark.parametrize("policy", ["random", "round_robin", "shared"])
+def test_dispatch_to_two_servers_against_closed_forms(policy):
+    lam = 1.5
+    r = run(two_way(policy, lam))
+    truth = dispatch(policy, lam, 1.0, 2)
+    figures = r["classes"]["c"]
+    assert_covers(f"{policy} response", figures["response_time"]["mean"], figures["response_time"]["mean_ci"],
+                  truth.response)
+    assert_covers(f"{policy} wait", figures["waiting_time"]["mean"], figures["waiting_time"]["mean_ci"], truth.wait)
+
+
+def test_dispatch_policies_order_as_theory_says():
+    """One queue for both servers beats joining the shorter branch, which beats
+    alternating, which beats a coin toss (exponential servers: Winston 1977 for
+    JSQ's optimality among policies that see queue lengths, Erlang C for the
+    shared queue; round robin smooths each server's arrivals)."""
+    means = {}
+    for policy in ("shared", "shortest_queue", "round_robin", "random"):
+        t = run(two_way(policy))["classes"]["c"]["response_time"]
+        means[policy] = (t["mean"], t["mean_ci"])
+    order = ["shared", "shortest_queue", "round_robin", "random"]
+    for better, worse in zip(order, order[1:]):
+        assert means[better][1][1] < means[worse][1][0], f"{better} {means[better]} vs {worse} {means[worse]}"
+    assert means["shortest_queue"][0] > dispatch("shared", 1.5, 1.0, 2).response
+
+
+def test_power_of_d_with_every_branch_drawn_is_join_the_shortest():
+    # d = 2 of 2 draws both, in random order: only ties differ from shortest_queue,
+    # and ties between equal branches do not change the mean.
+    jsq = run(two_way("shortest_queue"))["classes"]["c"]["response_time"]
+    pod = run(two_way("power_of_d", d=2), seed=12)["classes"]["c"]["response_time"]
+    half = ((jsq["mean_ci"][1] - jsq["mean_ci"][0]) + (pod["mean_ci"][1] - pod["mean_ci"][0])) / 2 * WIDEN
+    assert abs(jsq["mean"] - pod["mean"]) <= half
+
+
+def test_forks_and_dispatches_are_the_same_at_any_thread_count():
+    for m in (forked("any"), two_way("shared"), two_way("power_of_d", d=2)):
+        one, two = (run(m, customers=20_000, replications=4, threads=t) for t in (1, 2))
+        assert one["classes"] == two["classes"] and one["stations"] == two["stations"]

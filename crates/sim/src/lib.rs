@@ -7,7 +7,9 @@
 mod control;
 mod distribution;
 mod error;
+mod dispatch;
 mod event;
+mod fork;
 mod giving_up;
 mod histogram;
 mod job;

@@ -460,13 +460,10 @@ fn not_yet_simulated(model: &CompiledModel) -> Result<(), SimError> {
     }
     for class in &model.classes {
         for step in &class.steps {
-            let feature = match step.kind {
-                StepKind::Fork => Some("fork"),
-                StepKind::Dispatch => Some("dispatch"),
-                StepKind::Station => None,
-            };
-            if let Some(feature) = feature {
-                return refuse(format!("class {}: {feature}", class.name));
+            let in_fork = std::iter::successors(step.scope, |&s| class.steps[s as usize].scope)
+                .any(|s| class.steps[s as usize].kind == StepKind::Fork);
+            if in_fork && (step.balk.is_some() || step.patience.is_some()) {
+                return refuse(format!("class {}: balk or patience inside a fork's branch", class.name));
             }
         }
     }
@@ -543,6 +540,7 @@ mod tests {
                 {"station": 0, "service": {"kind": "exp", "mean": 1}, "next": [[null, 1]], "scope": 0}]}]}"#;
         let refused = |text: &str| CompiledModel::from_json(text).expect_err("refused").to_string();
         assert!(refused(fork).contains("station s: preempt: not simulated yet"));
-        assert!(refused(&fork.replace(r#", "preempt": "resume""#, "")).contains("class c: fork: not simulated yet"));
+        let balking_branch = fork.replace(r#", "preempt": "resume""#, "").replace(r#""scope": 0}]"#, r#""scope": 0, "balk": {"threshold": 1}}]"#);
+        assert!(refused(&balking_branch).contains("class c: balk or patience inside a fork's branch: not simulated yet"));
     }
 }

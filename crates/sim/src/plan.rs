@@ -9,21 +9,27 @@
 use rand::Rng;
 
 use crate::error::SimError;
-use crate::model::{Balk, CompiledModel, Dist, Source};
+use crate::model::{Balk, Class, CompiledModel, Dist, Policy, Source, StepKind as Kind};
 use crate::sampler::Sampler;
 
-/// A step index meaning "leave the route".
+/// A step index meaning "end the innermost scope": leave the route at its
+/// top level, end the branch inside a fork or dispatch.
 pub const EXIT: u32 = u32::MAX;
 
-/// What a route may read about the stations when it chooses the next step:
-/// policies such as join the shortest queue see the state through this one
-/// accessor, never the stations themselves.
-#[allow(dead_code)] // read by the load-balancing dispatch policies (issue 11)
+/// What a route or a dispatch policy may read about the stations when it
+/// chooses: they see the state through this one accessor, never the stations
+/// themselves.
 pub trait Occupancy {
     /// Jobs at `station`: waiting, in service and blocked after service.
+    #[allow(dead_code)] // for policies counting jobs at a station rather than in a branch
     fn present(&self, station: u32) -> u32;
     /// Jobs waiting in `station`'s queue.
+    #[allow(dead_code)] // as `present`
     fn waiting(&self, station: u32) -> u32;
+    /// The fraction of `station`'s servers serving now.
+    fn busy_fraction(&self, station: u32) -> f64;
+    /// Whether a job could start at `station` now, were it compatible.
+    fn has_free_server(&self, station: u32) -> bool;
 }
 
 #[derive(Debug, Clone)]
@@ -54,13 +60,56 @@ pub struct StepPlan {
     pub route: Route,
     /// The class's mark reached when the step ends.
     pub mark: Option<u32>,
+    /// The fork or dispatch step whose branch holds this step, and which of
+    /// its branches; `None` at the route's own level.
+    pub scope: Option<(u32, u32)>,
 }
+
+/// Split into one sub-job per branch; go on when `join` of them ended.
+#[derive(Debug, Clone)]
+pub struct ForkStep {
+    pub branches: Vec<u32>,
+    pub join: u32,
+}
+
+/// Take one branch, chosen by `policy`.
+#[derive(Debug, Clone)]
+pub struct DispatchStep {
+    /// The first step of each branch.
+    pub branches: Vec<u32>,
+    pub policy: Policy,
+    /// `random`: the weights, cumulated.
+    pub cumulative: Vec<f64>,
+    /// `power_of_d`: branches drawn.
+    pub d: u32,
+    /// Its place among the model's dispatch steps (the simulation's state for it).
+    pub id: u32,
+    /// The station of each branch's first step (policies reading stations
+    /// need one; `NO_STATION` otherwise).
+    pub first_stations: Vec<u32>,
+}
+
+/// A branch whose first step is not at a station.
+pub const NO_STATION: u32 = u32::MAX;
 
 #[derive(Debug, Clone)]
 pub enum StepKind {
     /// Wait at `station`, then be served for a time drawn from `service`,
     /// holding a token of each resource in `uses` while served.
     Serve(ServeStep),
+    Fork(ForkStep),
+    Dispatch(DispatchStep),
+}
+
+impl StepPlan {
+    /// The station the step serves at, if it is a station step.
+    #[inline]
+    pub fn station(&self) -> Option<u32> {
+        match &self.kind {
+            StepKind::Serve(serve) => Some(serve.station),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -118,6 +167,7 @@ pub struct ClassPlan {
 }
 
 pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
+    let mut dispatches = 0;
     model.classes.iter().map(|class| {
         let in_class = |e: SimError| SimError::Input(format!("class {}: {e}", class.name));
         let source = match &class.source {
@@ -128,7 +178,7 @@ pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
                 SourcePlan::Closed { population: *population, think: Sampler::new(think).map_err(in_class)? }
             }
         };
-        let steps = class.steps.iter().map(|step| {
+        let steps = class.steps.iter().enumerate().map(|(index, step)| {
             let target = |t: Option<u32>| t.unwrap_or(EXIT);
             let route = match step.next.as_slice() {
                 [(t, _)] => Route::Fixed(target(*t)),
@@ -137,6 +187,32 @@ pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
                     targets: pairs.iter().map(|(t, _)| target(*t)).collect(),
                 },
             };
+            let mark = step.mark;
+            let scope = step.scope.map(|s| (s, branch_of(class, s, index)));
+            let branches = step.branches.clone();
+            match step.kind {
+                Kind::Fork => {
+                    let join = step.join.unwrap_or(branches.len() as u32);
+                    return Ok(StepPlan { kind: StepKind::Fork(ForkStep { branches, join }), route, mark, scope });
+                }
+                Kind::Dispatch => {
+                    let first_stations: Vec<u32> =
+                        branches.iter().map(|&b| class.steps[b as usize].station.unwrap_or(NO_STATION)).collect();
+                    let reads_stations = matches!(step.policy, Policy::LeastUtilized | Policy::Shared);
+                    if reads_stations && first_stations.contains(&NO_STATION) {
+                        return Err(SimError::Input(format!(
+                            "class {}: dispatch policy {:?}: a branch that starts with a fork or dispatch: not simulated yet",
+                            class.name, step.policy
+                        )));
+                    }
+                    let cumulative = step.weights.iter().scan(0.0, |acc, w| { *acc += w; Some(*acc) }).collect();
+                    let id = dispatches;
+                    dispatches += 1;
+                    let dispatch = DispatchStep { branches, policy: step.policy, cumulative, d: step.d.unwrap_or(2), id, first_stations };
+                    return Ok(StepPlan { kind: StepKind::Dispatch(dispatch), route, mark, scope });
+                }
+                Kind::Station => {}
+            }
             let Some(station) = step.station else {
                 return Err(SimError::Input(format!("class {}: a step without station", class.name)));
             };
@@ -154,10 +230,18 @@ pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
                 balk: step.balk.clone(),
                 patience: step.patience.as_ref().map(Sampler::new).transpose().map_err(in_class)?,
             };
-            Ok(StepPlan { kind: StepKind::Serve(serve), route, mark: step.mark })
+            Ok(StepPlan { kind: StepKind::Serve(serve), route, mark, scope })
         }).collect::<Result<_, SimError>>()?;
         let gives_up = class.steps.iter().any(|s| s.balk.is_some() || s.patience.is_some());
         let measures = class.measures.iter().map(|m| (m.from, m.to)).collect();
         Ok(ClassPlan { priority_key: -(class.priority as f64), source, steps, gives_up, measures })
     }).collect()
+}
+
+/// Which branch of fork or dispatch step `scope` holds `step`: the branch
+/// whose first step is the latest at or before it (each branch's steps are
+/// contiguous, in branch order: docs/compiled-model.md).
+fn branch_of(class: &Class, scope: u32, index: usize) -> u32 {
+    let firsts = &class.steps[scope as usize].branches;
+    firsts.iter().rposition(|&first| first as usize <= index).unwrap_or(0) as u32
 }

@@ -16,12 +16,15 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::control::RunControl;
 use crate::error::SimError;
+use crate::dispatch::Dispatcher;
 use crate::event::{Event, EventQueue};
+use crate::fork::Families;
 use crate::giving_up::{balks, LossReason};
 use crate::job::{Jobs, OUTSIDE};
 use crate::marks::MarkTimes;
 use crate::measurement::{Measurement, Milestone, WarmupPlan};
 use crate::model::{CompiledModel, Discipline, Take, MARK_DONE};
+use crate::model::Policy;
 use crate::plan::{plan_classes, ClassPlan, ServeStep, SourcePlan, StepKind, StepPlan, EXIT};
 use crate::resources::Resources;
 use crate::service::{Started, TypedServers};
@@ -47,6 +50,15 @@ pub struct Simulation {
     now: f64,
     measurement: Measurement,
     marks: MarkTimes,
+    /// Sub-jobs of forks and their parents (empty without forks).
+    families: Families,
+    /// One per dispatch step of the model (`DispatchStep::id`).
+    dispatchers: Vec<Dispatcher>,
+    /// Per station, the `shared` dispatch steps `(class, step)` with a branch
+    /// starting there (empty without them), and the stations that freed a
+    /// server during the event, for `settle` to admit from those queues.
+    shared_at: Vec<Vec<(u32, u32)>>,
+    shared_pending: Vec<u32>,
     done: bool,
     /// Order of arrivals at stations, over all stations: first come, first
     /// served within a station, and the order tokens are handed out across them.
@@ -64,8 +76,10 @@ pub struct Simulation {
 /// The serving step a plan describes.
 #[inline]
 fn serving(plan: &StepPlan) -> &ServeStep {
-    let StepKind::Serve(serve) = &plan.kind;
-    serve
+    match &plan.kind {
+        StepKind::Serve(serve) => serve,
+        _ => unreachable!("a job at a station is at a station step"),
+    }
 }
 
 /// A waiting job that can start now and, at typed servers, the type of the
@@ -91,7 +105,22 @@ impl Simulation {
     /// A replication drawing from its own random stream `rng`.
     pub fn new(model: &CompiledModel, settings: &RunSettings, rng: Xoshiro256PlusPlus) -> Result<Self, SimError> {
         let classes = plan_classes(model)?;
-        let uses_resources = classes.iter().flat_map(|c| &c.steps).any(|s| !serving(s).uses.is_empty());
+        let uses_resources =
+            classes.iter().flat_map(|c| &c.steps).any(|s| matches!(&s.kind, StepKind::Serve(serve) if !serve.uses.is_empty()));
+        let mut dispatchers = Vec::new();
+        let mut shared_at = Vec::new();
+        for (class, plan) in classes.iter().enumerate() {
+            for (step, s) in plan.steps.iter().enumerate() {
+                let StepKind::Dispatch(d) = &s.kind else { continue };
+                dispatchers.push(Dispatcher::new(d.branches.len()));
+                if d.policy == Policy::Shared {
+                    shared_at.resize(model.stations.len(), Vec::new());
+                    for &station in &d.first_stations {
+                        shared_at[station as usize].push((class as u32, step as u32));
+                    }
+                }
+            }
+        }
         let closed_jobs = classes
             .iter()
             .map(|c| match c.source {
@@ -110,6 +139,10 @@ impl Simulation {
             now: 0.0,
             measurement: Measurement::new(settings, model.classes.iter().map(|c| c.measures.len())),
             marks: MarkTimes::new(model.classes.iter().map(|c| c.marks.len()).max().unwrap_or(0)),
+            families: Families::default(),
+            dispatchers,
+            shared_at,
+            shared_pending: Vec::new(),
             done: false,
             arrivals_seq: 0,
             closed_jobs,
@@ -204,8 +237,22 @@ impl Simulation {
         }
     }
 
-    fn first_station(&self, job: u32) -> u32 {
-        serving(&self.classes[self.jobs[job].class as usize].steps[0]).station
+    /// The station of `step` if it is a station step with no room for a job
+    /// coming from elsewhere than `here`: the job waits to get in.
+    #[inline]
+    fn full_station(&self, job: u32, step: u32, here: u32) -> Option<u32> {
+        let station = self.classes[self.jobs[job].class as usize].steps[step as usize].station()?;
+        (!self.stations[station as usize].has_room(station == here)).then_some(station)
+    }
+
+    /// A job that is at no station moves to its `next` step, or waits for
+    /// room there.
+    fn move_from_outside(&mut self, job: u32) {
+        let next = self.jobs[job].next;
+        match (next != EXIT).then(|| self.full_station(job, next, OUTSIDE)).flatten() {
+            Some(full) => self.stations[full as usize].senders.push_back(job),
+            None => self.depart(job),
+        }
     }
 
     fn open_arrival(&mut self, class: u32) {
@@ -215,7 +262,7 @@ impl Simulation {
         }
         let job = self.jobs.admit(class, self.now);
         self.marks.clear(job);
-        let admitted = self.stations[self.first_station(job) as usize].has_room(false);
+        let admitted = self.full_station(job, 0, OUTSIDE).is_none();
         self.measurement.offered(class, admitted);
         if admitted {
             self.depart(job);
@@ -248,12 +295,7 @@ impl Simulation {
         if self.classes[class as usize].gives_up {
             self.measurement.offered(class, true);
         }
-        let first = self.first_station(job);
-        if self.stations[first as usize].has_room(false) {
-            self.depart(job);
-        } else {
-            self.stations[first as usize].senders.push_back(job);
-        }
+        self.move_from_outside(job);
     }
 
     /// Moves a job from where it is to its `next` step (or out of the system).
@@ -269,15 +311,155 @@ impl Simulation {
                 self.to_admit.push(station);
             }
             self.dispatch(station);
+            if self.shared_at.get(station as usize).is_some_and(|shared| !shared.is_empty()) {
+                self.shared_pending.push(station);
+            }
         }
         if next == EXIT {
-            self.complete_customer(job);
+            self.end_scope(job);
         } else {
-            self.enter(job, next);
+            self.go_to(job, next);
+        }
+    }
+
+    /// The job takes step `step`.
+    fn go_to(&mut self, job: u32, step: u32) {
+        match &self.classes[self.jobs[job].class as usize].steps[step as usize].kind {
+            StepKind::Serve(_) => self.enter(job, step),
+            StepKind::Fork(_) => self.fork(job, step),
+            StepKind::Dispatch(_) => self.take_branch(job, step),
+        }
+    }
+
+    /// The job's step routed to the end of its scope: the customer leaves
+    /// (at the route's level), or the branch it runs ends.
+    fn end_scope(&mut self, job: u32) {
+        let j = &self.jobs[job];
+        match self.classes[j.class as usize].steps[j.step as usize].scope {
+            None => self.complete_customer(job),
+            Some((scope, branch)) => self.branch_ended(job, scope, branch),
+        }
+    }
+
+    fn branch_ended(&mut self, job: u32, scope: u32, branch: u32) {
+        let class = self.jobs[job].class;
+        match &self.classes[class as usize].steps[scope as usize].kind {
+            StepKind::Dispatch(d) => {
+                self.dispatchers[d.id as usize].left(branch);
+                self.go_on(job, scope);
+            }
+            StepKind::Fork(fork) => {
+                let join = fork.join;
+                let parent = self.families.parent(job).filter(|&p| self.jobs.is_current(p));
+                self.families.set_parent(job, None);
+                self.jobs.release(job);
+                if let Some(parent) = parent {
+                    if self.families.branch_ended(parent.id) == join {
+                        // Branches ending later find their parent gone on (stale).
+                        self.jobs.renew(parent.id);
+                        self.go_on(parent.id, scope);
+                    }
+                }
+            }
+            StepKind::Serve(_) => unreachable!("scopes are fork and dispatch steps"),
+        }
+    }
+
+    /// The job is done with fork or dispatch step `step` (joined, or its
+    /// branch ended): its mark, then the step's route.
+    fn go_on(&mut self, job: u32, step: u32) {
+        let j = &mut self.jobs[job];
+        j.step = step;
+        j.station = OUTSIDE;
+        let plan = &self.classes[j.class as usize].steps[step as usize];
+        if let Some(mark) = plan.mark {
+            self.reach_mark(job, mark);
+        }
+        let plan = &self.classes[self.jobs[job].class as usize].steps[step as usize];
+        self.jobs[job].next = plan.route.choose(&mut self.rng, self.stations.as_slice());
+        self.move_from_outside(job);
+    }
+
+    /// The job splits into one sub-job per branch and waits for the join.
+    fn fork(&mut self, job: u32, step: u32) {
+        let j = &mut self.jobs[job];
+        j.step = step;
+        j.station = OUTSIDE;
+        let class = j.class;
+        self.families.fork(job);
+        let parent = self.jobs.timer(job);
+        let StepKind::Fork(fork) = &self.classes[class as usize].steps[step as usize].kind else {
+            unreachable!("fork is called at fork steps");
+        };
+        for first in fork.branches.clone() {
+            let child = self.jobs.admit(class, self.now);
+            self.families.set_parent(child, Some(parent));
+            self.jobs[child].next = first;
+            self.move_from_outside(child);
+        }
+    }
+
+    /// The job takes one branch of dispatch step `step`, or waits in its
+    /// shared queue.
+    fn take_branch(&mut self, job: u32, step: u32) {
+        let j = &mut self.jobs[job];
+        j.step = step;
+        j.station = OUTSIDE;
+        j.entered_station = self.now;
+        let StepKind::Dispatch(d) = &self.classes[j.class as usize].steps[step as usize].kind else {
+            unreachable!("take_branch is called at dispatch steps");
+        };
+        let dispatcher = &mut self.dispatchers[d.id as usize];
+        let waiting_before = !dispatcher.shared.is_empty();
+        match (!waiting_before).then(|| dispatcher.choose(d, &mut self.rng, self.stations.as_slice())).flatten() {
+            Some(branch) => {
+                self.jobs[job].next = d.branches[branch as usize];
+                self.move_from_outside(job);
+            }
+            None => dispatcher.shared.push_back(job),
+        }
+    }
+
+    /// Jobs waiting in the shared queues of dispatch steps whose branches
+    /// start at `station` go, first come first served, while a branch has a
+    /// free server.
+    fn admit_shared(&mut self, station: u32) {
+        for i in 0..self.shared_at[station as usize].len() {
+            let (class, step) = self.shared_at[station as usize][i];
+            loop {
+                let StepKind::Dispatch(d) = &self.classes[class as usize].steps[step as usize].kind else {
+                    unreachable!("shared_at lists dispatch steps");
+                };
+                let Some((job, branch)) = self.dispatchers[d.id as usize].admit_shared(d, self.stations.as_slice()) else {
+                    break;
+                };
+                let j = &mut self.jobs[job];
+                j.waited += self.now - j.entered_station;
+                j.next = d.branches[branch as usize];
+                self.move_from_outside(job);
+            }
+        }
+    }
+
+    /// The customer a job works for: itself, or the customer whose fork it
+    /// runs a branch of.
+    fn customer_of(&self, mut job: u32) -> u32 {
+        while let Some(parent) = self.families.parent(job).filter(|&p| self.jobs.is_current(p)) {
+            job = parent.id;
+        }
+        job
+    }
+
+    /// The job reached `mark`: recorded on its customer the first time.
+    fn reach_mark(&mut self, job: u32, mark: u32) {
+        let customer = self.customer_of(job);
+        if self.marks.reach(customer, mark, self.now) {
+            self.measure_until(customer, mark);
         }
     }
 
     fn enter(&mut self, job: u32, step: u32) {
+        self.jobs[job].step = step;
         let class = &self.classes[self.jobs[job].class as usize];
         let serve = serving(&class.steps[step as usize]);
         if let Some(balk) = &serve.balk {
@@ -326,8 +508,17 @@ impl Simulation {
     /// The customer leaves without completing: an open one is lost, a closed
     /// one ends its cycle and thinks again.
     fn give_up(&mut self, job: u32, reason: LossReason) {
-        let class = self.jobs[job].class;
+        let (class, mut step) = (self.jobs[job].class, self.jobs[job].step);
         self.measurement.gave_up(class, reason);
+        // It leaves every dispatch branch it is in (balking and patience are
+        // not simulated inside fork branches).
+        let steps = &self.classes[class as usize].steps;
+        while let Some((scope, branch)) = steps[step as usize].scope {
+            if let StepKind::Dispatch(d) = &steps[scope as usize].kind {
+                self.dispatchers[d.id as usize].left(branch);
+            }
+            step = scope;
+        }
         self.jobs[job].station = OUTSIDE;
         match self.classes[class as usize].source {
             SourcePlan::Closed { .. } => self.begin_cycle(job),
@@ -384,9 +575,7 @@ impl Simulation {
     fn finish_step(&mut self, job: u32) {
         let j = &self.jobs[job];
         if let Some(mark) = self.classes[j.class as usize].steps[j.step as usize].mark {
-            if self.marks.reach(job, mark, self.now) {
-                self.measure_until(job, mark);
-            }
+            self.reach_mark(job, mark);
         }
         let j = &self.jobs[job];
         let (class, here) = (j.class, j.station);
@@ -399,14 +588,9 @@ impl Simulation {
         }
         let next = plan.route.choose(&mut self.rng, self.stations.as_slice());
         self.jobs[job].next = next;
-        if next == EXIT {
-            return self.depart(job);
-        }
-        let target = serving(&steps[next as usize]).station;
-        if self.stations[target as usize].has_room(target == here) {
-            self.depart(job);
-        } else {
-            self.stations[target as usize].senders.push_back(job);
+        match (next != EXIT).then(|| self.full_station(job, next, here)).flatten() {
+            Some(full) => self.stations[full as usize].senders.push_back(job),
+            None => self.depart(job),
         }
     }
 
@@ -429,12 +613,15 @@ impl Simulation {
     #[inline]
     fn settle(&mut self) {
         // Most events leave nothing to settle.
-        if !self.to_admit.is_empty() || self.dispatch_pending {
+        if !self.to_admit.is_empty() || self.dispatch_pending || !self.shared_pending.is_empty() {
             self.settle_pending();
         }
     }
 
     fn settle_pending(&mut self) {
+        while let Some(station) = self.shared_pending.pop() {
+            self.admit_shared(station);
+        }
         while let Some(station) = self.to_admit.pop() {
             while let Some(&sender) = self.stations[station as usize].senders.front() {
                 let already_here = self.jobs[sender].station == station;

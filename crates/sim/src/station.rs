@@ -218,4 +218,15 @@ impl Occupancy for [StationState] {
     fn waiting(&self, station: u32) -> u32 {
         self[station as usize].queue.len() as u32
     }
+
+    #[inline]
+    fn busy_fraction(&self, station: u32) -> f64 {
+        let s = &self[station as usize];
+        s.busy_servers() / s.service.servers() as f64
+    }
+
+    #[inline]
+    fn has_free_server(&self, station: u32) -> bool {
+        self[station as usize].has_free_server()
+    }
 }

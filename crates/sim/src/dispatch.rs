@@ -1,0 +1,145 @@
+//! Dispatch: a job at a dispatch step takes exactly one of its branches,
+//! chosen by the step's policy from what it may read: the jobs now in each
+//! branch (its own count), and through `Occupancy` the branches' first
+//! stations. Under `shared` the job instead waits in one FIFO queue in front
+//! of the branches until the first station of one of them has a free server.
+//!
+//! Returns the branch; the simulation sends the job there.
+
+use std::collections::VecDeque;
+
+use rand::Rng;
+
+use crate::model::Policy;
+use crate::plan::{DispatchStep, Occupancy};
+
+/// One dispatch step's state during a run.
+#[derive(Debug, Default)]
+pub struct Dispatcher {
+    /// The branch round robin takes next.
+    turn: u32,
+    /// Jobs that took each branch and have not ended it.
+    in_branch: Vec<u32>,
+    /// `shared`: the jobs waiting for a branch, first come first served.
+    pub shared: VecDeque<u32>,
+}
+
+impl Dispatcher {
+    pub fn new(branches: usize) -> Self {
+        Dispatcher { turn: 0, in_branch: vec![0; branches], shared: VecDeque::new() }
+    }
+
+    /// The branch for a job arriving now; `None` under `shared` when no
+    /// branch's first station has a free server (the job waits in `shared`).
+    pub fn choose<R: Rng>(&mut self, step: &DispatchStep, rng: &mut R, stations: &(impl Occupancy + ?Sized)) -> Option<u32> {
+        let branches = step.branches.len() as u32;
+        let first = |b: u32| step.first_stations[b as usize];
+        let branch = match step.policy {
+            Policy::Random => {
+                let u: f64 = rng.gen();
+                step.cumulative.iter().position(|&c| u < c).unwrap_or(branches as usize - 1) as u32
+            }
+            Policy::RoundRobin => {
+                let b = self.turn;
+                self.turn = (self.turn + 1) % branches;
+                b
+            }
+            Policy::ShortestQueue => (0..branches).min_by_key(|&b| self.in_branch[b as usize])?,
+            Policy::PowerOfD => {
+                // d distinct branches by a partial Fisher-Yates shuffle; the first drawn wins ties.
+                let mut order: Vec<u32> = (0..branches).collect();
+                for i in 0..step.d as usize {
+                    let j = rng.gen_range(i..order.len());
+                    order.swap(i, j);
+                }
+                *order[..step.d as usize].iter().min_by_key(|&&b| self.in_branch[b as usize])?
+            }
+            Policy::LeastUtilized => (0..branches)
+                .min_by(|&a, &b| stations.busy_fraction(first(a)).total_cmp(&stations.busy_fraction(first(b))))?,
+            Policy::Shared => (0..branches).find(|&b| stations.has_free_server(first(b)))?,
+        };
+        self.in_branch[branch as usize] += 1;
+        Some(branch)
+    }
+
+    /// `shared`: the branch whose first station has a free server now, for
+    /// the job at the head of the shared queue.
+    pub fn admit_shared(&mut self, step: &DispatchStep, stations: &(impl Occupancy + ?Sized)) -> Option<(u32, u32)> {
+        self.shared.front()?;
+        let branch = (0..step.branches.len() as u32).find(|&b| stations.has_free_server(step.first_stations[b as usize]))?;
+        self.in_branch[branch as usize] += 1;
+        Some((self.shared.pop_front().expect("checked"), branch))
+    }
+
+    /// A job that took `branch` ended it (or left the system from inside it).
+    pub fn left(&mut self, branch: u32) {
+        self.in_branch[branch as usize] -= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// Two stations: busy fractions and free servers as given.
+    struct Fixed {
+        busy: [f64; 2],
+        free: [bool; 2],
+    }
+
+    impl Occupancy for Fixed {
+        fn present(&self, _: u32) -> u32 {
+            0
+        }
+        fn waiting(&self, _: u32) -> u32 {
+            0
+        }
+        fn busy_fraction(&self, station: u32) -> f64 {
+            self.busy[station as usize]
+        }
+        fn has_free_server(&self, station: u32) -> bool {
+            self.free[station as usize]
+        }
+    }
+
+    fn step(policy: Policy) -> DispatchStep {
+        DispatchStep { branches: vec![5, 6], policy, cumulative: vec![0.25, 1.0], d: 2, id: 0, first_stations: vec![0, 1] }
+    }
+
+    #[test]
+    fn each_policy_picks_its_branch() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let idle = Fixed { busy: [0.5, 0.0], free: [false, true] };
+        let mut rr = Dispatcher::new(2);
+        let turns: Vec<_> = (0..4).map(|_| rr.choose(&step(Policy::RoundRobin), &mut rng, &idle)).collect();
+        assert_eq!(turns, [Some(0), Some(1), Some(0), Some(1)]);
+        let mut jsq = Dispatcher::new(2);
+        assert_eq!(jsq.choose(&step(Policy::ShortestQueue), &mut rng, &idle), Some(0), "ties: file order");
+        assert_eq!(jsq.choose(&step(Policy::ShortestQueue), &mut rng, &idle), Some(1));
+        jsq.left(1);
+        jsq.left(0);
+        assert_eq!(jsq.choose(&step(Policy::ShortestQueue), &mut rng, &idle), Some(0));
+        assert_eq!(Dispatcher::new(2).choose(&step(Policy::LeastUtilized), &mut rng, &idle), Some(1));
+        let mut shared = Dispatcher::new(2);
+        assert_eq!(shared.choose(&step(Policy::Shared), &mut rng, &idle), Some(1));
+        let full = Fixed { busy: [1.0, 1.0], free: [false, false] };
+        assert_eq!(shared.choose(&step(Policy::Shared), &mut rng, &full), None);
+        let mut random = Dispatcher::new(2);
+        let firsts = (0..20_000).filter(|_| random.choose(&step(Policy::Random), &mut rng, &idle) == Some(0)).count();
+        // binomial(20000, 0.25): sd 61
+        assert!((firsts as f64 - 5000.0).abs() < 300.0, "{firsts}");
+    }
+
+    #[test]
+    fn the_shared_queue_is_first_come_first_served() {
+        let mut d = Dispatcher::new(2);
+        d.shared.extend([7, 8]);
+        let full = Fixed { busy: [1.0, 1.0], free: [false, false] };
+        assert_eq!(d.admit_shared(&step(Policy::Shared), &full), None);
+        let second_free = Fixed { busy: [1.0, 0.0], free: [false, true] };
+        assert_eq!(d.admit_shared(&step(Policy::Shared), &second_free), Some((7, 1)));
+        assert_eq!(d.shared.len(), 1);
+    }
+}
