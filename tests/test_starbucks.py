@@ -64,3 +64,32 @@ def test_reordering_raises_the_saturated_bar_by_what_the_chain_says():
     # first fit keeps both machines busy: 2 espresso drinks a minute, and drip in proportion
     assert fit == pytest.approx(2 / 0.6, rel=1e-3)
     assert fifo < 0.95 * fit
+
+
+# ---- the study, from one command ------------------------------------------------
+
+def test_the_study_runs_from_one_command_into_a_report_with_the_floor_charts(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from conftest import EXAMPLES
+
+    run = subprocess.run([sys.executable, "-m", "brewput", "run", str(EXAMPLES / "studies" / "starbucks.yaml"),
+                          "--customers", "5000", "--replications", "3", "--report", str(tmp_path / "report")],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    charts = {p.stem for p in (tmp_path / "report" / "charts").glob("*.png")}
+    assert {"throughput", "utilization", "lost", "measures"} <= charts
+    record = json.loads((tmp_path / "report" / "record.json").read_text())
+    assert not record["failed"]
+    for scenario in record["scenarios"]:
+        results = scenario["results"]
+        bar = results["stations"]["bar"]
+        # every drink the bar makes is one class's completion, made by the one kind of unit that can
+        made = sum(c["throughput"] for c in results["classes"].values())
+        assert bar["throughput"] == pytest.approx(made, rel=1e-9)
+        types = bar["server_types"]
+        assert types["espresso_machine"]["served"]["drip"] == 0 and types["drip_station"]["served"]["espresso"] == 0
+        assert types["espresso_machine"]["served"]["espresso"] == pytest.approx(
+            results["classes"]["espresso"]["throughput"], rel=1e-9)
