@@ -56,9 +56,21 @@ SOLVE = ["solve", "m.yaml"]
 STEP = "classes.c.route[0]"
 
 GIVING_UP = [
-    Case("floor-patience-closed", SOLVE, model({"s": {}}, {"c": {"population": 3, "route": [
+    Case("floor-patience-closed-no-think", SOLVE, model({"s": {}}, {"c": {"population": 3, "route": [
         {"station": "s", "service": "exp(1)", "patience": "exp(2)"}]}}),
-        names=["m.yaml", f"{STEP}.patience", PATIENCE, ONE_STATION, "classes.c is closed", "brewput simulate"]),
+        names=["m.yaml", f"{STEP}.patience", PATIENCE, ONE_STATION, "one closed class",
+               "classes.c.think is not exponential of positive mean", "brewput simulate"]),
+    Case("floor-balk-closed-const-think", SOLVE, model({"s": {}}, {"c": {"population": 3, "think": "const(2)",
+                                                                         "route": [{"station": "s", "service": "exp(1)",
+                                                                                    "balk": 1}]}}),
+         names=[f"{STEP}.balk", "classes.c.think is not exponential"]),
+    Case("floor-balk-closed-beside-open", SOLVE, model({"s": {}}, {
+        "c": {"population": 3, "think": "exp(2)", "route": [{"station": "s", "service": "exp(1)", "balk": 1}]},
+        "d": {"rate": 0.1, "route": [{"station": "s", "service": "exp(1)", "balk": 1}]}}),
+        names=[f"{STEP}.balk", "classes.c is closed beside other classes"]),
+    Case("floor-patience-closed-buffer", SOLVE, model({"s": {"buffer": 1}}, {"c": {
+        "population": 5, "think": "exp(2)", "route": [{"station": "s", "service": "exp(1)", "patience": "exp(1)"}]}}),
+        names=[f"{STEP}.patience", "stations.s.buffer can be full", "wait outside"]),
     Case("floor-balk-non-poisson", SOLVE, one({"balk": 3}, job={"rate": None, "arrivals": "const(1)"}),
          names=[f"{STEP}.balk", BALK, "classes.c.arrivals are not Poisson"]),
     Case("floor-patience-two-steps", SOLVE, model({"s": {}, "t": {}}, {"c": {"rate": 0.5, "route": [

@@ -102,6 +102,46 @@ def test_customers_who_give_up_match_the_chain_written_from_the_language(station
     assert c["waiting_time"]["mean"] == pytest.approx(c["response_time"]["mean"] - 1.0, abs=1e-12)
 
 
+@pytest.mark.parametrize("station, step, population, think, balk, patience", [
+    ({"servers": 2}, {"balk": 1}, 8, 2.0, threshold(1), math.inf),
+    ({"servers": 1}, {"balk": [0, 0.4, 0.7]}, 10, 1.5, listed([0, 0.4, 0.7]), math.inf),
+    ({"servers": 3}, {"patience": "exp(0.5)"}, 12, 1.0, threshold(math.inf), 0.5),
+    ({"servers": 2, "buffer": 4}, {"patience": "exp(2)", "balk": [0.1, 0.5]}, 6, 0.5, listed([0.1, 0.5]), 2.0),
+])
+def test_closed_customers_who_give_up_think_again_as_their_chain_says(station, step, population, think, balk,
+                                                                      patience):
+    # Written from the language: n at the station, the others thinking; each thinker
+    # arrives at rate 1 / think, and one who is turned away or reneges thinks again.
+    c, capacity = station["servers"], station["servers"] + station.get("buffer", math.inf)
+    mu, theta = 1.0, 0.0 if math.isinf(patience) else 1 / patience
+    q = np.zeros((population + 1, population + 1))
+    for n in range(population):
+        if n < capacity:
+            q[n, n + 1] = (population - n) / think * (1 - balk(max(n - c, 0)))
+        q[n + 1, n] = min(n + 1, c) * mu + max(n + 1 - c, 0) * theta
+    np.fill_diagonal(q, -q.sum(axis=1))
+    p = null_space(q.T)[:, 0]
+    p /= p.sum()
+    n = np.arange(population + 1)
+    arrivals = p * (population - n) / think
+    waiting = np.maximum(n - c, 0)
+    full = arrivals[n >= capacity].sum() / arrivals.sum()  # 0: solve answers no buffer they can fill
+    balked = sum(arrivals[k] * balk(waiting[k]) for k in range(population + 1) if k < capacity) / arrivals.sum()
+    result = brewput.solve(model({"s": station}, {"c": {"population": population, "think": f"exp({think})",
+                                                        "route": [{"station": "s", "service": "exp(1)", **step}]}}))
+    figures = result["classes"]["c"]
+    assert figures["exact"] and figures["method"] == "finite-source"
+    assert figures["throughput"] == pytest.approx(mu * p @ np.minimum(n, c), rel=1e-9)
+    by = figures["loss_probability_by"]
+    assert by["full"] == pytest.approx(full, rel=1e-9, abs=1e-12)
+    assert by["balked"] == pytest.approx(balked, rel=1e-9, abs=1e-12)
+    assert by["reneged"] == pytest.approx(theta * p @ waiting / arrivals.sum(), rel=1e-9, abs=1e-12)
+    assert result["stations"]["s"]["queue_length"] == pytest.approx(p @ n, rel=1e-9)
+    if math.isinf(patience):  # all who join are served: Little's law over the joining rate
+        joined = arrivals.sum() * (1 - by["full"] - by["balked"])
+        assert figures["response_time"]["mean"] == pytest.approx(p @ n / joined, rel=1e-9)
+
+
 def test_a_balking_threshold_is_mmck_and_a_full_buffer_is_lost_as_full():
     loss, means = queues.mmck(2.5, 1.0, 2, 5)
     c = brewput.solve(one_class({"servers": 2}, {"service": "exp(1)", "balk": 3}, 2.5))["classes"]["c"]
@@ -398,6 +438,9 @@ SIMULATED = {  # one model per feature the engine simulates, solved exactly here
     "balk-threshold": one_class({"servers": 2}, {"service": "exp(1)", "balk": 3}, 2.5),
     "balk-probabilities": one_class({"servers": 1, "buffer": 4}, {"service": "exp(1)", "balk": [0, 0.3, 0.6]}, 1.2),
     "patience": one_class({"servers": 3}, {"service": "exp(1)", "patience": "exp(2)"}, 3.5),
+    "closed-patience": model({"s": {"servers": 2}}, {"c": {
+        "population": 8, "think": "exp(2)",
+        "route": [{"station": "s", "service": "exp(1)", "balk": [0, 0.3], "patience": "exp(1.5)"}]}}),
     "typed-servers": model({"bar": {"servers": {"espresso": 2, "drip": 1}, "take": "first_fit"}}, {
         "latte": {"rate": 1.0, "route": [{"station": "bar", "service": "exp(1)", "served_by": ["espresso"]}]},
         "filter": {"rate": 1.5, "route": [{"station": "bar", "served_by": {"espresso": "exp(1)",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import List, Optional, Sequence
 
 from .birth_death import stationary
 
@@ -71,12 +71,9 @@ def impatient(lam: float, s: float, c: int, *, join: Optional[Sequence[float]] =
     caller sizes them first (sizing.py), as for M/M/c/K. Classes that share one
     service mean and one patience see the same figures (FCFS is blind to class).
     """
-    if not (lam > 0 and math.isfinite(lam)) or not (s > 0 and math.isfinite(s)):
-        raise ValueError(f"lam and s must be positive and finite, got {lam} and {s}")
-    if isinstance(c, bool) or not isinstance(c, int) or c < 1:
-        raise ValueError(f"c must be a positive integer, got {c!r}")
-    if not patience > 0:
-        raise ValueError(f"patience must be positive (inf: nobody reneges), got {patience}")
+    _check(s, c, patience)
+    if not (lam > 0 and math.isfinite(lam)):
+        raise ValueError(f"lam must be positive and finite, got {lam}")
     mu, theta = 1.0 / s, 1.0 / patience
     if beyond is None:
         beyond = 1.0 if join is None else 0.0
@@ -86,15 +83,60 @@ def impatient(lam: float, s: float, c: int, *, join: Optional[Sequence[float]] =
     unbounded = beyond > 0
     if unbounded:
         join += [beyond] * (_untruncated_length(lam * beyond, mu, c, theta, len(join)) - len(join))
+    # An arrival finding a bounded chain full balks; where the chain has no end the
+    # truncation's last state joins on (its states beyond hold less than TAIL).
+    return _steady_state([lam] * (len(join) + 1), join + [beyond], s, c, theta, unbounded)
+
+
+def finite_source(population: int, think: float, s: float, c: int, *, join: Optional[Sequence[float]] = None,
+                  beyond: Optional[float] = None, patience: float = math.inf) -> Impatience:
+    """The same station fed by `population` customers who each think an exponential
+    time of mean `think` before coming (the machine-repairman model, Kleinrock vol. 1
+    sec. 3.8), exact: from n present, arrivals come at (population - n) / think. One
+    who balks or reneges thinks again, as one who is served does. `join` and
+    `beyond` as for `impatient`; the chain ends at `population` present, so it is
+    stable at any load. Fractions are of arrivals, which come at the time-average
+    rate sum_n p_n (population - n) / think."""
+    _check(s, c, patience)
+    if isinstance(population, bool) or not isinstance(population, int) or population < 1:
+        raise ValueError(f"population must be a positive integer, got {population!r}")
+    if not (think > 0 and math.isfinite(think)):
+        raise ValueError(f"think must be positive and finite, got {think}")
+    if beyond is None:
+        beyond = 1.0 if join is None else 0.0
+    join = list(join or ())[:population]
+    if any(not 0 <= b <= 1 for b in join + [beyond]):
+        raise ValueError("join probabilities must lie between 0 and 1")
+    end = population if beyond > 0 else len(join)  # the most present: everyone, or where joining stops
+    join += [beyond] * (end - len(join))
+    offered = [(population - n) / think for n in range(end + 1)]
+    return _steady_state(offered, join + [0.0], s, c, 1.0 / patience, unbounded=False)
+
+
+def _check(s: float, c: int, patience: float) -> None:
+    if not (s > 0 and math.isfinite(s)):
+        raise ValueError(f"s must be positive and finite, got {s}")
+    if isinstance(c, bool) or not isinstance(c, int) or c < 1:
+        raise ValueError(f"c must be a positive integer, got {c!r}")
+    if not patience > 0:
+        raise ValueError(f"patience must be positive (inf: nobody reneges), got {patience}")
+
+
+def _steady_state(offered: List[float], joins: List[float], s: float, c: int, theta: float,
+                  unbounded: bool) -> Impatience:
+    """The chain on 0..K present (K = len(offered) - 1) whose arrivals come at
+    offered[n] and join with joins[n] when n are present. Arrivals see the chain
+    weighted by their rate: state n has p_n offered[n] of them."""
+    mu = 1.0 / s
 
     def death(n: int) -> float:  # rate from n to n - 1
         return min(n, c) * mu + max(n - c, 0) * theta
 
-    p = stationary([lam * b for b in join], [death(n) for n in range(1, len(join) + 1)])
-    # An arrival finding a bounded chain full balks; where the chain has no end the
-    # truncation's last state joins on (its states beyond hold less than TAIL).
-    joins = join + [beyond]
-    joined = math.fsum(pn * b for pn, b in zip(p, joins))
+    states = len(offered) - 1
+    p = stationary([offered[n] * joins[n] for n in range(states)], [death(n) for n in range(1, states + 1)])
+    seen = [pn * a for pn, a in zip(p, offered)]  # the rate of arrivals finding n present
+    arriving = math.fsum(seen)
+    joined = math.fsum(x * b for x, b in zip(seen, joins))
     in_queue = math.fsum(max(n - c, 0) * pn for n, pn in enumerate(p))
     busy = math.fsum(min(n, c) * pn for n, pn in enumerate(p))
 
@@ -102,14 +144,14 @@ def impatient(lam: float, s: float, c: int, *, join: Optional[Sequence[float]] =
     # there, wait_served_i / wait_abandoned_i the expected wait times each outcome's
     # indicator; each place from the one before, so nothing cancels.
     served_i, abandoned_i, ws_i, wa_i = 1.0, 0.0, 0.0, 0.0
-    terms_served = [pn * b for pn, b in zip(p[:c], joins[:c])]  # served at once
+    terms_served = [x * b for x, b in zip(seen[:c], joins[:c])]  # served at once
     terms_abandoned, terms_ws, terms_wa = [], [], []
     for n in range(c, len(p)):
         rate = c * mu + (n - c + 1) * theta
         stay = (c * mu + (n - c) * theta) / rate
         served_i, abandoned_i = stay * served_i, theta / rate + stay * abandoned_i
         ws_i, wa_i = served_i / rate + stay * ws_i, abandoned_i / rate + stay * wa_i
-        weight = p[n] * joins[n]
+        weight = seen[n] * joins[n]
         terms_served.append(weight * served_i)
         terms_abandoned.append(weight * abandoned_i)
         terms_ws.append(weight * ws_i)
@@ -120,18 +162,18 @@ def impatient(lam: float, s: float, c: int, *, join: Optional[Sequence[float]] =
     throughput = busy * mu
     return Impatience(
         throughput=throughput,
-        balked=math.fsum(pn * (1.0 - b) for pn, b in zip(p, joins)),
-        abandoned=theta * in_queue / lam,
-        served=throughput / lam,
-        wait_probability=math.fsum(pn * b for pn, b in zip(p[c:], joins[c:])),
-        mean_wait=in_queue / (lam * joined),
+        balked=math.fsum(x * (1.0 - b) for x, b in zip(seen, joins)) / arriving,
+        abandoned=theta * in_queue / arriving,
+        served=throughput / arriving,
+        wait_probability=math.fsum(x * b for x, b in zip(seen[c:], joins[c:])) / arriving,
+        mean_wait=in_queue / joined,
         mean_wait_served=wait_served / served_weight,
         mean_wait_abandoned=wait_abandoned / abandon_weight if abandon_weight > 0 else None,
         mean_response=wait_served / served_weight + s,
         mean_in_queue=in_queue,
         mean_in_system=math.fsum(n * pn for n, pn in enumerate(p)),
         utilization=busy / c,
-        at_end=0.0 if unbounded else p[-1],
+        at_end=0.0 if unbounded else seen[-1] / arriving,
     )
 
 

@@ -1,5 +1,7 @@
 """Customers who give up (`balk:`, `patience:`) at the one station of an open
-model, exactly: the number present is a birth-death chain (abandonment.py).
+model, or of one closed class with exponential think (a finite source: one who
+gives up thinks again), exactly: the number present is a birth-death chain
+(abandonment.py).
 
 The model says it per step in waiting jobs seen (those in service not counted):
 a threshold b balks whoever sees b or more waiting, so with c servers an arrival
@@ -20,7 +22,7 @@ from typing import Callable, List, Tuple
 from ..errors import BrewputError
 from ..model import Model
 from . import sizing
-from .abandonment import Impatience, chain_states, impatient
+from .abandonment import Impatience, chain_states, finite_source, impatient
 from .network import Network
 from .one_station import OneStation, one_station, refusal, station_solution
 from .solution import Solution
@@ -31,7 +33,7 @@ CONDITION = ("at a fifo station of untyped servers whose classes share one expon
 
 def solve_giving_up(model: Model, net: Network, feature: str, site: str) -> Tuple[Network, Solution]:
     """The exact solution, or Unsupported naming `feature` (first used at `site`)."""
-    one = one_station(model, feature, site)
+    one = one_station(model, feature, site, closed=True)
     station, steps = one.station, one.steps
     at = [f"classes.{label}.route[0]" for label in one.classes]
 
@@ -56,19 +58,28 @@ def solve_giving_up(model: Model, net: Network, feature: str, site: str) -> Tupl
             raise refuse(f"{where}.patience differs from {at[0]}.patience")
     c, s, patience = int(station.servers), first.service.mean, _patience(first)
     capacity = station.servers + station.buffer
+    if one.population > capacity:  # a closed customer who finds it full waits outside (outside.py), in no chain here
+        raise refuse(f"stations.{one.name}.buffer can be full, and closed customers wait outside a full station")
     length, chance, beyond = _joining(first.balk, c, capacity)
     if (chance(0) if length else beyond) == 0:
         raise refuse(f"{at[0]}.balk turns every arrival away: nobody is ever served")
     lam = sum(one.rates)
-    states = chain_states(lam, s, c, join_length=length, beyond=beyond, patience=patience)
+    if one.population:  # the chain ends where everyone is there, or joining stops
+        states = min(one.population, length if beyond == 0 else one.population) + 1.0
+    else:
+        states = chain_states(lam, s, c, join_length=length, beyond=beyond, patience=patience)
     if math.isinf(states):  # no patience, no end to joining, and more work than the servers do
         raise BrewputError(f"station {one.name}: utilization {lam * beyond * s / c:.4g} >= 1 of the customers "
                            f"who join, the open model is unstable; no steady state exists")
     sizing.check(f"station {one.name}'s chain of customers who give up, about {states:,.0f} states",
                  sizing.birth_death_cost(states), "use brewput simulate")
-    chain = impatient(lam, s, c, join=[chance(n) for n in range(length)], beyond=beyond, patience=patience)
+    join = [chance(n) for n in range(min(length, int(states)))]  # a closed chain ends at its population
+    if one.population:
+        chain = finite_source(one.population, one.think, s, c, join=join, beyond=beyond, patience=patience)
+    else:
+        chain = impatient(lam, s, c, join=join, beyond=beyond, patience=patience)
     return net, _solution(net, one, chain, full=chain.at_end if length == capacity else 0.0,
-                     method=_method(first.balk, patience, capacity))
+                          method=_method(first.balk, patience, capacity, one.population))
 
 
 def _patience(step) -> float:
@@ -95,7 +106,9 @@ def _joining(balk, c: int, capacity: float) -> Tuple[int, Callable[[int], float]
     return length, chance, beyond
 
 
-def _method(balk, patience: float, capacity: float) -> str:
+def _method(balk, patience: float, capacity: float, population: int) -> str:
+    if population:
+        return "finite-source"
     if balk is None and math.isinf(capacity):
         return "erlang-a"
     if not isinstance(balk, list) and math.isinf(patience):
@@ -105,15 +118,15 @@ def _method(balk, patience: float, capacity: float) -> str:
 
 def _solution(net: Network, one: OneStation, chain: Impatience, full: float, method: str) -> Solution:
     lam = sum(one.rates)
-    shares = [rate / lam for rate in one.rates]  # FCFS is blind to class: each holds its share
-    served, reneged = chain.served, chain.abandoned
+    shares = [rate / lam for rate in one.rates] if lam else [1.0]  # FCFS is blind to class: each its share
+    reneged = chain.abandoned
 
     def per_class(x: float) -> List[float]:
         return [x] * len(shares)
 
     return station_solution(
         net, one, method,
-        throughput=[rate * served for rate in one.rates],
+        throughput=[share * chain.throughput for share in shares],
         response=per_class(chain.mean_response),
         busy=[share * chain.utilization * one.station.servers for share in shares],
         present=[share * chain.mean_in_system for share in shares],

@@ -28,8 +28,10 @@ class OneStation:
     index: int                  # in the model's stations (the Network's order)
     station: Station
     classes: Tuple[str, ...]
-    rates: Tuple[float, ...]    # (R,) each class's Poisson arrival rate
+    rates: Tuple[float, ...]    # (R,) each class's Poisson arrival rate (0 for the one closed class)
     steps: Tuple[Step, ...]     # (R,) each class's one step there
+    population: int = 0         # the one closed class's customers (0: the classes are open)
+    think: float = 0.0          # their mean exponential think time
 
 
 def refusal(model: Model, feature: str, site: str, condition: str, problem: str) -> Unsupported:
@@ -40,22 +42,31 @@ def refusal(model: Model, feature: str, site: str, condition: str, problem: str)
 
 
 WHERE = "at the one station of an open model with Poisson arrivals, each class visiting it once"
+#: Where a closed class may come instead (customers who give up: a finite source).
+WHERE_OR_CLOSED = (f"{WHERE}, or of one closed class with an exponential think time of positive mean visiting "
+                   f"it once")
 
 
-def one_station(model: Model, feature: str, site: str) -> OneStation:
+def one_station(model: Model, feature: str, site: str, closed: bool = False) -> OneStation:
     """The model's one station, or the refusal of `feature` (used at `site`)
-    naming the first thing that makes the model more than one station."""
+    naming the first thing that makes the model more than one station; with
+    `closed`, a model of one closed class (exponential think) is one station too."""
 
     def refuse(problem: str) -> Unsupported:
-        return refusal(model, feature, site, WHERE, problem)
+        return refusal(model, feature, site, WHERE_OR_CLOSED if closed else WHERE, problem)
 
     stations = list(model.stations)
     visited: Dict[str, str] = {}
+    jobs = list(model.classes.values())
     for label, job in model.classes.items():
         at = f"classes.{label}"
-        if not job.is_open:
+        if not job.is_open and not closed:
             raise refuse(f"{at} is closed")
-        if not job.interarrival.is_exponential:
+        if not job.is_open and len(jobs) > 1:
+            raise refuse(f"{at} is closed beside other classes")
+        if not job.is_open and not (job.think.is_exponential and job.think.mean > 0):
+            raise refuse(f"{at}.think is not exponential of positive mean")
+        if job.is_open and not job.interarrival.is_exponential:
             raise refuse(f"{at}.arrivals are not Poisson")
         if len(job.steps) > 1:  # forks and dispatches counted with their branches' steps
             raise refuse(f"{at}.route has {len(job.steps)} steps")
@@ -71,8 +82,10 @@ def one_station(model: Model, feature: str, site: str) -> OneStation:
         index=stations.index(name),
         station=model.stations[name],
         classes=tuple(model.classes),
-        rates=tuple(1.0 / job.interarrival.mean for job in model.classes.values()),
-        steps=tuple(job.route[0] for job in model.classes.values()),
+        rates=tuple(1.0 / job.interarrival.mean if job.is_open else 0.0 for job in jobs),
+        steps=tuple(job.route[0] for job in jobs),
+        population=0 if jobs[0].is_open else int(jobs[0].population),
+        think=0.0 if jobs[0].is_open else jobs[0].think.mean,
     )
 
 
