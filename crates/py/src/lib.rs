@@ -9,6 +9,7 @@ use std::sync::Arc;
 mod guard;
 #[cfg(target_os = "linux")]
 mod lab;
+mod load;
 
 use pyo3::prelude::*;
 
@@ -73,5 +74,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     #[cfg(target_os = "linux")]
     lab::register(m)?;
+    load::register(m)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)
 }

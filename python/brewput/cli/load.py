@@ -1,0 +1,174 @@
+"""`brewput load` (a real service under open-loop load) and `brewput serve`
+(the M/G/c demo server to measure).
+
+Every option arrives as text and is checked by load/options.py before
+anything is sent or bound. Exit codes of `load`: 0 every threshold held, 1 a
+threshold broke, 2 a usage error (a bad option, an unknown metric, a target
+that cannot be reached), 130 Ctrl-C (what was measured is still shown)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from .common import app, err, out, user_errors, warning_line
+from .scenarios import check_folder
+
+THRESHOLD_BROKEN = 1
+
+
+@app.command("load")
+@user_errors
+def load(
+    url: Optional[str] = typer.Argument(None, help="The target: an http:// URL (or use --exec)."),
+    exec_command: Optional[str] = typer.Option(None, "--exec", metavar="CMD",
+                                               help="Run this shell command per request instead of HTTP."),
+    rate: Optional[str] = typer.Option(None, "--rate", metavar="PER_S", help="Target rate, requests per second."),
+    arrivals: str = typer.Option("poisson", "--arrivals", help="poisson or constant spacing of the intended starts."),
+    ramp: Optional[str] = typer.Option(None, "--ramp", metavar="A..B",
+                                       help="Instead of --rate: the rate runs linearly from A to B over --duration."),
+    step: Optional[str] = typer.Option(None, "--step", metavar="RxD,...",
+                                       help="Instead of --rate: stages of rate x duration, e.g. 100x10s,200x10s."),
+    duration: Optional[str] = typer.Option(None, "--duration", metavar="TIME",
+                                           help="Length of the schedule.  [default: 10s, or until --requests]"),
+    requests: Optional[str] = typer.Option(None, "--requests", metavar="N", help="Stop after N measured requests."),
+    warmup: str = typer.Option("0s", "--warmup", metavar="TIME", help="Sent but not measured at the start."),
+    connections: str = typer.Option("16", "--connections", metavar="C",
+                                    help="Connections kept alive (or commands running at once)."),
+    max_in_flight: str = typer.Option("10000", "--max-in-flight", metavar="N",
+                                      help="Requests due but unanswered at most; more are dropped and counted."),
+    timeout: str = typer.Option("10s", "--timeout", metavar="TIME", help="A request unanswered this long fails."),
+    method: str = typer.Option("GET", "--method", help="The HTTP method."),
+    seed: str = typer.Option("1", "--seed", metavar="N", help="Seed of the schedule (poisson)."),
+    threshold: List[str] = typer.Option([], "--threshold", metavar="EXPR",
+                                        help="e.g. p99<250ms, mean<20ms, lag_p99<10ms, error_rate<1%, "
+                                             "achieved_rate>=0.95*target (repeatable); a broken one exits 1."),
+    output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE.json",
+                                          help="Write the results (JSON).  [default: none]"),
+    hgrm: Optional[Path] = typer.Option(None, "--hgrm", metavar="DIR",
+                                        help="Write response, service and lag as .hgrm files into DIR.  [default: none]"),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+):
+    """Measure a real service under open-loop load: response time from each request's intended start."""
+    from ..load import measure, parse_threshold
+    from ..load import options as opt
+    from ..load.thresholds import judge
+
+    if (url is None) == (exec_command is None):
+        raise opt.no_target() if url is None else opt.OptionError(("url", "exec"), "give one target, not both")
+    target = opt.http_target(url) if url is not None else None
+    target_settings = target.settings(method) if target else opt.exec_target(exec_command)
+    schedule = opt.schedule(rate_text=rate, arrivals=arrivals, ramp_text=ramp, step_text=step,
+                            duration_text=duration, requests_text=requests, warmup_text=warmup,
+                            seed=opt.whole("seed", seed, 0, 2**64 - 1))
+    settings = {"target": target_settings, "schedule": schedule, "connections": opt.connections(connections),
+                "max_in_flight": opt.max_in_flight(max_in_flight),
+                "timeout_seconds": opt.seconds("timeout", timeout, most=opt.MAX_TIMEOUT)}
+    if target and not method.isalpha():
+        raise opt.OptionError("method", "expected an HTTP method, e.g. GET or POST", value=method)
+    thresholds = [parse_threshold(t) for t in threshold]
+    if output is not None and output.suffix != ".json":
+        raise opt.OptionError("output", "expected a .json file", value=str(output))
+    for option, folder in (("-o", output.parent if output else None), ("--hgrm", hgrm)):
+        if folder is not None:
+            check_folder(option, Path(folder))
+
+    summary = _measure_live(settings, enabled=not as_json)
+    from ..load.results import to_results
+
+    results = to_results(summary, target=target.url if target else exec_command,
+                         method="http" if target else "exec", settings=settings)
+    judged = judge(thresholds, results)
+    results["load"]["thresholds"] = [{"threshold": t.text, "figure": f, "held": ok} for t, f, ok in judged]
+    for warning in results["warnings"]:
+        warning_line(warning)
+    if as_json:
+        print(json.dumps(results, indent=2))
+    else:
+        from ..load.show import print_results
+
+        print_results(out, results, judged)
+    _write(results, output, hgrm)
+    if summary["interrupted"]:
+        err.print("interrupted: the figures above are what was measured until then")
+        raise typer.Exit(130)
+    if not all(ok for _, _, ok in judged):
+        raise typer.Exit(THRESHOLD_BROKEN)
+
+
+def _measure_live(settings: dict, enabled: bool) -> dict:
+    """The run, with a live line on a terminal's stderr."""
+    from ..load import measure
+    from ..load.show import live_line
+
+    if not (enabled and err.is_terminal):
+        return measure(settings)
+    from rich.live import Live
+    from rich.text import Text
+
+    with Live(Text("starting"), console=err, transient=True, refresh_per_second=4) as live:
+        return measure(settings, watch=lambda progress: live.update(Text(live_line(progress))))
+
+
+def _write(results: dict, output: Optional[Path], hgrm: Optional[Path]) -> None:
+    from ..errors import BrewputError
+    from ..report.hgrm import SUFFIX, format_hgrm
+
+    try:
+        if output is not None:
+            output.write_text(json.dumps(results, indent=2), encoding="utf-8")
+            err.print(f"results: {output}", soft_wrap=True)
+        if hgrm is not None:
+            hgrm.mkdir(parents=True, exist_ok=True)
+            for name, block in (("response", "response_time"), ("service", "service_time"), ("lag", "lag")):
+                distribution = results["classes"]["request"][block].get("distribution")
+                if distribution:
+                    path = hgrm / f"{name}{SUFFIX}"
+                    path.write_text(format_hgrm(distribution), encoding="utf-8")
+                    err.print(f"hgrm: {path}", soft_wrap=True)
+    except OSError as e:
+        raise BrewputError(f"{e.filename}: cannot write: {e.strerror or e}") from None
+
+
+@app.command("serve")
+@user_errors
+def serve(
+    workers: str = typer.Option("1", "--workers", metavar="C", help="Servers of the one FIFO queue."),
+    service: str = typer.Option("exp(2ms)", "--service", metavar="DIST",
+                                help="Service time, a model-language distribution; numbers take a unit "
+                                     "(exp(2ms), lognormal(5ms, 0.5)), bare numbers are seconds."),
+    burn: bool = typer.Option(False, "--burn", help="Burn CPU for the service time instead of sleeping."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback unless told)."),
+    port: str = typer.Option("8080", "--port", metavar="P", help="Port (0: any free one)."),
+    queue: str = typer.Option("10000", "--queue", metavar="N", help="Requests waiting at most; more get 503."),
+    seed: str = typer.Option("1", "--seed", metavar="N", help="Seed of the service times."),
+    for_time: Optional[str] = typer.Option(None, "--for", metavar="TIME",
+                                           help="Stop after this long.  [default: until Ctrl-C]"),
+):
+    """Serve an M/G/c queue over HTTP on loopback: the service to measure with brewput load."""
+    from .. import _native
+    from ..errors import BrewputError
+    from ..engine.cancellable import run_cancellable
+    from ..load import options as opt
+
+    settings = {"host": host, "port": opt.whole("port", port, 0, 65535),
+                "workers": opt.whole("workers", workers, 1, _native.SERVE_MAX_WORKERS),
+                "service": opt.service_distribution(service), "burn": burn,
+                "queue": opt.whole("queue", queue, 1, _native.SERVE_MAX_QUEUE),
+                "seed": opt.whole("seed", seed, 0, 2**64 - 1),
+                "for_seconds": None if for_time is None else opt.seconds("for", for_time)}
+    try:
+        server = _native.DemoServer(json.dumps(settings))
+    except (OSError, ValueError) as e:
+        raise BrewputError(f"--host {host} --port {port}: {e}") from None
+    print(f"serving http://{server.address()}/  ({settings['workers']} workers, service {service}"
+          f"{', burning CPU' if burn else ''}); Ctrl-C stops", flush=True)
+    control = _native.LoadControl()
+    try:
+        summary = json.loads(run_cancellable(lambda: server.run(control), control.cancel))
+    except KeyboardInterrupt:
+        err.print("stopped")
+        return
+    err.print(f"served {summary['served']:,}, rejected {summary['rejected']:,} in {summary['seconds']:.1f} s")

@@ -1,0 +1,12 @@
+"""`brewput load` and `brewput serve`: a real service measured under open-loop
+load, honestly, and the M/G/c demo server to measure.
+
+The Rust crate brewput-load paces the schedule, carries the requests and keeps
+three HdrHistograms; this package checks the options, runs it with a live view
+and Ctrl-C, turns what it measured into the results schema (`engine: "load"`)
+and judges the thresholds.
+"""
+from .run import measure, schedule_times
+from .thresholds import Threshold, judge, parse_threshold
+
+__all__ = ["measure", "schedule_times", "Threshold", "judge", "parse_threshold"]

@@ -1,0 +1,200 @@
+"""`brewput load`'s and `brewput serve`'s options as people type them, each
+refused in one OptionError naming it: the target URL, times (`10s`, `250ms`),
+rates, a ramp (`100..1000`), steps (`100x10s,200x10s`), the service
+distribution (`exp(2ms)`). The limits the Rust side also enforces come from
+it through the binding (`LOAD_MAX_CONNECTIONS`, ...); the others live here.
+"""
+from __future__ import annotations
+
+import math
+import re
+import shlex
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+from urllib.parse import urlsplit
+
+from .. import _native
+from ..errors import BrewputError, FieldError, OptionError
+from ..units import SECONDS
+
+_UNITS = {**SECONDS, "µs": 1e-6}
+_NUMBER = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+_TIME = re.compile(rf"^\s*({_NUMBER})\s*([a-zµ]+)\s*$")
+# A number with a unit inside a distribution: `exp(2ms)`, `lognormal(5ms, 0.5)`.
+_TIME_IN_CALL = re.compile(rf"({_NUMBER})\s*(ns|us|µs|ms|s|min|h)\b")
+
+MAX_SECONDS = 24 * 3600.0  # a run, a warm-up, a stage
+MAX_RATE = 10_000_000.0  # requests per second
+MAX_REQUESTS = 10**12
+MAX_TIMEOUT = 3600.0
+MAX_STAGES = 1000
+
+
+def seconds(field: str, text: str, *, zero: bool = False, most: float = MAX_SECONDS) -> float:
+    """`10s` -> 10.0; positive (or 0 when `zero`), at most `most`."""
+    match = _TIME.match(str(text))
+    if not match or match.group(2) not in _UNITS:
+        raise OptionError(field, "expected a time with a unit, e.g. 10s, 250ms, 2min", value=str(text))
+    value = float(match.group(1)) * _UNITS[match.group(2)]
+    if not (math.isfinite(value) and (0 < value <= most or (zero and value == 0))):
+        low = "0" if zero else "more than 0"
+        raise OptionError(field, f"expected a time from {low} to {most:g}s", value=str(text))
+    return value
+
+
+def rate(field: str, text: str, *, zero: bool = False) -> float:
+    """`200` -> 200.0 requests per second; positive (0 allowed at a ramp's end)."""
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and (0 < value <= MAX_RATE or (zero and value == 0))):
+        raise OptionError(field, f"expected a rate {'from 0' if zero else 'above 0'} to {MAX_RATE:,.0f} per second",
+                          value=str(text))
+    return value
+
+
+def whole(field: str, text: str, low: int, high: int) -> int:
+    try:
+        value = int(str(text).strip().replace("_", ""))
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise OptionError(field, f"expected a whole number from {low:,} to {high:,}", value=str(text))
+    return value
+
+
+def ramp(text: str) -> Tuple[float, float]:
+    """`100..1000` -> (100.0, 1000.0): rates per second, either end may be 0, not both."""
+    low, sep, high = str(text).partition("..")
+    if not sep:
+        raise OptionError("ramp", "expected A..B, rates per second, e.g. 100..1000", value=str(text))
+    ends = rate("ramp", low, zero=True), rate("ramp", high, zero=True)
+    if ends == (0.0, 0.0):
+        raise OptionError("ramp", "a ramp from 0 to 0 sends nothing", value=str(text))
+    return ends
+
+
+def steps(text: str) -> List[Tuple[float, float]]:
+    """`100x10s,200x5s` -> [(100.0, 10.0), (200.0, 5.0)]: rate x duration stages."""
+    stages = []
+    for part in str(text).split(","):
+        r, sep, d = part.strip().partition("x")
+        if not sep:
+            raise OptionError("step", "expected RATExDURATION stages, e.g. 100x10s,200x10s", value=str(text))
+        stages.append((rate("step", r), seconds("step", d)))
+    if len(stages) > MAX_STAGES:
+        raise OptionError("step", f"expected at most {MAX_STAGES} stages", value=f"({len(stages)} stages)")
+    if sum(d for _, d in stages) > MAX_SECONDS:
+        raise OptionError("step", f"the stages last more than {MAX_SECONDS:g}s together", value=str(text))
+    return stages
+
+
+@dataclass(frozen=True)
+class HttpTarget:
+    host: str
+    port: int
+    authority: str
+    path: str
+    url: str
+
+    def settings(self, method: str) -> dict:
+        return {"http": {"host": self.host, "port": self.port, "authority": self.authority, "path": self.path,
+                         "method": method}}
+
+
+def http_target(text: str) -> HttpTarget:
+    """`http://127.0.0.1:8080/x?y=1`, checked: http only (https is not carried
+    yet), a host, a port from 1 to 65535."""
+    text = str(text).strip()
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as e:
+        raise OptionError("url", f"not a valid URL ({e})", value=text) from None
+    if parts.scheme == "https":
+        raise OptionError("url", "https is not supported yet: use http:// (or --exec for another client)", value=text)
+    if parts.scheme != "http":
+        raise OptionError("url", "expected an http:// URL, e.g. http://127.0.0.1:8080/", value=text)
+    if not parts.hostname:
+        raise OptionError("url", "the URL names no host", value=text)
+    if port == 0:
+        raise OptionError("url", "port 0 cannot be connected to", value=text)
+    if any(ord(c) < 33 or ord(c) == 127 for c in text):
+        raise OptionError("url", "a URL cannot hold spaces or control characters", value=repr(text))
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return HttpTarget(host=parts.hostname, port=port or 80, authority=parts.netloc.rpartition("@")[2], path=path,
+                      url=text)
+
+
+def exec_target(command: str) -> dict:
+    if not str(command).strip():
+        raise OptionError("exec", "expected a command line, e.g. --exec 'dd if=/dev/zero of=/dev/null count=1'",
+                          value=repr(command))
+    try:
+        shlex.split(command)
+    except ValueError as e:
+        raise OptionError("exec", f"the command does not parse as a shell line ({e})", value=command) from None
+    return {"exec": {"command": command}}
+
+
+def service_distribution(text: str) -> dict:
+    """`exp(2ms)` -> {"kind": "exp", "mean": 0.002}: the model language's
+    distribution (one parser: model/distributions.py), with its times in
+    seconds; a number may carry a unit (`2ms`), a bare number is seconds."""
+    from ..model.distributions import parse_distribution
+
+    in_seconds = _TIME_IN_CALL.sub(lambda m: repr(float(m.group(1)) * _UNITS[m.group(2)]), str(text))
+    try:
+        distribution = parse_distribution(in_seconds)
+    except FieldError as e:
+        raise OptionError("service", str(e), value=str(text)) from None
+    if distribution.mean > 3600:
+        raise OptionError("service", "expected a mean service time of at most an hour", value=str(text))
+    return distribution.compile()
+
+
+def connections(text: str) -> int:
+    return whole("connections", text, 1, _native.LOAD_MAX_CONNECTIONS)
+
+
+def max_in_flight(text: str) -> int:
+    return whole("max_in_flight", text, 1, _native.LOAD_MAX_IN_FLIGHT)
+
+
+def requests(text: str) -> int:
+    return whole("requests", text, 1, MAX_REQUESTS)
+
+
+def no_target() -> BrewputError:
+    return BrewputError("brewput load: name a target: a URL (http://127.0.0.1:8080/) or --exec 'COMMAND'; "
+                        "nothing is sent without one")
+
+
+def schedule(*, rate_text: Optional[str], arrivals: str, ramp_text: Optional[str], step_text: Optional[str],
+             duration_text: Optional[str], requests_text: Optional[str], warmup_text: str, seed: int) -> dict:
+    """The schedule settings the generator takes, from the options that shape it."""
+    if arrivals not in ("poisson", "constant"):
+        raise OptionError("arrivals", "expected poisson or constant", value=arrivals)
+    given = [name for name, text in (("rate", rate_text), ("ramp", ramp_text), ("step", step_text)) if text]
+    if len(given) != 1:
+        raise OptionError(("rate", "ramp", "step") if given else "rate",
+                          "give exactly one of them" if given else "expected a target rate, e.g. --rate 200")
+    count = requests(requests_text) if requests_text is not None else None
+    duration = seconds("duration", duration_text) if duration_text is not None else None
+    if step_text:
+        if duration is not None:
+            raise OptionError(("step", "duration"), "the steps say how long each lasts: drop --duration")
+        stages = [{"from": r, "to": r, "seconds": d} for r, d in steps(step_text)]
+    else:
+        if duration is None and count is None:
+            duration = 10.0
+        if ramp_text:
+            if duration is None:
+                raise OptionError("ramp", "a ramp needs --duration (the time it takes)")
+            low, high = ramp(ramp_text)
+        else:
+            low = high = rate("rate", rate_text)
+        stages = [{"from": low, "to": high, "seconds": duration}]
+    return {"arrivals": arrivals, "stages": stages, "requests": count,
+            "warmup_seconds": seconds("warmup", warmup_text, zero=True), "seed": seed}

@@ -1,0 +1,43 @@
+"""Calling the Rust generator: watched through its control for the live view,
+stopped by Ctrl-C with what was measured kept, its errors as one-line
+BrewputErrors."""
+from __future__ import annotations
+
+import json
+from typing import Callable, List, Optional
+
+from .. import _native
+from ..engine.cancellable import run_cancellable
+from ..errors import BrewputError
+
+
+def measure(settings: dict, watch: Optional[Callable[[dict], None]] = None) -> dict:
+    """Runs the load `settings` describe and returns the generator's summary
+    (times in seconds); `watch` gets the live figures a few times a second.
+    Ctrl-C stops the run and returns what it measured, marked `interrupted`."""
+    control = _native.LoadControl()
+    tick = None if watch is None else (lambda: watch(json.loads(control.progress())))
+    outcome: dict = {}
+
+    def work() -> None:
+        outcome["summary"] = _native.load_run(json.dumps(settings, allow_nan=False), control)
+
+    try:
+        run_cancellable(work, control.cancel, tick=tick, interval=0.25)
+    except KeyboardInterrupt:
+        if "summary" not in outcome:
+            raise
+    except ConnectionError as e:  # the target is not there: nothing was sent
+        raise BrewputError(str(e)) from None
+    except (ValueError, RuntimeError, _native.InternalError) as e:
+        raise BrewputError(f"load: {e}") from None
+    return json.loads(outcome["summary"])
+
+
+def schedule_times(schedule: dict, most: int = 1_000_000) -> List[float]:
+    """The first `most` intended start times (seconds) a schedule paces: what
+    `measure` would send, computed without sending anything."""
+    try:
+        return _native.load_schedule(json.dumps(schedule, allow_nan=False), most)
+    except ValueError as e:
+        raise BrewputError(f"load: {e}") from None
