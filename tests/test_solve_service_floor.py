@@ -279,7 +279,7 @@ def test_a_fork_of_two_is_flatto_hahn_and_its_branches_mm1():
     both = (12 - rho) / 8 / (mu - lam)  # Nelson and Tantawi 1988, eq. 3 at K = 2
     assert c["exact"] and c["method"] == "flatto-hahn"
     assert c["response_time"]["mean"] == pytest.approx(both, rel=1e-12)
-    assert c["waiting_time"]["mean"] == pytest.approx(2 * rho / (mu - lam), rel=1e-12)  # both branches' waits
+    assert c["waiting_time"]["mean"] == 0.0  # the branches' queues overlap the customer's time: not counted
     for station in result["stations"].values():
         assert station["utilization"] == pytest.approx(rho) and station["throughput"] == pytest.approx(lam)
         assert station["response_time"] == pytest.approx(1 / (mu - lam), rel=1e-12)
@@ -372,6 +372,8 @@ def test_a_shared_queue_is_mmc_its_ties_going_to_the_first_free_branch():
         truth = sum(p[i] for (busy, _), i in index.items() if busy >> k & 1)
         station = result["stations"][f"s{k}"]
         assert station["utilization"] == pytest.approx(truth, rel=1e-9) and station["exact"]
+        assert station["throughput"] == pytest.approx(truth, rel=1e-9)  # one server of mean 1: busy = done
+        assert station["response_time"] == pytest.approx(1.0, rel=1e-9)  # nobody waits at a branch
     assert result["stations"]["s0"]["utilization"] > result["stations"]["s2"]["utilization"]
 
 
@@ -438,6 +440,11 @@ SIMULATED = {  # one model per feature the engine simulates, solved exactly here
     "balk-threshold": one_class({"servers": 2}, {"service": "exp(1)", "balk": 3}, 2.5),
     "balk-probabilities": one_class({"servers": 1, "buffer": 4}, {"service": "exp(1)", "balk": [0, 0.3, 0.6]}, 1.2),
     "patience": one_class({"servers": 3}, {"service": "exp(1)", "patience": "exp(2)"}, 3.5),
+    "fork-join": branched({"fork": branches(2)}, 2, 0.6),
+    "partial-join": branched({"fork": branches(2), "join": "any"}, 2, 0.6),
+    "dispatch-random": branched({"dispatch": branches(2), "weights": {"b0": 0.7, "b1": 0.3}}, 2, 1.0),
+    "dispatch-round-robin": branched({"dispatch": branches(2), "policy": "round_robin"}, 2, 1.4),
+    "dispatch-shared": branched({"dispatch": branches(3), "policy": "shared"}, 3, 2.1),
     "closed-patience": model({"s": {"servers": 2}}, {"c": {
         "population": 8, "think": "exp(2)",
         "route": [{"station": "s", "service": "exp(1)", "balk": [0, 0.3], "patience": "exp(1.5)"}]}}),

@@ -113,7 +113,8 @@ LOSS_REASONS = tuple(_native.LOSS_REASONS)
 def _solved_class(net, sol, r: int, measures) -> dict:
     known = sol.percentiles.get(r, {})
     queues = _queues(net)
-    waited = float((sol.residence_time[r] - net.demand[r])[queues].sum())
+    waited = float(sol.waiting_time[r] if sol.waiting_time is not None
+                   else (sol.residence_time[r] - net.demand[r])[queues].sum())
     response = {"mean": float(sol.response_time[r]), **known.get("response_time", {})}
     waiting = {"mean": max(0.0, waited), **known.get("waiting_time", {})}
     figures = {"throughput": float(sol.throughput[r]), "response_time": response, "waiting_time": waiting}

@@ -12,13 +12,15 @@ cases with a closed form (fork_join.py, dispatch.py).
   routing, solved as a network (network.py's traffic equations split by its weights).
 
 The model is one open class with Poisson arrivals whose route is that one step.
-The class's waiting time is summed over the branches' steps, as the results
-schema sums it over steps; each branch station is an M/M/1 queue under fork, and
-under round_robin and power_of_d holds the even share of the work (identical
-branches, chosen in turn or at random).
+The class's waiting time counts the dispatch's queues (the shared one, or its
+branch's) but not a fork's branches' queues, which overlap the customer's own time
+(as the simulator counts it, docs/simulation.md); each branch station is an M/M/1
+queue under fork, and under round_robin and power_of_d holds the even share of the
+work (identical branches, chosen in turn or at random).
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import List, Optional, Tuple
 
 import numpy as np
@@ -73,9 +75,11 @@ def solve_branches(model: Model, net: Network, feature: str, site: str) -> Tuple
         note = None if figures.exact else (
             f"{site}: {len(stations)} branches joined by Nelson and Tantawi's approximation (within about 5 % "
             f"of simulation for 2 to 32 branches); exact bounds {figures.lower:.4g} to {figures.upper:.4g} (approximate)")
-        return net, _solution(net, stations, figures.method, figures.exact, response=figures.response,
-                              per_visit=[branch] * len(stations), present=[lam * branch] * len(stations),
-                              throughput=lam, note=note)
+        solution = _solution(net, stations, figures.method, figures.exact, response=figures.response,
+                             per_visit=[branch] * len(stations), present=[lam * branch] * len(stations),
+                             throughput=lam, note=note)
+        solution.waiting_time = np.zeros(1)  # its branches' queues overlap the customer's time: not counted
+        return net, solution
     try:
         figures = dispatch(step.policy, lam, s, len(stations), step.choices)
     except BrewputError as e:
@@ -92,6 +96,9 @@ def solve_branches(model: Model, net: Network, feature: str, site: str) -> Tuple
             note = (f"{site}: the split of the work between {len(stations)} branches (ties to the first) is "
                     f"solved up to {MAX_SERVERS}; each branch shown with an even share (approximate)")
         present = busy
+        visits = net.visits.copy()  # each branch takes the jobs it is busy with: busy / s of them per time unit
+        visits[0, stations] = np.array(busy) / (lam * s)
+        net = dataclasses.replace(net, visits=visits)
     else:
         present = [figures.in_system * share] * len(stations)
     # Each branch is visited by its share of the jobs: residence per visit is the response.

@@ -41,6 +41,10 @@ class Solution:
     #: (M,) mean time at each station of the jobs it serves, where some leave it
     #: unserved (reneging), so that jobs present / throughput is not that time; None elsewhere.
     station_response_time: List[Optional[float]] = field(default_factory=list)
+    #: (R,) mean time each class waits in queues, where it is not its residence less its
+    #: service summed over the stations: queues inside a fork's branches overlap the
+    #: customer's own time and are not counted (docs/simulation.md); None elsewhere.
+    waiting_time: Optional[np.ndarray] = None
     #: Per station index with typed servers, per server type: {"utilization",
     #: "served": {class: completions per time unit}} (results.md's server_types).
     server_types: Dict[int, Dict[str, dict]] = field(default_factory=dict)
