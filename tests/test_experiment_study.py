@@ -93,7 +93,7 @@ M = "models: {q: models/mmc.yaml}\n"
     ("models: {q: models/mmc.yaml, r: models/mmc.yaml}\nsweep: {c: .inf}\n", "s.yaml:3 sweep.c: expected numbers"),
     (M + "solve: {method: magic}\n", "s.yaml:3 solve.method: expected one of auto, exact"),
     (M + "charts: [throughput, pie]\n", "s.yaml:3 charts[1]: expected one of throughput, latency, latency_throughput, "
-                                        "latency_boxes, utilization, spectrum, got 'pie'"),
+                                        "latency_boxes, utilization, spectrum, lost, measures, got 'pie'"),
     (M + "  bad: indent\n", "s.yaml:3: invalid YAML: expected <block end>"),
     ("", "s.yaml:1 models: missing required field"),
 ])
