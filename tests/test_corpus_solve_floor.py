@@ -68,6 +68,10 @@ GIVING_UP = [
         "c": {"population": 3, "think": "exp(2)", "route": [{"station": "s", "service": "exp(1)", "balk": 1}]},
         "d": {"rate": 0.1, "route": [{"station": "s", "service": "exp(1)", "balk": 1}]}}),
         names=[f"{STEP}.balk", "classes.c is closed beside other classes"]),
+    Case("floor-patience-closed-ten-million", SOLVE, model({"s": {"servers": 4}}, {"c": {
+        "population": 10_000_000, "think": "exp(1e6)",
+        "route": [{"station": "s", "service": "exp(1)", "patience": "exp(1)"}]}}),
+        names=["station s", "10,000,001 states", "would take"], memory_mb=1500, timeout=30),
     Case("floor-patience-closed-buffer", SOLVE, model({"s": {"buffer": 1}}, {"c": {
         "population": 5, "think": "exp(2)", "route": [{"station": "s", "service": "exp(1)", "patience": "exp(1)"}]}}),
         names=[f"{STEP}.patience", "stations.s.buffer can be full", "wait outside"]),

@@ -16,8 +16,9 @@ The constants were measured on one core (numpy 2.4, x86-64):
  - open stations: Erlang's B recursion 0.1 us per server, M/M/c/K 0.25 us and
    64 bytes per place, M/G/1/K's embedded chain 20 us per place plus 1 ns per
    pair of places (10,000 places: 1 s);
- - customers who give up (abandonment.py): 2 to 4 us and some 200 bytes per
-   state of the birth-death chain (half a million states: 1.4 s);
+ - customers who give up (abandonment.py): 2 to 4 us and 200 to 260 bytes per
+   state of the birth-death chain (half a million states: 1.4 s; a closed class
+   of a million: 2.3 s);
  - typed servers under FCFS-ALIS (typed_servers.py): 40 us per vector of busy
    server counts per server type (5 types of 6 servers, 16,807 vectors: 2.4 s),
    plus its stability check over every set of server types.
@@ -101,7 +102,7 @@ def loss_station_cost(capacity: float, embedded_chain: bool) -> Cost:
 
 def birth_death_cost(states: float) -> Cost:
     """A birth-death chain of `states` states (abandonment.chain_states estimates them)."""
-    return Cost(4e-6 * states, 200.0 * states)
+    return Cost(4e-6 * states, 300.0 * states)
 
 
 def typed_servers_cost(counts, customer_types: int) -> Cost:
