@@ -13,7 +13,7 @@ import pytest
 from scipy.linalg import null_space
 
 import brewput
-from brewput.analytic import queues
+from brewput.analytic import priority, queues
 from brewput.analytic.abandonment import erlang_a, impatient
 from brewput.analytic.typed_servers import fcfs_alis
 from brewput.analytic.dispatch import dispatch
@@ -364,3 +364,48 @@ def test_forks_and_dispatches_are_the_same_at_any_thread_count():
     for m in (forked("any"), two_way("shared"), two_way("power_of_d", d=2)):
         one, two = (run(m, customers=20_000, replications=4, threads=t) for t in (1, 2))
         assert one["classes"] == two["classes"] and one["stations"] == two["stations"]
+
+
+# --- priorities, preemptive and not ---------------------------------------------
+
+def prioritized(c, preempt, service="exp(1)", lams=(0.3, 0.5)):
+    station = {"servers": c, "discipline": "priority", **({"preempt": preempt} if preempt != "none" else {})}
+    return model({"cpu": station},
+                 {"high": {"rate": lams[0], "priority": 2, "route": [{"station": "cpu", "service": service}]},
+                  "low": {"rate": lams[1], "priority": 1, "route": [{"station": "cpu", "service": service}]}})
+
+
+@pytest.mark.parametrize("c, preempt, service, scv, lams", [
+    (1, "none", "exp(1)", 1.0, (0.3, 0.5)),
+    (1, "resume", "exp(1)", 1.0, (0.3, 0.5)),
+    (1, "resume", 1, 0.0, (0.3, 0.5)),        # M/D/1: resuming keeps the work done
+    (2, "none", "exp(1)", 1.0, (0.7, 0.9)),
+    (2, "resume", "exp(1)", 1.0, (0.7, 0.9)),
+    (2, "restart", "exp(1)", 1.0, (0.7, 0.9)),  # exponential: a new draw is as good as the rest
+    (3, "resume", "exp(1)", 1.0, (1.2, 1.2)),
+])
+def test_priorities_per_class_against_theory(c, preempt, service, scv, lams):
+    r = run(prioritized(c, preempt, service, lams))
+    formula = priority.non_preemptive if preempt == "none" else priority.preemptive_resume
+    truth = formula(list(lams), [1.0, 1.0], [scv, scv], [2, 1], c)
+    for i, name in enumerate(("high", "low")):
+        figures = r["classes"][name]
+        assert_covers(f"{name} response", figures["response_time"]["mean"], figures["response_time"]["mean_ci"],
+                      truth.response[i])
+        assert_covers(f"{name} wait", figures["waiting_time"]["mean"], figures["waiting_time"]["mean_ci"],
+                      truth.wait[i])
+    # the work is conserved: the station is as busy as without priorities
+    assert_figure("utilization", r["stations"]["cpu"], "utilization", sum(lams) / c)
+
+
+def test_restarting_a_constant_service_loses_the_work_done():
+    # Repeating the same service from scratch costs the low class time that resuming does not.
+    resume, restart = (run(prioritized(1, how, 1), customers=100_000, replications=5)["classes"]["low"]
+                       for how in ("resume", "restart"))
+    assert restart["response_time"]["mean_ci"][0] > resume["response_time"]["mean_ci"][1]
+
+
+def test_preemption_is_the_same_at_any_thread_count():
+    m = prioritized(2, "resume", "exp(1)", (0.7, 0.9))
+    one, two = (run(m, customers=20_000, replications=4, threads=t) for t in (1, 2))
+    assert one["classes"] == two["classes"] and one["stations"] == two["stations"]

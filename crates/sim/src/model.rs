@@ -454,8 +454,11 @@ fn scope_depth(class: &Class, at: usize) -> usize {
 fn not_yet_simulated(model: &CompiledModel) -> Result<(), SimError> {
     let refuse = |what: String| Err(SimError::Input(format!("{what}: not simulated yet")));
     for station in &model.stations {
-        if station.preempt != Preempt::None {
-            return refuse(format!("station {}: preempt", station.name));
+        if station.preempt != Preempt::None && !station.server_types.is_empty() {
+            return refuse(format!("station {}: preempt with typed servers", station.name));
+        }
+        if station.preempt != Preempt::None && !model.resources.is_empty() {
+            return refuse(format!("station {}: preempt in a model with resource tokens", station.name));
         }
     }
     for class in &model.classes {
@@ -539,7 +542,11 @@ mod tests {
                 {"station": 0, "service": {"kind": "exp", "mean": 1}, "next": [[null, 1]], "scope": 0},
                 {"station": 0, "service": {"kind": "exp", "mean": 1}, "next": [[null, 1]], "scope": 0}]}]}"#;
         let refused = |text: &str| CompiledModel::from_json(text).expect_err("refused").to_string();
-        assert!(refused(fork).contains("station s: preempt: not simulated yet"));
+        let typed_preempting = fork.replace(
+            r#""preempt": "resume""#,
+            r#""preempt": "resume", "server_types": [{"name": "a", "count": 1}], "take": "head", "assign": "in_order""#,
+        );
+        assert!(refused(&typed_preempting).contains("station s: preempt with typed servers: not simulated yet"));
         let balking_branch = fork.replace(r#", "preempt": "resume""#, "").replace(r#""scope": 0}]"#, r#""scope": 0, "balk": {"threshold": 1}}]"#);
         assert!(refused(&balking_branch).contains("class c: balk or patience inside a fork's branch: not simulated yet"));
     }

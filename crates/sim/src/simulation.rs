@@ -24,7 +24,7 @@ use crate::job::{Jobs, OUTSIDE};
 use crate::marks::MarkTimes;
 use crate::measurement::{Measurement, Milestone, WarmupPlan};
 use crate::model::{CompiledModel, Discipline, Take, MARK_DONE};
-use crate::model::Policy;
+use crate::model::{Policy, Preempt};
 use crate::plan::{plan_classes, ClassPlan, ServeStep, SourcePlan, StepKind, StepPlan, EXIT};
 use crate::resources::Resources;
 use crate::service::{Started, TypedServers};
@@ -558,7 +558,7 @@ impl Simulation {
     fn service_end(&mut self, job: u32) {
         let station = self.jobs[job].station;
         let (slot, class) = (self.jobs[job].server_slot, self.jobs[job].class);
-        self.stations[station as usize].service_end(slot, class, self.now, self.measurement.measuring());
+        self.stations[station as usize].service_end(job, slot, class, self.now, self.measurement.measuring());
         self.finish_step(job);
     }
 
@@ -605,6 +605,9 @@ impl Simulation {
         while let Some(start) = self.startable(station) {
             self.start_service(station, start);
         }
+        if self.stations[station as usize].preempt().is_some() {
+            self.preempt(station);
+        }
         debug_assert!(self.first_fit_holds(station), "first fit left a job waiting beside an idle server that can serve it");
     }
 
@@ -635,6 +638,43 @@ impl Simulation {
         if self.dispatch_pending {
             self.dispatch_pending = false;
             while let Some((station, start)) = self.oldest_startable() {
+                self.start_service(station, start);
+            }
+        }
+    }
+
+    /// While the head of the queue outranks a job in service, that job leaves
+    /// its server for the queue (with its remaining work, or a new sample) and
+    /// the head starts.
+    fn preempt(&mut self, station: u32) {
+        let now = self.now;
+        loop {
+            let s = &self.stations[station as usize];
+            let Some(head) = s.head() else { return };
+            let key = self.classes[self.jobs[head].class as usize].priority_key;
+            let jobs = &self.jobs;
+            let Some((victim, moved)) = self.stations[station as usize].displace(key, |job| jobs[job].server_slot, now) else {
+                return;
+            };
+            if let Some(moved) = moved {
+                self.jobs[moved.job].server_slot = moved.slot;
+            }
+            // Its service end is stale. Its wait resumes: the next start adds
+            // the time since it arrived here, so the time until now comes off.
+            self.jobs.renew(victim.job);
+            let how = self.stations[station as usize].preempt();
+            let j = &mut self.jobs[victim.job];
+            j.waited -= now - j.entered_station;
+            j.work = match how {
+                Some(Preempt::Restart) => {
+                    let plan = &self.classes[j.class as usize].steps[j.step as usize];
+                    serving(plan).service.as_ref().map_or(0.0, |service| service.sample(&mut self.rng))
+                }
+                _ => victim.ends_at - now,
+            };
+            let seq = j.seq;
+            self.stations[station as usize].requeue(victim.job, victim.key, seq, now);
+            while let Some(start) = self.startable(station) {
                 self.start_service(station, start);
             }
         }
@@ -725,6 +765,10 @@ impl Simulation {
             self.jobs.renew(job);
         }
         self.resources.take(&serve.uses, now);
+        if self.stations[station as usize].preempt().is_some() {
+            let key = self.classes[class as usize].priority_key;
+            self.stations[station as usize].began(job, key, now + work);
+        }
         match self.stations[station as usize].serve(job, start.server_type, work, now) {
             Started::OnServer { slot } => {
                 self.jobs[job].server_slot = slot;

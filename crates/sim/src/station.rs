@@ -4,9 +4,9 @@
 
 use std::collections::VecDeque;
 
-use crate::model::{Discipline, Station, Take};
+use crate::model::{Discipline, Preempt, Station, Take};
 use crate::plan::Occupancy;
-use crate::service::{Departure, Moved, Service, Started, TypedServers, UNBOUNDED};
+use crate::service::{Departure, Moved, Service, Started, Stint, Stints, TypedServers, UNBOUNDED};
 use crate::stats::{StationStats, TimeAverage};
 use crate::wait_queue::{Ticket, WaitQueue};
 
@@ -16,6 +16,8 @@ pub struct StationState {
     pub discipline: Discipline,
     /// Which waiting job a freed typed server takes.
     pub take: Take,
+    /// At a station with `preempt`: how, and the jobs in service.
+    preemption: Option<(Preempt, Stints)>,
     queue: WaitQueue,
     service: Service,
     /// Jobs at the station: waiting, in service and blocked.
@@ -35,6 +37,7 @@ impl StationState {
             capacity: station.capacity.unwrap_or(UNBOUNDED),
             discipline: station.discipline,
             take: station.take,
+            preemption: (station.preempt != Preempt::None).then(|| (station.preempt, Stints::default())),
             queue: WaitQueue::new(station.discipline),
             service: Service::new(station, classes),
             present: 0,
@@ -115,13 +118,54 @@ impl StationState {
     /// A service of `class` in server `slot` ends; its job holds the server
     /// until it can leave.
     #[inline]
-    pub fn service_end(&mut self, slot: u32, class: u32, now: f64, measuring: bool) {
+    pub fn service_end(&mut self, job: u32, slot: u32, class: u32, now: f64, measuring: bool) {
+        if let Some((_, stints)) = &mut self.preemption {
+            stints.ended(job);
+        }
         match &mut self.service {
             Service::Pool(pool) => pool.end(),
             Service::Typed(typed) => typed.end(slot, class, now, measuring),
             Service::Sharing(_) => unreachable!("sharing stations end services by SharingEnd"),
         }
         self.busy_average.change(-1.0, now);
+    }
+
+    /// How the station preempts, if it does.
+    #[inline]
+    pub fn preempt(&self) -> Option<Preempt> {
+        self.preemption.as_ref().map(|(how, _)| *how)
+    }
+
+    /// At a preempting station: `job` of priority `key` started a stint ending at `ends_at`.
+    #[inline]
+    pub fn began(&mut self, job: u32, key: f64, ends_at: f64) {
+        if let Some((_, stints)) = &mut self.preemption {
+            stints.began(job, key, ends_at);
+        }
+    }
+
+    /// At a preempting station with no free server: the job in service that
+    /// a waiting job of priority `key` displaces, taken off its server (in
+    /// `slot`), if any; the job moved into that slot, if one did.
+    pub fn displace(&mut self, key: f64, slot_of: impl Fn(u32) -> u32, now: f64) -> Option<(Stint, Option<Moved>)> {
+        let (_, stints) = self.preemption.as_mut()?;
+        if self.service.has_free_server() {
+            return None;
+        }
+        let victim = stints.displace(key)?;
+        let Service::Pool(pool) = &mut self.service else {
+            unreachable!("preemption is simulated at server pools");
+        };
+        let moved = pool.evict(slot_of(victim.job));
+        self.busy_average.change(-1.0, now);
+        Some((victim, moved))
+    }
+
+    /// A displaced job waits again, at its place by `key` and `seq` (its
+    /// arrival at the station).
+    pub fn requeue(&mut self, job: u32, key: f64, seq: u64, now: f64) {
+        self.queue.push(job, key, seq);
+        self.waiting_average.change(1.0, now);
     }
 
     /// The typed servers, if the station's servers are typed.

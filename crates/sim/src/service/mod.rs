@@ -7,10 +7,12 @@
 //! simulation alone schedules the events that follow.
 
 mod pool;
+mod preemption;
 mod sharing;
 mod typed;
 
 pub use pool::ServerPool;
+pub use preemption::{Stint, Stints};
 pub use sharing::ProcessorSharing;
 pub use typed::TypedServers;
 

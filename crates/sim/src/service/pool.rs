@@ -48,6 +48,14 @@ impl ServerPool {
         self.blocked += 1;
     }
 
+    /// The job in `slot`, still in service, is taken off its server
+    /// (preempted); the last holder may move into the slot, as in `leave`.
+    #[inline]
+    pub fn evict(&mut self, slot: u32) -> Option<Moved> {
+        self.holders.swap_remove(slot as usize);
+        self.holders.get(slot as usize).map(|&job| Moved { job, slot })
+    }
+
     /// The job in `slot`, its service over, frees its server. The last holder
     /// takes the freed slot (constant time); it is returned if it moved.
     #[inline]
