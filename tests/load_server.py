@@ -1,0 +1,29 @@
+"""The demo server (`brewput serve`'s M/G/c queue) run inside the test process
+on 127.0.0.1, on a free port, stopped when the test is done: the only kind of
+server the load tests send traffic to."""
+from __future__ import annotations
+
+import json
+import threading
+from contextlib import contextmanager
+
+from brewput import _native
+from brewput.load.options import service_distribution
+
+
+@contextmanager
+def serving(service: str = "const(1ms)", workers: int = 4, queue: int = 10_000, seed: int = 1):
+    """Yields the server's URL; stops it afterwards (at most a few seconds: its
+    `for_seconds` bounds it even if the stop is missed)."""
+    settings = {"host": "127.0.0.1", "port": 0, "workers": workers, "service": service_distribution(service),
+                "burn": False, "queue": queue, "seed": seed, "for_seconds": 300.0}
+    server = _native.DemoServer(json.dumps(settings))
+    url = f"http://{server.address()}/"
+    control = _native.LoadControl()
+    thread = threading.Thread(target=server.run, args=(control,), daemon=True)
+    thread.start()
+    try:
+        yield url
+    finally:
+        control.cancel()
+        thread.join(10)

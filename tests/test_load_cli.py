@@ -1,0 +1,114 @@
+"""`brewput load` on the command line, against a demo server the test starts
+on 127.0.0.1: the documented exit codes of thresholds (0 held, 1 broken, 2 a
+usage error such as an unknown metric), the .hgrm files, the JSON results,
+`--exec` targets, and `brewput serve` itself."""
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from load_server import serving
+
+
+def brewput(*args, timeout=60):
+    return subprocess.run([sys.executable, "-m", "brewput", *args], capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def url():
+    with serving("const(1ms)", workers=2) as address:
+        yield address
+
+
+def quick(url, *args):
+    return brewput("load", url, "--rate", "100", "--arrivals", "constant", "--duration", "1s", *args)
+
+
+@pytest.mark.parametrize("thresholds, code", [
+    (["p99<1s", "mean<500ms", "lag_p99<1s", "service_max<2s", "error_rate<1%", "achieved_rate>=0.9*target"], 0),
+    (["p99<1s", "p50<1us"], 1),  # one broken is enough
+    (["achieved_rate>=2*target"], 1),
+    (["error_rate>50%"], 1),
+])
+def test_thresholds_give_the_documented_exit_codes(url, thresholds, code):
+    done = quick(url, *[a for t in thresholds for a in ("--threshold", t)])
+    assert done.returncode == code, done.stderr + done.stdout
+    for t in thresholds:
+        assert f"threshold {t}:" in done.stdout
+
+
+@pytest.mark.parametrize("threshold", ["p98<1ms", "latency<1s", "lag_p99<fast", "error_rate<200%", "p99=1ms"])
+def test_a_threshold_that_cannot_be_judged_is_a_usage_error_before_anything_is_sent(url, threshold):
+    done = quick(url, "--threshold", threshold)
+    assert done.returncode == 2 and "--threshold" in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "rate:" not in done.stdout  # nothing was measured
+
+
+def test_server_errors_count_as_failures(tmp_path):
+    # One slow worker and a queue of one: most requests are refused with 503.
+    with serving("const(50ms)", workers=1, queue=1) as slow:
+        done = brewput("load", slow, "--rate", "100", "--duration", "1s", "--json", "--threshold", "error_rate<1%")
+    assert done.returncode == 1, done.stderr
+    load = json.loads(done.stdout)["load"]
+    assert load["answers"]["5xx"] > 0 and load["failed"] == load["answers"]["5xx"]
+    assert load["error_rate"] == pytest.approx(load["failed"] / load["sent"])
+
+
+def test_json_and_hgrm_files(url, tmp_path):
+    done = quick(url, "--json", "-o", str(tmp_path / "r.json"), "--hgrm", str(tmp_path / "h"))
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)
+    assert json.loads((tmp_path / "r.json").read_text()) == results
+    assert results["engine"] == "load" and results["time_unit"] == "ms"
+    request = results["classes"]["request"]
+    for name, block in (("response", "response_time"), ("service", "service_time"), ("lag", "lag")):
+        rows, footer = _parse_hgrm((tmp_path / "h" / f"{name}.hgrm").read_text())
+        values = [v for v, _, _ in rows]
+        percentiles = [p for _, p, _ in rows]
+        assert values == sorted(values) and percentiles == sorted(percentiles) and percentiles[-1] == 1.0
+        assert rows[-1][2] == footer["Total count"] == request[block]["count"] == 100
+        assert footer["Max"] == pytest.approx(request[block]["max"], rel=1e-3)
+        # The row at 50 % (a reporting tick) is HdrHistogram's median: the p50 reported.
+        assert next(v for v, p, _ in rows if p == 0.5) == pytest.approx(request[block]["p50"], rel=2e-3)
+
+
+def _parse_hgrm(text):
+    """HdrHistogram's percentile format: a header, rows of value, percentile,
+    total count and 1/(1-percentile) (none on the 100 % row), a footer."""
+    lines = text.splitlines()
+    assert lines[0].split() == ["Value", "Percentile", "TotalCount", "1/(1-Percentile)"] and lines[1] == ""
+    rows = []
+    for line in lines[2:]:
+        if line.startswith("#"):
+            break
+        fields = line.split()
+        assert len(fields) == (3 if float(fields[1]) == 1.0 else 4), line
+        rows.append((float(fields[0]), float(fields[1]), int(fields[2])))
+    footer = dict((k.strip(), float(v)) for k, v in re.findall(r"([A-Za-z ]+?)\s*=\s*([-0-9.e+]+)", text))
+    return rows, footer
+
+
+def test_exec_targets_run_a_command_per_request():
+    ok = brewput("load", "--exec", "true", "--rate", "40", "--arrivals", "constant", "--duration", "1s", "--json")
+    assert ok.returncode == 0, ok.stderr
+    load = json.loads(ok.stdout)["load"]
+    assert load["answers"] == {"exit 0": 40} and load["failed"] == 0
+    bad = brewput("load", "--exec", "exit 3", "--rate", "20", "--duration", "1s", "--threshold", "error_rate<1%")
+    assert bad.returncode == 1 and "exit non-0" in bad.stdout
+
+
+def test_a_request_that_outlasts_the_timeout_fails_as_a_timeout():
+    with serving("const(2s)", workers=4) as slow:
+        done = brewput("load", slow, "--rate", "5", "--arrivals", "constant", "--duration", "1s", "--timeout",
+                       "200ms", "--json")
+    load = json.loads(done.stdout)["load"]
+    assert load["errors"] == {"timeout": 5} and load["answers"] == {}
+
+
+def test_serve_prints_its_address_and_stops_after_for():
+    done = brewput("serve", "--port", "0", "--workers", "2", "--service", "exp(1ms)", "--for", "0.5s", timeout=20)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"serving http://127\.0\.0\.1:\d+/", done.stdout)
+    assert "served 0" in done.stderr
