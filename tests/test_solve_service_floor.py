@@ -469,3 +469,83 @@ def test_simulate_agrees_with_solve_within_its_99_percent_intervals(feature):
     assert len(exact) >= 6, [row.figure for row in rows]
     outside = [(row.figure, row.analytic, row.ci) for row in exact if not row.inside]
     assert not outside
+
+
+def floor_model(rng):
+    """A random valid model around one station using the floor's features, often
+    answerable, sometimes not, with rates and means over twelve decades."""
+    def mean():
+        return float(f"{10 ** rng.uniform(-4, 4):.3g}")
+
+    def law():
+        return rng.choice([f"exp({mean()})", f"exp({mean()})", f"erlang(2, {mean()})", f"const({mean()})"])
+
+    kind = rng.choice(["give-up", "typed", "preempt", "fork", "dispatch"])
+    count = rng.randint(2, 4)
+    if kind in ("fork", "dispatch"):
+        service = rng.choice(["exp(1)", "exp(1)", law()])
+        step = {kind: {f"b{i}": [{"station": f"s{i}", "service": rng.choice([service] * 4 + [law()])}]
+                       for i in range(count)}}
+        if kind == "fork":
+            step["join"] = rng.choice(["all", "all", "any", 1, count])
+        else:
+            step["policy"] = rng.choice(["random", "round_robin", "shared", "power_of_d", "shortest_queue"])
+        stations = {f"s{i}": {"servers": rng.choice([1, 1, 1, 2])} for i in range(count)}
+        return {"brewput": 1, "name": "fuzz", "stations": stations,
+                "classes": {"c": {"rate": mean() / 100, "route": [step]}}}
+    station = {"servers": rng.choice([1, 2, 7, 10_000_000])}
+    if kind == "typed":
+        station = {"servers": {f"t{i}": rng.choice([1, 2, 30]) for i in range(count)},
+                   "take": rng.choice(["head", "first_fit"])}
+    elif kind == "preempt":
+        station.update(discipline="priority", preempt=rng.choice(["resume", "restart"]))
+    if rng.random() < 0.2:
+        station["buffer"] = rng.choice([0, 2, 1000])
+    classes = {}
+    service = rng.choice(["exp(1)", "exp(1)", law()])
+
+    def giving_up():
+        return rng.choice([{"balk": rng.choice([0, 1, 40])}, {"patience": rng.choice(["exp(2)", law()])},
+                           {"balk": [round(rng.random(), 2) for _ in range(rng.randint(1, 5))]}])
+
+    shared = giving_up()
+    for c in range(rng.randint(1, 3)):
+        step = {"station": "s", "service": rng.choice([service] * 4 + [law()])}
+        if kind == "give-up":
+            step.update(rng.choice([shared] * 4 + [giving_up()]))
+        if kind == "typed" and rng.random() < 0.5:
+            step["served_by"] = rng.sample(list(station["servers"]), rng.randint(1, count))
+        source = ({"population": rng.choice([1, 5, 300]), "think": rng.choice(["exp(1)", law()])}
+                  if rng.random() < 0.1 else {"rate": mean() / 10})
+        classes[f"c{c}"] = {**source, "priority": rng.randint(0, 2), "route": [step]}
+    return {"brewput": 1, "name": "fuzz", "stations": {"s": station}, "classes": classes}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_floor_models_are_answered_in_finite_numbers_or_refused_in_one_error(seed):
+    import json
+    import random
+    import warnings
+
+    from brewput.errors import BrewputError
+
+    rng = random.Random(seed)
+    answered = refused = 0
+    for _ in range(80):
+        spec = floor_model(rng)
+        try:
+            m = Model.from_dict(spec)
+        except BrewputError:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            try:
+                result = brewput.solve(m)
+            except BrewputError:
+                refused += 1
+                continue
+            except Exception as e:  # noqa: BLE001 - the point: nothing else may escape
+                pytest.fail(f"{type(e).__name__}: {e} on {json.dumps(spec)}")
+        json.dumps(result, allow_nan=False)  # ValueError on any inf or nan
+        answered += 1
+    assert answered > 10 and refused > 10  # both kinds met
