@@ -153,7 +153,7 @@ def serve(
     from ..engine.cancellable import run_cancellable
     from ..load import options as opt
 
-    settings = {"host": host, "port": opt.whole("port", port, 0, 65535),
+    settings = {"host": opt.listen_host(host), "port": opt.whole("port", port, 0, 65535),
                 "workers": opt.whole("workers", workers, 1, _native.SERVE_MAX_WORKERS),
                 "service": opt.service_distribution(service), "burn": burn,
                 "queue": opt.whole("queue", queue, 1, _native.SERVE_MAX_QUEUE),

@@ -154,6 +154,19 @@ def service_distribution(text: str) -> dict:
     return distribution.compile()
 
 
+def listen_host(text: str) -> str:
+    """An IP address to listen on (`127.0.0.1`, `::1`, `0.0.0.0`) or
+    `localhost`: never a name to look up."""
+    import ipaddress
+
+    if text == "localhost":
+        return text
+    try:
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        raise OptionError("host", "expected an IP address to listen on, e.g. 127.0.0.1 or ::1", value=text) from None
+
+
 def connections(text: str) -> int:
     return whole("connections", text, 1, _native.LOAD_MAX_CONNECTIONS)
 

@@ -1,0 +1,115 @@
+"""The corpus (tests/corpus.py) for `brewput load` and `brewput serve`: bad
+input is one line naming the option, exit 2, before anything is sent or bound.
+
+Classes: no target or two; URLs that are not http URLs (scheme, host, port,
+spaces); targets that cannot be reached on loopback (refused, closed ports);
+rates, times and counts that are not positive, finite, in range or with a unit;
+ramps and steps that do not parse; thresholds naming unknown metrics or bad
+values; outputs that cannot be written; the demo server's bad workers, queue,
+port, host and service distributions."""
+import pytest
+
+from corpus import Case, check, ids
+
+URL = "http://127.0.0.1:1/"  # nothing listens on port 1 of loopback
+
+
+def load(*args):
+    """A load run whose one bad option is in `args` (the rest valid)."""
+    return ["load", *args]
+
+
+CASES = [
+    # No target, two targets, an empty command.
+    Case("no-target", load("--rate", "10"), names=["URL", "--exec"]),
+    Case("two-targets", load(URL, "--exec", "true", "--rate", "10"), names=["url", "--exec"]),
+    Case("exec-empty", load("--exec", " ", "--rate", "10"), names=["--exec"]),
+    Case("exec-unbalanced-quote", load("--exec", "echo 'x", "--rate", "10"), names=["--exec"]),
+    # URLs that are not http URLs.
+    Case("url-ftp", load("ftp://127.0.0.1/", "--rate", "10"), names=["url", "http://"]),
+    Case("url-https", load("https://127.0.0.1/", "--rate", "10"), names=["url", "https"]),
+    Case("url-no-scheme", load("127.0.0.1:8080", "--rate", "10"), names=["url"]),
+    Case("url-no-host", load("http:///x", "--rate", "10"), names=["url", "host"]),
+    Case("url-port-too-big", load("http://127.0.0.1:99999/", "--rate", "10"), names=["url"]),
+    Case("url-port-not-number", load("http://127.0.0.1:ab/", "--rate", "10"), names=["url"]),
+    Case("url-port-zero", load("http://127.0.0.1:0/", "--rate", "10"), names=["url", "port 0"]),
+    Case("url-space", load("http://127.0.0.1/a b", "--rate", "10"), names=["url", "spaces"]),
+    Case("url-bad-ipv6", load("http://[::1/", "--rate", "10"), names=["url"]),
+    Case("url-words", load("not a url", "--rate", "10"), names=["url"]),
+    # Targets on loopback that do not answer: one line before the run.
+    Case("connection-refused", load(URL, "--rate", "10"), names=["127.0.0.1:1", "connection refused"]),
+    Case("connection-refused-discard", load("http://127.0.0.1:9/x", "--rate", "10"), names=["127.0.0.1:9"]),
+    Case("connection-refused-ipv6", load("http://[::1]:1/", "--rate", "10"), names=["[::1]:1"]),
+    Case("connection-refused-other-loopback", load("http://127.0.0.2:1/", "--rate", "10"), names=["127.0.0.2:1"]),
+    # Rates.
+    Case("rate-zero", load(URL, "--rate", "0"), names=["--rate"]),
+    Case("rate-negative", load(URL, "--rate", "-5"), names=["--rate"]),
+    Case("rate-nan", load(URL, "--rate", "nan"), names=["--rate"]),
+    Case("rate-inf", load(URL, "--rate", "inf"), names=["--rate"]),
+    Case("rate-huge", load(URL, "--rate", "1e30"), names=["--rate"]),
+    Case("rate-word", load(URL, "--rate", "fast"), names=["--rate"]),
+    Case("rate-and-ramp", load(URL, "--rate", "5", "--ramp", "1..2", "--duration", "1s"), names=["--rate", "--ramp"]),
+    Case("arrivals-unknown", load(URL, "--rate", "5", "--arrivals", "bursty"), names=["--arrivals"]),
+    # Times and counts.
+    Case("duration-negative", load(URL, "--rate", "10", "--duration", "-1s"), names=["--duration"]),
+    Case("duration-zero", load(URL, "--rate", "10", "--duration", "0s"), names=["--duration"]),
+    Case("duration-no-unit", load(URL, "--rate", "10", "--duration", "10"), names=["--duration", "unit"]),
+    Case("duration-huge", load(URL, "--rate", "10", "--duration", "1e30s"), names=["--duration"]),
+    Case("duration-unknown-unit", load(URL, "--rate", "10", "--duration", "3fortnights"), names=["--duration"]),
+    Case("warmup-negative", load(URL, "--rate", "10", "--warmup", "-1s"), names=["--warmup"]),
+    Case("timeout-zero", load(URL, "--rate", "10", "--timeout", "0s"), names=["--timeout"]),
+    Case("requests-zero", load(URL, "--rate", "10", "--requests", "0"), names=["--requests"]),
+    Case("requests-fraction", load(URL, "--rate", "10", "--requests", "1.5"), names=["--requests"]),
+    Case("requests-huge", load(URL, "--rate", "10", "--requests", "1" + "0" * 30), names=["--requests"]),
+    Case("connections-zero", load(URL, "--rate", "10", "--connections", "0"), names=["--connections"]),
+    Case("connections-huge", load(URL, "--rate", "10", "--connections", "10000000"), names=["--connections"]),
+    Case("in-flight-zero", load(URL, "--rate", "10", "--max-in-flight", "0"), names=["--max-in-flight"]),
+    Case("seed-negative", load(URL, "--rate", "10", "--seed", "-1"), names=["--seed"]),
+    Case("method-not-a-word", load(URL, "--rate", "10", "--method", "GE T"), names=["--method"]),
+    # Ramps and steps.
+    Case("ramp-one-end", load(URL, "--ramp", "5", "--duration", "1s"), names=["--ramp"]),
+    Case("ramp-words", load(URL, "--ramp", "a..b", "--duration", "1s"), names=["--ramp"]),
+    Case("ramp-zero-to-zero", load(URL, "--ramp", "0..0", "--duration", "1s"), names=["--ramp"]),
+    Case("ramp-negative", load(URL, "--ramp", "-1..5", "--duration", "1s"), names=["--ramp"]),
+    Case("ramp-no-duration", load(URL, "--ramp", "1..5", "--requests", "5"), names=["--ramp", "--duration"]),
+    Case("step-no-x", load(URL, "--step", "100"), names=["--step"]),
+    Case("step-no-duration", load(URL, "--step", "100x"), names=["--step"]),
+    Case("step-no-rate", load(URL, "--step", "x10s"), names=["--step"]),
+    Case("step-negative-time", load(URL, "--step", "100x-1s"), names=["--step"]),
+    Case("step-and-duration", load(URL, "--step", "100x1s", "--duration", "1s"), names=["--step", "--duration"]),
+    Case("steps-too-long", load(URL, "--step", ",".join(["1x23h"] * 2)), names=["--step"]),
+    # Thresholds.
+    Case("threshold-unknown-metric", load(URL, "--rate", "10", "--threshold", "p98<1ms"), names=["--threshold", "p98"]),
+    Case("threshold-no-operator", load(URL, "--rate", "10", "--threshold", "p99"), names=["--threshold"]),
+    Case("threshold-bad-time", load(URL, "--rate", "10", "--threshold", "p99<soon"), names=["--threshold"]),
+    Case("threshold-bad-fraction", load(URL, "--rate", "10", "--threshold", "error_rate<150%"), names=["--threshold"]),
+    Case("threshold-bad-rate", load(URL, "--rate", "10", "--threshold", "achieved_rate>=x*target"),
+         names=["--threshold"]),
+    Case("threshold-equals", load(URL, "--rate", "10", "--threshold", "p99=1ms"), names=["--threshold"]),
+    # Outputs, refused before the run.
+    Case("output-not-json", load(URL, "--rate", "10", "-o", "r.csv"), names=["--output"]),
+    Case("output-under-a-file", load(URL, "--rate", "10", "-o", "{dir}/f/r.json"), files={"f": "x"}, names=["-o"]),
+    Case("hgrm-is-a-file", load(URL, "--rate", "10", "--hgrm", "{dir}/f"), files={"f": "x"}, names=["--hgrm"]),
+    # The demo server.
+    Case("serve-workers-zero", ["serve", "--workers", "0", "--for", "1s"], names=["--workers"]),
+    Case("serve-workers-huge", ["serve", "--workers", "100000", "--for", "1s"], names=["--workers"]),
+    Case("serve-queue-zero", ["serve", "--queue", "0", "--for", "1s"], names=["--queue"]),
+    Case("serve-port-too-big", ["serve", "--port", "70000", "--for", "1s"], names=["--port"]),
+    Case("serve-port-word", ["serve", "--port", "http", "--for", "1s"], names=["--port"]),
+    Case("serve-host-not-an-address", ["serve", "--host", "999.1.1.1", "--port", "0", "--for", "1s"],
+         names=["--host", "999.1.1.1"]),
+    Case("serve-for-negative", ["serve", "--for", "-1s"], names=["--for"]),
+    Case("serve-service-unknown", ["serve", "--service", "bogus(1ms)", "--for", "1s"], names=["--service", "bogus"]),
+    Case("serve-service-negative", ["serve", "--service", "exp(-1ms)", "--for", "1s"], names=["--service"]),
+    Case("serve-service-bad-unit", ["serve", "--service", "exp(2xs)", "--for", "1s"], names=["--service"]),
+    Case("serve-service-unclosed", ["serve", "--service", "exp(1ms", "--for", "1s"], names=["--service"]),
+    Case("serve-service-too-long", ["serve", "--service", "const(2h)", "--for", "1s"], names=["--service"]),
+    Case("serve-service-arguments", ["serve", "--service", "gamma(1ms)", "--for", "1s"], names=["--service"]),
+    Case("serve-service-missing-file", ["serve", "--service", "empirical(nope.csv)", "--for", "1s"],
+         names=["--service", "nope.csv"]),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=ids(CASES))
+def test_bad_load_input_is_one_line(case, tmp_path):
+    check(case, tmp_path)
