@@ -440,6 +440,15 @@ SIMULATED = {  # one model per feature the engine simulates, solved exactly here
     "balk-threshold": one_class({"servers": 2}, {"service": "exp(1)", "balk": 3}, 2.5),
     "balk-probabilities": one_class({"servers": 1, "buffer": 4}, {"service": "exp(1)", "balk": [0, 0.3, 0.6]}, 1.2),
     "patience": one_class({"servers": 3}, {"service": "exp(1)", "patience": "exp(2)"}, 3.5),
+    "preempt-resume": model({"cpu": {"servers": 2, "discipline": "priority", "preempt": "resume"}}, {
+        "hi": {"rate": 0.6, "priority": 1, "route": [{"station": "cpu", "service": "exp(1)"}]},
+        "lo": {"rate": 0.8, "route": [{"station": "cpu", "service": "exp(1)"}]}}),
+    "preempt-resume-mg1": model({"cpu": {"discipline": "priority", "preempt": "resume"}}, {
+        "hi": {"rate": 0.3, "priority": 2, "route": [{"station": "cpu", "service": "erlang(3, 1)"}]},
+        "lo": {"rate": 0.2, "route": [{"station": "cpu", "service": "uniform(0, 3)"}]}}),
+    "preempt-restart": model({"cpu": {"discipline": "priority", "preempt": "restart"}}, {
+        "hi": {"rate": 0.3, "priority": 1, "route": [{"station": "cpu", "service": "exp(1)"}]},
+        "lo": {"rate": 0.4, "route": [{"station": "cpu", "service": "exp(1)"}]}}),
     "fork-join": branched({"fork": branches(2)}, 2, 0.6),
     "partial-join": branched({"fork": branches(2), "join": "any"}, 2, 0.6),
     "dispatch-random": branched({"dispatch": branches(2), "weights": {"b0": 0.7, "b1": 0.3}}, 2, 1.0),
