@@ -30,6 +30,9 @@ EXPECTED = {
     **{f"starbucks/{name}.yaml": {drink: ({"register": 1, "bar": 1}, None) for drink in ("espresso", "drip")}
        for name in ("fifo", "first-fit")},
     "starbucks/bar.yaml": {drink: ({"bar": 1}, None) for drink in ("espresso", "drip")},
+    # the expediter takes the order, then paying and the drink in parallel (a fork)
+    "starbucks/early-order.yaml": {drink: ({"expediter": 1, "register": 1, "bar": 1}, None)
+                                   for drink in ("espresso", "drip")},
     "mmc.yaml": ({"desk": 1}, None),
     # PDQ's helpdesk study: one M/M/c desk at each site and merged
     **{f"helpdesk/{name}.yaml": ({"desk": 1}, None) for name in ("site-a", "site-b", "merged")},
