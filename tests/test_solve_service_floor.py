@@ -297,6 +297,7 @@ def test_a_fork_of_more_branches_is_marked_approximate_within_its_exact_bounds()
     h4 = 1 + 1 / 2 + 1 / 3 + 1 / 4
     two = (12 - lam) / 8 / (1 - lam)
     assert two < c["response_time"]["mean"] < h4 / (1 - lam)  # the max of 2 <= R_4 <= K independent branches
+    assert all(s["exact"] and s["response_time"] == pytest.approx(1 / (1 - lam)) for s in result["stations"].values())
 
 
 def test_a_random_dispatch_is_routing_each_branch_its_own_mm1():

@@ -77,7 +77,7 @@ def solve_branches(model: Model, net: Network, feature: str, site: str) -> Tuple
             f"of simulation for 2 to 32 branches); exact bounds {figures.lower:.4g} to {figures.upper:.4g} (approximate)")
         solution = _solution(net, stations, figures.method, figures.exact, response=figures.response,
                              per_visit=[branch] * len(stations), present=[lam * branch] * len(stations),
-                             throughput=lam, note=note)
+                             throughput=lam, note=note, stations_exact=True)  # the join's time alone is not
         solution.waiting_time = np.zeros(1)  # its branches' queues overlap the customer's time: not counted
         return net, solution
     try:
