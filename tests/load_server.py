@@ -8,7 +8,7 @@ import threading
 from contextlib import contextmanager
 
 from brewput import _native
-from brewput.load.options import service_distribution
+from brewput.loadtest.options import service_distribution
 
 
 @contextmanager

@@ -9,9 +9,9 @@ import pytest
 from scipy.stats import t as student_t
 
 from brewput.analytic.queues import mmc
-from brewput.load import measure
-from brewput.load import options as opt
-from brewput.load.results import to_results
+from brewput.loadtest import measure
+from brewput.loadtest import options as opt
+from brewput.loadtest.results import to_results
 from load_server import serving
 
 

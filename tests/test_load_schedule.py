@@ -5,8 +5,8 @@ import pytest
 from scipy import stats
 
 from brewput.errors import BrewputError
-from brewput.load import schedule_times
-from brewput.load import options as opt
+from brewput.loadtest import schedule_times
+from brewput.loadtest import options as opt
 
 
 def schedule(rate=None, arrivals="poisson", ramp=None, step=None, duration="10s", requests=None, warmup="0s", seed=1):
@@ -74,3 +74,12 @@ def test_the_seed_fixes_the_schedule_and_changes_it():
 def test_bad_schedules_are_refused_naming_the_option(kwargs, field):
     with pytest.raises(BrewputError, match=field):
         schedule(**kwargs)
+
+
+def test_the_load_generator_leaves_brewput_load_the_model_loader():
+    # The package is `brewput.loadtest`: a subpackage named `load` would
+    # replace the public `brewput.load(model)` once imported.
+    import brewput
+    import brewput.loadtest.options  # noqa: F401
+
+    assert callable(brewput.load) and brewput.load("examples/mmc.yaml").features() is not None

@@ -1,7 +1,7 @@
 """`brewput load` (a real service under open-loop load) and `brewput serve`
 (the M/G/c demo server to measure).
 
-Every option arrives as text and is checked by load/options.py before
+Every option arrives as text and is checked by loadtest/options.py before
 anything is sent or bound. Exit codes of `load`: 0 every threshold held, 1 a
 threshold broke, 2 a usage error (a bad option, an unknown metric, a target
 that cannot be reached), 130 Ctrl-C (what was measured is still shown)."""
@@ -52,9 +52,9 @@ def load(
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ):
     """Measure a real service under open-loop load: response time from each request's intended start."""
-    from ..load import measure, parse_threshold
-    from ..load import options as opt
-    from ..load.thresholds import judge
+    from ..loadtest import measure, parse_threshold
+    from ..loadtest import options as opt
+    from ..loadtest.thresholds import judge
 
     if (url is None) == (exec_command is None):
         raise opt.no_target() if url is None else opt.OptionError(("url", "exec"), "give one target, not both")
@@ -76,7 +76,7 @@ def load(
             check_folder(option, Path(folder))
 
     summary = _measure_live(settings, enabled=not as_json)
-    from ..load.results import to_results
+    from ..loadtest.results import to_results
 
     results = to_results(summary, target=target.url if target else exec_command,
                          method="http" if target else "exec", settings=settings)
@@ -87,7 +87,7 @@ def load(
     if as_json:
         print(json.dumps(results, indent=2))
     else:
-        from ..load.show import print_results
+        from ..loadtest.show import print_results
 
         print_results(out, results, judged)
     _write(results, output, hgrm)
@@ -100,8 +100,8 @@ def load(
 
 def _measure_live(settings: dict, enabled: bool) -> dict:
     """The run, with a live line on a terminal's stderr."""
-    from ..load import measure
-    from ..load.show import live_line
+    from ..loadtest import measure
+    from ..loadtest.show import live_line
 
     if not (enabled and err.is_terminal):
         return measure(settings)
@@ -152,7 +152,7 @@ def serve(
     from .. import _native
     from ..errors import BrewputError
     from ..engine.cancellable import run_cancellable
-    from ..load import options as opt
+    from ..loadtest import options as opt
 
     settings = {"host": opt.listen_host(host), "port": opt.whole("port", port, 0, 65535),
                 "workers": opt.whole("workers", workers, 1, _native.SERVE_MAX_WORKERS),
