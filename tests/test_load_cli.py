@@ -112,3 +112,18 @@ def test_serve_prints_its_address_and_stops_after_for():
     assert done.returncode == 0, done.stderr
     assert re.search(r"serving http://127\.0\.0\.1:\d+/", done.stdout)
     assert "served 0" in done.stderr
+
+
+def test_ctrl_c_keeps_what_was_measured(url):
+    import signal
+    import time
+
+    run = subprocess.Popen([sys.executable, "-m", "brewput", "load", url, "--rate", "100", "--duration", "60s",
+                            "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.5)
+    run.send_signal(signal.SIGINT)
+    stdout, stderr = run.communicate(timeout=20)
+    assert run.returncode == 130, stderr
+    load = json.loads(stdout)["load"]
+    assert load["interrupted"] and 50 < load["sent"] < 1000 and load["answers"]["2xx"] == load["sent"]
+    assert "interrupted" in stderr

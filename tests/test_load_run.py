@@ -97,3 +97,25 @@ def test_mmc_behind_http_agrees_with_erlang_c():
     truth = mmc(200.0, 0.005, 2).response * 1e3 + overhead
     assert abs(measured - truth) <= half + overhead_half, (measured, truth, half, overhead)
     assert overhead < 2.0, "the loopback round trip should be far below the service time"
+
+
+def test_a_full_window_drops_requests_and_counts_them():
+    # One worker taking 50 ms, at 100/s: the server holds at most 20/s. With
+    # at most 5 requests in flight the rest are dropped when due, counted,
+    # warned about and in the error rate; none vanishes.
+    with serving("const(50ms)", workers=1) as url:
+        s = settings(url, rate="100", duration="2s", connections=5)
+        s["max_in_flight"] = 5
+        r = to_results(measure(s), target=url, method="http", settings={})
+    load = r["load"]
+    assert load["sent"] + load["dropped"] == 200 and load["dropped"] > 100
+    assert load["error_rate"] == pytest.approx(load["dropped"] / 200)
+    assert any("dropped" in w for w in r["warnings"]) and any("below 95%" in w for w in r["warnings"])
+
+
+def test_requests_and_warmup_count_only_the_measured():
+    with serving("const(0.5ms)", workers=2) as url:
+        s = settings(url, rate="100", duration="2s")
+        s["schedule"]["requests"], s["schedule"]["warmup_seconds"] = 50, 0.5
+        load = to_results(measure(s), target=url, method="http", settings={})["load"]
+    assert (load["sent"], load["warmup"]) == (50, 50)
