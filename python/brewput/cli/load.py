@@ -57,7 +57,7 @@ def load(
     from ..loadtest.thresholds import judge
 
     if (url is None) == (exec_command is None):
-        raise opt.no_target() if url is None else opt.OptionError(("url", "exec"), "give one target, not both")
+        raise opt.no_target() if url is None else opt.BrewputError(f"URL {url} and --exec: give one target, not both")
     target = opt.http_target(url) if url is not None else None
     target_settings = target.settings(method) if target else opt.exec_target(exec_command)
     schedule = opt.schedule(rate_text=rate, arrivals=arrivals, ramp_text=ramp, step_text=step,
@@ -66,7 +66,7 @@ def load(
     settings = {"target": target_settings, "schedule": schedule, "connections": opt.connections(connections),
                 "max_in_flight": opt.max_in_flight(max_in_flight),
                 "timeout_seconds": opt.seconds("timeout", timeout, most=opt.MAX_TIMEOUT)}
-    if target and not method.isalpha():
+    if target and not (method.isascii() and method.isalpha()):
         raise opt.OptionError("method", "expected an HTTP method, e.g. GET or POST", value=method)
     thresholds = [parse_threshold(t) for t in threshold]
     if output is not None and output.suffix != ".json":

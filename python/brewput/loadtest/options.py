@@ -21,6 +21,8 @@ _UNITS = {**SECONDS, "µs": 1e-6}
 _NUMBER = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
 _TIME = re.compile(rf"^\s*({_NUMBER})\s*([a-zµ]+)\s*$")
 # A number with a unit inside a distribution: `exp(2ms)`, `lognormal(5ms, 0.5)`.
+# The characters RFC 3986 allows in a path and query, a percent sign only before two hex digits.
+_REQUEST_TARGET = re.compile(r"^(?:[A-Za-z0-9\-._~:/?@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$")
 _TIME_IN_CALL = re.compile(rf"({_NUMBER})\s*(ns|us|µs|ms|s|min|h)\b")
 
 MAX_SECONDS = 24 * 3600.0  # a run, a warm-up, a stage
@@ -103,6 +105,11 @@ class HttpTarget:
                          "method": method}}
 
 
+def _bad_url(problem: str, value: str) -> BrewputError:
+    """The target is an argument, not an option: named as `URL`."""
+    return BrewputError(f"URL {value}: {problem}")
+
+
 def http_target(text: str) -> HttpTarget:
     """`http://127.0.0.1:8080/x?y=1`, checked: http only (https is not carried
     yet), a host, a port from 1 to 65535."""
@@ -111,18 +118,20 @@ def http_target(text: str) -> HttpTarget:
         parts = urlsplit(text)
         port = parts.port
     except ValueError as e:
-        raise OptionError("url", f"not a valid URL ({e})", value=text) from None
+        raise _bad_url(f"not a valid URL ({e})", value=text) from None
     if parts.scheme == "https":
-        raise OptionError("url", "https is not supported yet: use http:// (or --exec for another client)", value=text)
+        raise _bad_url("https is not supported yet: use http:// (or --exec for another client)", value=text)
     if parts.scheme != "http":
-        raise OptionError("url", "expected an http:// URL, e.g. http://127.0.0.1:8080/", value=text)
+        raise _bad_url("expected an http:// URL, e.g. http://127.0.0.1:8080/", value=text)
     if not parts.hostname:
-        raise OptionError("url", "the URL names no host", value=text)
+        raise _bad_url("the URL names no host", value=text)
     if port == 0:
-        raise OptionError("url", "port 0 cannot be connected to", value=text)
-    if any(ord(c) < 33 or ord(c) == 127 for c in text):
-        raise OptionError("url", "a URL cannot hold spaces or control characters", value=repr(text))
+        raise _bad_url("port 0 cannot be connected to", value=text)
+    if any(ord(c) < 33 or ord(c) == 127 for c in text):  # before the path check: the clearer reason
+        raise _bad_url("a URL cannot hold spaces or control characters", value=repr(text))
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    if not _REQUEST_TARGET.match(path):
+        raise _bad_url("the path holds characters a URL must percent-encode (RFC 3986)", value=text)
     return HttpTarget(host=parts.hostname, port=port or 80, authority=parts.netloc.rpartition("@")[2], path=path,
                       url=text)
 
