@@ -61,19 +61,23 @@ def coffee_model(implementation: str, par: Optional[int]) -> Tuple[dict, Dict[st
 
 
 def _shops(doc: dict, n: int) -> None:
-    """multipipe-2's two shops (stations and steps ending in _a and _b) made n,
-    each chosen with probability 1/n after the latte."""
+    """multipipe-2's two shops (stations ending in _a and _b, the dispatch's two
+    branches) made n, all reading the one shared order queue; one shop is its
+    pipeline in place of the dispatch."""
     template_stations = {k[:-2]: v for k, v in doc["stations"].items() if k.endswith("_a")}
     doc["stations"] = {k: v for k, v in doc["stations"].items() if not k.endswith(("_a", "_b"))}
-    route = doc["classes"]["latte"]["route"]
-    first, shop_steps = route[0], [step for step in route if step.get("id", "").endswith("_a")]
     for i in range(n):
         for name, station in template_stations.items():
             doc["stations"][f"{name}_{i}"] = copy.deepcopy(station)
-    steps = [dict(copy.deepcopy(step), id=step["id"][:-2] + f"_{i}", station=step["station"][:-2] + f"_{i}")
-             for i in range(n) for step in shop_steps]
-    first = dict(first, next={f"{shop_steps[0]['id'][:-2]}_{i}": 1 / n for i in range(n)})
-    doc["classes"]["latte"]["route"] = [first] + steps
+    route = doc["classes"]["latte"]["route"]
+    dispatch, rest = route[0], route[1:]
+    pipeline = dispatch["dispatch"]["a"]
+    shops = {f"shop_{i}": [dict(copy.deepcopy(step), station=step["station"][:-2] + f"_{i}") for step in pipeline]
+             for i in range(n)}
+    if n == 1:
+        doc["classes"]["latte"]["route"] = shops["shop_0"] + rest
+    else:
+        doc["classes"]["latte"]["route"] = [dict(dispatch, dispatch=shops)] + rest
     doc["name"] = f"Coffee shop, {n} pipelines"
 
 
