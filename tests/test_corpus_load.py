@@ -5,11 +5,11 @@ Classes: no target or two; URLs that are not http URLs (scheme, host, port,
 spaces); targets that cannot be reached on loopback (refused, closed ports);
 rates, times and counts that are not positive, finite, in range or with a unit;
 ramps and steps that do not parse; thresholds naming unknown metrics or bad
-values; outputs that cannot be written; the demo server's bad workers, queue,
+values; --predict models that cannot stand for the service; outputs that cannot be written; the demo server's bad workers, queue,
 port, host and service distributions."""
 import pytest
 
-from corpus import Case, check, ids
+from corpus import CLOSED, MODEL, Case, check, ids
 
 URL = "http://127.0.0.1:1/"  # nothing listens on port 1 of loopback
 
@@ -93,6 +93,20 @@ CASES = [
     Case("output-not-json", load(URL, "--rate", "10", "-o", "r.csv"), names=["--output"]),
     Case("output-under-a-file", load(URL, "--rate", "10", "-o", "{dir}/f/r.json"), files={"f": "x"}, names=["-o"]),
     Case("hgrm-is-a-file", load(URL, "--rate", "10", "--hgrm", "{dir}/f"), files={"f": "x"}, names=["--hgrm"]),
+    # --predict: a model that cannot stand for the service, refused before the run.
+    Case("predict-missing-model", load(URL, "--rate", "10", "--predict", "nope.yaml"), names=["nope.yaml"]),
+    Case("predict-closed-model", load(URL, "--rate", "10", "--predict", "m.yaml"), files={"m.yaml": CLOSED},
+         names=["--predict", "open class"]),
+    Case("predict-two-classes", load(URL, "--rate", "10", "--predict", "m.yaml"),
+         files={"m.yaml": MODEL + "  d:\n    rate: 1\n    route: [{station: desk, service: exp(0.5)}]\n"},
+         names=["--predict", "2 classes"]),
+    Case("predict-bad-model", load(URL, "--rate", "10", "--predict", "m.yaml"),
+         files={"m.yaml": MODEL.replace("servers: 1", "servers: -1")}, names=["m.yaml", "servers"]),
+    Case("predict-unknown-param", load(URL, "--rate", "10", "--predict", "m.yaml", "--set", "zz=2"),
+         files={"m.yaml": MODEL}, names=["zz"]),
+    Case("predict-with-ramp", load(URL, "--ramp", "1..2", "--duration", "1s", "--predict", "m.yaml"),
+         files={"m.yaml": MODEL}, names=["--predict", "--rate"]),
+    Case("set-without-predict", load(URL, "--rate", "10", "--set", "c=2"), names=["--set"]),
     # The demo server.
     Case("serve-workers-zero", ["serve", "--workers", "0", "--for", "1s"], names=["--workers"]),
     Case("serve-workers-huge", ["serve", "--workers", "100000", "--for", "1s"], names=["--workers"]),

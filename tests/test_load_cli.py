@@ -127,3 +127,50 @@ def test_ctrl_c_keeps_what_was_measured(url):
     load = json.loads(stdout)["load"]
     assert load["interrupted"] and 50 < load["sent"] < 1000 and load["answers"]["2xx"] == load["sent"]
     assert "interrupted" in stderr
+
+
+MM2 = """\
+brewput: 1
+name: M/M/c behind HTTP
+time_unit: ms
+params: {c: 2}
+stations:
+  server: {servers: '${c}'}
+classes:
+  request:
+    rate: 1
+    route:
+      - {station: server, service: exp(5)}
+"""
+
+
+def test_predict_solves_and_simulates_the_model_at_the_target_rate(url, tmp_path):
+    from brewput.analytic.queues import mmc
+
+    (tmp_path / "mm2.yaml").write_text(MM2)
+    model = ["--predict", str(tmp_path / "mm2.yaml"), "--set", "c=3", "--json"]
+    poisson = brewput("load", url, "--rate", "100", "--duration", "1s", "--arrivals", "poisson", *model)
+    assert poisson.returncode == 0, poisson.stderr
+    engines = json.loads(poisson.stdout)["predicted"]["engines"]
+    # The model's rate is replaced by the target (100/s = 0.1/ms) and --set
+    # reaches its params: Erlang C for M/M/3 at 100/s with 5 ms service.
+    erlang = mmc(100.0, 0.005, 3).response * 1e3
+    assert engines["solve"]["mean"] == pytest.approx(erlang, rel=1e-9)
+    assert engines["simulate"]["mean"] == pytest.approx(erlang, rel=0.02)
+    # Constant arrivals are offered as const(10 ms): D/M/3, whose wait solve
+    # approximates as (ca² + cs²)/2 = 1/2 of M/M/3's (Allen-Cunneen).
+    constant = json.loads(quick(url, *model).stdout)["predicted"]["engines"]
+    assert constant["solve"]["mean"] == pytest.approx(5 + (erlang - 5) / 2, rel=1e-9)
+    table = quick(url, "--predict", str(tmp_path / "mm2.yaml"))
+    assert "measured beside" in table.stdout and "simulate" in table.stdout
+
+
+@pytest.mark.parametrize("args, names", [
+    (["--ramp", "1..2", "--duration", "1s"], ["--predict", "--rate"]),
+    (["--rate", "10", "--set", "c=2"], ["--set", "--predict"]),
+])
+def test_predict_misuse_is_refused_before_anything_is_sent(url, tmp_path, args, names):
+    (tmp_path / "mm2.yaml").write_text(MM2)
+    predict = ["--predict", str(tmp_path / "mm2.yaml")] if "--set" not in args else []
+    done = brewput("load", url, *args, *predict)
+    assert done.returncode == 2 and all(n in done.stderr for n in names), done.stderr

@@ -13,7 +13,7 @@ from typing import List, Optional
 
 import typer
 
-from .common import app, err, out, user_errors, warning_line
+from .common import SetOption, app, err, out, parse_sets, user_errors, warning_line
 from .scenarios import check_folder
 
 THRESHOLD_BROKEN = 1
@@ -49,6 +49,10 @@ def load(
                                           help="Write the results (JSON).  [default: none]"),
     hgrm: Optional[Path] = typer.Option(None, "--hgrm", metavar="DIR",
                                         help="Write response, service and lag as .hgrm files into DIR.  [default: none]"),
+    predict: Optional[str] = typer.Option(None, "--predict", metavar="MODEL",
+                                          help="Solve and simulate this model of the service (one open class) at "
+                                               "the target rate, beside the measurement.  [default: none]"),
+    sets: List[str] = SetOption,
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ):
     """Measure a real service under open-loop load: response time from each request's intended start."""
@@ -74,12 +78,25 @@ def load(
     for option, folder in (("-o", output.parent if output else None), ("--hgrm", hgrm)):
         if folder is not None:
             check_folder(option, Path(folder))
+    if predict is not None:
+        from ..loadtest.predict import offered_model
+
+        if rate is None:
+            raise opt.OptionError("predict", "needs a constant target --rate (not --ramp or --step)", value=predict)
+        offered_model(predict, parse_sets(sets), schedule["stages"][0]["from"], arrivals)  # refused now, not after
+    elif sets:
+        raise opt.OptionError("set", "only sets the --predict model's params", value=" ".join(sets))
 
     summary = _measure_live(settings, enabled=not as_json)
     from ..loadtest.results import to_results
 
     results = to_results(summary, target=target.url if target else exec_command,
                          method="http" if target else "exec", settings=settings)
+    if predict is not None:
+        from ..loadtest.predict import predict as run_predictions
+
+        results["predicted"] = run_predictions(predict, parse_sets(sets), schedule["stages"][0]["from"], arrivals,
+                                               schedule["seed"])
     judged = judge(thresholds, results)
     results["load"]["thresholds"] = [{"threshold": t.text, "figure": f, "held": ok} for t, f, ok in judged]
     for warning in results["warnings"]:

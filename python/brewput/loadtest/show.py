@@ -43,6 +43,8 @@ def print_results(console, results: dict, judged: List[Tuple[Threshold, Optional
     if len(load["stages"]) > 1:
         console.print("stages: " + "; ".join(f"{s['start_seconds']:g}-{s['end_seconds']:g} s: {s['sent_rate']:,.1f}/s"
                                               for s in load["stages"]))
+    if results.get("predicted"):
+        print_predicted(console, request["response_time"], results["predicted"])
     for threshold, figure, held in judged:
         shown = "not measured" if figure is None else _figure(threshold, figure)
         console.print(f"threshold {threshold.text}: {'ok' if held else 'BROKEN'} ({shown})")
@@ -61,3 +63,31 @@ def live_line(progress: dict) -> str:
     rate = progress["answered"] / elapsed if elapsed > 0 else 0.0
     return (f"{elapsed:6.1f} s  {rate:,.0f}/s  in flight {progress['in_flight']:,}  "
             f"p50 {progress['response_p50'] * 1e3:,.3f} ms  p99 {progress['response_p99'] * 1e3:,.3f} ms")
+
+
+def print_predicted(console, measured: dict, predicted: dict) -> None:
+    """Measured response times beside each engine's prediction, with the relative error."""
+    from rich.table import Table
+
+    from .predict import FIGURES, relative_errors
+
+    engines = predicted["engines"]
+    table = Table(title=f"response time (ms), measured beside {predicted['model']}")
+    table.add_column("")
+    table.add_column("measured", justify="right")
+    for engine in engines:
+        table.add_column(engine, justify="right")
+    errors = {e: relative_errors(measured, f) for e, f in engines.items() if "refused" not in f}
+    for figure in FIGURES:
+        cells = [_ms(measured.get(figure))]
+        for engine, figures in engines.items():
+            if "refused" in figures:
+                cells.append("refused")
+                continue
+            error = errors[engine][figure]
+            cells.append(_ms(figures.get(figure)) + ("" if error is None else f" ({error:+.1%})"))
+        table.add_row(figure, *cells)
+    console.print(table)
+    for engine, figures in engines.items():
+        if "refused" in figures:
+            console.print(f"{engine}: {figures['refused']}")
