@@ -86,6 +86,17 @@ def central_record():
     return copy.deepcopy(_central())
 
 
+@lru_cache(maxsize=None)
+def _starbucks():
+    models = {m: EXAMPLES / "starbucks" / f"{m}.yaml" for m in ("fifo", "first-fit", "early-order")}
+    return record("Starbucks counter", models, {"rate": [2, 3], "espresso_share": [0.4, 0.6]})
+
+
+def starbucks_record():
+    """The Starbucks counters below capacity: typed servers, customers lost by reason, measures."""
+    return copy.deepcopy(_starbucks())
+
+
 def coffee_record():
     """Four coffee shops at 1..6 cpus with the talk's noise (a sweep, one engine)."""
     return copy.deepcopy(_coffee())

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from report_records import coffee_record, mixed_record, no_sweep_record
+from report_records import coffee_record, mixed_record, no_sweep_record, starbucks_record
 
 from brewput.report.html import write_report
 
@@ -180,7 +180,7 @@ def load_in_browser(chromium, index: Path, profile: Path, screenshot: Path):
 
 
 @pytest.mark.parametrize("name, make", [("coffee", coffee_record), ("mixed", mixed_record),
-                                        ("no-sweep", no_sweep_record)])
+                                        ("no-sweep", no_sweep_record), ("starbucks", starbucks_record)])
 def test_report_renders_in_headless_chromium(chromium, tmp_path, name, make):
     index = write_report(make(), tmp_path / "report")
     screenshot = ARTIFACTS / f"report-{name}.png"

@@ -150,3 +150,22 @@ def test_printed_tables_show_losses_measures_and_server_types():
     # a result without the service floor prints the tables it always did
     plain = two_params_record()["scenarios"][0]["results"]
     assert [t.title.split(":")[0].split(" (")[0] for t in results_tables(plain)] == [plain["model"], "stations"]
+
+
+def test_a_real_study_draws_its_server_types_losses_and_measures():
+    from report_records import starbucks_record
+
+    record = starbucks_record()
+    built = by_name(record)
+    assert {"lost", "measures"} <= set(built)
+    (fifo, first_fit, early) = built["utilization"].panels
+    labels = {line.label for line in first_fit.items}
+    assert {"bar · espresso_machine · espresso_share=0.6", "bar · drip_station · espresso_share=0.6"} <= labels
+    line = next(l for l in first_fit.items if l.label == "bar · espresso_machine · espresso_share=0.6")
+    for rate, y in zip(line.x, line.y):
+        results = next(s["results"] for s in record["scenarios"] if s["model"] == "first-fit"
+                       and s["params"] == {"rate": rate, "espresso_share": 0.6})
+        assert y == pytest.approx(100 * results["stations"]["bar"]["server_types"]["espresso_machine"]["utilization"])
+    # early ordering has two different marks; the others give the order where they pay
+    panels = {p.title: p for p in built["measures"].panels}
+    assert set(panels) == {"response time (arrival to done)", "from_order", "from_paying"}
