@@ -48,6 +48,16 @@ def test_ramp_per_second_follows_the_rate():
     assert np.all(np.abs(counts - expected) <= 1), counts
 
 
+def test_a_ramp_from_zero_starts_at_zero_and_down_to_zero_ends_in_time():
+    up = np.array(schedule_times(schedule(ramp="0..200", arrivals="constant", duration="2s")))
+    down = np.array(schedule_times(schedule(ramp="200..0", arrivals="constant", duration="2s")))
+    for times in (up, down):
+        assert len(times) == 200 and np.all(np.isfinite(times)) and np.all(np.diff(times) > 0)
+        assert times[0] == 0 and times[-1] < 2
+    # Up: k requests by t = sqrt(k/50); down: the mirror image.
+    assert up[50] == pytest.approx(1.0) and down[150] == pytest.approx(2 - np.sqrt(50 / 50))
+
+
 def test_steps_hold_each_stage_rate():
     times = np.array(schedule_times(schedule(step="100x2s,400x1s,50x2s", arrivals="constant", duration=None)))
     assert [np.sum((times >= a) & (times < b)) for a, b in ((0, 2), (2, 3), (3, 5))] == [200, 400, 100]
@@ -69,7 +79,7 @@ def test_the_seed_fixes_the_schedule_and_changes_it():
     (dict(ramp="0..0"), "ramp"), (dict(ramp="5"), "ramp"), (dict(ramp="1..2", duration=None, requests="5"), "ramp"),
     (dict(step="100"), "step"), (dict(step="100x0s"), "step"), (dict(rate="1", step="1x1s"), "rate"),
     (dict(rate="1", arrivals="bursty"), "arrivals"), (dict(rate="1", warmup="-1s"), "warmup"),
-    (dict(rate="1", requests="0"), "requests"),
+    (dict(rate="1", requests="0"), "requests"), (dict(rate="1e-6", duration=None, requests="10"), "requests"),
 ])
 def test_bad_schedules_are_refused_naming_the_option(kwargs, field):
     with pytest.raises(BrewputError, match=field):

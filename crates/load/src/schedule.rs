@@ -45,6 +45,9 @@ impl Stage {
             Some(d) if d > 0.0 => (self.to - self.from) / d,
             _ => 0.0,
         };
+        if mass <= 0.0 {
+            return 0.0; // also where a ramp starts from rate 0 (the form below would be 0/0)
+        }
         let root = (self.from * self.from + 2.0 * slope * mass).max(0.0).sqrt();
         2.0 * mass / (self.from + root)
     }
@@ -221,6 +224,8 @@ mod tests {
             .map(|i| i.seconds)
             .collect();
         assert_eq!(times.len(), 5000);
+        assert_eq!(times[0], 0.0);
+        assert!(times.windows(2).all(|w| w[0] < w[1] && w[1] < 10.0), "finite and increasing");
         for second in 0..10 {
             let count = times.iter().filter(|t| t.floor() as usize == second).count() as f64;
             assert!((count - 100.0 * (second as f64 + 0.5)).abs() <= 1.0, "second {second}: {count}");

@@ -217,6 +217,9 @@ def schedule(*, rate_text: Optional[str], arrivals: str, ramp_text: Optional[str
             low, high = ramp(ramp_text)
         else:
             low = high = rate("rate", rate_text)
+            if duration is None and count / low > MAX_SECONDS:
+                raise OptionError(("requests", "rate"), f"{count:,} requests at {low:g}/s would take more than "
+                                                        f"{MAX_SECONDS:g}s: give --duration or a higher rate")
         stages = [{"from": low, "to": high, "seconds": duration}]
     return {"arrivals": arrivals, "stages": stages, "requests": count,
             "warmup_seconds": seconds("warmup", warmup_text, zero=True), "seed": seed}
