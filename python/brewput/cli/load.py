@@ -55,7 +55,11 @@ def load(
     sets: List[str] = SetOption,
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ):
-    """Measure a real service under open-loop load: response time from each request's intended start."""
+    """Measure a real service under open-loop load: response time from each request's intended start.
+
+    Exit codes: 0 every threshold held, 1 a threshold broke, 2 a usage error (nothing sent), 130 Ctrl-C
+    (what was measured is still shown). See docs/load.md.
+    """
     from ..loadtest import measure, parse_threshold
     from ..loadtest import options as opt
     from ..loadtest.thresholds import judge
