@@ -86,19 +86,32 @@ def _end_labels(ax, panel: Panel, size: float) -> None:
     low, high = min(xs), max(xs)
     if not panel.labels or not math.isfinite((high - low) * (1 + LABEL_ROOM)):
         return
+    room = _label_room(ax, panel, size)
     if panel.log_x:
-        ax.set_xlim(low / 1.3, high * (high / low) ** LABEL_ROOM)
+        ax.set_xlim(low / 1.3, high * (high / low) ** room)
         beside = (high / low) ** LEADER
         shifted = lambda x: x * beside  # noqa: E731
     else:
         span = (high - low) or abs(high) or 1.0
-        ax.set_xlim(low - 0.03 * span, high + LABEL_ROOM * span)
+        ax.set_xlim(low - 0.03 * span, high + room * span)
         shifted = lambda x: x + LEADER * span  # noqa: E731
     for label in panel.labels:
         ax.annotate(_plain(label.text), xy=(label.x, label.at), xytext=(shifted(label.x), label.y), textcoords="data",
                     va="center", ha="left", fontsize=size, color=label.color,
                     arrowprops={"arrowstyle": "-", "color": label.color, "linewidth": 0.7, "shrinkA": 0,
                                 "shrinkB": 3})
+
+
+def _label_room(ax, panel: Panel, size: float) -> float:
+    """Room at the right of the x axis for the longest name, as a share of the data's
+    span: LABEL_ROOM, or more where a narrow panel of a grid would cut a long name."""
+    figure = ax.get_figure()
+    axes_inches = ax.get_position().width * figure.get_figwidth()
+    # a character of the label font is about 0.6 of its size wide (points, 72 to the inch)
+    needed = (max(len(label.text) for label in panel.labels) + 2) * 0.6 * size / 72 / axes_inches
+    if needed >= 0.75:
+        return 3.0  # the names then take three quarters of the panel: as much as the lines may give up
+    return max(LABEL_ROOM, (needed * 1.03 + LEADER) / (1 - needed))
 
 
 def _engine_legend(ax, panel: Panel) -> None:
