@@ -17,6 +17,7 @@ use std::collections::BinaryHeap;
 use crate::job::{JobRef, GENERATION_BITS, GENERATION_MASK};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Event {
     /// The next open arrival of a class.
     Arrival { class: u32 },

@@ -12,9 +12,19 @@ use crate::error::SimError;
 use crate::model::{Balk, Class, CompiledModel, Dist, Policy, Source, StepKind as Kind};
 use crate::sampler::Sampler;
 
-/// A step index meaning "end the innermost scope": leave the route at its
-/// top level, end the branch inside a fork or dispatch.
+/// A step index meaning "leave the route" (a null target at the route's level).
 pub const EXIT: u32 = u32::MAX;
+
+/// A step index meaning "end the branch" (a null target inside a fork's or
+/// dispatch's branch). Told apart from `EXIT` here, once, so the hot path of
+/// a customer leaving looks up no scope.
+pub const END_BRANCH: u32 = u32::MAX - 1;
+
+/// Whether a route's target is a step (not `EXIT` nor `END_BRANCH`).
+#[inline]
+pub fn is_step(target: u32) -> bool {
+    target < END_BRANCH
+}
 
 /// What a route or a dispatch policy may read about the stations when it
 /// chooses: they see the state through this one accessor, never the stations
@@ -33,6 +43,7 @@ pub trait Occupancy {
 }
 
 #[derive(Debug, Clone)]
+#[repr(u8)]
 pub enum Route {
     Fixed(u32),
     Random { cumulative: Vec<f64>, targets: Vec<u32> },
@@ -93,6 +104,7 @@ pub struct DispatchStep {
 pub const NO_STATION: u32 = u32::MAX;
 
 #[derive(Debug, Clone)]
+#[repr(u8)]
 pub enum StepKind {
     /// Wait at `station`, then be served for a time drawn from `service`,
     /// holding a token of each resource in `uses` while served.
@@ -123,6 +135,9 @@ pub struct ServeStep {
     pub balk: Option<Balk>,
     /// How long the job waits for its service to start before it leaves.
     pub patience: Option<Sampler>,
+    /// No balking, no patience, served by any server: what the hot paths
+    /// check first.
+    pub plain: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -179,7 +194,8 @@ pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
             }
         };
         let steps = class.steps.iter().enumerate().map(|(index, step)| {
-            let target = |t: Option<u32>| t.unwrap_or(EXIT);
+            let end = if step.scope.is_some() { END_BRANCH } else { EXIT };
+            let target = |t: Option<u32>| t.unwrap_or(end);
             let route = match step.next.as_slice() {
                 [(t, _)] => Route::Fixed(target(*t)),
                 pairs => Route::Random {
@@ -229,6 +245,7 @@ pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
                 served_by,
                 balk: step.balk.clone(),
                 patience: step.patience.as_ref().map(Sampler::new).transpose().map_err(in_class)?,
+                plain: step.balk.is_none() && step.patience.is_none() && step.served_by.is_empty(),
             };
             Ok(StepPlan { kind: StepKind::Serve(serve), route, mark, scope })
         }).collect::<Result<_, SimError>>()?;

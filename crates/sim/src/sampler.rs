@@ -8,6 +8,7 @@ use crate::model::Dist;
 
 /// A distribution ready to sample: parameters checked and precomputed once.
 #[derive(Debug, Clone)]
+#[repr(u8)]
 pub enum Sampler {
     Const(f64),
     Exp { mean: f64 },

@@ -25,7 +25,7 @@ use crate::marks::MarkTimes;
 use crate::measurement::{Measurement, Milestone, WarmupPlan};
 use crate::model::{CompiledModel, Discipline, Take, MARK_DONE};
 use crate::model::{Policy, Preempt};
-use crate::plan::{plan_classes, ClassPlan, ServeStep, SourcePlan, StepKind, StepPlan, EXIT};
+use crate::plan::{is_step, plan_classes, ClassPlan, ServeStep, SourcePlan, StepKind, StepPlan, END_BRANCH, EXIT};
 use crate::resources::Resources;
 use crate::service::{Started, TypedServers};
 use crate::settings::RunSettings;
@@ -55,10 +55,9 @@ pub struct Simulation {
     /// One per dispatch step of the model (`DispatchStep::id`).
     dispatchers: Vec<Dispatcher>,
     /// Per station, the `shared` dispatch steps `(class, step)` with a branch
-    /// starting there (empty without them), and the stations that freed a
-    /// server during the event, for `settle` to admit from those queues.
+    /// starting there (empty without them): a departure there lists the
+    /// station in `to_admit`, and `settle` admits from those queues.
     shared_at: Vec<Vec<(u32, u32)>>,
-    shared_pending: Vec<u32>,
     done: bool,
     /// Order of arrivals at stations, over all stations: first come, first
     /// served within a station, and the order tokens are handed out across them.
@@ -66,7 +65,8 @@ pub struct Simulation {
     /// Customers of the closed classes, and the most jobs the run may hold.
     closed_jobs: usize,
     max_jobs: usize,
-    /// Stations a job left that have blocked senders to let in (`settle`).
+    /// Stations a job left that have blocked senders to let in, or shared
+    /// dispatch queues to admit from (`settle`).
     to_admit: Vec<u32>,
     /// Set when jobs arrived or tokens were freed in a model with resources:
     /// `settle` then hands tokens out across all stations.
@@ -142,7 +142,6 @@ impl Simulation {
             families: Families::default(),
             dispatchers,
             shared_at,
-            shared_pending: Vec::new(),
             done: false,
             arrivals_seq: 0,
             closed_jobs,
@@ -249,7 +248,7 @@ impl Simulation {
     /// room there.
     fn move_from_outside(&mut self, job: u32) {
         let next = self.jobs[job].next;
-        match (next != EXIT).then(|| self.full_station(job, next, OUTSIDE)).flatten() {
+        match is_step(next).then(|| self.full_station(job, next, OUTSIDE)).flatten() {
             Some(full) => self.stations[full as usize].senders.push_back(job),
             None => self.depart(job),
         }
@@ -307,40 +306,32 @@ impl Simulation {
             if let Some(moved) = s.leave(slot, sojourn, self.now, self.measurement.measuring()) {
                 self.jobs[moved.job].server_slot = moved.slot;
             }
-            if !s.senders.is_empty() {
+            if !s.senders.is_empty() || self.shared_at.get(station as usize).is_some_and(|shared| !shared.is_empty()) {
                 self.to_admit.push(station);
             }
             self.dispatch(station);
-            if self.shared_at.get(station as usize).is_some_and(|shared| !shared.is_empty()) {
-                self.shared_pending.push(station);
-            }
         }
         if next == EXIT {
-            self.end_scope(job);
+            self.complete_customer(job);
+        } else if next == END_BRANCH {
+            self.end_branch(job);
         } else {
-            self.go_to(job, next);
+            self.enter(job, next);
         }
     }
 
-    /// The job takes step `step`.
-    fn go_to(&mut self, job: u32, step: u32) {
-        match &self.classes[self.jobs[job].class as usize].steps[step as usize].kind {
-            StepKind::Serve(_) => self.enter(job, step),
-            StepKind::Fork(_) => self.fork(job, step),
-            StepKind::Dispatch(_) => self.take_branch(job, step),
-        }
-    }
-
-    /// The job's step routed to the end of its scope: the customer leaves
-    /// (at the route's level), or the branch it runs ends.
-    fn end_scope(&mut self, job: u32) {
+    /// The job's step routed to the end of its branch.
+    #[cold]
+    #[inline(never)]
+    fn end_branch(&mut self, job: u32) {
         let j = &self.jobs[job];
-        match self.classes[j.class as usize].steps[j.step as usize].scope {
-            None => self.complete_customer(job),
-            Some((scope, branch)) => self.branch_ended(job, scope, branch),
-        }
+        let (scope, branch) =
+            self.classes[j.class as usize].steps[j.step as usize].scope.expect("END_BRANCH only inside a branch");
+        self.branch_ended(job, scope, branch);
     }
 
+    #[cold]
+    #[inline(never)]
     fn branch_ended(&mut self, job: u32, scope: u32, branch: u32) {
         let class = self.jobs[job].class;
         match &self.classes[class as usize].steps[scope as usize].kind {
@@ -367,6 +358,8 @@ impl Simulation {
 
     /// The job is done with fork or dispatch step `step` (joined, or its
     /// branch ended): its mark, then the step's route.
+    #[cold]
+    #[inline(never)]
     fn go_on(&mut self, job: u32, step: u32) {
         let j = &mut self.jobs[job];
         j.step = step;
@@ -381,6 +374,8 @@ impl Simulation {
     }
 
     /// The job splits into one sub-job per branch and waits for the join.
+    #[cold]
+    #[inline(never)]
     fn fork(&mut self, job: u32, step: u32) {
         let j = &mut self.jobs[job];
         j.step = step;
@@ -401,6 +396,8 @@ impl Simulation {
 
     /// The job takes one branch of dispatch step `step`, or waits in its
     /// shared queue.
+    #[cold]
+    #[inline(never)]
     fn take_branch(&mut self, job: u32, step: u32) {
         let j = &mut self.jobs[job];
         j.step = step;
@@ -423,6 +420,8 @@ impl Simulation {
     /// Jobs waiting in the shared queues of dispatch steps whose branches
     /// start at `station` go, first come first served, while a branch has a
     /// free server.
+    #[cold]
+    #[inline(never)]
     fn admit_shared(&mut self, station: u32) {
         for i in 0..self.shared_at[station as usize].len() {
             let (class, step) = self.shared_at[station as usize][i];
@@ -451,6 +450,8 @@ impl Simulation {
     }
 
     /// The job reached `mark`: recorded on its customer the first time.
+    #[cold]
+    #[inline(never)]
     fn reach_mark(&mut self, job: u32, mark: u32) {
         let customer = self.customer_of(job);
         if self.marks.reach(customer, mark, self.now) {
@@ -458,12 +459,17 @@ impl Simulation {
         }
     }
 
+    /// The job takes step `step`: a station's, or a fork or dispatch.
     fn enter(&mut self, job: u32, step: u32) {
-        self.jobs[job].step = step;
         let class = &self.classes[self.jobs[job].class as usize];
-        let serve = serving(&class.steps[step as usize]);
-        if let Some(balk) = &serve.balk {
+        let serve = match &class.steps[step as usize].kind {
+            StepKind::Serve(serve) => serve,
+            StepKind::Fork(_) => return self.fork(job, step),
+            StepKind::Dispatch(_) => return self.take_branch(job, step),
+        };
+        if let Some(balk) = serve.balk.as_ref().filter(|_| !serve.plain) {
             if balks(balk, self.stations[serve.station as usize].waiting(), &mut self.rng) {
+                self.jobs[job].step = step;
                 return self.give_up(job, LossReason::Balked);
             }
         }
@@ -482,7 +488,7 @@ impl Simulation {
         station.arrive(job, queue_key(station.discipline, class, work), seq, self.now);
         // Before the job can start: starting renews the job, which makes this
         // timer stale.
-        if let Some(patience) = &serve.patience {
+        if let Some(patience) = serve.patience.as_ref().filter(|_| !serve.plain) {
             let at = self.now + patience.sample(&mut self.rng);
             self.events.schedule(at, Event::Patience { job: self.jobs.timer(job) });
         }
@@ -490,6 +496,8 @@ impl Simulation {
     }
 
     /// A waiting job's patience ran out: it leaves the queue and the system.
+    #[cold]
+    #[inline(never)]
     fn renege(&mut self, job: u32) {
         let j = &self.jobs[job];
         let class = &self.classes[j.class as usize];
@@ -507,6 +515,8 @@ impl Simulation {
 
     /// The customer leaves without completing: an open one is lost, a closed
     /// one ends its cycle and thinks again.
+    #[cold]
+    #[inline(never)]
     fn give_up(&mut self, job: u32, reason: LossReason) {
         let (class, mut step) = (self.jobs[job].class, self.jobs[job].step);
         self.measurement.gave_up(class, reason);
@@ -527,17 +537,22 @@ impl Simulation {
     }
 
     fn complete_customer(&mut self, job: u32) {
-        self.measure_until(job, MARK_DONE);
+        let class = self.jobs[job].class;
+        let plan = &self.classes[class as usize];
+        let closed = matches!(plan.source, SourcePlan::Closed { .. });
+        if !plan.measures.is_empty() {
+            self.measure_until(job, MARK_DONE);
+        }
         let j = &self.jobs[job];
-        let class = j.class;
         match self.measurement.completed(class, self.now - j.entered_system, j.waited) {
             Milestone::WarmupOver => self.start_measuring(),
             Milestone::Done => self.done = true,
             Milestone::Nothing => {}
         }
-        match self.classes[class as usize].source {
-            SourcePlan::Closed { .. } => self.begin_cycle(job),
-            SourcePlan::Open { .. } => self.jobs.release(job),
+        if closed {
+            self.begin_cycle(job);
+        } else {
+            self.jobs.release(job);
         }
     }
 
@@ -574,10 +589,6 @@ impl Simulation {
     /// leave now or stay blocked on the server until the next station has room.
     fn finish_step(&mut self, job: u32) {
         let j = &self.jobs[job];
-        if let Some(mark) = self.classes[j.class as usize].steps[j.step as usize].mark {
-            self.reach_mark(job, mark);
-        }
-        let j = &self.jobs[job];
         let (class, here) = (j.class, j.station);
         let steps = &self.classes[class as usize].steps;
         let plan = &steps[j.step as usize];
@@ -586,9 +597,13 @@ impl Simulation {
         if !uses.is_empty() {
             self.dispatch_pending = true;
         }
+        let mark = plan.mark;
         let next = plan.route.choose(&mut self.rng, self.stations.as_slice());
         self.jobs[job].next = next;
-        match (next != EXIT).then(|| self.full_station(job, next, here)).flatten() {
+        if let Some(mark) = mark {
+            self.reach_mark(job, mark);
+        }
+        match is_step(next).then(|| self.full_station(job, next, here)).flatten() {
             Some(full) => self.stations[full as usize].senders.push_back(job),
             None => self.depart(job),
         }
@@ -597,15 +612,17 @@ impl Simulation {
     /// Starts what can start at `station` now. With resources, tokens are
     /// shared across stations, so `settle` hands them out once the event is
     /// over, in arrival order whichever station the waiting job is at.
+    #[inline]
     fn dispatch(&mut self, station: u32) {
         if self.uses_resources {
             self.dispatch_pending = true;
             return;
         }
+        let plain = self.stations[station as usize].plain;
         while let Some(start) = self.startable(station) {
             self.start_service(station, start);
         }
-        if self.stations[station as usize].preempt().is_some() {
+        if !plain && self.stations[station as usize].preempt().is_some() {
             self.preempt(station);
         }
         debug_assert!(self.first_fit_holds(station), "first fit left a job waiting beside an idle server that can serve it");
@@ -616,16 +633,16 @@ impl Simulation {
     #[inline]
     fn settle(&mut self) {
         // Most events leave nothing to settle.
-        if !self.to_admit.is_empty() || self.dispatch_pending || !self.shared_pending.is_empty() {
+        if !self.to_admit.is_empty() || self.dispatch_pending {
             self.settle_pending();
         }
     }
 
     fn settle_pending(&mut self) {
-        while let Some(station) = self.shared_pending.pop() {
-            self.admit_shared(station);
-        }
         while let Some(station) = self.to_admit.pop() {
+            if self.shared_at.get(station as usize).is_some_and(|shared| !shared.is_empty()) {
+                self.admit_shared(station);
+            }
             while let Some(&sender) = self.stations[station as usize].senders.front() {
                 let already_here = self.jobs[sender].station == station;
                 if !self.stations[station as usize].has_room(already_here) {
@@ -646,6 +663,7 @@ impl Simulation {
     /// While the head of the queue outranks a job in service, that job leaves
     /// its server for the queue (with its remaining work, or a new sample) and
     /// the head starts.
+    #[cold]
     fn preempt(&mut self, station: u32) {
         let now = self.now;
         loop {
@@ -691,11 +709,17 @@ impl Simulation {
     #[inline]
     fn startable(&self, station: u32) -> Option<Start> {
         let s = &self.stations[station as usize];
-        if let Some(typed) = s.typed() {
-            return self.typed_startable(s, typed);
-        }
+        // A waiting job and a free server (at typed servers: of some type) come first.
         let job = s.head()?;
-        if !s.has_free_server() || (self.uses_resources && !self.resources.all_free(&self.serve_step(job).uses)) {
+        if !s.has_free_server() {
+            return None;
+        }
+        if !s.plain {
+            if let Some(typed) = s.typed() {
+                return self.typed_startable(s, typed);
+            }
+        }
+        if self.uses_resources && !self.resources.all_free(&self.serve_step(job).uses) {
             return None;
         }
         Some(Start { job, server_type: 0 })
@@ -704,6 +728,8 @@ impl Simulation {
     /// At typed servers: the head if an idle server may serve it (`head`), or
     /// the first job in queue order that an idle server may serve
     /// (`first_fit`), with the type of server it takes.
+    #[cold]
+    #[inline(never)]
     fn typed_startable(&self, s: &StationState, typed: &TypedServers) -> Option<Start> {
         if !typed.has_free_server() {
             return None;
@@ -745,27 +771,30 @@ impl Simulation {
         let now = self.now;
         let job = start.job;
         let s = &mut self.stations[station as usize];
-        if s.typed().is_some() {
+        let plain_station = s.plain;
+        if plain_station || s.typed().is_none() {
+            s.take_head(now);
+        } else {
             // Not always the head: first fit takes it from where it waits.
             let j = &self.jobs[job];
             let key = queue_key(s.discipline, &self.classes[j.class as usize], j.work);
             s.take(Ticket { key, seq: j.seq }, now);
-        } else {
-            s.take_head(now);
         }
         let j = &mut self.jobs[job];
         j.waited += now - j.entered_station;
         let (class, step) = (j.class, j.step);
         let serve = serving(&self.classes[class as usize].steps[step as usize]);
-        if let Some(own) = serve.on_type(start.server_type).and_then(|on| on.service.as_ref()) {
-            self.jobs[job].work = own.sample(&mut self.rng);
+        if !serve.plain {
+            if let Some(own) = serve.on_type(start.server_type).and_then(|on| on.service.as_ref()) {
+                self.jobs[job].work = own.sample(&mut self.rng);
+            }
+            if serve.patience.is_some() {
+                self.jobs.renew(job);
+            }
         }
         let work = self.jobs[job].work;
-        if serve.patience.is_some() {
-            self.jobs.renew(job);
-        }
         self.resources.take(&serve.uses, now);
-        if self.stations[station as usize].preempt().is_some() {
+        if !plain_station && self.stations[station as usize].preempt().is_some() {
             let key = self.classes[class as usize].priority_key;
             self.stations[station as usize].began(job, key, now + work);
         }

@@ -18,6 +18,9 @@ pub struct StationState {
     pub take: Take,
     /// At a station with `preempt`: how, and the jobs in service.
     preemption: Option<(Preempt, Stints)>,
+    /// Untyped servers and no preemption: the common case, which the hot
+    /// paths tell apart with this one flag.
+    pub plain: bool,
     queue: WaitQueue,
     service: Service,
     /// Jobs at the station: waiting, in service and blocked.
@@ -38,6 +41,7 @@ impl StationState {
             discipline: station.discipline,
             take: station.take,
             preemption: (station.preempt != Preempt::None).then(|| (station.preempt, Stints::default())),
+            plain: station.server_types.is_empty() && station.preempt == Preempt::None,
             queue: WaitQueue::new(station.discipline),
             service: Service::new(station, classes),
             present: 0,
@@ -119,8 +123,10 @@ impl StationState {
     /// until it can leave.
     #[inline]
     pub fn service_end(&mut self, job: u32, slot: u32, class: u32, now: f64, measuring: bool) {
-        if let Some((_, stints)) = &mut self.preemption {
-            stints.ended(job);
+        if !self.plain {
+            if let Some((_, stints)) = &mut self.preemption {
+                stints.ended(job);
+            }
         }
         match &mut self.service {
             Service::Pool(pool) => pool.end(),

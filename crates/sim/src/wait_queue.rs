@@ -24,6 +24,7 @@ use std::slice;
 use crate::model::Discipline;
 
 #[derive(Debug)]
+#[repr(u8)]
 pub enum WaitQueue {
     /// First come, first served (also processor sharing, whose jobs wait only
     /// for resource tokens).
@@ -84,7 +85,7 @@ impl WaitQueue {
 
     /// `key` orders keyed queues (smaller first); `seq` is the job's arrival
     /// order, larger than any before it.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, job: u32, key: f64, seq: u64) -> Ticket {
         match self {
             WaitQueue::Fifo(q) => {
