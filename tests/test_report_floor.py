@@ -169,3 +169,23 @@ def test_a_real_study_draws_its_server_types_losses_and_measures():
     # early ordering has two different marks; the others give the order where they pay
     panels = {p.title: p for p in built["measures"].panels}
     assert set(panels) == {"response time (arrival to done)", "from_order", "from_paying"}
+
+
+def test_brewput_run_prints_the_share_lost_per_model_when_some_were_lost():
+    from rich.console import Console
+
+    from report_records import starbucks_record
+    from brewput.report.record_tables import lost_any, pivot_table
+
+    record = starbucks_record()
+    assert lost_any(record) and not lost_any(two_params_record())
+    table = pivot_table(record, "lost")
+    assert table.title == "Lost customers (% of arrivals)"
+    console = Console(width=400, record=True, color_system=None)
+    console.print(table)
+    text = console.export_text()
+    early = next(s["results"] for s in record["scenarios"] if s["model"] == "early-order"
+                 and s["params"] == {"rate": 3, "espresso_share": 0.6})
+    from brewput.figures import number
+    row = next(line for line in text.splitlines() if "early-order espresso espresso_share=0.6" in line)
+    assert number(100 * early["classes"]["espresso"]["loss_probability"]) in row

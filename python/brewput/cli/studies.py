@@ -35,7 +35,7 @@ def run_study(
 ):
     """Run a study: every model, engine and combination of swept params it names."""
     from ..experiment.study import load_study
-    from ..report.record_tables import pivot_table, scenario_table
+    from ..report.record_tables import lost_any, pivot_table, scenario_table
 
     runner = prepare(output, report, executor, scheduler, workers, hgrm)
     plan = load_study(study)
@@ -65,6 +65,8 @@ def run_study(
         elif record["sweep"]:
             out.print(pivot_table(record, "throughput"))
             out.print(pivot_table(record, "latency"))
+            if lost_any(record):
+                out.print(pivot_table(record, "lost"))
         else:
             out.print(scenario_table(record))
 

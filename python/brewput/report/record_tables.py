@@ -27,11 +27,22 @@ def median_latency(shown: Display, res: dict, cls: dict) -> Optional[float]:
     return None if x is None else x * shown.time_from(res["time_unit"])
 
 
+def lost_share(shown: Display, res: dict, cls: dict) -> Optional[float]:
+    x = cls.get("loss_probability")
+    return None if x is None else 100 * x
+
+
 # name: (its title in the display units, the figure)
 FIGURES: Dict[str, tuple] = {
     "throughput": (lambda shown: f"Throughput ({shown.per})", throughput),
     "latency": (lambda shown: f"Median latency ({shown.time})", median_latency),
+    "lost": (lambda shown: "Lost customers (% of arrivals)", lost_share),
 }
+
+
+def lost_any(record: dict) -> bool:
+    """Whether some scenario lost customers (then the lost table is worth printing)."""
+    return any(cls.get("loss_probability") for s in record["scenarios"] for cls in s["results"]["classes"].values())
 
 
 def display_units(record: dict) -> Display:
@@ -40,7 +51,7 @@ def display_units(record: dict) -> Display:
 
 def pivot_table(record: dict, figure_name: str, title: Optional[str] = None,
                 column_label: Optional[Callable[[object], str]] = None, row_header: str = "model") -> Table:
-    """`figure_name` (throughput | latency) of every class, one row per model (and
+    """`figure_name` (throughput | latency | lost) of every class, one row per model (and
     engine, class and other swept params where there are several), one column per
     value of the first swept param (headed `name=value` unless `column_label` says)."""
     title_of, value_of = FIGURES[figure_name]
