@@ -92,6 +92,9 @@ CASES = [
     # Outputs, refused before the run.
     Case("output-not-json", load(URL, "--rate", "10", "-o", "r.csv"), names=["--output"]),
     Case("output-under-a-file", load(URL, "--rate", "10", "-o", "{dir}/f/r.json"), files={"f": "x"}, names=["-o"]),
+    Case("hlog-not-hlog", load(URL, "--rate", "10", "--hlog", "r.txt"), names=["--hlog"]),
+    Case("hlog-under-a-file", load(URL, "--rate", "10", "--hlog", "{dir}/f/r.hlog"), files={"f": "x"},
+         names=["--hlog"]),
     Case("hgrm-is-a-file", load(URL, "--rate", "10", "--hgrm", "{dir}/f"), files={"f": "x"}, names=["--hgrm"]),
     # --predict: a model that cannot stand for the service, refused before the run.
     Case("predict-missing-model", load(URL, "--rate", "10", "--predict", "nope.yaml"), names=["nope.yaml"]),

@@ -174,3 +174,33 @@ def test_predict_misuse_is_refused_before_anything_is_sent(url, tmp_path, args, 
     predict = ["--predict", str(tmp_path / "mm2.yaml")] if "--set" not in args else []
     done = brewput("load", url, *args, *predict)
     assert done.returncode == 2 and all(n in done.stderr for n in names), done.stderr
+
+
+def test_hlog_holds_each_second_per_histogram(url, tmp_path):
+    # The histograms themselves are decoded and checked against what was
+    # recorded by the crate's own test (crates/load/src/hlog.rs); here the
+    # file's shape: HdrHistogram's header, then a line per second and tag.
+    path = tmp_path / "run.hlog"
+    done = brewput("load", url, "--rate", "100", "--arrivals", "constant", "--duration", "3s", "--hlog", str(path),
+                   "--json")
+    assert done.returncode == 0, done.stderr
+    lines = path.read_text().splitlines()
+    header = [line for line in lines if line.startswith("#")]
+    assert any(line.startswith("#[StartTime: ") for line in header) and "#[MaxValueDivisor: 1000000.000]" in header
+    intervals = [line.split(",") for line in lines if line.startswith("Tag=")]
+    tags = [fields[0] for fields in intervals]
+    assert tags == ["Tag=response", "Tag=service", "Tag=lag"] * (len(tags) // 3) and len(tags) >= 9
+    starts = sorted({float(fields[1]) for fields in intervals})
+    assert starts == list(range(len(starts))) and all(float(fields[2]) == 1.0 for fields in intervals)
+    # The per-second maxima (ms) never exceed the run's.
+    request = json.loads(done.stdout)["classes"]["request"]
+    for fields in intervals:
+        block = {"Tag=response": "response_time", "Tag=service": "service_time", "Tag=lag": "lag"}[fields[0]]
+        assert float(fields[3]) <= request[block]["max"] * 1.001 + 1e-3
+
+
+def test_an_hlog_that_cannot_be_written_is_refused_before_the_run(url, tmp_path):
+    (tmp_path / "f").write_text("x")
+    for target, names in ((tmp_path / "f" / "run.hlog", "--hlog"), (tmp_path / "run.txt", "--hlog")):
+        done = quick(url, "--hlog", str(target))
+        assert done.returncode == 2 and names in done.stderr and "rate:" not in done.stdout, done.stderr

@@ -8,6 +8,8 @@ pub enum LoadError {
     Unreachable(String),
     /// The demo server cannot listen where asked.
     Bind(String),
+    /// An output the run was asked to write cannot be created.
+    Output(String),
     /// The machine refused something the run needs (threads, a runtime).
     System(String),
 }
@@ -15,7 +17,11 @@ pub enum LoadError {
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LoadError::Input(m) | LoadError::Unreachable(m) | LoadError::Bind(m) | LoadError::System(m) => {
+            LoadError::Input(m)
+            | LoadError::Unreachable(m)
+            | LoadError::Bind(m)
+            | LoadError::Output(m)
+            | LoadError::System(m) => {
                 f.write_str(m)
             }
         }

@@ -34,6 +34,9 @@ pub struct LoadSettings {
     pub connections: usize,
     pub max_in_flight: u64,
     pub timeout_seconds: f64,
+    /// Where to write the interval log (`.hlog`), if anywhere.
+    #[serde(default)]
+    pub interval_log: Option<String>,
 }
 
 impl LoadSettings {
@@ -70,7 +73,11 @@ pub fn run(settings: &LoadSettings, control: &Arc<LoadControl>) -> Result<RunSum
 
 async fn run_async(settings: &LoadSettings, timeout: Duration, control: Arc<LoadControl>) -> Result<RunSummary, LoadError> {
     let target = Arc::new(resolve(&settings.target, timeout).await?);
-    *control.recorder() = Recorder::default();
+    *control.recorder() = match &settings.interval_log {
+        Some(path) => Recorder::with_interval_log(std::path::Path::new(path))
+            .map_err(|e| LoadError::Output(format!("{path}: cannot write the interval log: {e}")))?,
+        None => Recorder::default(),
+    };
     control.in_flight.store(0, Ordering::Relaxed);
     let (jobs_in, jobs_out) = mpsc::unbounded_channel::<Job>();
     let jobs_out = Arc::new(Mutex::new(jobs_out));
@@ -104,8 +111,10 @@ async fn run_async(settings: &LoadSettings, timeout: Duration, control: Arc<Load
     }
     watcher.abort();
     let spec = &settings.schedule;
-    let mut summary = control.recorder().summary(&spec.stage_bounds(), spec.target_rate(), paced_seconds);
+    let mut recorder = control.recorder();
+    let mut summary = recorder.summary(&spec.stage_bounds(), spec.target_rate(), paced_seconds);
     summary.interrupted = control.stopped();
+    summary.interval_log_error = recorder.finish_interval_log();
     Ok(summary)
 }
 

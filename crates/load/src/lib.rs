@@ -9,6 +9,7 @@ mod clock;
 mod control;
 mod error;
 mod generator;
+mod hlog;
 mod record;
 mod schedule;
 mod serve;

@@ -14,6 +14,8 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
+use crate::hlog::IntervalLog;
+
 const SIGNIFICANT_DIGITS: u8 = 3;
 const HIGHEST_NS: u64 = 3_600_000_000_000;
 /// Requests sent more than this after their intended time count as late.
@@ -74,6 +76,7 @@ pub struct Recorder {
     sent_per_second: Vec<u64>,
     last_done_ns: u64,
     first_measured_ns: Option<u64>,
+    interval_log: Option<IntervalLog>,
 }
 
 fn histogram() -> Histogram<u64> {
@@ -96,6 +99,7 @@ impl Default for Recorder {
             sent_per_second: Vec::new(),
             last_done_ns: 0,
             first_measured_ns: None,
+            interval_log: None,
         }
     }
 }
@@ -104,6 +108,17 @@ impl Default for Recorder {
 const MOST_SECONDS: usize = 86_400;
 
 impl Recorder {
+    /// A recorder that also writes each second's histograms to an interval log at `path`.
+    pub fn with_interval_log(path: &std::path::Path) -> std::io::Result<Recorder> {
+        let log = IntervalLog::create(path, &histogram(), std::time::SystemTime::now())?;
+        Ok(Recorder { interval_log: Some(log), ..Recorder::default() })
+    }
+
+    /// Closes the interval log, if any: the error that kept it from being written whole.
+    pub fn finish_interval_log(&mut self) -> Option<String> {
+        self.interval_log.take().and_then(|log| log.finish().err())
+    }
+
     /// A request the in-flight window had no room for when it was due.
     pub fn dropped(&mut self, measured: bool) {
         if measured {
@@ -148,8 +163,12 @@ impl Recorder {
             }
         };
         if answered {
-            self.response.saturating_record(done_ns.saturating_sub(intended_ns).max(1));
-            self.service.saturating_record(done_ns.saturating_sub(sent_ns).max(1));
+            let (response, service) = (done_ns.saturating_sub(intended_ns), done_ns.saturating_sub(sent_ns));
+            self.response.saturating_record(response.max(1));
+            self.service.saturating_record(service.max(1));
+            if let Some(log) = self.interval_log.as_mut() {
+                log.record(done_ns, [response, service, lag]);
+            }
         }
     }
 
@@ -192,6 +211,7 @@ impl Recorder {
             sent_per_second: self.sent_per_second.clone(),
             late_seconds: LATE_NS as f64 * 1e-9,
             interrupted: false,
+            interval_log_error: None,
         }
     }
 }
@@ -238,6 +258,8 @@ pub struct RunSummary {
     pub sent_per_second: Vec<u64>,
     pub late_seconds: f64,
     pub interrupted: bool,
+    /// Why the interval log (`.hlog`) could not be written whole, if it could not.
+    pub interval_log_error: Option<String>,
 }
 
 /// One histogram's figures, in seconds.

@@ -37,7 +37,7 @@ fn load_error(e: LoadError) -> PyErr {
     match e {
         LoadError::Input(_) => PyValueError::new_err(message),
         LoadError::Unreachable(_) => PyConnectionError::new_err(message),
-        LoadError::Bind(_) => PyOSError::new_err(message),
+        LoadError::Bind(_) | LoadError::Output(_) => PyOSError::new_err(message),
         LoadError::System(_) => PyRuntimeError::new_err(message),
     }
 }

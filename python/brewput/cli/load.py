@@ -13,6 +13,7 @@ from typing import List, Optional
 
 import typer
 
+from ..errors import BrewputError
 from .common import SetOption, app, err, out, parse_sets, user_errors, warning_line
 from .scenarios import check_folder
 
@@ -49,6 +50,9 @@ def load(
                                           help="Write the results (JSON).  [default: none]"),
     hgrm: Optional[Path] = typer.Option(None, "--hgrm", metavar="DIR",
                                         help="Write response, service and lag as .hgrm files into DIR.  [default: none]"),
+    hlog: Optional[Path] = typer.Option(None, "--hlog", metavar="FILE.hlog",
+                                        help="Write each second's response, service and lag histograms as an "
+                                             "HdrHistogram interval log.  [default: none]"),
     predict: Optional[str] = typer.Option(None, "--predict", metavar="MODEL",
                                           help="Solve and simulate this model of the service (one open class) at "
                                                "the target rate, beside the measurement.  [default: none]"),
@@ -65,7 +69,7 @@ def load(
     from ..loadtest.thresholds import judge
 
     if (url is None) == (exec_command is None):
-        raise opt.no_target() if url is None else opt.BrewputError(f"URL {url} and --exec: give one target, not both")
+        raise opt.no_target() if url is None else BrewputError(f"URL {url} and --exec: give one target, not both")
     target = opt.http_target(url) if url is not None else None
     target_settings = target.settings(method) if target else opt.exec_target(exec_command)
     schedule = opt.schedule(rate_text=rate, arrivals=arrivals, ramp_text=ramp, step_text=step,
@@ -73,13 +77,17 @@ def load(
                             seed=opt.whole("seed", seed, 0, 2**64 - 1))
     settings = {"target": target_settings, "schedule": schedule, "connections": opt.connections(connections),
                 "max_in_flight": opt.max_in_flight(max_in_flight),
-                "timeout_seconds": opt.seconds("timeout", timeout, most=opt.MAX_TIMEOUT)}
+                "timeout_seconds": opt.seconds("timeout", timeout, most=opt.MAX_TIMEOUT),
+                "interval_log": None if hlog is None else str(hlog)}
     if target and not (method.isascii() and method.isalpha()):
         raise opt.OptionError("method", "expected an HTTP method, e.g. GET or POST", value=method)
     thresholds = [parse_threshold(t) for t in threshold]
     if output is not None and output.suffix != ".json":
         raise opt.OptionError("output", "expected a .json file", value=str(output))
-    for option, folder in (("-o", output.parent if output else None), ("--hgrm", hgrm)):
+    if hlog is not None and hlog.suffix != ".hlog":
+        raise opt.OptionError("hlog", "expected a .hlog file", value=str(hlog))
+    for option, folder in (("-o", output.parent if output else None), ("--hgrm", hgrm),
+                           ("--hlog", hlog.parent if hlog else None)):
         if folder is not None:
             check_folder(option, Path(folder))
     if predict is not None:
@@ -112,6 +120,10 @@ def load(
 
         print_results(out, results, judged)
     _write(results, output, hgrm)
+    if hlog is not None and not summary["interval_log_error"]:
+        err.print(f"hlog: {hlog}", soft_wrap=True)
+    if summary["interval_log_error"]:
+        raise BrewputError(f"--hlog {hlog}: {summary['interval_log_error']}")
     if summary["interrupted"]:
         err.print("interrupted: the figures above are what was measured until then")
         raise typer.Exit(130)
@@ -135,7 +147,6 @@ def _measure_live(settings: dict, enabled: bool) -> dict:
 
 
 def _write(results: dict, output: Optional[Path], hgrm: Optional[Path]) -> None:
-    from ..errors import BrewputError
     from ..report.hgrm import SUFFIX, format_hgrm
 
     try:
@@ -171,7 +182,6 @@ def serve(
 ):
     """Serve an M/G/c queue over HTTP on loopback: the service to measure with brewput load."""
     from .. import _native
-    from ..errors import BrewputError
     from ..engine.cancellable import run_cancellable
     from ..loadtest import options as opt
 

@@ -29,6 +29,8 @@ def measure(settings: dict, watch: Optional[Callable[[dict], None]] = None) -> d
             raise
     except ConnectionError as e:  # the target is not there: nothing was sent
         raise BrewputError(str(e)) from None
+    except OSError as e:  # an output that cannot be created: nothing was sent
+        raise BrewputError(str(e)) from None
     except (ValueError, RuntimeError, _native.InternalError) as e:
         raise BrewputError(f"load: {e}") from None
     return json.loads(outcome["summary"])
