@@ -93,3 +93,38 @@ def test_the_study_runs_from_one_command_into_a_report_with_the_floor_charts(tmp
         assert types["espresso_machine"]["served"]["drip"] == 0 and types["drip_station"]["served"]["espresso"] == 0
         assert types["espresso_machine"]["served"]["espresso"] == pytest.approx(
             results["classes"]["espresso"]["throughput"], rel=1e-9)
+
+
+# ---- docs/starbucks.md: every pasted output is what its command prints ------------
+
+def _doc_commands():
+    """(command, the output pasted under it) for each `$ brewput ...` line of the page."""
+    from pathlib import Path
+
+    lines = (Path(__file__).resolve().parent.parent / "docs" / "starbucks.md").read_text().splitlines()
+    found, command, output, inside = [], None, [], False
+    for line in lines + ["```"]:
+        if line.startswith("```"):
+            inside = not inside
+        if command is not None and (line.startswith("$ ") or line.startswith("```")):
+            found.append((command, "\n".join(output)))
+            command, output = None, []
+        if inside and line.startswith("$ brewput "):
+            command = line[2:]
+        elif command is not None:
+            output.append(line)
+    return found
+
+
+@pytest.mark.parametrize("command, pasted", _doc_commands(), ids=lambda c: c[:60])
+def test_the_page_shows_what_its_commands_print(command, pasted):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    shell = command.replace("brewput ", f"{sys.executable} -m brewput ", 1)
+    run = subprocess.run(shell, shell=True, capture_output=True, text=True, cwd=root,
+                         env={**os.environ, "COLUMNS": "200"})
+    assert run.stdout.rstrip("\n") == pasted, f"{command}\n{run.stdout}"
