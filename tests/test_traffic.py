@@ -54,3 +54,33 @@ def test_long_routes_solve_sparsely_and_agree_by_hand():
                                      "classes": {"c": {"rate": 0.001, "route": route}}})
     assert n + 1 > traffic.DENSE_STEPS
     assert step_visits(model.classes["c"]) == pytest.approx([4.0] * n + [2.0], rel=1e-12)
+
+
+def _overloaded_station(step, buffer="inf", behind=False):
+    """One station offered twice what its server can do; `behind`: a quick station first."""
+    route = [dict(station="slow", service="exp(1)", **step)]
+    if behind:
+        route.insert(0, dict(station="quick", service="exp(0.1)"))
+    return brewput.Model.from_dict({"brewput": 1, "stations": {"slow": {"buffer": buffer}, "quick": {}},
+                                    "classes": {"c": {"rate": 2, "route": route}}})
+
+
+@pytest.mark.parametrize("step, buffer", [
+    ({}, 3),                         # arrivals that find it full are lost: M/M/1/4
+    ({"balk": 3}, "inf"),            # nobody joins a queue of 3: M/M/1/4 again
+    ({"balk": [0, 0.2, 1]}, "inf"),  # the last probability holds beyond the list
+    ({"balk": [0, 0.6]}, "inf"),     # 40 % of 2 keep joining a long queue: 0.8 < 1
+    ({"patience": "exp(2)"}, "inf"),  # Erlang A is stable at any load
+])
+def test_overload_that_the_queue_sheds_is_not_unstable(step, buffer):
+    assert instability_warnings(_overloaded_station(step, buffer)) == []
+
+
+@pytest.mark.parametrize("step, buffer, behind", [
+    ({}, "inf", False),
+    ({"balk": [0, 0.5]}, "inf", False),  # half of 2 keep joining: exactly the server's rate
+    ({}, 3, True),                       # a full station further on blocks the one before it
+])
+def test_overload_that_piles_up_is_named(step, buffer, behind):
+    (warning,) = instability_warnings(_overloaded_station(step, buffer, behind))
+    assert warning.startswith("station slow: open arrivals offer utilization")

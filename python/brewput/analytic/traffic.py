@@ -53,20 +53,41 @@ class OfferedLoad:
     resources: Dict[str, float]
 
 
-def open_offered_load(model: Model) -> OfferedLoad:
+def _joining_a_long_queue(step) -> float:
+    """The fraction of a step's arrivals that still join when the queue has grown
+    long: none with a balking threshold, a final balking probability of 1 or any
+    patience (impatient customers leave as fast as the queue grows, so the queue
+    stays bounded: Erlang A is stable at any load); else 1 less the final
+    probability of balking."""
+    if step.patience is not None or isinstance(step.balk, int):
+        return 0.0
+    if isinstance(step.balk, list):
+        return 1.0 - step.balk[-1]
+    return 1.0
+
+
+def open_offered_load(model: Model, growing: bool = False) -> OfferedLoad:
+    """The load open arrivals offer; `growing`: only the part that keeps joining a
+    queue grown long, at stations whose buffer is unbounded (what decides whether
+    a queue grows without bound)."""
     work_at: Dict[str, float] = {name: 0.0 for name in model.stations}
     work_on: Dict[str, float] = {name: 0.0 for name in model.resources}
     for job_class in model.classes.values():
         if not job_class.is_open:
             continue
         rate = 1.0 / job_class.interarrival.mean
-        for visits, (_, step) in zip(step_visits(job_class), job_class.steps):
+        for visits, (path, step) in zip(step_visits(job_class), job_class.steps):
             if step.station is None:
                 continue  # a fork or dispatch: its branches' steps do the work
             work = rate * visits * step.least_service_mean
-            work_at[step.station] += work
+            joining = _joining_a_long_queue(step) if growing else 1.0
+            if growing and path == ("route", 0) and math.isfinite(model.stations[step.station].buffer):
+                # Arrivals that find the first station full are lost. A full station further on
+                # blocks the one before it instead, so there the excess still piles up.
+                joining = 0.0
+            work_at[step.station] += work * joining
             for resource in step.uses:
-                work_on[resource] += work
+                work_on[resource] += work * joining
     return OfferedLoad(
         stations={name: work / model.stations[name].servers for name, work in work_at.items()
                   if work > 0 and not math.isinf(model.stations[name].servers)},
@@ -78,7 +99,7 @@ def instability_warnings(model: Model) -> List[str]:
     """One line per station or resource that open arrivals load to 100 % or more."""
     if not any(c.is_open for c in model.classes.values()):
         return []
-    load = open_offered_load(model)
+    load = open_offered_load(model, growing=True)
     where = [("station", name, rho) for name, rho in load.stations.items()] + \
             [("resource", name, rho) for name, rho in load.resources.items()]
     return [
