@@ -485,6 +485,7 @@ impl Simulation {
         j.work = work;
         j.seq = seq;
         let station = &mut self.stations[serve.station as usize];
+        let plain = station.plain;
         station.arrive(job, queue_key(station.discipline, class, work), seq, self.now);
         // Before the job can start: starting renews the job, which makes this
         // timer stale.
@@ -492,7 +493,12 @@ impl Simulation {
             let at = self.now + patience.sample(&mut self.rng);
             self.events.schedule(at, Event::Patience { job: self.jobs.timer(job) });
         }
-        self.dispatch(serve.station);
+        let station = serve.station;
+        self.dispatch(station);
+        if !plain && self.stations[station as usize].preempt().is_some() {
+            // Only an arrival can outrank a job in service with no server free.
+            self.preempt(station);
+        }
     }
 
     /// A waiting job's patience ran out: it leaves the queue and the system.
@@ -618,12 +624,8 @@ impl Simulation {
             self.dispatch_pending = true;
             return;
         }
-        let plain = self.stations[station as usize].plain;
         while let Some(start) = self.startable(station) {
             self.start_service(station, start);
-        }
-        if !plain && self.stations[station as usize].preempt().is_some() {
-            self.preempt(station);
         }
         debug_assert!(self.first_fit_holds(station), "first fit left a job waiting beside an idle server that can serve it");
     }
@@ -696,6 +698,30 @@ impl Simulation {
                 self.start_service(station, start);
             }
         }
+    }
+
+    /// `start_service` at a typed or preempting station: the job leaves the
+    /// queue from where it waits (first fit need not take the head), draws
+    /// its service again if its server's type has its own, and its stint is
+    /// recorded for preemption.
+    #[cold]
+    #[inline(never)]
+    fn take_on_the_floor(&mut self, station: u32, start: Start) {
+        let (now, job) = (self.now, start.job);
+        let j = &self.jobs[job];
+        let class = &self.classes[j.class as usize];
+        let s = &mut self.stations[station as usize];
+        if s.typed().is_some() {
+            s.take(Ticket { key: queue_key(s.discipline, class, j.work), seq: j.seq }, now);
+        } else {
+            s.take_head(now);
+        }
+        let serve = serving(&class.steps[j.step as usize]);
+        if let Some(own) = serve.on_type(start.server_type).and_then(|on| on.service.as_ref()) {
+            self.jobs[job].work = own.sample(&mut self.rng);
+        }
+        let key = class.priority_key;
+        self.stations[station as usize].began(job, key, now + self.jobs[job].work);
     }
 
     /// The step a job is at.
@@ -771,33 +797,19 @@ impl Simulation {
         let now = self.now;
         let job = start.job;
         let s = &mut self.stations[station as usize];
-        let plain_station = s.plain;
-        if plain_station || s.typed().is_none() {
+        if s.plain {
             s.take_head(now);
         } else {
-            // Not always the head: first fit takes it from where it waits.
-            let j = &self.jobs[job];
-            let key = queue_key(s.discipline, &self.classes[j.class as usize], j.work);
-            s.take(Ticket { key, seq: j.seq }, now);
+            self.take_on_the_floor(station, start);
         }
         let j = &mut self.jobs[job];
         j.waited += now - j.entered_station;
-        let (class, step) = (j.class, j.step);
+        let (class, step, work) = (j.class, j.step, j.work);
         let serve = serving(&self.classes[class as usize].steps[step as usize]);
-        if !serve.plain {
-            if let Some(own) = serve.on_type(start.server_type).and_then(|on| on.service.as_ref()) {
-                self.jobs[job].work = own.sample(&mut self.rng);
-            }
-            if serve.patience.is_some() {
-                self.jobs.renew(job);
-            }
+        if serve.patience.is_some() {
+            self.jobs.renew(job);
         }
-        let work = self.jobs[job].work;
         self.resources.take(&serve.uses, now);
-        if !plain_station && self.stations[station as usize].preempt().is_some() {
-            let key = self.classes[class as usize].priority_key;
-            self.stations[station as usize].began(job, key, now + work);
-        }
         match self.stations[station as usize].serve(job, start.server_type, work, now) {
             Started::OnServer { slot } => {
                 self.jobs[job].server_slot = slot;
