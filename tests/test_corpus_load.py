@@ -110,6 +110,16 @@ CASES = [
     Case("predict-with-ramp", load(URL, "--ramp", "1..2", "--duration", "1s", "--predict", "m.yaml"),
          files={"m.yaml": MODEL}, names=["--predict", "--rate"]),
     Case("set-without-predict", load(URL, "--rate", "10", "--set", "c=2"), names=["--set"]),
+    # --sweep: rates only, each a valid rate, and not beside the options it replaces.
+    Case("sweep-not-rate", load(URL, "--sweep", "speed=1,2"), names=["--sweep"]),
+    Case("sweep-zero-rate", load(URL, "--sweep", "rate=0,10"), names=["--sweep"]),
+    Case("sweep-words", load(URL, "--sweep", "rate=a,b"), names=["--sweep"]),
+    Case("sweep-empty-range", load(URL, "--sweep", "rate=5..1"), names=["--sweep"]),
+    Case("sweep-too-many", load(URL, "--sweep", "rate=1..500"), names=["--sweep"]),
+    Case("sweep-and-rate", load(URL, "--sweep", "rate=1,2", "--rate", "5"), names=["--sweep", "--rate"]),
+    Case("sweep-and-hlog", load(URL, "--sweep", "rate=1,2", "--hlog", "r.hlog"), names=["--hlog"]),
+    Case("sweep-bad-output", load(URL, "--sweep", "rate=1,2", "-o", "r.txt"), names=["-o"]),
+    Case("report-without-sweep", load(URL, "--rate", "2", "--report", "rep"), names=["--report", "--sweep"]),
     # The demo server.
     Case("serve-workers-zero", ["serve", "--workers", "0", "--for", "1s"], names=["--workers"]),
     Case("serve-workers-huge", ["serve", "--workers", "100000", "--for", "1s"], names=["--workers"]),

@@ -204,3 +204,29 @@ def test_an_hlog_that_cannot_be_written_is_refused_before_the_run(url, tmp_path)
     for target, names in ((tmp_path / "f" / "run.hlog", "--hlog"), (tmp_path / "run.txt", "--hlog")):
         done = quick(url, "--hlog", str(target))
         assert done.returncode == 2 and names in done.stderr and "rate:" not in done.stdout, done.stderr
+
+
+def test_a_sweep_measures_each_rate_into_a_record_and_stops_at_saturation(url, tmp_path):
+    (tmp_path / "mm2.yaml").write_text(MM2)
+    # achieved_rate<=150 stands for a service level that breaks between 100/s and 200/s.
+    done = brewput("load", url, "--sweep", "rate=50,100,200,400", "--arrivals", "constant", "--duration", "1s",
+                   "--threshold", "achieved_rate<=150", "--predict", str(tmp_path / "mm2.yaml"), "--json",
+                   "-o", str(tmp_path / "r.csv"), "--report", str(tmp_path / "report"))
+    assert done.returncode == 1, done.stderr
+    record = json.loads(done.stdout)
+    assert record["brewput"] == "experiment" and record["sweep"] == {"rate": [50, 100, 200, 400]}
+    measured = [s for s in record["scenarios"] if s["engine"] == "load"]
+    assert [s["params"]["rate"] for s in measured] == [50, 100, 200]  # 400 never run
+    for s in measured:
+        assert s["results"]["load"]["answered"] == s["params"]["rate"]  # one second at the rate
+    assert record["saturation"] == {"rate": 200, "broken": ["achieved_rate<=150"]}
+    solved = {s["params"]["rate"]: s["results"] for s in record["scenarios"] if s["engine"] == "solve"}
+    assert sorted(solved) == [50, 100, 200]
+    assert (tmp_path / "r.csv").is_file() and (tmp_path / "report" / "index.html").is_file()
+
+
+def test_a_sweep_table(url):
+    done = brewput("load", url, "--sweep", "rate=20:60:20", "--duration", "1s")
+    assert done.returncode == 0, done.stderr
+    assert all(f"│ {r:>7} │" in done.stdout for r in (20, 40, 60)), done.stdout
+    assert done.stderr.count("rate ") >= 3  # a line per rate as it ends

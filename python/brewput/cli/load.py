@@ -14,8 +14,8 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import SetOption, app, err, out, parse_sets, user_errors, warning_line
-from .scenarios import check_folder
+from .common import SetOption, app, command_line, err, out, parse_sets, user_errors, warning_line
+from .scenarios import check_folder, check_outputs, write_outputs
 
 THRESHOLD_BROKEN = 1
 
@@ -57,6 +57,12 @@ def load(
                                           help="Solve and simulate this model of the service (one open class) at "
                                                "the target rate, beside the measurement.  [default: none]"),
     sets: List[str] = SetOption,
+    sweep: Optional[str] = typer.Option(None, "--sweep", metavar="rate=VALUES",
+                                        help="A run per rate, e.g. rate=100,200,400 or rate=100:500:100, into "
+                                             "an experiment record; the first broken threshold ends it (the "
+                                             "saturation point).  [default: none]"),
+    report: Optional[Path] = typer.Option(None, "--report", metavar="DIR",
+                                          help="With --sweep: an HTML report of the curves.  [default: none]"),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ):
     """Measure a real service under open-loop load: response time from each request's intended start.
@@ -64,16 +70,15 @@ def load(
     Exit codes: 0 every threshold held, 1 a threshold broke, 2 a usage error (nothing sent), 130 Ctrl-C
     (what was measured is still shown). See docs/load.md.
     """
-    from ..loadtest import measure, parse_threshold
     from ..loadtest import options as opt
-    from ..loadtest.thresholds import judge
 
     if (url is None) == (exec_command is None):
         raise opt.no_target() if url is None else BrewputError(f"URL {url} and --exec: give one target, not both")
     target = opt.http_target(url) if url is not None else None
     target_settings = target.settings(method) if target else opt.exec_target(exec_command)
-    schedule = opt.schedule(rate_text=rate, arrivals=arrivals, ramp_text=ramp, step_text=step,
-                            duration_text=duration, requests_text=requests, warmup_text=warmup,
+    rates = opt.sweep_rates(sweep, given=[n for n, v in (("rate", rate), ("ramp", ramp), ("step", step)) if v])
+    schedule = opt.schedule(rate_text=str(rates[0]) if rates else rate, arrivals=arrivals, ramp_text=ramp,
+                            step_text=step, duration_text=duration, requests_text=requests, warmup_text=warmup,
                             seed=opt.whole("seed", seed, 0, 2**64 - 1))
     settings = {"target": target_settings, "schedule": schedule, "connections": opt.connections(connections),
                 "max_in_flight": opt.max_in_flight(max_in_flight),
@@ -81,33 +86,62 @@ def load(
                 "interval_log": None if hlog is None else str(hlog)}
     if target and not (method.isascii() and method.isalpha()):
         raise opt.OptionError("method", "expected an HTTP method, e.g. GET or POST", value=method)
+    from ..loadtest import parse_threshold
+
     thresholds = [parse_threshold(t) for t in threshold]
+    _check_outputs(output, hgrm, hlog, report, sweep=rates is not None)
+    params = parse_sets(sets)
+    if predict is not None:
+        from ..loadtest.predict import offered_model
+
+        if rate is None and rates is None:
+            raise opt.OptionError("predict", "needs a constant target --rate (not --ramp or --step)", value=predict)
+        for each in rates or [schedule["stages"][0]["from"]]:
+            offered_model(predict, params, each, arrivals)  # refused now, not after the run
+    elif sets:
+        raise opt.OptionError("set", "only sets the --predict model's params", value=" ".join(sets))
+    name, kind = (target.url, "http") if target else (exec_command, "exec")
+    if rates is not None:
+        _run_sweep(settings, rates, name, kind, thresholds, predict, params, output, report, hgrm, as_json)
+    else:
+        _run_once(settings, name, kind, thresholds, predict, params, output, hgrm, hlog, as_json)
+
+
+def _check_outputs(output: Optional[Path], hgrm: Optional[Path], hlog: Optional[Path], report: Optional[Path], *,
+                   sweep: bool) -> None:
+    """Every output checked before anything is sent: one run writes its results
+    (-o .json), a sweep its experiment record (-o .json, .csv or .parquet) and report."""
+    from ..loadtest.options import OptionError
+
+    if sweep:
+        if hlog is not None:
+            raise OptionError("hlog", "writes one run's log: not with --sweep", value=str(hlog))
+        check_outputs(output, report, hgrm)
+        return
+    if report is not None:
+        raise OptionError("report", "draws a sweep's curves: add --sweep rate=...", value=str(report))
     if output is not None and output.suffix != ".json":
-        raise opt.OptionError("output", "expected a .json file", value=str(output))
+        raise OptionError("output", "expected a .json file (a sweep also writes .csv and .parquet)", value=str(output))
     if hlog is not None and hlog.suffix != ".hlog":
-        raise opt.OptionError("hlog", "expected a .hlog file", value=str(hlog))
+        raise OptionError("hlog", "expected a .hlog file", value=str(hlog))
     for option, folder in (("-o", output.parent if output else None), ("--hgrm", hgrm),
                            ("--hlog", hlog.parent if hlog else None)):
         if folder is not None:
             check_folder(option, Path(folder))
-    if predict is not None:
-        from ..loadtest.predict import offered_model
 
-        if rate is None:
-            raise opt.OptionError("predict", "needs a constant target --rate (not --ramp or --step)", value=predict)
-        offered_model(predict, parse_sets(sets), schedule["stages"][0]["from"], arrivals)  # refused now, not after
-    elif sets:
-        raise opt.OptionError("set", "only sets the --predict model's params", value=" ".join(sets))
+
+def _run_once(settings: dict, name: str, kind: str, thresholds: list, predict: Optional[str], params: dict,
+              output: Optional[Path], hgrm: Optional[Path], hlog: Optional[Path], as_json: bool) -> None:
+    from ..loadtest.results import to_results
+    from ..loadtest.thresholds import judge
 
     summary = _measure_live(settings, enabled=not as_json)
-    from ..loadtest.results import to_results
-
-    results = to_results(summary, target=target.url if target else exec_command,
-                         method="http" if target else "exec", settings=settings)
+    results = to_results(summary, target=name, method=kind, settings=settings)
     if predict is not None:
         from ..loadtest.predict import predict as run_predictions
 
-        results["predicted"] = run_predictions(predict, parse_sets(sets), schedule["stages"][0]["from"], arrivals,
+        schedule = settings["schedule"]
+        results["predicted"] = run_predictions(predict, params, schedule["stages"][0]["from"], schedule["arrivals"],
                                                schedule["seed"])
     judged = judge(thresholds, results)
     results["load"]["thresholds"] = [{"threshold": t.text, "figure": f, "held": ok} for t, f, ok in judged]
@@ -128,6 +162,35 @@ def load(
         err.print("interrupted: the figures above are what was measured until then")
         raise typer.Exit(130)
     if not all(ok for _, _, ok in judged):
+        raise typer.Exit(THRESHOLD_BROKEN)
+
+
+def _run_sweep(settings: dict, rates: list, name: str, kind: str, thresholds: list, predict: Optional[str],
+               params: dict, output: Optional[Path], report: Optional[Path], hgrm: Optional[Path],
+               as_json: bool) -> None:
+    from ..loadtest.show import print_sweep, sweep_line
+    from ..loadtest.sweep import run_sweep
+
+    def measured(rate: float, results: dict, judged: list) -> None:
+        for warning in results["warnings"]:
+            warning_line(f"rate {rate:g}: {warning}")
+        if not as_json:
+            err.print(sweep_line(rate, results, judged), soft_wrap=True)
+
+    record = run_sweep(settings, rates, target=name, method=kind, thresholds=thresholds, predict=predict,
+                       params=params, command=command_line(), measured=measured)
+    if as_json:
+        print(json.dumps(record, indent=2))
+    else:
+        print_sweep(out, record)
+    written = write_outputs(record, output, report, hgrm, exit_on_failure=False)
+    if record["interrupted"]:
+        err.print(f"interrupted: {sum(s['engine'] == 'load' for s in record['scenarios'])} of {len(rates)} rates "
+                  "measured")
+        raise typer.Exit(130)
+    if not written:
+        raise typer.Exit(2)
+    if record["saturation"] is not None:
         raise typer.Exit(THRESHOLD_BROKEN)
 
 

@@ -96,7 +96,7 @@ class Bounds(Part):
 class Results(Part):
     """One engine's answer (docs/results.md)."""
     model: Text
-    engine: Literal["simulate", "solve", "lab"]
+    engine: Literal["simulate", "solve", "lab", "load"]
     method: Optional[Text] = None
     time_unit: Literal[tuple(SECONDS)]  # type: ignore[valid-type]
     params: Dict[str, Union[Number, Text]] = {}

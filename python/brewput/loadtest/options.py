@@ -176,6 +176,31 @@ def listen_host(text: str) -> str:
         raise OptionError("host", "expected an IP address to listen on, e.g. 127.0.0.1 or ::1", value=text) from None
 
 
+MAX_SWEEP_RATES = 100
+
+
+def sweep_rates(text: Optional[str], given: List[str]) -> Optional[List[float]]:
+    """`rate=100,200,400` or `rate=100:500:100` -> the rates (per second), each
+    checked; None without a sweep. A sweep gives the rates: no --rate, --ramp
+    or --step beside it."""
+    from ..experiment.sweep import parse_values
+
+    if text is None:
+        return None
+    name, sep, values = str(text).partition("=")
+    if not sep or name.strip() != "rate":
+        raise OptionError("sweep", "expected rate=VALUES, e.g. rate=100,200,400 or rate=100:500:100", value=text)
+    if given:
+        raise OptionError(("sweep", given[0]), "the sweep gives the rates: drop --" + given[0])
+    try:
+        rates = [rate("sweep", str(v)) for v in parse_values(values)]
+    except ValueError as e:
+        raise OptionError("sweep", str(e), value=text) from None
+    if len(rates) > MAX_SWEEP_RATES:
+        raise OptionError("sweep", f"expected at most {MAX_SWEEP_RATES} rates", value=text)
+    return rates
+
+
 def connections(text: str) -> int:
     return whole("connections", text, 1, _native.LOAD_MAX_CONNECTIONS)
 

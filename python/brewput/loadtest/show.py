@@ -91,3 +91,59 @@ def print_predicted(console, measured: dict, predicted: dict) -> None:
     for engine, figures in engines.items():
         if "refused" in figures:
             console.print(f"{engine}: {figures['refused']}")
+
+
+def sweep_line(rate: float, results: dict, judged: List[Tuple[Threshold, Optional[float], bool]]) -> str:
+    """One rate's run as it ends, on stderr while the sweep goes on."""
+    load, response = results["load"], results["classes"]["request"]["response_time"]
+    broken = [t.text for t, _, ok in judged if not ok]
+    return (f"rate {rate:g}/s: achieved {load['achieved_rate']:,.1f}/s, mean {_ms(response['mean'])} ms, "
+            f"p99 {_ms(response['p99'])} ms" + (f"; broke {', '.join(broken)}" if broken else ""))
+
+
+def print_sweep(console, record: dict) -> None:
+    """The capacity curve: a row per rate, measured (and predicted) side by side."""
+    from rich.table import Table
+
+    predicted = {}
+    for s in record["scenarios"]:
+        if s["engine"] != "load":
+            name = next(iter(s["results"]["classes"]))
+            predicted.setdefault(s["params"]["rate"], {})[s["engine"]] = s["results"]["classes"][name]
+    engines = sorted({e for by_engine in predicted.values() for e in by_engine})
+    table = Table(title=f"{record['title']}: times in ms (response from the intended start)")
+    for column in ("rate /s", "achieved /s", "mean", "p99", "error rate", "lag p99", "dropped"):
+        table.add_column(column, justify="right")
+    for engine in engines:
+        table.add_column(f"{engine} mean", justify="right")
+        table.add_column(f"{engine} p99", justify="right")
+    for s in record["scenarios"]:
+        if s["engine"] != "load":
+            continue
+        rate, load, request = s["params"]["rate"], s["results"]["load"], s["results"]["classes"]["request"]
+        error_rate = "-" if load["error_rate"] is None else f"{load['error_rate']:.2%}"
+        cells = [f"{rate:g}", f"{load['achieved_rate']:,.1f}", _ms(request["response_time"]["mean"]),
+                 _ms(request["response_time"]["p99"]), error_rate, _ms(request["lag"]["p99"]), f"{load['dropped']:,}"]
+        for engine in engines:
+            figures = predicted.get(rate, {}).get(engine, {}).get("response_time", {})
+            to_ms = _to_ms(record, engine, rate)
+            cells += [_ms(_scaled(figures.get("mean"), to_ms)), _ms(_scaled(figures.get("p99"), to_ms))]
+        table.add_row(*cells)
+    console.print(table)
+    if record["saturation"]:
+        console.print(f"saturation: at {record['saturation']['rate']:g}/s "
+                      f"{', '.join(record['saturation']['broken'])} broke")
+    for failure in record["failed"]:
+        console.print(f"{failure['engine']} at rate {failure['params']['rate']:g}: {failure['error']}")
+
+
+def _to_ms(record: dict, engine: str, rate: float) -> float:
+    from ..units import SECONDS
+
+    unit = next(s["results"]["time_unit"] for s in record["scenarios"]
+                if s["engine"] == engine and s["params"]["rate"] == rate)
+    return SECONDS[unit] * 1e3
+
+
+def _scaled(value: Optional[float], factor: float) -> Optional[float]:
+    return None if value is None else value * factor

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 # Measured before simulated before solved: the first engine present is drawn
 # solid, the others (the predictions) dashed, then dotted.
-ENGINES = ("lab", "simulate", "solve")
+ENGINES = ("lab", "load", "simulate", "solve")
 DASHES = ("solid", "dash", "dot")
 # What the utilization chart draws: stations, their typed groups of servers, resources.
 ELEMENTS = ("station", "server_type", "resource")
