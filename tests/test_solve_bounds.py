@@ -78,3 +78,17 @@ def test_several_classes_keep_only_the_bounds_that_stay_true():
 def test_a_class_at_delay_stations_only_has_no_bounds():
     net = network([[1.0, 0.0], [0.0, 2.0]], [math.inf, 1], [1.0, 1.0], [2, 2])
     assert class_bounds(net, 0) is None and list(network_bounds(net)) == ["c1"]
+
+
+def test_a_class_at_typed_servers_is_bounded_by_the_servers_it_may_use():
+    # Espresso drinks (1 min) only on the 2 espresso machines: at most 2 a minute, not
+    # 3 (every server). Drip (0.3 min) on the drip station or any machine: 3 servers.
+    model = brewput.Model.from_dict({
+        "brewput": 1, "stations": {"bar": {"servers": {"espresso_machine": 2, "drip_station": 1}}},
+        "classes": {
+            "espresso": {"rate": 1, "route": [{"station": "bar", "service": "exp(1)",
+                                                "served_by": ["espresso_machine"]}]},
+            "drip": {"rate": 1, "route": [{"station": "bar", "service": "exp(0.3)"}]}}})
+    bounds = network_bounds(network_of(model))
+    assert bounds["espresso"]["max_throughput"] == pytest.approx(2.0)
+    assert bounds["drip"]["max_throughput"] == pytest.approx(3 / 0.3)

@@ -33,6 +33,7 @@ def network(demand, servers, think, population, discipline="ps", scv=1.0, priori
         think=np.asarray(think, dtype=float),
         priority=np.zeros(classes) if priority is None else np.asarray(priority),
         visits=(demand > 0).astype(float), service=demand,
+        class_servers=np.tile(np.asarray(servers, dtype=float), (classes, 1)),
         service_scv=np.where(demand > 0, np.asarray(scv, dtype=float), 0.0),
         service_exponential=(demand > 0) & (np.asarray(scv, dtype=float) == 1.0))
 

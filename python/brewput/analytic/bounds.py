@@ -58,7 +58,7 @@ def class_bounds(net: Network, r: int) -> Optional[Bounds]:
     if not queueing.any():
         return None
     demand = net.demand[r]
-    per_server = np.where(queueing, demand / np.where(net.is_delay, 1.0, net.servers), 0.0)
+    per_server = np.where(queueing, demand / np.where(net.is_delay, 1.0, net.class_servers[r]), 0.0)
     b = int(np.argmax(per_server))
     d_max, d = float(per_server[b]), float(demand[queueing].sum())
     z = float(net.think[r] + demand[net.is_delay].sum())
@@ -73,7 +73,7 @@ def class_bounds(net: Network, r: int) -> Optional[Bounds]:
         return Bounds(**common, throughput=(None, x_up), response_time=(n / x_up - think, None))
     x_low = n / (n * d + z)
     balanced = {}
-    if (net.servers[queueing] == 1).all():
+    if (net.class_servers[r][queueing] == 1).all():
         low = n / (d + z + (n - 1) * d_max / (1 + z / (n * d)))
         high = min(1 / d_max, n / (d + z + (n - 1) * (d / queueing.sum()) / (1 + z / d)))
         balanced = dict(balanced_throughput=(low, high),

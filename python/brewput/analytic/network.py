@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -57,6 +57,9 @@ class Network:
     priority: np.ndarray
     #: (R, M) expected visits to each station per customer (per cycle when closed).
     visits: np.ndarray
+    #: (R, M) the servers each class may use at each station: all of them, or at a
+    #: station of typed servers those of the types its steps there are `served_by`.
+    class_servers: np.ndarray
     #: (R, M) mean service time per visit (0 where never visited).
     service: np.ndarray
     #: (R, M) squared coefficient of variation of the service time per visit.
@@ -99,13 +102,19 @@ def network_of(model: Model) -> Network:
     step_means = {}  # (class, station) visited: the means of the steps there
     exponential = np.ones((n_classes, n_stations), dtype=bool)
     steps = []
+    class_servers = np.tile([float(s.servers) for s in model.stations.values()], (n_classes, 1))
     for r, job_class in enumerate(model.classes.values()):
         # Station steps only, into branches too: a fork or dispatch step has no station of its own.
         route = [(v, step) for v, (_, step) in zip(step_visits(job_class), job_class.steps)
                  if step.station is not None]
         steps.append(tuple((index[step.station], v, _least_service(step)) for v, step in route))
+        eligible: Dict[int, set] = {}
         for v, step in route:
             m = index[step.station]
+            types = model.stations[step.station].server_types
+            if types:
+                eligible.setdefault(m, set()).update(_serving_types(step, types))
+                class_servers[r, m] = sum(types[kind] for kind in eligible[m])
             service = _least_service(step)
             mean = service.mean
             visits[r, m] += v
@@ -135,12 +144,20 @@ def network_of(model: Model) -> Network:
         think=np.array([0.0 if c.is_open else c.think.mean for c in jobs]),
         priority=np.array([c.priority for c in jobs]),
         visits=visits,
+        class_servers=class_servers,
         service=service,
         service_scv=np.maximum(service_scv, 0.0),
         # Exponential steps of different means mix into a hyperexponential.
         service_exponential=exponential & (visits > 0) & one_mean,
         steps=tuple(steps),
     )
+
+
+def _serving_types(step, types: Dict[str, int]) -> List[str]:
+    """The server types that may serve `step` at its typed station (all when it says none)."""
+    if step.served_by is None:
+        return list(types)
+    return list(step.served_by)
 
 
 def _least_service(step) -> Distribution:
