@@ -9,7 +9,6 @@
 use std::thread::{self, JoinHandle};
 
 use crossbeam_channel::{bounded, Receiver, Sender};
-use rand::Rng;
 
 use super::{Kitchen, Work};
 use crate::error::LabError;
@@ -32,19 +31,26 @@ pub struct Line {
 
 impl Line {
     fn new(work: Work, stages: &[Stage], buffer: usize) -> Result<Line, LabError> {
-        // Channel i feeds stage i; stage i hands on to channel i + 1, the last replies.
-        let (mut feeds, inputs): (Vec<_>, Vec<_>) = stages.iter().map(|_| bounded::<Job>(buffer)).unzip();
-        let entry = feeds.remove(0);
+        let (entry, orders) = bounded::<Job>(buffer);
+        let mut line = Line { entry: Some(entry), baristas: Vec::with_capacity(stages.len()) };
+        line.staff(work, stages, orders, buffer)?;
+        Ok(line)
+    }
+
+    /// Starts a barista per stage, the first taking `orders`; channel i + 1 (of
+    /// capacity `buffer`) carries stage i's work to stage i + 1, and the last replies.
+    fn staff(&mut self, work: Work, stages: &[Stage], orders: Receiver<Job>, buffer: usize) -> Result<(), LabError> {
+        let (feeds, inputs): (Vec<_>, Vec<_>) = stages[1..].iter().map(|_| bounded::<Job>(buffer)).unzip();
+        let inputs = std::iter::once(orders).chain(inputs);
         let hand_ons = feeds.into_iter().map(Some).chain(std::iter::once(None));
-        let mut baristas = Vec::with_capacity(stages.len());
         for ((&stage, orders), next) in stages.iter().zip(inputs).zip(hand_ons) {
             let barista = thread::Builder::new()
                 .name(format!("{stage:?}").to_lowercase())
                 .spawn(move || serve(work, stage, orders, next))
                 .map_err(|e| LabError::Os(format!("cannot start a pipeline thread: {e}")))?;
-            baristas.push(barista);
+            self.baristas.push(barista);
         }
-        Ok(Line { entry: Some(entry), baristas })
+        Ok(())
     }
 
     fn order(&self, latte: Latte, done: Sender<Latte>) {
@@ -128,21 +134,29 @@ impl Kitchen for SplitPipe {
     }
 }
 
-/// multipipe-N: N linear pipelines with buffers of 1, like N coffee shops next
-/// door; each customer picks one at random.
+/// multipipe-N: N linear pipelines whose grinders all take orders from one
+/// shared unbuffered channel, as the talk's code does (newMultiPipeline): the
+/// order goes to whichever grinder is free first; inside each pipeline the
+/// channels hold 10 (examples/coffee/multipipe-2.yaml: a shared dispatch).
 pub struct MultiPipe {
     work: Work,
-    shops: Vec<Line>,
+    shops: Line,
 }
 
+/// The talk's inner channels between the baristas of each of multipipe's pipelines.
+const MULTIPIPE_INNER_BUFFER: usize = 10;
+
 pub fn multi_pipe(work: Work, shops: usize) -> Result<MultiPipe, LabError> {
-    let shops = (0..shops).map(|_| Line::new(work, &COFFEE_AND_MILK, 1)).collect::<Result<_, _>>()?;
-    Ok(MultiPipe { work, shops })
+    let (entry, orders) = bounded::<Job>(0);
+    let mut line = Line { entry: Some(entry), baristas: Vec::with_capacity(shops * COFFEE_AND_MILK.len()) };
+    for _ in 0..shops {
+        line.staff(work, &COFFEE_AND_MILK, orders.clone(), MULTIPIPE_INNER_BUFFER)?;
+    }
+    Ok(MultiPipe { work, shops: line })
 }
 
 impl Kitchen for MultiPipe {
     fn brew(&self, order: u64) -> Latte {
-        let shop = &self.shops[rand::thread_rng().gen_range(0..self.shops.len())];
-        brew_on(&self.work, &[shop], order)
+        brew_on(&self.work, &[&self.shops], order)
     }
 }
