@@ -31,9 +31,6 @@ GROUPS = {"numpy": ("numpy",), "rich": ("rich",), "typer": ("typer", "click"), "
           "pydantic": ("pydantic", "pydantic_core", "annotated_types", "typing_inspection"),
           "brewput.model": ("brewput.model",), "brewput.analytic": ("brewput.analytic",),
           "brewput.cli": ("brewput.cli",)}
-# OpenBLAS starts a thread per core when numpy is imported; one thread would start
-# sooner but changes the last bits of larger linear solves, so it is only measured.
-ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1"}
 
 
 def commands():
@@ -43,9 +40,7 @@ def commands():
     return ([("python -c pass", [sys.executable, "-c", "pass"], {}),
              ("brewput --help", [brewput, "--help"], {}),
              ("brewput --version", [brewput, "--version"], {})]
-            + [(f"brewput solve examples/{m}", [brewput, "solve", f"examples/{m}"], {}) for m in models]
-            + [("OPENBLAS_NUM_THREADS=1 brewput solve examples/mmc.yaml", [brewput, "solve", "examples/mmc.yaml"],
-                ONE_BLAS_THREAD)])
+            + [(f"brewput solve examples/{m}", [brewput, "solve", f"examples/{m}"], {}) for m in models])
 
 
 def cpu_of_children() -> float:

@@ -1,5 +1,6 @@
 """Start-up: what a command imports, which is most of how long it takes (timings
 are in bench/startup.py and bench/RESULTS.md; a test asserts none)."""
+import os
 import re
 import subprocess
 import sys
@@ -74,3 +75,16 @@ def test_a_chain_visits_each_step_once_as_its_traffic_equations_say(steps):
     truth = (np.linalg.solve(np.eye(steps) - np.eye(steps, k=-1), start) if steps <= 256  # P^T: i feeds i + 1
              else spsolve(sparse.identity(steps, format="csc") - sparse.eye(steps, k=-1, format="csc"), start))
     assert step_visits(chain) == [float(v) for v in truth] == [1.0] * steps
+
+
+def test_the_command_runs_blas_on_one_thread_unless_told_otherwise():
+    # One thread: numpy starts sooner and sums in the same order on any machine.
+    probe = "import os, brewput.__main__ as m, brewput.cli as c; c.main = lambda: print(os.environ['{}']); m.run()"
+    for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env = {k: v for k, v in os.environ.items() if k != variable}
+        done = subprocess.run([sys.executable, "-c", probe.format(variable)], env=env, capture_output=True,
+                              text=True, check=True)
+        assert done.stdout.strip() == "1"
+        done = subprocess.run([sys.executable, "-c", probe.format(variable)], env={**env, variable: "3"},
+                              capture_output=True, text=True, check=True)
+        assert done.stdout.strip() == "3"

@@ -1,9 +1,19 @@
 """`brewput` and `python -m brewput`: a Ctrl-C at any moment, even while the
 program is still starting, ends with one line and exit code 130."""
+import os
 import sys
+
+#: numpy's BLAS would start a thread per core at import (tens of ms of a start-up
+#: budget of 150) and, with more than one, sum in an order that depends on the core
+#: count, so solve's last digits would differ between machines. The command owns its
+#: process, so it asks for one thread unless the user chose otherwise; the Python API
+#: leaves a notebook's BLAS alone.
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def run() -> None:
+    for variable in BLAS_THREADS:
+        os.environ.setdefault(variable, "1")
     try:
         from .cli import main
 
