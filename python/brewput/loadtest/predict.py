@@ -57,13 +57,14 @@ def predict(path: str, params: Mapping[str, object], rate_per_s: float, arrivals
             predicted[engine] = {"refused": str(e)}
             continue
         times = results["classes"][name]["response_time"]
-        predicted[engine] = {f: _scaled(times.get(f), to_ms) for f in FIGURES}
+        predicted[engine] = {f: scaled(times.get(f), to_ms) for f in FIGURES}
         if results.get("warnings"):
             predicted[engine]["warnings"] = list(results["warnings"])
     return {"model": path, "class": name, "engines": predicted}
 
 
-def _scaled(value: Optional[float], factor: float) -> Optional[float]:
+def scaled(value: Optional[float], factor: float) -> Optional[float]:
+    """`value` times `factor`; None stays None (a figure not measured or not predicted)."""
     return None if value is None else value * factor
 
 

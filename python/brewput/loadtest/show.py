@@ -105,6 +105,8 @@ def print_sweep(console, record: dict) -> None:
     """The capacity curve: a row per rate, measured (and predicted) side by side."""
     from rich.table import Table
 
+    from .predict import scaled
+
     predicted = {}
     for s in record["scenarios"]:
         if s["engine"] != "load":
@@ -127,7 +129,7 @@ def print_sweep(console, record: dict) -> None:
         for engine in engines:
             figures = predicted.get(rate, {}).get(engine, {}).get("response_time", {})
             to_ms = _to_ms(record, engine, rate)
-            cells += [_ms(_scaled(figures.get("mean"), to_ms)), _ms(_scaled(figures.get("p99"), to_ms))]
+            cells += [_ms(scaled(figures.get("mean"), to_ms)), _ms(scaled(figures.get("p99"), to_ms))]
         table.add_row(*cells)
     console.print(table)
     if record["saturation"]:
@@ -138,12 +140,10 @@ def print_sweep(console, record: dict) -> None:
 
 
 def _to_ms(record: dict, engine: str, rate: float) -> float:
+    """Milliseconds per time unit of the prediction `engine` made at `rate`."""
     from ..units import SECONDS
 
     unit = next(s["results"]["time_unit"] for s in record["scenarios"]
                 if s["engine"] == engine and s["params"]["rate"] == rate)
     return SECONDS[unit] * 1e3
 
-
-def _scaled(value: Optional[float], factor: float) -> Optional[float]:
-    return None if value is None else value * factor
