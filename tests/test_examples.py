@@ -35,6 +35,7 @@ EXPECTED = {
     "starbucks/early-order.yaml": {drink: ({"expediter": 1, "register": 1, "bar": 1}, None)
                                    for drink in ("espresso", "drip")},
     "mmc.yaml": ({"desk": 1}, None),
+    "server.yaml": ({"server": 1}, None),
     # PDQ's helpdesk study: one M/M/c desk at each site and merged
     **{f"helpdesk/{name}.yaml": ({"desk": 1}, None) for name in ("site-a", "site-b", "merged")},
     "tandem.yaml": (dict.fromkeys(("order", "brew", "pickup"), 1), None),
