@@ -80,6 +80,13 @@ step "report of a record" "report-again" brewput report results.json -o report-a
 [ -f report-again/index.html ] || { echo "FAILED: brewput report wrote no index.html" >&2; exit 1; }
 step "lab with repetitions" "ideal" brewput lab coffee --impl ideal --cpus 1 --dur 100ms --warmup 10ms --repetitions 2
 step "lab --predict" "ideal" brewput lab coffee --impl ideal --cpus 1 --dur 100ms --warmup 10ms --repetitions 2 --predict
+# a server of our own on loopback, bounded in time, and the load beside its model
+port=$((20000 + RANDOM % 20000))
+brewput serve --workers 2 --service 'exp(5ms)' --port "$port" --for 15s >"$work/serve.log" 2>&1 &
+sleep 1
+step "load --predict against serve" "measured beside" brewput load "http://127.0.0.1:$port/" --rate 100 \
+    --duration 2s --predict examples/server.yaml
+wait
 
 python -m pip install --quiet "$wheel[parquet]"
 step "sweep to Parquet" "rate" brewput solve examples/mmc.yaml --sweep c=3..6 --sweep rate=1,2,2.7 -o results.parquet
