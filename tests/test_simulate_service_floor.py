@@ -318,6 +318,20 @@ def test_a_mark_inside_a_branch_is_recorded_on_the_customer():
     assert abs(counted - completed) <= 100
 
 
+def test_a_mark_in_a_branch_that_ends_after_the_join_is_not_the_customers():
+    # join any: the customer goes on with the first branch to end; the coffee
+    # branch's mark counts only for customers whose coffee ended first or at once.
+    r = run(forked("any", 0.5, mark=True))
+    figures = r["classes"]["c"]
+    counted, completed = figures["measures_count"]["to_coffee"], figures["completed"]
+    # two symmetric exponential branches: the coffee branch is the first to end about half the time
+    assert 0.4 * completed < counted < 0.6 * completed
+    # the branches are alike, so the time to coffee of those whose coffee ended
+    # first is distributed as the time to the first end: Flatto-Hahn's minimum
+    times = figures["measures"]["to_coffee"]
+    assert_covers("to coffee, coffee first", times["mean"], times["mean_ci"], fork_join(0.5, 1.0, 2, 1).response)
+
+
 def two_way(policy, rate=1.5, **step):
     return model({"a": {"servers": 1}, "b": {"servers": 1}},
                  {"c": {"rate": rate, "route": [{"dispatch": {"a": [{"station": "a", "service": "exp(1)"}],

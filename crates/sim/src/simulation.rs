@@ -441,19 +441,24 @@ impl Simulation {
     }
 
     /// The customer a job works for: itself, or the customer whose fork it
-    /// runs a branch of.
-    fn customer_of(&self, mut job: u32) -> u32 {
-        while let Some(parent) = self.families.parent(job).filter(|&p| self.jobs.is_current(p)) {
+    /// runs a branch of; `None` for a branch that ended after its join (the
+    /// customer has gone on without it).
+    fn customer_of(&self, mut job: u32) -> Option<u32> {
+        while let Some(parent) = self.families.parent(job) {
+            if !self.jobs.is_current(parent) {
+                return None;
+            }
             job = parent.id;
         }
-        job
+        Some(job)
     }
 
-    /// The job reached `mark`: recorded on its customer the first time.
+    /// The job reached `mark`: recorded on its customer the first time (not
+    /// by a branch running on after its join).
     #[cold]
     #[inline(never)]
     fn reach_mark(&mut self, job: u32, mark: u32) {
-        let customer = self.customer_of(job);
+        let Some(customer) = self.customer_of(job) else { return };
         if self.marks.reach(customer, mark, self.now) {
             self.measure_until(customer, mark);
         }
