@@ -422,10 +422,8 @@ fn validate_branching(class: &Class, at: usize, step: &Step) -> Result<(), Strin
                         return Err("random dispatch needs one weight per branch, summing to 1".into());
                     }
                 }
-                Policy::PowerOfD => {
-                    if !matches!(step.d, Some(d) if (2..=branches).contains(&d)) {
-                        return Err(format!("power_of_d needs d from 2 to {branches}"));
-                    }
+                Policy::PowerOfD if !matches!(step.d, Some(d) if (2..=branches).contains(&d)) => {
+                    return Err(format!("power_of_d needs d from 2 to {branches}"));
                 }
                 _ => {}
             }
