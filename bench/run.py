@@ -175,7 +175,7 @@ def write_results(path, r):
         "",
         "Written by `bench/run.py`; do not edit by hand (bench/README.md says what is measured).",
         "",
-        f"- **Command**: `make bench` (runs `.venv/bin/python bench/run.py`, then `bench/solve_speed.py`, `bench/sweep_scaling.py` and `bench/lab_curves.py` append a section each), repository root",
+        "- **Command**: `make bench` (runs `.venv/bin/python bench/run.py`, then `bench/solve_speed.py`, `bench/sweep_scaling.py` and `bench/lab_curves.py` append a section each), repository root",
         f"- **Date**: {r['date']}",
         f"- **Machine**: {m['cpu']}, nproc {m['nproc']}, {m['os']}; {m['rustc']}; Python {m['python']}",
         f"- **Quiet?** {'yes' if quiet else '**no**'}: other processes kept {worst:.2f} cores busy on average "

@@ -60,7 +60,7 @@ def main() -> None:
     print("| example | seconds |\n|---|---:|")
     for example, t in rows:
         print(f"| `brewput solve examples/{example}` | {t:.3f} |")
-    print(f"\n| target | measured | result |\n|---|---:|---|")
+    print("\n| target | measured | result |\n|---|---:|---|")
     print(f"| every example under {TARGET_CLI} s end to end | worst {worst:.3f} s | "
           f"{'pass' if worst < TARGET_CLI else '**miss**'} |")
     print(f"| exact multi-class MVA, 3 classes x 30 customers, 50 stations, under {TARGET_MVA} s | "

@@ -153,7 +153,7 @@ def branching(step: str, job: str = "rate: 0.2") -> dict:
 
 
 def nested(depth: int, kind: str = "fork") -> str:
-    step = f"{{station: bar, service: 1}}"
+    step = "{station: bar, service: 1}"
     for _ in range(depth):
         step = f"{{{kind}: {{a: [{step}], b: {A}}}}}"
     return step
@@ -214,7 +214,7 @@ BRANCHES = [
          branching(f"{{dispatch: {{a: [{nested(1)}], b: {B}}}, policy: shared}}"), f"{FORK}.dispatch.a[0]",
          "first station"),
     case("next-to-another-branch",
-         branching(f"{{fork: {{a: [{{station: bar, service: 1, next: y}}], b: [{{id: y, station: bar, service: 1}}]}}}}"),
+         branching("{fork: {a: [{station: bar, service: 1, next: y}], b: [{id: y, station: bar, service: 1}]}}"),
          f"{FORK}.fork.a[0].next", "outside this branch"),
     case("next-from-route-into-a-branch",
          {"m.yaml": branching(f"{{fork: {{a: [{{id: y, station: bar, service: 1}}], b: {B}}}}}")["m.yaml"].replace(
@@ -237,10 +237,10 @@ BRANCHES = [
          branching(f"{{id: f, fork: {{a: {A}, b: {B}}}, next: f}}"), "classes.c.route[0]",
          "never exit"),
     case("duplicate-id-across-branches",
-         branching(f"{{fork: {{a: [{{id: x, station: bar, service: 1}}], b: [{{id: x, station: bar, service: 1}}]}}}}"),
+         branching("{fork: {a: [{id: x, station: bar, service: 1}], b: [{id: x, station: bar, service: 1}]}}"),
          f"{FORK}.fork.b[0].id", "duplicate step id 'x'", "route[1].fork.a[0]"),
     case("duplicate-mark-across-branches",
-         branching(f"{{fork: {{a: [{{mark: m, station: bar, service: 1}}], b: [{{mark: m, station: bar, service: 1}}]}}}}"),
+         branching("{fork: {a: [{mark: m, station: bar, service: 1}], b: [{mark: m, station: bar, service: 1}]}}"),
          f"{FORK}.fork.b[0].mark", "duplicate mark 'm'"),
     case("fork-mark-reserved", branching(f"{{fork: {{a: {A}, b: {B}}}, mark: done}}"), f"{FORK}.mark",
          "every class has"),
