@@ -113,17 +113,6 @@ pub enum StepKind {
     Dispatch(DispatchStep),
 }
 
-impl StepPlan {
-    /// The station the step serves at, if it is a station step.
-    #[inline]
-    pub fn station(&self) -> Option<u32> {
-        match &self.kind {
-            StepKind::Serve(serve) => Some(serve.station),
-            _ => None,
-        }
-    }
-}
-
 #[derive(Debug, Clone)]
 pub struct ServeStep {
     pub station: u32,

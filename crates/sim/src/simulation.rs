@@ -236,12 +236,20 @@ impl Simulation {
         }
     }
 
-    /// The station of `step` if it is a station step with no room for a job
-    /// coming from elsewhere than `here`: the job waits to get in.
+    /// A station that has no room for a job coming from elsewhere than `here`
+    /// to take `step`: the step's own, or at a fork the first full one that a
+    /// branch starts at (a fork enters all its branches at once, so it waits,
+    /// blocking its server like any job whose next station is full, until
+    /// every branch has room). The job waits to get in there.
     #[inline]
     fn full_station(&self, job: u32, step: u32, here: u32) -> Option<u32> {
-        let station = self.classes[self.jobs[job].class as usize].steps[step as usize].station()?;
-        (!self.stations[station as usize].has_room(station == here)).then_some(station)
+        let steps = &self.classes[self.jobs[job].class as usize].steps;
+        let full = |station: u32| (!self.stations[station as usize].has_room(station == here)).then_some(station);
+        match &steps[step as usize].kind {
+            StepKind::Serve(serve) => full(serve.station),
+            StepKind::Fork(fork) => fork.branches.iter().find_map(|&first| self.full_station(job, first, here)),
+            StepKind::Dispatch(_) => None,
+        }
     }
 
     /// A job that is at no station moves to its `next` step, or waits for
@@ -651,12 +659,17 @@ impl Simulation {
                 self.admit_shared(station);
             }
             while let Some(&sender) = self.stations[station as usize].senders.front() {
-                let already_here = self.jobs[sender].station == station;
-                if !self.stations[station as usize].has_room(already_here) {
+                let (here, next) = (self.jobs[sender].station, self.jobs[sender].next);
+                let still_full = self.full_station(sender, next, here);
+                if still_full == Some(station) {
                     break;
                 }
                 self.stations[station as usize].senders.pop_front();
-                self.depart(sender);
+                match still_full {
+                    // A fork with room here may still wait for another branch's station.
+                    Some(other) => self.stations[other as usize].senders.push_back(sender),
+                    None => self.depart(sender),
+                }
             }
         }
         if self.dispatch_pending {
