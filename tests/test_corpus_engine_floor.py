@@ -1,7 +1,8 @@
 """The corpus (tests/corpus.py) for the service floor's combinations the engine
-does not simulate: each refused by `simulate` in one line naming the file, the
-station or class, and the combination, with exit code 2 (never a run that
-silently ignores a field).
+does not simulate: each refused when the model is read, in one line naming the
+file and line, the field and the combination, with exit code 2 (never a run that
+silently ignores a field; the engine refuses them too, for compiled models made
+by hand).
 
 Classes: preemption at typed servers (with a list or a mapping of served_by,
 resume or restart); preemption in a model with resource tokens (at the
@@ -33,27 +34,27 @@ def fork(branch_a):
 CASES = [
     Case("floor-preempt-typed-resume", SIMULATE,
          model(TYPED % "resume", "      - {station: bar, service: exp(1)}\n"),
-         names=["m.yaml", "station bar", "preempt with typed servers"]),
+         names=["m.yaml:", "stations.bar.preempt", "at typed servers is not modelled"]),
     Case("floor-preempt-typed-restart-served-by", SIMULATE,
          model(TYPED % "restart", "      - {station: bar, service: exp(1), served_by: [x]}\n"),
-         names=["m.yaml", "station bar", "preempt with typed servers"]),
+         names=["m.yaml:", "stations.bar.preempt", "at typed servers is not modelled"]),
     Case("floor-preempt-typed-own-services", SIMULATE,
          model(TYPED % "resume", "      - {station: bar, served_by: {x: exp(1), y: exp(2)}}\n"),
-         names=["m.yaml", "station bar", "preempt with typed servers"]),
+         names=["m.yaml:", "stations.bar.preempt", "at typed servers is not modelled"]),
     Case("floor-preempt-tokens-elsewhere", SIMULATE,
          model(PRIORITY, "      - {station: bar, service: exp(1)}\n      - {station: desk, service: exp(1), uses: [cpu]}\n",
                resources="resources: {cpu: 1}\n"),
-         names=["m.yaml", "station bar", "preempt in a model with resource tokens"]),
+         names=["m.yaml:", "stations.bar.preempt", "in a model with resources is not modelled"]),
     Case("floor-balk-in-fork", SIMULATE,
          model(BRANCHES, fork("[{station: s1, service: exp(1), balk: 2}]")),
-         names=["m.yaml", "class c", "balk or patience inside a fork's branch"]),
+         names=["m.yaml:", "classes.c.route[0].fork.a[0].balk", "inside a fork's branch"]),
     Case("floor-patience-in-fork-after-a-step", SIMULATE,
          model(BRANCHES, fork("[{station: s3, service: exp(1)}, {station: s1, service: exp(1), patience: exp(2)}]")),
-         names=["m.yaml", "class c", "balk or patience inside a fork's branch"]),
+         names=["m.yaml:", "fork.a[1].patience", "inside a fork's branch"]),
     Case("floor-balk-in-dispatch-in-fork", SIMULATE,
          model(BRANCHES, fork("[{dispatch: {p: [{station: s1, service: exp(1), balk: [0, 0.5]}], "
                               "q: [{station: s3, service: exp(1)}]}}]")),
-         names=["m.yaml", "class c", "balk or patience inside a fork's branch"]),
+         names=["m.yaml:", "balk", "inside a fork's branch"]),
 ]
 
 

@@ -137,8 +137,7 @@ PREEMPT = [
          "none, resume, restart"),
     case("preempt-boolean", floor("{discipline: priority, preempt: true}"), "stations.bar.preempt"),
     case("preempt-with-uses", {"m.yaml": floor("{discipline: priority, preempt: resume}", "service: exp(1), uses: [cup]")[
-        "m.yaml"].replace("stations:", "resources: {cup: 1}\nstations:")}, "classes.c.route[0].uses", "preempt",
-        "resource tokens"),
+        "m.yaml"].replace("stations:", "resources: {cup: 1}\nstations:")}, "preempt", "in a model with resources is not modelled"),
 ]
 
 A = "[{station: bar, service: exp(1)}]"

@@ -263,10 +263,11 @@ def test_the_compiled_example_in_the_docs_is_what_compile_gives():
     m = model({"bar": {"servers": {"espresso_machine": 2, "drip_station": 1}, "take": "first_fit"},
                "cpu": {"servers": 2, "discipline": "priority", "preempt": "resume"}}, {
         "latte": {"rate": 1, "measures": {"from_order": ["ordered", "done"]}, "route": [
-            {"station": "bar", "service": "exp(3)", "served_by": ["espresso_machine"], "mark": "ordered", "balk": 8},
+            {"station": "bar", "service": "exp(3)", "served_by": ["espresso_machine"], "mark": "ordered", "balk": 8,
+             "patience": "exp(5)"},
             {"fork": {"drip": [{"station": "bar", "served_by": {"drip_station": "exp(0.5)",
                                                                 "espresso_machine": "exp(0.8)"}}],
-                      "cpu": [{"station": "cpu", "service": "exp(1)", "patience": "exp(5)"}]}}]}})
+                      "cpu": [{"station": "cpu", "service": "exp(1)"}]}}]}})
     compiled = m.compile()
     del compiled["resources"]
     assert compiled == example

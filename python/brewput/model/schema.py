@@ -126,6 +126,9 @@ class Station(Strict):
                              f"(this station's is {self.discipline})", "preempt")
         types = self.servers if isinstance(self.servers, dict) else {}
         object.__setattr__(self, "server_types", types)
+        if types and self.preempt != "none":
+            raise FieldError(f"preempt: {self.preempt} at typed servers is not modelled (which type's job to "
+                             "displace has no one answer); use one type, or preempt: none", "preempt")
         if types:
             total = sum(types.values())
             if total > MAX_SIZE:
@@ -480,10 +483,13 @@ class ModelSpec(Strict):
                         raise FieldError(f"unknown resource '{resource}' (resources: "
                                          f"{known(self.resources)})", *at, "uses", j)
                 _check_served_by(step, self.stations[step.station], at)
-                _check_waits(step, self.stations[step.station], at)
-                if step.uses and self.stations[step.station].preempt != "none":
-                    raise FieldError(f"station '{step.station}' preempts, and preempting a job that holds "
-                                     "resource tokens is not modelled", *at, "uses")
+                _check_waits(step, self.stations[step.station], at, in_fork="fork" in path)
+        if self.resources:
+            for name, station in self.stations.items():
+                if station.preempt != "none":
+                    raise FieldError(f"preempt: {station.preempt} in a model with resources is not modelled (a "
+                                     "displaced job's tokens and the jobs waiting for them have no one rule)",
+                                     "stations", name, "preempt")
 
 
 def _check_served_by(step: Step, station: Station, at: Tuple) -> None:
@@ -503,14 +509,20 @@ def _check_served_by(step: Step, station: Station, at: Tuple) -> None:
                              kind if isinstance(step.served_by, dict) else j)
 
 
-def _check_waits(step: Step, station: Station, at: Tuple) -> None:
-    """Balking and patience need a queue: refused where nobody waits."""
+def _check_waits(step: Step, station: Station, at: Tuple, in_fork: bool) -> None:
+    """Balking and patience need a queue (refused where nobody waits) and a
+    customer to lose (a fork's branch is a part of one, not modelled)."""
     nobody_waits = ("servers: inf" if math.isinf(station.servers)
                     else "discipline: ps" if station.discipline == "ps" else None)
     for field in ("balk", "patience"):
-        if getattr(step, field) is not None and nobody_waits:
+        if getattr(step, field) is None:
+            continue
+        if nobody_waits:
             raise FieldError(f"nobody waits at station '{step.station}' ({nobody_waits}), so no one can "
                              f"{'balk' if field == 'balk' else 'run out of patience'} there", *at, field)
+        if in_fork:
+            raise FieldError(f"{field} inside a fork's branch is not modelled (the customer would leave "
+                             "while its other branches go on); give it at a step before the fork", *at, field)
 
 
 def json_schema() -> Dict[str, Any]:
