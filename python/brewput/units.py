@@ -7,10 +7,24 @@ shorter (the talk's lattes per second, not per millisecond), else per that unit
 """
 from __future__ import annotations
 
-from typing import Dict, NamedTuple
+import re
+from typing import Dict, NamedTuple, Optional, Tuple
 
 SECONDS: Dict[str, float] = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
 TIME_UNITS = tuple(SECONDS)
+#: The units a time typed as an option may use: the table's, and µs as people also type it.
+TYPED_SECONDS: Dict[str, float] = {**SECONDS, "µs": 1e-6}
+
+#: A number as an option gives it (sign, decimals, exponent).
+NUMBER = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+_TYPED_TIME = re.compile(rf"^\s*({NUMBER})\s*([a-zµ]+)\s*$")
+
+
+def split_time(text: str) -> Optional[Tuple[float, str]]:
+    """`250ms` -> (250.0, "ms"): a typed time's number and unit as written (the
+    caller says which units it accepts), or None when it is not a number and a word."""
+    match = _TYPED_TIME.match(str(text))
+    return (float(match.group(1)), match.group(2)) if match else None
 WORDS = {"ns": "nanosecond", "us": "microsecond", "ms": "millisecond", "s": "second", "min": "minute",
          "h": "hour"}
 

@@ -15,16 +15,14 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from dataclasses import dataclass
 from typing import List, Optional, Tuple, Union
 
 from ..errors import Naming, OptionError
-from ..units import SECONDS
+from ..units import TYPED_SECONDS, split_time
 
-# Milliseconds per unit, from the one unit table, and the spellings people also type.
-_UNITS_MS = {**{unit: s * 1e3 for unit, s in SECONDS.items()}, "µs": 1e-3, "m": 60e3}
-_TIME = re.compile(r"^\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*([a-zµ]+)\s*$")
+# Milliseconds per unit, from the one unit table, and "m" for minutes as people also type it.
+_UNITS_MS = {**{unit: s * 1e3 for unit, s in TYPED_SECONDS.items()}, "m": 60e3}
 
 IMPLEMENTATIONS = ("ideal", "locking", "finelocking", "parsteam", "multi-2", "multi-4",
                    "linearpipe-0", "linearpipe-1", "linearpipe-10", "splitpipe-1", "multipipe-2")
@@ -107,10 +105,10 @@ def _time_text(ms: float) -> str:
 
 def time_ms(field: str, text: str) -> float:
     """`2s` -> 2000.0 (milliseconds), within the field's bounds."""
-    match = _TIME.match(str(text))
-    if not match or match.group(2) not in _UNITS_MS:
+    typed = split_time(text)
+    if typed is None or typed[1] not in _UNITS_MS:
         raise OptionError(field, "expected a time with a unit, e.g. 2s, 1ms, 250us", value=str(text))
-    return LIMITS[field].check(float(match.group(1)) * _UNITS_MS[match.group(2)], shown=str(text))
+    return LIMITS[field].check(typed[0] * _UNITS_MS[typed[1]], shown=str(text))
 
 
 def rate_per_s(field: str, text: str) -> float:

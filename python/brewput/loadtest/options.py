@@ -15,15 +15,12 @@ from urllib.parse import urlsplit
 
 from .. import _native
 from ..errors import BrewputError, FieldError, OptionError
-from ..units import SECONDS
+from ..units import NUMBER, TYPED_SECONDS, split_time
 
-_UNITS = {**SECONDS, "µs": 1e-6}
-_NUMBER = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
-_TIME = re.compile(rf"^\s*({_NUMBER})\s*([a-zµ]+)\s*$")
 # A number with a unit inside a distribution: `exp(2ms)`, `lognormal(5ms, 0.5)`.
 # The characters RFC 3986 allows in a path and query, a percent sign only before two hex digits.
 _REQUEST_TARGET = re.compile(r"^(?:[A-Za-z0-9\-._~:/?@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$")
-_TIME_IN_CALL = re.compile(rf"({_NUMBER})\s*(ns|us|µs|ms|s|min|h)\b")
+_TIME_IN_CALL = re.compile(rf"({NUMBER})\s*({'|'.join(sorted(TYPED_SECONDS, key=len, reverse=True))})\b")
 
 MAX_SECONDS = 24 * 3600.0  # a run, a warm-up, a stage
 MAX_RATE = 10_000_000.0  # requests per second
@@ -34,10 +31,10 @@ MAX_STAGES = 1000
 
 def seconds(field: str, text: str, *, zero: bool = False, most: float = MAX_SECONDS) -> float:
     """`10s` -> 10.0; positive (or 0 when `zero`), at most `most`."""
-    match = _TIME.match(str(text))
-    if not match or match.group(2) not in _UNITS:
+    typed = split_time(text)
+    if typed is None or typed[1] not in TYPED_SECONDS:
         raise OptionError(field, "expected a time with a unit, e.g. 10s, 250ms, 2min", value=str(text))
-    value = float(match.group(1)) * _UNITS[match.group(2)]
+    value = typed[0] * TYPED_SECONDS[typed[1]]
     if not (math.isfinite(value) and (0 < value <= most or (zero and value == 0))):
         low = "0" if zero else "more than 0"
         raise OptionError(field, f"expected a time from {low} to {most:g}s", value=str(text))
@@ -153,7 +150,7 @@ def service_distribution(text: str) -> dict:
     seconds; a number may carry a unit (`2ms`), a bare number is seconds."""
     from ..model.distributions import parse_distribution
 
-    in_seconds = _TIME_IN_CALL.sub(lambda m: repr(float(m.group(1)) * _UNITS[m.group(2)]), str(text))
+    in_seconds = _TIME_IN_CALL.sub(lambda m: repr(float(m.group(1)) * TYPED_SECONDS[m.group(2)]), str(text))
     try:
         distribution = parse_distribution(in_seconds)
     except FieldError as e:
