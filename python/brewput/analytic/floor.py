@@ -7,32 +7,31 @@ to done: the response time).
 """
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Optional, Tuple
 
 from ..model import Model
 from ..model.features import feature_sites
 from ..model.schema import MARKED
-from .branches import solve_branches
-from .giving_up import solve_giving_up
 from .network import Network
 from .one_station import refusal
-from .preemptive import solve_preemptive
 from .solution import Solution
-from .typed_station import solve_typed
 
-#: Each feature of the floor, by the method that answers a model using it; a
-#: model using several goes to the first, which refuses the others by name.
+#: Each feature of the floor, by the module and function of the method that
+#: answers a model using it (imported only for such a model: `brewput solve` of
+#: a plain network does not pay their import); a model using several goes to
+#: the first, which refuses the others by name.
 SOLVERS = (
-    ("typed-servers", solve_typed),
-    ("balk-threshold", solve_giving_up),
-    ("balk-probabilities", solve_giving_up),
-    ("patience", solve_giving_up),
-    ("preempt-resume", solve_preemptive),
-    ("preempt-restart", solve_preemptive),
-    ("fork-join", solve_branches),
-    ("dispatch-round-robin", solve_branches),
-    ("dispatch-shared", solve_branches),
-    ("dispatch-power-of-d", solve_branches),
+    ("typed-servers", "typed_station", "solve_typed"),
+    ("balk-threshold", "giving_up", "solve_giving_up"),
+    ("balk-probabilities", "giving_up", "solve_giving_up"),
+    ("patience", "giving_up", "solve_giving_up"),
+    ("preempt-resume", "preemptive", "solve_preemptive"),
+    ("preempt-restart", "preemptive", "solve_preemptive"),
+    ("fork-join", "branches", "solve_branches"),
+    ("dispatch-round-robin", "branches", "solve_branches"),
+    ("dispatch-shared", "branches", "solve_branches"),
+    ("dispatch-power-of-d", "branches", "solve_branches"),
 )
 
 ARRIVED, DONE = MARKED
@@ -42,9 +41,10 @@ def solve_floor(model: Model, net: Network) -> Optional[Tuple[Network, Solution]
     """The model's exact solution if it uses a feature of the floor (Unsupported
     naming it where it is not exact), else None: a queueing network's methods answer it."""
     sites = feature_sites(model)
-    for feature, solver in SOLVERS:
+    for feature, module, solver in SOLVERS:
         if feature in sites:
-            return solver(model, net, feature, sites[feature])
+            solve = getattr(import_module(f".{module}", __package__), solver)
+            return solve(model, net, feature, sites[feature])
     return None
 
 
