@@ -1,0 +1,52 @@
+"""`brewput balance`: the expected utilization of the busiest of M service centres
+(seed 004), exact beside the seed's approximation, two close ones and a simulation."""
+from __future__ import annotations
+
+import json
+
+import typer
+
+from .common import NumberOption, WholeOption, app, out, user_errors
+
+
+@app.command("balance")
+@user_errors
+def balance(
+    centres: int = WholeOption(..., "--centres", help="How many service centres share the load (2 or more)."),
+    mean: float = NumberOption(0.5, "--mean", help="Each centre's mean utilization, 0 to 1."),
+    sigma: float = NumberOption(0.1, "--sigma", help="The standard deviation of each centre's utilization."),
+    seed: int = WholeOption(1, "--seed", help="The simulation's random seed."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+):
+    """How busy the busiest of M centres is, when each one's utilization is normal(mean, sigma)."""
+    from ..planning.balance import busiest
+
+    figures = busiest(centres, mean, sigma, seed)
+    if as_json:
+        print(json.dumps(figures.to_dict(), indent=2))
+        return
+    out.print(busiest_table(figures))
+    top = figures.utilization(figures.exact)
+    if top > 1:
+        out.print(f"The busiest centre is expected {top:.1%} busy: overloaded, though the mean is {mean:.1%}.")
+
+
+def busiest_table(figures):
+    from rich.table import Table
+
+    from ..figures import number, with_ci
+
+    table = Table(title=f"Busiest of {figures.centres:,} centres, each utilization normal({number(figures.mean)}, "
+                        f"{number(figures.sigma)})", title_justify="left")
+    for i, column in enumerate(("E[max of M normals]", "E[max]", "busiest utilization", "vs exact")):
+        table.add_column(column, justify="left" if i == 0 else "right")
+    table.add_row("exact (quadrature)", number(figures.exact), number(figures.utilization(figures.exact)), "")
+    for name, value in figures.approximations.items():
+        table.add_row(name, number(value), number(figures.utilization(value)), f"{value / figures.exact - 1:+.2%}")
+    half = figures.simulated_half_width
+    table.add_row(f"simulated ({figures.draws:,} draws, seed {figures.seed})",
+                  with_ci(figures.simulated, (figures.simulated - half, figures.simulated + half)),
+                  with_ci(figures.utilization(figures.simulated),
+                          (figures.utilization(figures.simulated - half), figures.utilization(figures.simulated + half))),
+                  f"{figures.simulated / figures.exact - 1:+.2%}")
+    return table

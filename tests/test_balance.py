@@ -1,0 +1,159 @@
+"""Load balancing (seed 004, docs/load-balancing.md): the busiest of M centres
+against closed forms, published tables and a second quadrature; granularity
+against a Monte Carlo of the fibre-channel capture; the dispatch policies on two
+exponential servers against exact values (a Markov chain solved here for join
+the shortest queue), on ten against the supermarket mean field.
+
+Simulation tolerances: conftest.py's rule (the 95 % interval widened to 99.9 %)."""
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from scipy import integrate, special, stats
+
+from brewput.planning.balance import (APPROXIMATIONS, FIBRE_CHANNEL, blom, busiest, expected_max, gumbel,
+                                      seed_bound, simulated_max)
+
+# ---- the busiest of M centres ---------------------------------------------------------
+
+# E[max of n standard normals] in closed form for n <= 5 (Bose and Gupta 1959; David and
+# Nagaraja, Order Statistics, 3rd ed., ex. 3.2.6): arcsin(1/3) appears from n = 4.
+CLOSED_FORMS = {
+    2: 1 / math.sqrt(math.pi),
+    3: 3 / (2 * math.sqrt(math.pi)),
+    4: 3 / (2 * math.sqrt(math.pi)) * (1 + 2 / math.pi * math.asin(1 / 3)),
+    5: 5 / (4 * math.sqrt(math.pi)) * (1 + 6 / math.pi * math.asin(1 / 3)),
+}
+# Tippett (1925), Biometrika 17, table of the mean range / 2, as reprinted by Harter
+# (1961), Biometrika 48, "Expected values of normal order statistics", to 5 decimals.
+PUBLISHED = {10: 1.53875, 20: 1.86748, 50: 2.24907, 100: 2.50759, 200: 2.74604, 400: 2.96818}
+
+
+@pytest.mark.parametrize("centres", sorted(CLOSED_FORMS))
+def test_the_quadrature_is_the_closed_form(centres):
+    assert expected_max(centres) == pytest.approx(CLOSED_FORMS[centres], rel=1e-10)
+
+
+@pytest.mark.parametrize("centres", sorted(PUBLISHED))
+def test_the_quadrature_is_the_published_table(centres):
+    assert expected_max(centres) == pytest.approx(PUBLISHED[centres], abs=5e-6)
+
+
+def by_the_distribution_function(centres):
+    """E[max] = integral over x > 0 of (1 - Phi^M) minus over x < 0 of Phi^M: another integrand."""
+    above, _ = integrate.quad(lambda x: -math.expm1(centres * special.log_ndtr(x)), 0, 40, limit=200)
+    below, _ = integrate.quad(lambda x: math.exp(centres * special.log_ndtr(x)), -40, 0, limit=200)
+    return above - below
+
+
+@pytest.mark.parametrize("centres", [7, 64, 1024, 50_000, 1_000_000])
+def test_the_quadrature_agrees_with_the_distribution_function_form(centres):
+    assert expected_max(centres) == pytest.approx(by_the_distribution_function(centres), rel=1e-9)
+
+
+def test_the_seeds_approximation_is_an_upper_bound_and_not_close():
+    # the seed: "for n >= 4 the two halves of the inequality are approximately equal"
+    errors = {m: seed_bound(m) / expected_max(m) - 1 for m in [2**i for i in range(1, 11)]}
+    assert all(e > 0 for e in errors.values())
+    assert list(errors.values()) == sorted(errors.values(), reverse=True)  # closing, slowly
+    assert errors[4] == pytest.approx(0.6176, abs=1e-4)
+    assert errors[1024] == pytest.approx(0.1463, abs=1e-4)
+    assert seed_bound(10**6) / expected_max(10**6) - 1 > 0.08
+
+
+def test_blom_and_gumbel_are_close_where_the_seed_is_not():
+    for m in [2**i for i in range(4, 11)]:
+        exact = expected_max(m)
+        assert abs(blom(m) / exact - 1) < 0.005
+        assert abs(gumbel(m) / exact - 1) < 0.05
+    assert set(APPROXIMATIONS.values()) == {seed_bound, blom, gumbel}
+
+
+def widened_half(half, draws):
+    return half * stats.t.ppf(0.9995, draws - 1) / stats.t.ppf(0.975, draws - 1)
+
+
+@pytest.mark.parametrize("centres", [2, 4, 16, 1024, 100_000])
+def test_the_simulated_maximum_is_within_its_interval_of_the_exact(centres):
+    mean, half, draws = simulated_max(centres, seed=1)
+    assert half < 0.03 * expected_max(centres)  # tight enough that passing means something
+    assert abs(mean - expected_max(centres)) <= widened_half(half, draws)
+
+
+def test_the_simulation_is_deterministic_and_the_seed_matters():
+    assert simulated_max(64, seed=5) == simulated_max(64, seed=5)
+    assert simulated_max(64, seed=5) != simulated_max(64, seed=6)
+
+
+def test_the_busiest_utilization_is_mean_plus_sigma_times_the_max():
+    figures = busiest(8, mean=0.6, sigma=0.05, seed=2)
+    assert figures.utilization(figures.exact) == pytest.approx(0.6 + 0.05 * CLOSED_FORMS.get(8, expected_max(8)))
+    # a centre with no spread is as busy as the mean, whatever M
+    assert busiest(1000, mean=0.7, sigma=0.0).utilization(expected_max(1000)) == 0.7
+
+
+# ---- granularity: the fibre-channel example -----------------------------------------
+
+def test_the_fibre_channel_numbers():
+    fc = FIBRE_CHANNEL
+    assert fc.k == pytest.approx(10.892, abs=1e-3)              # the seed's "11 frames"
+    assert fc.seed_threshold == pytest.approx(145.6, abs=0.1)     # the seed's 145
+    assert fc.seed_threshold / fc.fine_sd == pytest.approx(24.3, abs=0.1)  # the seed's "24 times"
+    assert fc.break_even_sd == pytest.approx(480.6, abs=0.1)      # by the seed's own equation 8
+    assert fc.gain == pytest.approx(80.09, abs=0.01)
+
+
+def test_splitting_alone_changes_nothing_and_frames_gain_what_the_formula_says():
+    # M links, each given n exchanges or the same bytes as k n frames; the busiest link's
+    # excess over the mean, averaged over trials, against sd x E[max of M].
+    rng = np.random.default_rng(4)
+    links, exchanges, trials = 8, 100, 4000
+    frames = round(FIBRE_CHANNEL.k * exchanges)
+
+    def busiest_excess(units, mean, sd):
+        # a sum of `units` independent normal units is normal(units mean, units sd^2)
+        loads = rng.normal(units * mean, math.sqrt(units) * sd, size=(trials, links))
+        excess = loads.max(axis=1) - units * mean
+        return excess.mean(), widened_half(stats.sem(excess) * stats.t.ppf(0.975, trials - 1), trials)
+
+    coarse, d_coarse = busiest_excess(exchanges, FIBRE_CHANNEL.coarse_mean, FIBRE_CHANNEL.coarse_sd)
+    assert coarse == pytest.approx(math.sqrt(exchanges) * FIBRE_CHANNEL.coarse_sd * expected_max(links),
+                                   abs=d_coarse)
+    # frames with the break-even spread: no better
+    neutral, d_neutral = busiest_excess(frames, FIBRE_CHANNEL.fine_mean, FIBRE_CHANNEL.break_even_sd)
+    assert abs(neutral - coarse) <= d_neutral + d_coarse + 0.01 * coarse
+    fine, d_fine = busiest_excess(frames, FIBRE_CHANNEL.fine_mean, FIBRE_CHANNEL.fine_sd)
+    ratio = coarse / fine
+    d_ratio = ratio * (d_coarse / coarse + d_fine / fine)
+    # the frame count is rounded (1,089 for 1,089.2): 0.01 % of the ratio
+    assert ratio == pytest.approx(FIBRE_CHANNEL.gain, abs=d_ratio + 1e-4 * FIBRE_CHANNEL.gain)
+    assert ratio > 2 * FIBRE_CHANNEL.seed_threshold / FIBRE_CHANNEL.fine_sd   # the seed's 24 undersells it
+
+
+# ---- the command ---------------------------------------------------------------------
+
+def balance(*args):
+    return subprocess.run([sys.executable, "-m", "brewput", "balance", *args], capture_output=True, text=True)
+
+
+def test_the_command_prints_every_figure_as_json():
+    run = balance("--centres", "16", "--mean", "0.6", "--sigma", "0.05", "--seed", "3", "--json")
+    assert run.returncode == 0, run.stderr
+    figures = json.loads(run.stdout)
+    assert figures["exact"]["e_max"] == pytest.approx(expected_max(16), rel=1e-12)
+    assert figures["exact"]["busiest_utilization"] == pytest.approx(0.6 + 0.05 * expected_max(16), rel=1e-12)
+    seed = figures["approximations"]["seed: sqrt(2 ln M)"]
+    assert seed["e_max"] == pytest.approx(math.sqrt(2 * math.log(16)))
+    assert seed["relative_error"] == pytest.approx(math.sqrt(2 * math.log(16)) / expected_max(16) - 1)
+    mean, half, draws = simulated_max(16, seed=3)
+    assert figures["simulated"]["e_max"] == mean and figures["simulated"]["draws"] == draws == 10_000
+
+
+def test_the_command_says_when_the_busiest_is_overloaded():
+    run = balance("--centres", "1024", "--mean", "0.9", "--sigma", "0.05")
+    assert run.returncode == 0, run.stderr
+    assert "106.2% busy: overloaded" in run.stdout
+    assert "overloaded" not in balance("--centres", "4").stdout
