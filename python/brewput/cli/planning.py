@@ -1,0 +1,107 @@
+"""`brewput fit usl` (the Universal Scalability Law through measured points) and
+`brewput calibrate` (a single-station model from a measured sweep)."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Optional, Sequence
+
+import typer
+
+from ..errors import BrewputError
+from .common import app, out, user_errors
+
+fit_app = typer.Typer(no_args_is_help=True, help="Fit a law to measured points.")
+app.add_typer(fit_app, name="fit")
+
+CHART_SUFFIXES = (".html", ".png")
+
+
+def check_file_output(option: str, path: Optional[Path], suffixes: Sequence[str]) -> None:
+    """Refuses, before any work, an output file that could not be written."""
+    if path is None:
+        return
+    if path.suffix.lower() not in suffixes:
+        raise BrewputError(f"{option} {path}: expected a file ending in {', '.join(suffixes)}, "
+                           f"got {path.suffix or 'no suffix'}")
+    if path.is_dir():
+        raise BrewputError(f"{option} {path}: is a folder; expected a file")
+    folder = path.parent
+    if not folder.is_dir():
+        raise BrewputError(f"{option} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise BrewputError(f"{option} {path}: cannot write there (permission denied)")
+
+
+def write_text(option: str, path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise BrewputError(f"{option} {path}: cannot write: {e.strerror or e}") from None
+
+
+@fit_app.command("usl")
+@user_errors
+def usl(
+    data: Path = typer.Argument(..., help="Measurements: a .csv or .parquet table, or a .json experiment record "
+                                          "(brewput lab, load --sweep, a --sweep of simulate or solve, run)."),
+    n: Optional[str] = typer.Option(None, "--n", metavar="COL",
+                                    help="The concurrency column (in a record: the swept param).  "
+                                         "[default: found by name, or N = X x mean R for open-loop data]"),
+    x: Optional[str] = typer.Option(None, "--x", metavar="COL",
+                                    help="The throughput column (in a record: the class).  "
+                                         "[default: found by name; in a record all classes together]"),
+    model: Optional[str] = typer.Option(None, "--model", metavar="LABEL",
+                                        help="In a record of several models: the one to fit.  [default: the only one]"),
+    as_json: bool = typer.Option(False, "--json", help="Print the fit as JSON."),
+    output: Optional[Path] = typer.Option(None, "-o", "--output",
+                                          help="Write the fit: .json (all of it) or .csv (the points with the "
+                                               "fitted values).  [default: none]"),
+    chart: Optional[Path] = typer.Option(None, "--chart", metavar="FILE",
+                                         help="Draw the points, the fit, the linear ideal and the Amdahl ceiling: "
+                                              ".html (interactive) or .png.  [default: none]"),
+):
+    """Fit the Universal Scalability Law X(N) = λN / (1 + σ(N-1) + κN(N-1)) to measured throughput."""
+    from ..planning.points import read_points
+    from ..planning.usl import fit_usl
+
+    check_file_output("-o", output, (".json", ".csv"))
+    check_file_output("--chart", chart, CHART_SUFFIXES)
+    points = read_points(data, n=n, x=x, model=model)
+    try:
+        fit = fit_usl(points.n, points.x)
+    except BrewputError as e:
+        raise BrewputError(f"{points.source}: {e}") from None
+    result = {"source": points.source, "n": points.n_label, "x": points.x_label, "open_loop": points.open_loop,
+              "time_unit": points.time_unit, **fit.as_dict()}
+    if as_json:
+        print(json.dumps(result, indent=2))
+    else:
+        _show(fit, points)
+    if output is not None:
+        if output.suffix.lower() == ".json":
+            write_text("-o", output, json.dumps(result, indent=1) + "\n")
+        else:
+            import pandas
+
+            write_text("-o", output, pandas.DataFrame(result["points"]).to_csv(index=False))
+    if chart is not None:
+        from ..report.scalability import usl_chart, write_chart
+
+        try:
+            write_chart(usl_chart(fit, f"Universal Scalability Law: {points.source}", points.n_label,
+                                  points.x_label), chart)
+        except OSError as e:
+            raise BrewputError(f"--chart {chart}: cannot write: {e.strerror or e}") from None
+
+
+def _show(fit, points) -> None:
+    from ..report.scalability import coefficient_table, findings, points_table
+
+    how = " (open loop: N = X x mean R per step, Little's law)" if points.open_loop else ""
+    out.print(coefficient_table(fit, f"Universal Scalability Law fit of {points.description}, "
+                                     f"{len(points.n)} points{how}"))
+    for line in findings(fit, points.x_label):
+        out.print(line)
+    out.print(points_table(fit, points.n_label, points.x_label, points.time_unit))
