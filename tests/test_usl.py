@@ -1,0 +1,207 @@
+"""`brewput fit usl`: the Universal Scalability Law fit against independent truths.
+
+- The R `usl` package (github smoeding/usl) on its own data sets, to the digits it
+  prints: its README and tests/summary.Rout.save (specsdm91), tests/confint.Rout.save
+  (raytracer[1:6], whose intervals the package forms as coef +- se * qt(level, n - 1)),
+  tests/warn-accuracy.Rout.save (raytracer[1:5]) and tests/coef.Rout.save.
+- Synthetic data from known sigma, kappa, lambda: recovered exactly without noise,
+  and with noise the 95 % intervals cover the truth about 95 % of the time.
+- M/M/1 as open-loop data (N = X R): X = mu N / (1 + N) is the USL with
+  sigma = 1/2, kappa = 0, lambda = mu / 2, whose Amdahl ceiling is mu.
+"""
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import t as student_t
+
+import brewput
+from brewput.errors import BrewputError
+from brewput.planning.points import read_points
+from brewput.planning.usl import fit_usl
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "usl"
+
+
+def brewput_cli(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "brewput", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd)
+
+
+def data_set(name):
+    points = read_points(DATA / f"{name}.csv")
+    return np.array(points.n), np.array(points.x)
+
+
+def signif(value, digits):
+    return float(f"{value:.{digits}g}")
+
+
+def printed(value, text):
+    """`value` agrees with a published figure to within one unit of its last printed digit
+    (the package's iterate and brewput's optimum may differ beyond what it prints)."""
+    decimals = len(text.partition(".")[2])
+    return abs(value - float(text)) <= 10.0 ** -decimals
+
+
+def usl(n, sigma, kappa, lam):
+    n = np.asarray(n, dtype=float)
+    return lam * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
+
+
+def test_specsdm91_reproduces_the_r_package_summary():
+    fit = fit_usl(*data_set("specsdm91"))
+    # README: Estimate 0.0277285, 0.0001044, 89.9952330; Std. Error 0.0091217, 0.0000199, 14.2134894
+    assert printed(fit.sigma.estimate, "0.0277285") and printed(fit.sigma.std_error, "0.0091217")
+    assert printed(fit.kappa.estimate, "0.0001044") and printed(fit.kappa.std_error, "0.0000199")
+    assert printed(fit.lam.estimate, "89.9952330") and printed(fit.lam.std_error, "14.2134894")
+    # summary(u, digits=3): 2.773e-02, 1.044e-04, 9.000e+01; 9.122e-03, 1.988e-05, 1.421e+01
+    assert [signif(c.estimate, 4) for c in (fit.sigma, fit.kappa, fit.lam)] == [2.773e-02, 1.044e-04, 9.000e+01]
+    assert [signif(c.std_error, 4) for c in (fit.sigma, fit.kappa, fit.lam)] == [9.122e-03, 1.988e-05, 1.421e+01]
+    # Residual standard error: 82.85 on 4 degrees of freedom
+    assert (signif(fit.residual_sd, 4), fit.df) == (82.85, 4)
+    # residuals(u), fitted(u)
+    assert [round(float(r), 2) for r in fit.residuals] == [-25.10, -81.66, 111.09, 3.05, -49.99, -46.60, 56.00]
+    assert [round(float(f)) for f in fit.fitted] == [90, 1078, 1541, 1850, 1879, 1822, 1646]
+    # limit.scalability 3245.589; peak.scalability 96.51956 (brewput gives the whole N* = 96) at 1884
+    assert fit.ceiling == pytest.approx(3245.589, rel=1e-6)
+    assert fit.kappa_determined and fit.peak_n == math.floor(96.51956) == 96
+    assert round(fit.peak_throughput) == 1884
+    assert fit.response_time([36])[0] == pytest.approx(36 / fit.fitted[2])
+
+
+def test_raytracer_first_six_reproduce_the_r_package_confint():
+    n, x = data_set("raytracer")
+    fit = fit_usl(n[:6], x[:6])
+    assert [signif(fit.sigma.estimate, 4), signif(fit.kappa.estimate, 3), round(fit.lam.estimate, 5)] == \
+        [0.02444, 0.00163, 20.85605]
+    # confint(u): the package's interval is coef +- se * qt(0.95, n - 1)
+    q = student_t.ppf(0.95, 6 - 1)
+    published = {"sigma": (0.00754, 0.04135), "kappa": (0.00110, 0.00215), "lam": (19.26717, 22.44492)}
+    for name, (low, high) in published.items():
+        c = getattr(fit, name)
+        decimals = 5 if name != "lam" else 5
+        assert round(c.estimate - q * c.std_error, decimals) == low, name
+        assert round(c.estimate + q * c.std_error, decimals) == high, name
+    # brewput's own intervals are two-sided on n - 3 degrees of freedom: wider than that
+    q3 = student_t.ppf(0.975, 6 - 3)
+    assert fit.kappa.low == pytest.approx(fit.kappa.estimate - q3 * fit.kappa.std_error, rel=1e-12)
+    # the data stop at N = 20 before the peak the fit implies (about 24): no N* is given
+    assert not fit.kappa_determined and fit.peak_n is None and "past the knee" in fit.kappa_note
+
+
+def test_raytracer_first_five_and_the_synthetic_set_reproduce_the_r_package():
+    n, x = data_set("raytracer")
+    fit = fit_usl(n[:5], x[:5])      # warn-accuracy.Rout.save: 0.028, 0.001, 21.059
+    assert [round(fit.sigma.estimate, 3), round(fit.kappa.estimate, 3), round(fit.lam.estimate, 3)] == \
+        [0.028, 0.001, 21.059]
+    fit = fit_usl([1, 2, 4, 6, 8, 10], [1, 1.8868, 3.0769, 3.5294, 3.5398, 3.3557])   # coef.Rout.save
+    assert [signif(c.estimate, 3) for c in (fit.sigma, fit.kappa, fit.lam)] == [0.02, 0.02, 1.00]
+
+
+def test_whole_raytracer_has_no_coherency_to_find():
+    fit = fit_usl(*data_set("raytracer"))
+    assert fit.kappa.estimate == 0 and fit.kappa.low < 0 < fit.kappa.high
+    assert not fit.kappa_determined and "includes 0" in fit.kappa_note
+    assert fit.peak_n is None and fit.peak_throughput is None
+    assert fit.ceiling == pytest.approx(fit.lam.estimate / fit.sigma.estimate)
+
+
+def test_exact_synthetic_data_are_recovered_exactly():
+    n = np.arange(1, 65)
+    fit = fit_usl(n, usl(n, 0.05, 0.001, 100.0))
+    assert fit.sigma.estimate == pytest.approx(0.05, rel=1e-9)
+    assert fit.kappa.estimate == pytest.approx(0.001, rel=1e-9)
+    assert fit.lam.estimate == pytest.approx(100.0, rel=1e-9)
+    assert fit.peak_n == math.floor(math.sqrt(0.95 / 0.001)) == 30
+    assert fit.peak_throughput == pytest.approx(100 * 30 / (1 + 0.05 * 29 + 0.001 * 30 * 29), rel=1e-9)
+    assert fit.ceiling == pytest.approx(2000, rel=1e-9)
+    assert np.max(np.abs(fit.residuals)) < 1e-8
+
+
+def test_noisy_synthetic_data_fall_within_their_intervals():
+    truth = {"sigma": 0.04, "kappa": 0.0005, "lam": 50.0}
+    n = np.array([1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128], dtype=float)
+    clean = usl(n, truth["sigma"], truth["kappa"], truth["lam"])
+    rng = np.random.default_rng(2026)
+    fit = fit_usl(n, clean * (1 + 0.03 * rng.standard_normal(n.size)))
+    for name, value in truth.items():
+        c = getattr(fit, name)
+        assert c.low < value < c.high, (name, c)
+    # and over many noisy sets the 95 % intervals cover about 95 % of the time
+    # (binomial: 400 sets, 380 expected, 4.4 standard deviation; 360..396 is 4.5 sd each way)
+    covered = {name: 0 for name in truth}
+    for _ in range(400):
+        fit = fit_usl(n, clean + 0.03 * clean.mean() * rng.standard_normal(n.size))
+        for name, value in truth.items():
+            c = getattr(fit, name)
+            covered[name] += c.low < value < c.high
+    assert all(360 <= k <= 396 for k in covered.values()), covered
+
+
+def test_open_loop_mm1_record_is_the_usl_with_half_contention(tmp_path):
+    """An M/M/1 queue swept over its arrival rate, solved exactly, as an experiment
+    record: N = X R = rho / (1 - rho) and X = mu N / (1 + N), the USL with sigma = 1/2,
+    kappa = 0, lambda = mu / 2. Its ceiling is the service rate mu = 2."""
+    model = {"brewput": 1, "params": {"rate": 1.0}, "stations": {"desk": {"servers": 1}},
+             "classes": {"c": {"rate": "${rate}", "route": [{"station": "desk", "service": "exp(0.5)"}]}}}
+    record = brewput.sweep(model, {"rate": [0.2, 0.5, 0.8, 1.1, 1.4, 1.7, 1.9]}, engine="solve", workers=1)
+    path = tmp_path / "mm1.json"
+    path.write_text(json.dumps(record))
+    points = read_points(path)
+    assert points.open_loop and points.n_label == "N = X x R"
+    rho = np.array([0.2, 0.5, 0.8, 1.1, 1.4, 1.7, 1.9]) / 2
+    assert points.n == pytest.approx(rho / (1 - rho), rel=1e-12)
+    fit = fit_usl(points.n, points.x)
+    assert fit.sigma.estimate == pytest.approx(0.5, rel=1e-7)
+    assert fit.kappa.estimate == pytest.approx(0.0, abs=1e-9)
+    assert fit.lam.estimate == pytest.approx(1.0, rel=1e-7)
+    assert fit.ceiling == pytest.approx(2.0, rel=1e-7)
+    assert not fit.kappa_determined
+
+
+def test_closed_record_takes_the_swept_param_as_n(tmp_path):
+    record = brewput.sweep(ROOT / "examples/central-server.yaml", {"users": [1, 2, 4, 8, 16]}, engine="solve",
+                           workers=1)
+    path = tmp_path / "cs.json"
+    path.write_text(json.dumps(record))
+    points = read_points(path)
+    assert (points.n, points.n_label, points.open_loop) == ([1, 2, 4, 8, 16], "users", False)
+    throughputs = [sum(c["throughput"] for c in s["results"]["classes"].values()) for s in record["scenarios"]]
+    assert points.x == pytest.approx(throughputs, rel=1e-15)
+    run = brewput_cli("fit", "usl", path, "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["sigma"]["estimate"] == pytest.approx(fit_usl(points.n, points.x).sigma.estimate)
+
+
+def test_cli_prints_writes_and_draws(tmp_path):
+    run = brewput_cli("fit", "usl", DATA / "specsdm91.csv", "-o", tmp_path / "fit.json", "--chart",
+                      tmp_path / "usl.html")
+    assert run.returncode == 0, run.stderr
+    assert "0.02773" in run.stdout and "0.0001044" in run.stdout and "N* = floor(sqrt((1 - σ) / κ)) = 96" in run.stdout
+    assert "X_max = X(N*) = 1884" in run.stdout and "Amdahl ceiling λ/σ = 3246" in run.stdout
+    saved = json.loads((tmp_path / "fit.json").read_text())
+    assert saved["peak"]["n"] == 96 and saved["kappa_determined"] is True
+    assert saved["points"][2]["residual"] == pytest.approx(111.09, abs=0.005)
+    page = (tmp_path / "usl.html").read_text()
+    assert "Amdahl ceiling" in page and "linear ideal" in page and "plotly" in page
+    run = brewput_cli("fit", "usl", DATA / "raytracer.csv", "--json", "-o", tmp_path / "points.csv",
+                      "--chart", tmp_path / "usl.png")
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["peak"] is None and "κ not determined" in result["kappa_note"]
+    assert (tmp_path / "usl.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    lines = (tmp_path / "points.csv").read_text().splitlines()
+    assert lines[0] == "n,throughput,fitted,residual,response_time" and len(lines) == 12
+
+
+def test_fit_refuses_what_it_cannot_fit():
+    with pytest.raises(BrewputError, match="at least 4"):
+        fit_usl([1, 2, 2, 3], [1, 2, 2, 3])
+    with pytest.raises(BrewputError, match="positive"):
+        fit_usl([1, 2, 3, 4], [1, -2, 3, 4])
