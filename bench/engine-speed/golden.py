@@ -8,9 +8,13 @@ be checked to give the same results bit for bit.
     python bench/engine-speed/golden.py record before   # before the change
     python bench/engine-speed/golden.py record after    # after it
     python bench/engine-speed/golden.py compare before after
+    python bench/engine-speed/golden.py record base COMMIT   # the engine of a commit instead
 
-Results go to $GOLDEN_DIR (default /tmp/engine-golden); the runner is built in
-its own target folder, so it neither waits for nor disturbs the shared one."""
+The inputs are written once, on the first record, so that models others add to
+examples/ meanwhile do not enter one side only (`golden.py inputs` writes them
+again). Results go to $GOLDEN_DIR (default /tmp/engine-golden); the runner is
+built in its own target folder, so it neither waits for nor disturbs the shared
+one."""
 from __future__ import annotations
 
 import json
@@ -18,6 +22,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional
 
 from brewput.engine.simulate import run_settings
 from brewput.model import Model, load
@@ -140,15 +145,24 @@ def write_inputs(folder: Path):
     return len(models)
 
 
-def record(label: str):
+def record(label: str, commit: Optional[str] = None):
+    """Runs the inputs through the engine of the working tree, or of `commit`."""
     inputs = GOLDEN / "inputs"
-    count = write_inputs(inputs)
+    if not inputs.exists():
+        write_inputs(inputs)
+    tree = ROOT
+    if commit:
+        tree = GOLDEN / f"tree-{commit}"
+        if not tree.exists():
+            tree.mkdir(parents=True)
+            archive = subprocess.run(["git", "archive", commit], cwd=ROOT, check=True, capture_output=True).stdout
+            subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
     env = {**os.environ, "CARGO_TARGET_DIR": str(TARGET), "CARGO_PROFILE_RELEASE_LTO": "false",
            "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "16"}
     subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "engine-speed", "--bin", "golden"],
-                   cwd=ROOT, env=env, check=True)
+                   cwd=tree, env=env, check=True)
     subprocess.run([str(TARGET / "release" / "golden"), str(inputs), str(GOLDEN / label)], check=True)
-    print(f"{count} models -> {GOLDEN / label}")
+    print(f"{len(list(inputs.glob('*.json')))} models -> {GOLDEN / label}")
 
 
 def compare(a: str, b: str) -> int:
@@ -166,8 +180,10 @@ def compare(a: str, b: str) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "record":
-        record(sys.argv[2])
+    if sys.argv[1:2] == ["inputs"]:
+        print(f"{write_inputs(GOLDEN / 'inputs')} models -> {GOLDEN / 'inputs'}")
+    elif len(sys.argv) in (3, 4) and sys.argv[1] == "record":
+        record(*sys.argv[2:])
     elif len(sys.argv) == 4 and sys.argv[1] == "compare":
         sys.exit(compare(sys.argv[2], sys.argv[3]))
     else:

@@ -18,7 +18,7 @@ use crate::control::RunControl;
 use crate::error::SimError;
 use crate::dispatch::Dispatcher;
 use crate::event::{Event, EventQueue};
-use crate::fork::Families;
+use crate::fork::{Families, JoinOutcome};
 use crate::giving_up::{balks, LossReason};
 use crate::job::{Jobs, OUTSIDE};
 use crate::marks::MarkTimes;
@@ -359,16 +359,12 @@ impl Simulation {
                 self.go_on(job, scope);
             }
             StepKind::Fork(fork) => {
-                let join = fork.join;
-                let parent = self.families.parent(job).filter(|&p| self.jobs.is_current(p));
-                self.families.set_parent(job, None);
+                let outcome = self.families.branch_ended(job, fork.join, &self.jobs);
                 self.jobs.release(job);
-                if let Some(parent) = parent {
-                    if self.families.branch_ended(parent.id) == join {
-                        // Branches ending later find their parent gone on (stale).
-                        self.jobs.renew(parent.id);
-                        self.go_on(parent.id, scope);
-                    }
+                if let JoinOutcome::Joined { parent } = outcome {
+                    // Branches ending later find their parent gone on (stale).
+                    self.jobs.renew(parent);
+                    self.go_on(parent, scope);
                 }
             }
             StepKind::Serve(_) => unreachable!("scopes are fork and dispatch steps"),
@@ -407,7 +403,7 @@ impl Simulation {
         };
         for first in fork.branches.clone() {
             let child = self.jobs.admit(class, self.now);
-            self.families.set_parent(child, Some(parent));
+            self.families.adopt(child, parent);
             self.jobs[child].next = first;
             self.move_from_outside(child);
         }
@@ -459,25 +455,12 @@ impl Simulation {
         }
     }
 
-    /// The customer a job works for: itself, or the customer whose fork it
-    /// runs a branch of; `None` for a branch that ended after its join (the
-    /// customer has gone on without it).
-    fn customer_of(&self, mut job: u32) -> Option<u32> {
-        while let Some(parent) = self.families.parent(job) {
-            if !self.jobs.is_current(parent) {
-                return None;
-            }
-            job = parent.id;
-        }
-        Some(job)
-    }
-
     /// The job reached `mark`: recorded on its customer the first time (not
     /// by a branch running on after its join).
     #[cold]
     #[inline(never)]
     fn reach_mark(&mut self, job: u32, mark: u32) {
-        let Some(customer) = self.customer_of(job) else { return };
+        let Some(customer) = self.families.customer_of(job, &self.jobs) else { return };
         if self.marks.reach(customer, mark, self.now) {
             self.measure_until(customer, mark);
         }
