@@ -4,34 +4,131 @@
 //! stations. Under `shared` the job instead waits in one FIFO queue in front
 //! of the branches until the first station of one of them has a free server.
 //!
-//! Returns the branch; the simulation sends the job there.
+//! Why a file of its own: every policy's choice, the jobs counted in each
+//! branch and the shared queues are kept and decided here; each method
+//! returns the branch (or the job admitted from a shared queue) and the
+//! simulation moves the job there. Invariants: a branch's count is the jobs
+//! that took it and have not ended it or left the system from inside it
+//! (`left`, `left_all`); a shared queue is non-empty only while none of its
+//! branches' first stations has a free server, once an event is settled.
 
 use std::collections::VecDeque;
 
 use rand::Rng;
 
 use crate::model::Policy;
-use crate::plan::{DispatchStep, Occupancy};
+use crate::plan::{ClassPlan, DispatchStep, Occupancy, StepKind, StepPlan};
+
+/// Every dispatch step's state during a run, and where the shared queues are.
+#[derive(Debug, Default)]
+pub struct Dispatchers {
+    /// One per dispatch step of the model (`DispatchStep::id`).
+    each: Vec<Dispatcher>,
+    /// Per station, the `shared` dispatch steps `(class, step)` with a branch
+    /// starting there (empty without them): a departure from the station may
+    /// let a job out of those queues.
+    shared_at: Vec<Vec<(u32, u32)>>,
+}
+
+impl Dispatchers {
+    pub fn new(classes: &[ClassPlan], stations: usize) -> Self {
+        let mut dispatchers = Dispatchers::default();
+        for (class, plan) in classes.iter().enumerate() {
+            for (step, s) in plan.steps.iter().enumerate() {
+                let StepKind::Dispatch(d) = &s.kind else { continue };
+                dispatchers.each.push(Dispatcher::new(d.branches.len()));
+                if d.policy == Policy::Shared {
+                    dispatchers.shared_at.resize(stations, Vec::new());
+                    for &station in &d.first_stations {
+                        dispatchers.shared_at[station as usize].push((class as u32, step as u32));
+                    }
+                }
+            }
+        }
+        dispatchers
+    }
+
+    /// Whether a shared queue waits for a free server at `station`.
+    #[inline]
+    pub fn feeds_shared(&self, station: u32) -> bool {
+        self.shared_at.get(station as usize).is_some_and(|shared| !shared.is_empty())
+    }
+
+    /// `job` arrives at dispatch step `step`: the first step of the branch it
+    /// takes, or `None` when it waits in the step's shared queue (behind
+    /// others already waiting there, or when no branch has a free server).
+    pub fn enter<R: Rng>(&mut self, step: &DispatchStep, job: u32, rng: &mut R, stations: &(impl Occupancy + ?Sized)) -> Option<u32> {
+        let dispatcher = &mut self.each[step.id as usize];
+        let waiting_before = !dispatcher.shared.is_empty();
+        match (!waiting_before).then(|| dispatcher.choose(step, rng, stations)).flatten() {
+            Some(branch) => Some(step.branches[branch as usize]),
+            None => {
+                dispatcher.shared.push_back(job);
+                None
+            }
+        }
+    }
+
+    /// The next job that can leave a shared queue feeding `station` now, and
+    /// the first step of the branch it takes. The queues are served in turn,
+    /// each while it can; `from` keeps the turn between calls (start at 0).
+    pub fn admit_shared(
+        &mut self,
+        station: u32,
+        from: &mut usize,
+        classes: &[ClassPlan],
+        stations: &(impl Occupancy + ?Sized),
+    ) -> Option<(u32, u32)> {
+        let shared = self.shared_at.get(station as usize)?;
+        while let Some(&(class, step)) = shared.get(*from) {
+            let StepKind::Dispatch(d) = &classes[class as usize].steps[step as usize].kind else {
+                unreachable!("shared_at lists dispatch steps");
+            };
+            if let Some((job, branch)) = self.each[d.id as usize].admit_shared(d, stations) {
+                return Some((job, d.branches[branch as usize]));
+            }
+            *from += 1;
+        }
+        None
+    }
+
+    /// A job ended `branch` of dispatch step `step`.
+    #[inline]
+    pub fn left(&mut self, step: &DispatchStep, branch: u32) {
+        self.each[step.id as usize].left(branch);
+    }
+
+    /// A job at `step` of a route of `steps` leaves the system from there: it
+    /// leaves every dispatch branch it is in.
+    pub fn left_all(&mut self, steps: &[StepPlan], mut step: u32) {
+        while let Some((scope, branch)) = steps[step as usize].scope {
+            if let StepKind::Dispatch(d) = &steps[scope as usize].kind {
+                self.left(d, branch);
+            }
+            step = scope;
+        }
+    }
+}
 
 /// One dispatch step's state during a run.
 #[derive(Debug, Default)]
-pub struct Dispatcher {
+struct Dispatcher {
     /// The branch round robin takes next.
     turn: u32,
     /// Jobs that took each branch and have not ended it.
     in_branch: Vec<u32>,
     /// `shared`: the jobs waiting for a branch, first come first served.
-    pub shared: VecDeque<u32>,
+    shared: VecDeque<u32>,
 }
 
 impl Dispatcher {
-    pub fn new(branches: usize) -> Self {
+    fn new(branches: usize) -> Self {
         Dispatcher { turn: 0, in_branch: vec![0; branches], shared: VecDeque::new() }
     }
 
     /// The branch for a job arriving now; `None` under `shared` when no
     /// branch's first station has a free server (the job waits in `shared`).
-    pub fn choose<R: Rng>(&mut self, step: &DispatchStep, rng: &mut R, stations: &(impl Occupancy + ?Sized)) -> Option<u32> {
+    fn choose<R: Rng>(&mut self, step: &DispatchStep, rng: &mut R, stations: &(impl Occupancy + ?Sized)) -> Option<u32> {
         let branches = step.branches.len() as u32;
         let first = |b: u32| step.first_stations[b as usize];
         let branch = match step.policy {
@@ -64,7 +161,7 @@ impl Dispatcher {
 
     /// `shared`: the branch whose first station has a free server now, for
     /// the job at the head of the shared queue.
-    pub fn admit_shared(&mut self, step: &DispatchStep, stations: &(impl Occupancy + ?Sized)) -> Option<(u32, u32)> {
+    fn admit_shared(&mut self, step: &DispatchStep, stations: &(impl Occupancy + ?Sized)) -> Option<(u32, u32)> {
         self.shared.front()?;
         let branch = (0..step.branches.len() as u32).find(|&b| stations.has_free_server(step.first_stations[b as usize]))?;
         self.in_branch[branch as usize] += 1;
@@ -72,7 +169,7 @@ impl Dispatcher {
     }
 
     /// A job that took `branch` ended it (or left the system from inside it).
-    pub fn left(&mut self, branch: u32) {
+    fn left(&mut self, branch: u32) {
         self.in_branch[branch as usize] -= 1;
     }
 }

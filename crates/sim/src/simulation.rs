@@ -16,7 +16,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::control::RunControl;
 use crate::error::SimError;
-use crate::dispatch::Dispatcher;
+use crate::dispatch::Dispatchers;
 use crate::event::{Event, EventQueue};
 use crate::fork::{Families, JoinOutcome};
 use crate::giving_up::{balks, LossReason};
@@ -24,7 +24,7 @@ use crate::job::{Jobs, OUTSIDE};
 use crate::marks::MarkTimes;
 use crate::measurement::{Measurement, Milestone, WarmupPlan};
 use crate::model::{CompiledModel, Discipline, Take, MARK_DONE};
-use crate::model::{Policy, Preempt};
+use crate::model::Preempt;
 use crate::plan::{is_step, plan_classes, ClassPlan, ServeStep, SourcePlan, StepKind, StepPlan, END_BRANCH, EXIT};
 use crate::resources::Resources;
 use crate::service::{Started, TypedServers};
@@ -52,12 +52,9 @@ pub struct Simulation {
     marks: MarkTimes,
     /// Sub-jobs of forks and their parents (empty without forks).
     families: Families,
-    /// One per dispatch step of the model (`DispatchStep::id`).
-    dispatchers: Vec<Dispatcher>,
-    /// Per station, the `shared` dispatch steps `(class, step)` with a branch
-    /// starting there (empty without them): a departure there lists the
-    /// station in `to_admit`, and `settle` admits from those queues.
-    shared_at: Vec<Vec<(u32, u32)>>,
+    /// The dispatch steps' state (a departure from a station that feeds a
+    /// shared queue lists it in `to_admit`, and `settle` admits from it).
+    dispatchers: Dispatchers,
     done: bool,
     /// Order of arrivals at stations, over all stations: first come, first
     /// served within a station, and the order tokens are handed out across them.
@@ -107,20 +104,7 @@ impl Simulation {
         let classes = plan_classes(model)?;
         let uses_resources =
             classes.iter().flat_map(|c| &c.steps).any(|s| matches!(&s.kind, StepKind::Serve(serve) if !serve.uses.is_empty()));
-        let mut dispatchers = Vec::new();
-        let mut shared_at = Vec::new();
-        for (class, plan) in classes.iter().enumerate() {
-            for (step, s) in plan.steps.iter().enumerate() {
-                let StepKind::Dispatch(d) = &s.kind else { continue };
-                dispatchers.push(Dispatcher::new(d.branches.len()));
-                if d.policy == Policy::Shared {
-                    shared_at.resize(model.stations.len(), Vec::new());
-                    for &station in &d.first_stations {
-                        shared_at[station as usize].push((class as u32, step as u32));
-                    }
-                }
-            }
-        }
+        let dispatchers = Dispatchers::new(&classes, model.stations.len());
         let closed_jobs = classes
             .iter()
             .map(|c| match c.source {
@@ -141,7 +125,6 @@ impl Simulation {
             marks: MarkTimes::new(model.classes.iter().map(|c| c.marks.len()).max().unwrap_or(0)),
             families: Families::default(),
             dispatchers,
-            shared_at,
             done: false,
             arrivals_seq: 0,
             closed_jobs,
@@ -325,7 +308,7 @@ impl Simulation {
             if let Some(moved) = s.leave(slot, sojourn, self.now, self.measurement.measuring()) {
                 self.jobs[moved.job].server_slot = moved.slot;
             }
-            if !s.senders.is_empty() || self.shared_at.get(station as usize).is_some_and(|shared| !shared.is_empty()) {
+            if !s.senders.is_empty() || self.dispatchers.feeds_shared(station) {
                 self.to_admit.push(station);
             }
             self.dispatch(station);
@@ -355,7 +338,7 @@ impl Simulation {
         let class = self.jobs[job].class;
         match &self.classes[class as usize].steps[scope as usize].kind {
             StepKind::Dispatch(d) => {
-                self.dispatchers[d.id as usize].left(branch);
+                self.dispatchers.left(d, branch);
                 self.go_on(job, scope);
             }
             StepKind::Fork(fork) => {
@@ -421,14 +404,9 @@ impl Simulation {
         let StepKind::Dispatch(d) = &self.classes[j.class as usize].steps[step as usize].kind else {
             unreachable!("take_branch is called at dispatch steps");
         };
-        let dispatcher = &mut self.dispatchers[d.id as usize];
-        let waiting_before = !dispatcher.shared.is_empty();
-        match (!waiting_before).then(|| dispatcher.choose(d, &mut self.rng, self.stations.as_slice())).flatten() {
-            Some(branch) => {
-                self.jobs[job].next = d.branches[branch as usize];
-                self.move_from_outside(job);
-            }
-            None => dispatcher.shared.push_back(job),
+        if let Some(first) = self.dispatchers.enter(d, job, &mut self.rng, self.stations.as_slice()) {
+            self.jobs[job].next = first;
+            self.move_from_outside(job);
         }
     }
 
@@ -438,20 +416,14 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn admit_shared(&mut self, station: u32) {
-        for i in 0..self.shared_at[station as usize].len() {
-            let (class, step) = self.shared_at[station as usize][i];
-            loop {
-                let StepKind::Dispatch(d) = &self.classes[class as usize].steps[step as usize].kind else {
-                    unreachable!("shared_at lists dispatch steps");
-                };
-                let Some((job, branch)) = self.dispatchers[d.id as usize].admit_shared(d, self.stations.as_slice()) else {
-                    break;
-                };
-                let j = &mut self.jobs[job];
-                j.waited += self.now - j.entered_station;
-                j.next = d.branches[branch as usize];
-                self.move_from_outside(job);
-            }
+        let mut from = 0;
+        while let Some((job, first)) =
+            self.dispatchers.admit_shared(station, &mut from, &self.classes, self.stations.as_slice())
+        {
+            let j = &mut self.jobs[job];
+            j.waited += self.now - j.entered_station;
+            j.next = first;
+            self.move_from_outside(job);
         }
     }
 
@@ -531,17 +503,10 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn give_up(&mut self, job: u32, reason: LossReason) {
-        let (class, mut step) = (self.jobs[job].class, self.jobs[job].step);
+        let (class, step) = (self.jobs[job].class, self.jobs[job].step);
         self.measurement.gave_up(class, reason);
-        // It leaves every dispatch branch it is in (balking and patience are
-        // not simulated inside fork branches).
-        let steps = &self.classes[class as usize].steps;
-        while let Some((scope, branch)) = steps[step as usize].scope {
-            if let StepKind::Dispatch(d) = &steps[scope as usize].kind {
-                self.dispatchers[d.id as usize].left(branch);
-            }
-            step = scope;
-        }
+        // Balking and patience are not simulated inside fork branches.
+        self.dispatchers.left_all(&self.classes[class as usize].steps, step);
         self.jobs[job].station = OUTSIDE;
         match self.classes[class as usize].source {
             SourcePlan::Closed { .. } => self.begin_cycle(job),
@@ -649,7 +614,7 @@ impl Simulation {
 
     fn settle_pending(&mut self) {
         while let Some(station) = self.to_admit.pop() {
-            if self.shared_at.get(station as usize).is_some_and(|shared| !shared.is_empty()) {
+            if self.dispatchers.feeds_shared(station) {
                 self.admit_shared(station);
             }
             while let Some(&sender) = self.stations[station as usize].senders.front() {
