@@ -2,7 +2,8 @@ use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadError {
-    /// Settings the Python side should have refused (a bug there, or a direct call).
+    /// Settings that cannot be used: ones the Python side should have refused
+    /// (a bug there, or a direct call), or a file they name that cannot be read.
     Input(String),
     /// The target cannot be reached before the run starts.
     Unreachable(String),

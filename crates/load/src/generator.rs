@@ -1,6 +1,9 @@
-//! A run: the schedule paced by one thread that sleeps to each intended time,
-//! the requests carried by a fixed set of workers (one connection each) on a
-//! single-threaded tokio runtime.
+//! A run: one thread, one event loop. The loop sends each request when its
+//! intended time comes (waking for it on a timer to the microsecond), polls
+//! every request in flight, records what each one measured, and gives its
+//! connection to the next request waiting. Nothing is shared per request: no
+//! channel, no lock, no second thread to wake, so a request costs the
+//! system calls of its exchange and little more.
 //!
 //! A request is timed from its intended start whatever happens to it: when
 //! every connection is busy it waits in the in-flight window (its wait shows as
@@ -8,20 +11,19 @@
 //! dropped, and then counted as dropped. Nothing is bounded by hope: the
 //! connections, the window and each request's time are all limits.
 
-use std::net::SocketAddr;
-use std::sync::atomic::Ordering;
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use serde::Deserialize;
-use tokio::sync::{mpsc, watch, Mutex};
 
-use crate::clock;
+use crate::clock::Alarm;
 use crate::control::LoadControl;
 use crate::error::LoadError;
 use crate::record::{ErrorKind, Outcome, Recorder, RunSummary};
 use crate::schedule::{Schedule, ScheduleSpec};
-use crate::target::{connect, Link, Resolved, Target};
+use crate::target::{Link, Resolved, Target};
 
 /// Most connections (or concurrent commands) and most requests in flight.
 pub const MAX_CONNECTIONS: usize = 10_000;
@@ -55,10 +57,14 @@ impl LoadSettings {
     }
 }
 
+#[derive(Clone, Copy)]
 struct Job {
     intended_ns: u64,
     measured: bool,
 }
+
+/// How often, at least, the loop looks at the stop flag and posts its figures.
+const LOOK_NS: u64 = 50_000_000;
 
 /// Runs the load and returns what was measured; `control` may stop it early
 /// (the summary then says `interrupted`) and shows its progress meanwhile.
@@ -68,152 +74,101 @@ pub fn run(settings: &LoadSettings, control: &Arc<LoadControl>) -> Result<RunSum
         .enable_all()
         .build()
         .map_err(|e| LoadError::System(format!("cannot start the I/O runtime: {e}")))?;
-    runtime.block_on(run_async(settings, timeout, Arc::clone(control)))
+    runtime.block_on(run_async(settings, timeout, control))
 }
 
-async fn run_async(settings: &LoadSettings, timeout: Duration, control: Arc<LoadControl>) -> Result<RunSummary, LoadError> {
-    let target = Arc::new(resolve(&settings.target, timeout).await?);
-    *control.recorder() = match &settings.interval_log {
+async fn run_async(settings: &LoadSettings, timeout: Duration, control: &LoadControl) -> Result<RunSummary, LoadError> {
+    let target = Resolved::resolve(&settings.target, timeout).await?;
+    let mut recorder = match &settings.interval_log {
         Some(path) => Recorder::with_interval_log(std::path::Path::new(path))
             .map_err(|e| LoadError::Output(format!("{path}: cannot write the interval log: {e}")))?,
         None => Recorder::default(),
     };
-    control.in_flight.store(0, Ordering::Relaxed);
-    let (jobs_in, jobs_out) = mpsc::unbounded_channel::<Job>();
-    let jobs_out = Arc::new(Mutex::new(jobs_out));
-    let (stop_tx, stop_rx) = watch::channel(false);
+    let system = |e: std::io::Error| LoadError::System(format!("cannot keep time: {e}"));
+    let mut alarm = Alarm::new().map_err(system)?;
+    let mut schedule = settings.schedule.iter();
+    let mut next = following(&mut schedule);
+    let mut idle: Vec<Link> = (0..settings.connections).map(|_| Link::default()).collect();
+    let mut waiting: VecDeque<Job> = VecDeque::new();
+    let mut flying = FuturesUnordered::new();
+    let mut paced_ns = None;
     let start = Instant::now();
     control.start(start);
-
-    let workers: Vec<_> = (0..settings.connections)
-        .map(|_| {
-            let worker = Worker { target: Arc::clone(&target), control: Arc::clone(&control), start, timeout };
-            tokio::spawn(worker.serve(Arc::clone(&jobs_out), stop_rx.clone()))
-        })
-        .collect();
-    let watcher = {
-        let control = Arc::clone(&control);
-        tokio::spawn(async move {
-            while !control.stopped() {
-                tokio::time::sleep(Duration::from_millis(20)).await;
+    let mut look_ns = 0;
+    loop {
+        let now_ns = start.elapsed().as_nanos() as u64;
+        if control.stopped() {
+            break;
+        }
+        if now_ns >= look_ns {
+            control.post(recorder.progress((waiting.len() + flying.len()) as u64));
+            look_ns = now_ns + LOOK_NS;
+        }
+        while let Some(job) = next.filter(|job| job.intended_ns <= now_ns) {
+            if (waiting.len() + flying.len()) as u64 >= settings.max_in_flight {
+                recorder.dropped(job.measured);
+            } else if let Some(link) = idle.pop() {
+                flying.push(carry(&target, link, job, start, timeout));
+            } else {
+                waiting.push_back(job);
             }
-            let _ = stop_tx.send(true);
-            std::future::pending::<()>().await // keeps the sender, so workers see one change
-        })
-    };
-    let pacer = {
-        let (schedule, control, window) = (settings.schedule.iter(), Arc::clone(&control), settings.max_in_flight);
-        tokio::task::spawn_blocking(move || pace(schedule, start, &control, jobs_in, window))
-    };
-    let paced_seconds = pacer.await.map_err(|e| LoadError::System(format!("the pacing thread failed: {e}")))?;
-    for worker in workers {
-        let _ = worker.await;
+            next = following(&mut schedule);
+        }
+        if next.is_none() {
+            paced_ns.get_or_insert(now_ns);
+            if flying.is_empty() {
+                break;
+            }
+        }
+        let wake_ns = next.map_or(look_ns, |job| job.intended_ns.min(look_ns));
+        tokio::select! {
+            biased;
+            Some(carried) = flying.next(), if !flying.is_empty() => {
+                let Carried { link, job, sent_ns, done_ns, outcome } = carried;
+                recorder.finished(job.measured, job.intended_ns, sent_ns, done_ns, outcome);
+                match waiting.pop_front() {
+                    Some(job) => flying.push(carry(&target, link, job, start, timeout)),
+                    None => idle.push(link),
+                }
+            }
+            woke = alarm.until(start + Duration::from_nanos(wake_ns)) => woke.map_err(system)?,
+        }
     }
-    watcher.abort();
+    // Stopped: what is still on the wire is not measured.
+    drop(flying);
+    let paced_seconds = paced_ns.unwrap_or_else(|| start.elapsed().as_nanos() as u64) as f64 * 1e-9;
     let spec = &settings.schedule;
-    let mut recorder = control.recorder();
     let mut summary = recorder.summary(&spec.stage_bounds(), spec.target_rate(), paced_seconds);
     summary.interrupted = control.stopped();
     summary.interval_log_error = recorder.finish_interval_log();
     Ok(summary)
 }
 
-async fn resolve(target: &Target, timeout: Duration) -> Result<Resolved, LoadError> {
-    match target {
-        Target::Exec { command } => Ok(Resolved::Exec { command: command.clone() }),
-        Target::Http { host, port, authority, path, method } => {
-            let unreachable = |why: String| LoadError::Unreachable(format!("cannot connect to {authority}: {why}"));
-            let addr: SocketAddr = tokio::net::lookup_host((host.as_str(), *port))
-                .await
-                .map_err(|e| unreachable(format!("cannot resolve {host}: {}", plain(&e))))?
-                .next()
-                .ok_or_else(|| unreachable(format!("{host} has no address")))?;
-            let method = hyper::Method::from_bytes(method.as_bytes())
-                .map_err(|_| LoadError::Input(format!("method {method:?} is not an HTTP method")))?;
-            // One connection first, so that a target that is not there is one
-            // clear error before the run, not a run of connect failures.
-            match tokio::time::timeout(timeout.min(Duration::from_secs(5)), connect(addr)).await {
-                Ok(Ok(_)) => {}
-                Ok(Err(e)) => return Err(unreachable(plain(&e))),
-                Err(_) => return Err(unreachable("no answer to the connection attempt".into())),
-            }
-            Ok(Resolved::Http { addr, authority: authority.clone(), path: path.clone(), method })
-        }
-    }
+/// The schedule's next request, or none when it ends (or runs beyond time).
+fn following(schedule: &mut Schedule) -> Option<Job> {
+    let intended = schedule.next()?;
+    let offset = Duration::try_from_secs_f64(intended.seconds).ok()?;
+    Some(Job { intended_ns: offset.as_nanos() as u64, measured: intended.measured })
 }
 
-/// An I/O error as words, without the OS's error number.
-fn plain(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::ConnectionRefused => "connection refused (is the server running?)".into(),
-        _ => {
-            let text = e.to_string();
-            text.split(" (os error").next().unwrap_or(&text).to_lowercase()
-        }
-    }
+/// What became of one request, and its connection for the next.
+struct Carried {
+    link: Link,
+    job: Job,
+    sent_ns: u64,
+    done_ns: u64,
+    outcome: Outcome,
 }
 
-/// Hands each request to the workers at its intended time; returns the
-/// seconds the schedule ran.
-fn pace(schedule: Schedule, start: Instant, control: &LoadControl, jobs: mpsc::UnboundedSender<Job>, window: u64) -> f64 {
-    clock::precise_sleeps();
-    for intended in schedule {
-        let Ok(offset) = Duration::try_from_secs_f64(intended.seconds) else { break };
-        if !clock::sleep_until(start + offset, || control.stopped()) {
-            break;
+/// One request on `link`, timed from its first poll (the send) to its end.
+async fn carry(target: &Resolved, mut link: Link, job: Job, start: Instant, timeout: Duration) -> Carried {
+    let sent_ns = start.elapsed().as_nanos() as u64;
+    let outcome = match tokio::time::timeout(timeout, target.attempt(&mut link)).await {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            link.reset();
+            Outcome::Error(ErrorKind::Timeout)
         }
-        if control.in_flight.load(Ordering::Relaxed) >= window {
-            control.recorder().dropped(intended.measured);
-            continue;
-        }
-        control.in_flight.fetch_add(1, Ordering::Relaxed);
-        let job = Job { intended_ns: offset.as_nanos() as u64, measured: intended.measured };
-        if jobs.send(job).is_err() {
-            break;
-        }
-    }
-    start.elapsed().as_secs_f64()
-}
-
-struct Worker {
-    target: Arc<Resolved>,
-    control: Arc<LoadControl>,
-    start: Instant,
-    timeout: Duration,
-}
-
-impl Worker {
-    fn now_ns(&self) -> u64 {
-        self.start.elapsed().as_nanos() as u64
-    }
-
-    async fn serve(self, jobs: Arc<Mutex<mpsc::UnboundedReceiver<Job>>>, mut stop: watch::Receiver<bool>) {
-        let mut link = Link::default();
-        loop {
-            let job = {
-                let mut jobs = jobs.lock().await;
-                tokio::select! {
-                    job = jobs.recv() => job,
-                    _ = stop.changed() => None,
-                }
-            };
-            let Some(job) = job else { break };
-            let sent_ns = self.now_ns();
-            let attempt = tokio::select! {
-                attempt = tokio::time::timeout(self.timeout, self.target.attempt(&mut link)) => Some(attempt),
-                _ = stop.changed() => None,
-            };
-            let Some(attempt) = attempt else {
-                self.control.in_flight.fetch_sub(1, Ordering::Relaxed);
-                break; // stopped: what is still on the wire is not measured
-            };
-            let outcome = attempt.unwrap_or_else(|_| {
-                link.reset();
-                Outcome::Error(ErrorKind::Timeout)
-            });
-            let done_ns = self.now_ns();
-            self.control.recorder().finished(job.measured, job.intended_ns, sent_ns, done_ns, outcome);
-            self.control.in_flight.fetch_sub(1, Ordering::Relaxed);
-        }
-    }
+    };
+    Carried { link, job, sent_ns, done_ns: start.elapsed().as_nanos() as u64, outcome }
 }

@@ -8,12 +8,14 @@
 mod clock;
 mod control;
 mod error;
+mod files;
 mod generator;
 mod hlog;
 mod record;
 mod schedule;
 mod serve;
 mod target;
+mod tls;
 
 pub use control::{LoadControl, Progress};
 pub use error::LoadError;
@@ -21,7 +23,8 @@ pub use generator::{run, LoadSettings, MAX_CONNECTIONS, MAX_IN_FLIGHT};
 pub use record::{RunSummary, FAR_TAIL, LATE_NS};
 pub use schedule::{Arrivals, Intended, ScheduleSpec, Stage};
 pub use serve::{ServeSettings, ServeSummary, Server, MAX_QUEUE, MAX_WORKERS};
-pub use target::Target;
+pub use target::{HttpTarget, Target, MAX_BODY_BYTES};
+pub use tls::{TlsSettings, MAX_CACERT_BYTES};
 
 /// Runs the load a JSON [`LoadSettings`] describes; the summary as JSON.
 pub fn run_json(settings: &str, control: &std::sync::Arc<LoadControl>) -> Result<String, LoadError> {

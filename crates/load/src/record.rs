@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
+use crate::control::Figures;
 use crate::hlog::IntervalLog;
 
 const SIGNIFICANT_DIGITS: u8 = 3;
@@ -31,6 +32,8 @@ const TICKS_PER_HALF_DISTANCE: u32 = 5;
 pub enum ErrorKind {
     /// The connection could not be made (refused, unreachable).
     Connect,
+    /// The TLS handshake failed (an untrusted certificate, not TLS).
+    Tls,
     /// No complete answer within the timeout.
     Timeout,
     /// The connection broke or the answer was not HTTP.
@@ -43,6 +46,7 @@ impl ErrorKind {
     fn name(self) -> &'static str {
         match self {
             ErrorKind::Connect => "connect",
+            ErrorKind::Tls => "tls",
             ErrorKind::Timeout => "timeout",
             ErrorKind::Http => "http",
             ErrorKind::Spawn => "spawn",
@@ -60,6 +64,23 @@ pub enum Outcome {
     Error(ErrorKind),
 }
 
+/// An answer as counted: an HTTP status class (2 for `2xx`) or a command's exit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Answer {
+    Class(u16),
+    Exit(bool),
+}
+
+impl Answer {
+    fn name(self) -> String {
+        match self {
+            Answer::Class(class) => format!("{class}xx"),
+            Answer::Exit(true) => "exit 0".into(),
+            Answer::Exit(false) => "exit non-0".into(),
+        }
+    }
+}
+
 pub struct Recorder {
     response: Histogram<u64>,
     service: Histogram<u64>,
@@ -68,7 +89,7 @@ pub struct Recorder {
     late: u64,
     dropped: u64,
     warmup: u64,
-    answers: BTreeMap<String, u64>,
+    answers: BTreeMap<Answer, u64>,
     errors: BTreeMap<&'static str, u64>,
     failed: u64,
     /// Requests sent in each second of the run, measured or not (for stage and
@@ -147,12 +168,12 @@ impl Recorder {
         self.late += (lag > LATE_NS) as u64;
         let answered = match outcome {
             Outcome::Status(status) => {
-                *self.answers.entry(format!("{}xx", status / 100)).or_default() += 1;
+                *self.answers.entry(Answer::Class(status / 100)).or_default() += 1;
                 self.failed += (status >= 400) as u64;
                 true
             }
             Outcome::Exited(ok) => {
-                *self.answers.entry(if ok { "exit 0" } else { "exit non-0" }.to_string()).or_default() += 1;
+                *self.answers.entry(Answer::Exit(ok)).or_default() += 1;
                 self.failed += (!ok) as u64;
                 true
             }
@@ -172,10 +193,16 @@ impl Recorder {
         }
     }
 
-    /// (completed answers, response p50 and p99 in seconds) so far.
-    pub fn progress(&self) -> (u64, u64, f64, f64) {
-        let seconds = |q| self.response.value_at_quantile(q) as f64 * 1e-9;
-        (self.sent, self.response.len(), seconds(0.5), seconds(0.99))
+    /// The figures so far, for the live view.
+    pub fn progress(&self, in_flight: u64) -> Figures {
+        let seconds = |q| self.response.value_at_quantile(q) as f64 * NS;
+        Figures {
+            sent: self.sent,
+            answered: self.response.len(),
+            in_flight,
+            response_p50: seconds(0.5),
+            response_p99: seconds(0.99),
+        }
     }
 
     pub fn summary(&self, stage_bounds: &[(f64, f64)], target_rate: f64, end_seconds: f64) -> RunSummary {
@@ -201,7 +228,7 @@ impl Recorder {
                 late: self.late,
                 dropped: self.dropped,
                 warmup: self.warmup,
-                answers: self.answers.clone(),
+                answers: self.answers.iter().map(|(k, v)| (k.name(), *v)).collect(),
                 errors: self.errors.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             },
             elapsed_seconds: elapsed,
