@@ -5,6 +5,7 @@ exponential servers against exact values (a Markov chain solved here for join
 the shortest queue), on ten against the supermarket mean field.
 
 Simulation tolerances: conftest.py's rule (the 95 % interval widened to 99.9 %)."""
+import functools
 import json
 import math
 import subprocess
@@ -157,3 +158,169 @@ def test_the_command_says_when_the_busiest_is_overloaded():
     assert run.returncode == 0, run.stderr
     assert "106.2% busy: overloaded" in run.stdout
     assert "overloaded" not in balance("--centres", "4").stdout
+
+
+# ---- the dynamic view: dispatch policies on two exponential servers -----------------------
+
+from conftest import EXAMPLES, check, widened  # noqa: E402
+
+LOADS = (0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95)
+
+
+def random_split(load):
+    """Each server M/M/1 at half the arrivals: (mean response, busiest server's utilization)."""
+    return 1 / (1 - load), load
+
+
+def round_robin(load):
+    """Each server E2/M/1: the GI/M/1 root sigma of sigma (lam + 1 - sigma)^2 = lam^2 (lam = 2 load
+    the phase rate, service rate 1), a cubic with the root 1 divided out, solved by numpy."""
+    lam = 2 * load
+    # sigma^3 - 2 (lam + 1) sigma^2 + (lam + 1)^2 sigma - lam^2 = (sigma - 1) (sigma^2 + b sigma + c)
+    b, c = 1 - 2 * (lam + 1), lam**2
+    roots = np.roots([1, b, c]).real
+    (sigma,) = [r for r in roots if 0 < r < 1]
+    return 1 / (1 - sigma), load
+
+
+def stationary(rates, n):
+    """The stationary distribution of the CTMC with transition rates {(i, j): q}, by a sparse solve."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.linalg import spsolve
+
+    rows, cols, values = zip(*[(j, i, q) for (i, j), q in rates.items()])
+    q = coo_matrix((values, (rows, cols)), shape=(n, n)).tolil()   # Q transposed
+    for (i, _), rate in rates.items():
+        q[i, i] -= rate
+    q[0, :] = 1.0                                                   # normalization replaces one equation
+    rhs = np.zeros(n)
+    rhs[0] = 1.0
+    return spsolve(q.tocsr(), rhs)
+
+
+def shortest_queue(load, cap=120):
+    """Join the shortest queue on two servers, ties to the first: the chain on (n0, n1),
+    n_i jobs at server i (cap each: beyond it the mass is below 1e-15 at load 0.95)."""
+    lam = 2 * load
+    index = {(a, b): k for k, (a, b) in enumerate((a, b) for a in range(cap + 1) for b in range(cap + 1))}
+    rates = {}
+    for (a, b), k in index.items():
+        target = (a + 1, b) if a <= b else (a, b + 1)
+        if target in index:
+            rates[k, index[target]] = lam
+        if a:
+            rates[k, index[a - 1, b]] = 1.0
+        if b:
+            rates[k, index[a, b - 1]] = 1.0
+    p = stationary(rates, len(index))
+    jobs = sum(p[k] * (a + b) for (a, b), k in index.items())
+    busy_first = sum(p[k] for (a, b), k in index.items() if a)
+    return jobs / lam, busy_first
+
+
+def shared(load, cap=2000):
+    """One queue, two servers, a job finding both free takes the first: the chain on
+    0, (1, first busy), (1, second busy), then n >= 2 jobs (both busy)."""
+    lam = 2 * load
+    empty, first, second = 0, 1, 2
+    both = lambda n: n + 1  # noqa: E731  (n >= 2 jobs at state n + 1)
+    rates = {(empty, first): lam, (first, empty): 1.0, (second, empty): 1.0,
+             (first, both(2)): lam, (second, both(2)): lam,
+             (both(2), second): 1.0, (both(2), first): 1.0}   # the first's job ends, or the second's
+    for n in range(2, cap):
+        rates[both(n), both(n + 1)] = lam
+        rates[both(n + 1), both(n)] = 2.0
+    p = stationary(rates, both(cap) + 1)
+    jobs = p[first] + p[second] + sum(n * p[both(n)] for n in range(2, cap + 1))
+    return jobs / lam, 1 - p[empty] - p[second]
+
+
+POLICIES = {"random": random_split, "round_robin": round_robin, "shortest_queue": shortest_queue, "shared": shared}
+
+
+@pytest.mark.parametrize("load", LOADS)
+def test_the_chains_agree_with_the_closed_forms(load):
+    # M/M/2's mean response 1 / (1 - load^2); each server of the pair busy `load` of the time on average
+    response, busy_first = shared(load)
+    assert response == pytest.approx(1 / (1 - load**2), rel=1e-9)
+    assert load <= busy_first <= 1
+    response, busy_first = shortest_queue(load)
+    assert load <= busy_first <= 1
+
+
+@pytest.mark.parametrize("load", LOADS)
+def test_the_exact_values_order_random_round_robin_shortest_queue_shared(load):
+    r = {policy: truth(load)[0] for policy, truth in POLICIES.items()}
+    assert r["random"] > r["round_robin"] > r["shortest_queue"] > r["shared"], r
+
+
+@pytest.mark.parametrize("load", [0.5, 0.9])
+def test_solve_gives_the_exact_values_it_claims(load):
+    from brewput.analytic.dispatch import dispatch
+
+    for policy in ("random", "round_robin", "shared"):
+        assert dispatch(policy, 2 * load, 1.0, 2).response == pytest.approx(POLICIES[policy](load)[0], rel=1e-9)
+
+
+@functools.lru_cache(maxsize=None)
+def two_servers(policy, load):
+    """The example's simulation, run once per test session (several tests read it)."""
+    import brewput
+
+    return brewput.simulate(str(EXAMPLES / "balance" / "two" / f"{policy}.yaml"), params={"load": load},
+                            seed=5, replications=10, customers=1_000_000)
+
+
+@pytest.mark.parametrize("load", [0.5, 0.8])
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+def test_the_simulated_servers_match_the_exact_values(policy, load):
+    response, busy_first = POLICIES[policy](load)
+    res = two_servers(policy, load)
+    check(res, ("classes", "job", "response_time", "mean"), response, max_rel_width=0.03)
+    check(res, ("stations", "s0", "utilization"), busy_first, max_rel_width=0.01)
+
+
+def test_the_simulated_policies_keep_the_order_beyond_their_intervals():
+    # at 0.8 the closest pair (shortest queue 2.956 s, shared 2.778 s) is 6 % apart
+    means = [widened(two_servers(policy, 0.8), ("classes", "job", "response_time", "mean"))
+             for policy in ("random", "round_robin", "shortest_queue", "shared")]
+    for (worse, d_worse), (better, d_better) in zip(means, means[1:]):
+        assert worse - d_worse > better + d_better, means
+
+
+# ---- power of d: the supermarket mean field, reached as the servers grow -----------------
+
+def dispatch_model(servers, policy, load):
+    import brewput
+
+    step = {"dispatch": {f"s{i}": [{"station": f"s{i}", "service": "exp(1)"}] for i in range(servers)},
+            "policy": policy}
+    return brewput.Model.from_dict({"brewput": 1, "time_unit": "s",
+                                    "stations": {f"s{i}": {"servers": 1} for i in range(servers)},
+                                    "classes": {"job": {"rate": servers * load, "route": [step]}}})
+
+
+def supermarket(load, d=2):
+    """Mean response in the mean field (Mitzenmacher 2001): the fraction of servers with at
+    least i jobs is load^((d^i - 1) / (d - 1)); Little's law per server. Written out here."""
+    return sum(load ** ((d**i - 1) / (d - 1)) for i in range(1, 40)) / load
+
+
+@pytest.mark.parametrize("load", [0.8, 0.9])
+def test_power_of_two_approaches_the_mean_field_as_servers_grow(load):
+    import brewput
+
+    from brewput.analytic.dispatch import supermarket_mean_queue
+
+    truth = supermarket(load)
+    assert supermarket_mean_queue(load, 2) / load == pytest.approx(truth, rel=1e-12)
+    gaps = {}
+    for servers in (10, 100):
+        res = brewput.simulate(dispatch_model(servers, "power_of_d", load), seed=1, replications=10,
+                               customers=1_000_000)
+        r, d_r = widened(res, ("classes", "job", "response_time", "mean"))
+        gaps[servers] = (r / truth - 1, d_r / truth)
+    (gap10, tol10), (gap100, tol100) = gaps[10], gaps[100]
+    assert gap10 - tol10 > 0.05                  # ten servers: 7 % (load 0.8), 15 % (0.9) above the limit
+    assert gap10 - tol10 > gap100 + tol100       # a hundred: the gap has closed ...
+    assert abs(gap100) <= tol100 + 0.02          # ... to within 2 % and the interval

@@ -47,12 +47,20 @@ EXPECTED = {
     # several classes: the same pair per class
     "multiclass.yaml": {"query": ({"cpu": 3, "disk": 2}, (20, 2000.0)),
                         "report": ({"cpu": 10, "disk": 9}, (2, 0.0))},
+    # load balancing: one dispatch over M servers; a random, round-robin or power-of-d
+    # choice sends 1 / M of the jobs to each (ties broken by a random draw)
+    **{f"balance/{size}/{policy}.yaml": ({f"s{i}": 1 / m for i in range(m)}, None)
+       for size, m in (("two", 2), ("ten", 10)) for policy in ("random", "round_robin", "power_of_d", "shortest_queue",
+                                                               "shared") if (m, policy) != (2, "power_of_d")},
 }
 
 
 # Stations a shared queue (dispatch policy: shared) chooses between at run time:
 # only their visits together are known by hand.
-SHARED = {"coffee/multipipe-2.yaml": [(f"{m}_a", f"{m}_b") for m in MACHINES]}
+SHARED = {"coffee/multipipe-2.yaml": [(f"{m}_a", f"{m}_b") for m in MACHINES],
+          # ties to the first server in the file: s0 takes more than its share
+          **{f"balance/{size}/{policy}.yaml": [tuple(f"s{i}" for i in range(m))]
+             for size, m in (("two", 2), ("ten", 10)) for policy in ("shortest_queue", "shared")}}
 
 
 #: Features with which a customer may be at several stations at once, or at none.
@@ -117,6 +125,9 @@ def test_class_littles_law(name):
         if "patience" in features:
             # Those who give up while waiting were present too, but are in no response time.
             assert total >= completed - max(tol, FLOOR * completed), f"{name}: sum L >= sum X R"
+        elif "dispatch-shared" in features:
+            # A job waiting in a dispatch's shared queue is in its response time but at no station.
+            assert total <= completed + max(tol, FLOOR * completed), f"{name}: sum L <= sum X R"
         else:
             assert_close(total, completed, tol, floor=FLOOR, what=f"{name}: sum L = sum X R")
 
