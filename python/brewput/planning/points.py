@@ -131,7 +131,7 @@ def _from_table(path: Path, suffix: str, n: Optional[str], x: Optional[str]) -> 
                            f"{', '.join(columns)}); name it with --x")
     if n_col is None and r_col is None:
         raise BrewputError(f"{path}: no concurrency column (looked for {', '.join(N_NAMES)}) and no mean response "
-                           f"time for open-loop data ({', '.join(R_NAMES)}); name it with --n")
+                           f"time for open-loop data ({', '.join(R_NAMES)}); its columns: {', '.join(columns)}; name it with --n")
     if n_col == x_col:
         raise BrewputError(f"--n {n_col}: the same column as the throughput (--x {x_col})")
     xs = _numbers(path, frame[x_col].tolist(), x_col, row_of)
@@ -285,8 +285,10 @@ def _class_figures(where: str, results: dict, name: Optional[str]) -> Tuple[floa
     total, weighted = 0.0, 0.0
     for label, figures in classes.items():
         throughput = _number(figures.get("throughput"))
-        if throughput is None or throughput < 0:
+        if throughput is None:
             raise BrewputError(f"{where}: class {label!r} has no throughput")
+        if throughput < 0:
+            raise BrewputError(f"{where}: class {label!r} has throughput {throughput:g}; expected 0 or more")
         response = _number((figures.get("response_time") or {}).get("mean"))
         total += throughput
         weighted = math.nan if response is None else weighted + throughput * response

@@ -27,6 +27,9 @@ from ..errors import BrewputError
 #: one degree of freedom left for their errors.
 MIN_POINTS = 4
 LEVEL = 0.95
+#: The largest concurrency fitted: N(N - 1) stays far from overflow, and no
+#: measurement has more.
+MAX_N = 1e9
 
 
 @dataclass(frozen=True)
@@ -130,14 +133,20 @@ def fit_usl(n: Sequence[float], x: Sequence[float], level: float = LEVEL) -> Usl
         raise BrewputError(f"expected as many concurrencies as throughputs, got {n.size} and {x.size}")
     if not (np.all(np.isfinite(n)) and np.all(np.isfinite(x)) and np.all(n > 0) and np.all(x > 0)):
         raise BrewputError("every concurrency and throughput must be a positive finite number")
+    if np.max(n) > MAX_N:
+        raise BrewputError(f"N = {np.max(n):g}: the USL is fitted for concurrencies up to {MAX_N:g}")
     if np.unique(n).size < MIN_POINTS:
         raise BrewputError(f"{np.unique(n).size} distinct concurrencies; the USL's three coefficients "
                            f"need at least {MIN_POINTS}")
-    sigma, kappa, lam = _least_squares(n, x)
+    # in units of the largest throughput (the fit is the same in any unit): any
+    # finite throughput, however large or small, stays clear of overflow
+    scale = float(np.max(x))
+    sigma, kappa, lam = _least_squares(n, x / scale)
     df = n.size - 3
-    residual = x - _usl(n, sigma, kappa, lam)
+    residual = x / scale - _usl(n, sigma, kappa, lam)
     residual_sd = math.sqrt(float(residual @ residual) / df)
     errors = _standard_errors(n, sigma, kappa, lam, residual_sd)
+    lam, errors[2], residual_sd = lam * scale, errors[2] * scale, residual_sd * scale
     t = _t(level, df)
     sigma_c, kappa_c, lam_c = (Coefficient(v, se, v - t * se, v + t * se)
                                for v, se in zip((sigma, kappa, lam), errors))
