@@ -19,11 +19,11 @@ use crate::error::SimError;
 use crate::dispatch::Dispatchers;
 use crate::event::{Event, EventQueue};
 use crate::fork::{Families, JoinOutcome};
-use crate::giving_up::{balks, LossReason};
+use crate::giving_up::{admission, patience_ends, Admission, LossReason};
 use crate::job::{Jobs, OUTSIDE};
 use crate::marks::MarkTimes;
 use crate::measurement::{Measurement, Milestone, WarmupPlan};
-use crate::model::{CompiledModel, Discipline, Take, MARK_DONE};
+use crate::model::{CompiledModel, Take, MARK_DONE};
 use crate::model::Preempt;
 use crate::plan::{is_step, plan_classes, ClassPlan, ServeStep, SourcePlan, StepKind, StepPlan, END_BRANCH, EXIT};
 use crate::resources::Resources;
@@ -31,7 +31,6 @@ use crate::service::{Started, TypedServers};
 use crate::settings::RunSettings;
 use crate::station::StationState;
 use crate::stats::ReplicationStats;
-use crate::wait_queue::Ticket;
 
 /// Beyond this many open-class customers in the system (besides every closed
 /// customer) a model is taken to be unstable: the run stops with an error
@@ -85,17 +84,6 @@ fn serving(plan: &StepPlan) -> &ServeStep {
 struct Start {
     job: u32,
     server_type: u32,
-}
-
-/// Where a job waits in its station's queue: by class priority, by its
-/// service time (sjf), else by arrival alone.
-#[inline]
-fn queue_key(discipline: Discipline, class: &ClassPlan, work: f64) -> f64 {
-    match discipline {
-        Discipline::Priority => class.priority_key,
-        Discipline::Sjf => work,
-        _ => 0.0,
-    }
 }
 
 impl Simulation {
@@ -446,8 +434,9 @@ impl Simulation {
             StepKind::Fork(_) => return self.fork(job, step),
             StepKind::Dispatch(_) => return self.take_branch(job, step),
         };
-        if let Some(balk) = serve.balk.as_ref().filter(|_| !serve.plain) {
-            if balks(balk, self.stations[serve.station as usize].waiting(), &mut self.rng) {
+        if !serve.plain {
+            let station = &self.stations[serve.station as usize];
+            if admission(serve, || station.waiting(), &mut self.rng) == Admission::Balk {
                 self.jobs[job].step = step;
                 return self.give_up(job, LossReason::Balked);
             }
@@ -465,11 +454,10 @@ impl Simulation {
         j.seq = seq;
         let station = &mut self.stations[serve.station as usize];
         let plain = station.plain;
-        station.arrive(job, queue_key(station.discipline, class, work), seq, self.now);
+        station.arrive(job, class.priority_key, work, seq, self.now);
         // Before the job can start: starting renews the job, which makes this
         // timer stale.
-        if let Some(patience) = serve.patience.as_ref().filter(|_| !serve.plain) {
-            let at = self.now + patience.sample(&mut self.rng);
+        if let Some(at) = (!serve.plain).then(|| patience_ends(serve, self.now, &mut self.rng)).flatten() {
             self.events.schedule(at, Event::Patience { job: self.jobs.timer(job) });
         }
         let station = serve.station;
@@ -486,10 +474,9 @@ impl Simulation {
     fn renege(&mut self, job: u32) {
         let j = &self.jobs[job];
         let class = &self.classes[j.class as usize];
-        let key = queue_key(self.stations[j.station as usize].discipline, class, j.work);
         let station = j.station;
         let s = &mut self.stations[station as usize];
-        let withdrawn = s.withdraw(Ticket { key, seq: j.seq }, self.now);
+        let withdrawn = s.withdraw(class.priority_key, j.work, j.seq, self.now);
         debug_assert!(withdrawn, "a current patience timer names a waiting job");
         if !s.senders.is_empty() {
             self.to_admit.push(station);
@@ -689,7 +676,7 @@ impl Simulation {
         let class = &self.classes[j.class as usize];
         let s = &mut self.stations[station as usize];
         if s.typed().is_some() {
-            s.take(Ticket { key: queue_key(s.discipline, class, j.work), seq: j.seq }, now);
+            s.take(class.priority_key, j.work, j.seq, now);
         } else {
             s.take_head(now);
         }

@@ -70,11 +70,25 @@ impl StationState {
         self.queue.head()
     }
 
-    /// A job arrives and waits; `key` orders it under priority and sjf.
+    /// Where a job waits in the queue: by its class's `priority_key` under
+    /// priority, by its service time `work` under sjf, else by its arrival
+    /// `seq` alone.
     #[inline]
-    pub fn arrive(&mut self, job: u32, key: f64, seq: u64, now: f64) {
+    fn ticket(&self, priority_key: f64, work: f64, seq: u64) -> Ticket {
+        let key = match self.discipline {
+            Discipline::Priority => priority_key,
+            Discipline::Sjf => work,
+            _ => 0.0,
+        };
+        Ticket { key, seq }
+    }
+
+    /// A job arrives and waits, at its place by `ticket`.
+    #[inline]
+    pub fn arrive(&mut self, job: u32, priority_key: f64, work: f64, seq: u64, now: f64) {
         self.present += 1;
         self.present_average.change(1.0, now);
+        let Ticket { key, seq } = self.ticket(priority_key, work, seq);
         self.queue.push(job, key, seq);
         self.waiting_average.change(1.0, now);
     }
@@ -85,10 +99,11 @@ impl StationState {
         self.queue.len()
     }
 
-    /// A waiting job leaves the queue and the station without being served
-    /// (its patience ran out); false if it no longer waits.
-    pub fn withdraw(&mut self, ticket: Ticket, now: f64) -> bool {
-        if self.queue.remove(ticket).is_none() {
+    /// A waiting job (its place by `ticket`) leaves the queue and the
+    /// station without being served (its patience ran out); false if it no
+    /// longer waits.
+    pub fn withdraw(&mut self, priority_key: f64, work: f64, seq: u64, now: f64) -> bool {
+        if self.queue.remove(self.ticket(priority_key, work, seq)).is_none() {
             return false;
         }
         self.present -= 1;
@@ -189,11 +204,11 @@ impl StationState {
         self.queue.iter()
     }
 
-    /// A waiting job chosen by the simulation (first fit) leaves the queue to
-    /// start service (`serve`).
+    /// A waiting job chosen by the simulation (first fit; its place by
+    /// `ticket`) leaves the queue to start service (`serve`).
     #[inline]
-    pub fn take(&mut self, ticket: Ticket, now: f64) -> u32 {
-        let job = self.queue.remove(ticket).expect("take only a waiting job");
+    pub fn take(&mut self, priority_key: f64, work: f64, seq: u64, now: f64) -> u32 {
+        let job = self.queue.remove(self.ticket(priority_key, work, seq)).expect("take only a waiting job");
         self.waiting_average.change(-1.0, now);
         job
     }
