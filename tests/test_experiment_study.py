@@ -58,7 +58,7 @@ M = "models: {q: models/mmc.yaml}\n"
 @pytest.mark.parametrize("body, message", [
     ("models: {}\n", "s.yaml:2 models: expected at least one"),
     ("modelz: {q: models/mmc.yaml}\n", "s.yaml:2 modelz: unknown field (expected one of: brewput, title, models, "
-                                       "set, sweep, engines, simulate, solve, charts)"),
+                                       "set, sweep, engines, simulate, solve, load, charts)"),
     ("models: [q]\n", "s.yaml:2 models: expected a mapping, got ['q']"),
     ("models: {q: models/nope.yaml}\n", "s.yaml:2 models.q.file: no model file {dir}/models/nope.yaml"),
     ("models: {q: {file: models/mmc.yaml, sett: 1}}\n", "s.yaml:2 models.q.sett: unknown field (expected one of: "
@@ -71,7 +71,7 @@ M = "models: {q: models/mmc.yaml}\n"
     (M + "sweep: {k: 1..2}\n", "s.yaml:3 sweep.k: model q ({dir}/models/mmc.yaml) has no param 'k' "
                                "(its params: c, rate)"),
     (M + "set: {k: 1}\n", "s.yaml:3 set.k: model q ({dir}/models/mmc.yaml) has no param 'k'"),
-    (M + "engines: [simulate, lab]\n", "s.yaml:3 engines[1]: expected one of simulate, solve, got 'lab'"),
+    (M + "engines: [simulate, lab]\n", "s.yaml:3 engines[1]: expected one of simulate, solve, load, got 'lab'"),
     (M + "engines: [solve, solve]\n", "s.yaml:3 engines[1]: solve is listed twice"),
     (M + "engines: []\n", "s.yaml:3 engines: expected at least one"),
     (M + "simulate:\n  replications: 0\n", "s.yaml:4 simulate.replications: expected a positive integer, "

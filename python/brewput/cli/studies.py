@@ -72,6 +72,12 @@ def run_study(
 
     run_experiment(record, plan.scenarios(), runner, output=output, report=report, hgrm=hgrm, quiet=as_json,
                    show=show)
+    if record.get("saturation"):  # the load engine's threshold broke: as `brewput load --sweep`, exit code 1
+        from ..loadtest.show import saturation_line
+        from .load import THRESHOLD_BROKEN
+
+        err.print(saturation_line(record["saturation"]), soft_wrap=True)
+        raise typer.Exit(THRESHOLD_BROKEN)
 
 
 @app.command()

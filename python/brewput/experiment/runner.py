@@ -21,7 +21,8 @@ from ..errors import BrewputError
 from .record import TABLE_COLUMNS, model_entry, new_record
 from .sweep import Combinations, Number, SweepError, check_size, sweep_values
 
-ENGINES = ("simulate", "solve")
+MODEL_ENGINES = ("simulate", "solve")  # what runs a model, anywhere: in a worker, on a Dask cluster
+ENGINES = MODEL_ENGINES + ("load",)  # load measures the service the models describe, here, one rate at a time
 # Called with (scenarios done, scenarios in all) as each one finishes.
 Progress = Callable[[int, int], None]
 
@@ -30,7 +31,7 @@ Progress = Callable[[int, int], None]
 class Scenario:
     id: int
     model: str  # the model's label in the record
-    engine: str  # simulate | solve
+    engine: str  # simulate | solve | load
     params: Dict[str, Number]  # the swept params' values
     base: Model = field(repr=False)  # the model before the swept params, shared by its scenarios
     options: Dict[str, object] = field(default_factory=dict)  # the engine's keyword arguments
@@ -54,6 +55,10 @@ class Plan(SequenceABC):
 
     def __len__(self) -> int:
         return len(self._models) * len(self._combinations) * len(self._engines)
+
+    @property
+    def engines(self) -> List[str]:
+        return [name for name, _ in self._engines]
 
     def __getitem__(self, index):
         if isinstance(index, slice):
@@ -120,8 +125,8 @@ def sweep(model, values: Mapping[str, object], engine: str = "simulate", *, para
     scenarios that finished and says `interrupted`."""
     from .executors import executor as make_executor
 
-    if engine not in ENGINES:
-        raise BrewputError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine not in MODEL_ENGINES:
+        raise BrewputError(f"engine: expected one of {', '.join(MODEL_ENGINES)}, got {engine!r}")
     if not isinstance(values, Mapping):
         raise BrewputError(f"values: expected a mapping of params to their values, e.g. {{'cpus': range(1, 7)}}, "
                            f"got {type(values).__name__}")
@@ -162,27 +167,49 @@ def run(record: dict, scenarios: Sequence[Scenario], executor,
         progress: Optional[Progress] = None) -> dict:
     """Runs `scenarios` on `executor` (entered here) and fills `record["scenarios"]`
     in scenario order, and `record["failed"]` with the scenarios that could not
-    run and why. Ctrl-C stops the run: the scenarios already finished are kept
-    and the record is marked `interrupted`."""
+    run and why. Scenarios of the load engine run afterwards, here, one rate
+    at a time (experiment/measured.py). Ctrl-C stops the run: the scenarios
+    already finished are kept and the record is marked `interrupted`."""
     done: Dict[int, dict] = {}
     failed: Dict[int, str] = {}
+    modelled, measured = _modelled_and_measured(scenarios)
+
+    def tell() -> None:
+        if progress is not None:
+            progress(len(done) + len(failed), len(scenarios))
+
+    if measured:
+        from .measured import check_reachable, measure_rates
+
+        check_reachable(measured[0].options)
     work = functools.partial(run_scenario, threads=executor.threads)
-    if progress is not None:
-        progress(0, len(scenarios))
+    tell()
     try:
         with executor:
-            for index, (results, error) in executor.map_unordered(work, scenarios):
+            for position, (results, error) in executor.map_unordered(work, modelled):
+                index = modelled[position].id
                 if error is None:
                     done[index] = results
                 else:
                     failed[index] = error
-                if progress is not None:
-                    progress(len(done) + len(failed), len(scenarios))
+                tell()
     except KeyboardInterrupt:
         record["interrupted"] = True
+    if measured and not record["interrupted"]:
+        outcome = measure_rates(measured, done, failed, tell)
+        record["saturation"] = outcome.saturation
+        record["interrupted"] = outcome.interrupted
     record["scenarios"] = finished(scenarios, done)
     record["failed"] = [{**_entry(scenarios[i]), "error": failed[i]} for i in sorted(failed)]
     return record
+
+
+def _modelled_and_measured(scenarios: Sequence[Scenario]) -> Tuple[Sequence[Scenario], List[Scenario]]:
+    """The scenarios run on the executor, and those of the load engine; a plan
+    without the load engine is not walked (it may be a million scenarios)."""
+    if isinstance(scenarios, Plan) and "load" not in scenarios.engines:
+        return scenarios, []
+    return ([s for s in scenarios if s.engine != "load"], [s for s in scenarios if s.engine == "load"])
 
 
 def finished(scenarios: Sequence[Scenario], results: Mapping[int, dict]) -> List[dict]:

@@ -10,17 +10,18 @@ import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from ..analytic.methods import METHODS
 from ..engine.simulate import DEFAULT_REPLICATIONS, MAX_CUSTOMERS, MAX_REPLICATIONS, MAX_SEED, run_settings
-from ..errors import FieldError, OptionError
+from ..errors import BrewputError, FieldError, OptionError
 from ..model import Model, load
 from ..model.limits import MAX_INTEGER, MAX_STUDY_MODELS, MAX_TIME, MIN_TIME
 from ..model.fields import Field, ListOf, MapOf, Maybe, Problems, Shorthand, Strict, Text, Value
 from ..model.model import first_problem
 from ..model.source import Origin, read
-from ..model.values import count, first_repeat, integer, number, one_of, version
+from ..units import SECONDS
+from ..model.values import count, first_repeat, integer, number, one_of, show, version
 from .record import CHARTS, model_entry, new_record
 from .runner import ENGINES, Scenario, plan
 from .sweep import SPELLINGS, Number, SweepError, sweep_values
@@ -97,6 +98,70 @@ class SolveOptions(Strict):
     method = Field(Value(one_of(*METHODS)), default="auto")
 
 
+def _load_option(check: Callable[[str], Any], schema: Dict[str, Any]) -> Value:
+    """A `brewput load` option checked by its own check (loadtest/options.py),
+    the problem said at the study's field."""
+    def checked(value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise FieldError(f"expected {schema['description']}, got {type(value).__name__}")
+        try:
+            return check(str(value))
+        except OptionError as e:
+            raise FieldError(f"{e.problem_worded()}, got {show(value)}") from None
+        except BrewputError as e:  # a URL's problem, worded `URL <url>: problem`
+            raise FieldError(str(e).partition(": ")[2] or str(e)) from None
+    return Value(checked, schema=schema)
+
+
+def _load_text(check: Callable[[str], Any], description: str) -> Value:
+    return _load_option(check, {"type": "string", "description": description})
+
+
+def _load_time(field: str, zero: bool = False) -> Value:
+    return _load_text(lambda text: _options().seconds(field, text, zero=zero), "a time with its unit, e.g. 10s")
+
+
+def _load_whole(check_name: str) -> Value:
+    return _load_option(lambda text: getattr(_options(), check_name)(text),
+                        {"type": "integer", "description": "a whole number"})
+
+
+def _options():
+    from ..loadtest import options  # the load engine's own checks, imported only for a study that measures
+
+    return options
+
+
+def _threshold(text: str) -> str:
+    from ..loadtest.thresholds import parse_threshold
+
+    return parse_threshold(text).text
+
+
+class LoadOptions(Strict):
+    """How the load engine measures the service the models describe: once per
+    swept rate, after the models' scenarios (so that they do not share the CPUs)."""
+    target = Field(Maybe(_load_text(lambda text: _options().http_target(text).url, "an http:// URL")),
+                   default=None, description="the URL to measure (or exec)")
+    exec = Field(Maybe(_load_text(lambda text: _options().exec_target(text)["exec"]["command"], "a command line")),
+                 default=None, description="a command run per request (or target)")
+    rate = Field(Text, default="rate", description="the swept param that is the request rate, per the model's "
+                                                   "time unit (converted to requests per second for the load)")
+    duration = Field(_load_time("duration"), default="10s")
+    warmup = Field(_load_time("warmup", zero=True), default="0s")
+    arrivals = Field(Value(one_of("poisson", "constant")), default="poisson")
+    connections = Field(_load_whole("connections"), default=16)
+    max_in_flight = Field(_load_whole("max_in_flight"), default=10_000)
+    timeout = Field(_load_time("timeout"), default="10s")
+    method = Field(_load_text(lambda text: _options().method(text), "an HTTP method"), default="GET")
+    seed = Field(Value(integer(0, MAX_SEED)), default=1)
+    thresholds = Field(ListOf(_load_text(_threshold, "a threshold, e.g. p99<250ms")), default=[])
+
+    def _check(self) -> None:
+        if (self.target is None) == (self.exec is None):
+            raise FieldError("give one target: target (an http:// URL) or exec (a command)", "target")
+
+
 class StudySpec(Strict):
     brewput = Field(Value(version))
     title = Field(Maybe(Text), default=None)
@@ -106,6 +171,7 @@ class StudySpec(Strict):
     engines = Field(ListOf(Value(one_of(*ENGINES)), after=_unique), default=["simulate"])
     simulate = Field(SimulateOptions, default={})
     solve = Field(SolveOptions, default={})
+    load = Field(Maybe(LoadOptions), default=None)
     charts = Field(Maybe(ListOf(Value(one_of(*CHARTS)), after=_unique)), default=None)
 
 
@@ -159,6 +225,9 @@ def load_study(path) -> Study:
     files: Dict[str, Model] = {}  # variants of one model file read it once
     models = {label: _load_model(spec, label, origin, files) for label in spec.models}
     engines = {"simulate": _simulate_options(spec.simulate), "solve": spec.solve.as_dict()}
+    if "load" in spec.engines:
+        engines["load"] = _load_options(spec, origin)
+        _check_rates(spec, models, origin)
     return Study(file=file, text=text, title=spec.title or Path(file).stem, models=models,
                  sweep=dict(spec.sweep), engines={e: engines[e] for e in spec.engines}, charts=spec.charts)
 
@@ -174,6 +243,40 @@ def _refuse_base_60(sweep: Any, text: str, origin: Origin) -> None:
         if isinstance(value, int) and line and _BASE_60.search(lines[line - 1]):
             raise origin.error(("sweep", name), "quote a start:stop:step of whole numbers (\"1:9:2\"): "
                                                 f"YAML reads it unquoted as the number {value}")
+
+
+def _load_options(spec: StudySpec, origin: Origin) -> Dict[str, Any]:
+    """The load engine's options: its settings for the generator, less the rate
+    each scenario gives. It measures the one service at each swept rate, so the
+    rate is the only swept param."""
+    load = spec.load
+    if load is None:
+        raise origin.error(("engines",), "engine load needs a load: section naming its target "
+                                         "(docs/experiments.md)")
+    if load.rate not in spec.sweep:
+        raise origin.error(("load", "rate"), f"{load.rate!r} is not swept: the load measures at each "
+                                                  "value of its rate param (sweep it)")
+    others = [name for name in spec.sweep if name != load.rate]
+    if others:
+        raise origin.error(("sweep", others[0]), f"engine load measures one service at each {load.rate}: sweep "
+                                                 "only the rate (give other params with set, or as model variants)")
+    return {"target": load.target, "exec": load.exec, "rate": load.rate, "duration": load.duration,
+            "warmup": load.warmup, "arrivals": load.arrivals, "connections": load.connections,
+            "max_in_flight": load.max_in_flight, "timeout": load.timeout, "method": load.method,
+            "seed": load.seed, "thresholds": list(load.thresholds)}
+
+
+def _check_rates(spec: StudySpec, models: Dict[str, Model], origin: Origin) -> None:
+    """Every swept rate, per second in each model's time unit, one the load
+    can send: refused here, before any scenario runs."""
+    name = spec.load.rate
+    for label, model in models.items():
+        for value in spec.sweep[name]:
+            try:
+                _options().rate("rate", repr(value / SECONDS[model.time_unit]))
+            except OptionError as e:
+                raise origin.error(("sweep", name), f"{value} per {model.time_unit} (model {label}) is not a rate "
+                                                    f"the load can send: {e.problem_worded()}") from None
 
 
 def _simulate_options(options: SimulateOptions) -> Dict[str, Any]:

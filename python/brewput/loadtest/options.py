@@ -198,6 +198,14 @@ def sweep_rates(text: Optional[str], given: List[str]) -> Optional[List[float]]:
     return rates
 
 
+def method(text: str) -> str:
+    """`GET`, `POST`, as typed (methods are case-sensitive): a token of letters."""
+    text = str(text).strip()
+    if not (text.isascii() and text.isalpha()):
+        raise OptionError("method", "expected an HTTP method, e.g. GET or POST", value=text)
+    return text
+
+
 def connections(text: str) -> int:
     return whole("connections", text, 1, _native.LOAD_MAX_CONNECTIONS)
 

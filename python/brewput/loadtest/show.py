@@ -133,10 +133,14 @@ def print_sweep(console, record: dict) -> None:
         table.add_row(*cells)
     console.print(table)
     if record["saturation"]:
-        console.print(f"saturation: at {record['saturation']['rate']:g}/s "
-                      f"{', '.join(record['saturation']['broken'])} broke")
+        console.print(saturation_line(record["saturation"]))
     for failure in record["failed"]:
         console.print(f"{failure['engine']} at rate {failure['params']['rate']:g}: {failure['error']}")
+
+
+def saturation_line(saturation: dict) -> str:
+    """Where a capacity curve stopped: `saturation: at 300/s p99<40ms broke`."""
+    return f"saturation: at {saturation['rate']:g}/s {', '.join(saturation['broken'])} broke"
 
 
 def _to_ms(record: dict, engine: str, rate: float) -> float:
