@@ -24,10 +24,9 @@ use crate::job::{Jobs, OUTSIDE};
 use crate::marks::MarkTimes;
 use crate::measurement::{Measurement, Milestone, WarmupPlan};
 use crate::model::{CompiledModel, Take, MARK_DONE};
-use crate::model::Preempt;
 use crate::plan::{is_step, plan_classes, ClassPlan, ServeStep, SourcePlan, StepKind, StepPlan, END_BRANCH, EXIT};
 use crate::resources::Resources;
-use crate::service::{Started, TypedServers};
+use crate::service::{Remaining, Started, TypedServers};
 use crate::settings::RunSettings;
 use crate::station::StationState;
 use crate::stats::ReplicationStats;
@@ -462,7 +461,7 @@ impl Simulation {
         }
         let station = serve.station;
         self.dispatch(station);
-        if !plain && self.stations[station as usize].preempt().is_some() {
+        if !plain && self.stations[station as usize].preempts() {
             // Only an arrival can outrank a job in service with no server free.
             self.preempt(station);
         }
@@ -646,15 +645,14 @@ impl Simulation {
             // Its service end is stale. Its wait resumes: the next start adds
             // the time since it arrived here, so the time until now comes off.
             self.jobs.renew(victim.job);
-            let how = self.stations[station as usize].preempt();
             let j = &mut self.jobs[victim.job];
             j.waited -= now - j.entered_station;
-            j.work = match how {
-                Some(Preempt::Restart) => {
+            j.work = match victim.work {
+                Remaining::Left(work) => work,
+                Remaining::Anew => {
                     let plan = &self.classes[j.class as usize].steps[j.step as usize];
                     serving(plan).service.as_ref().map_or(0.0, |service| service.sample(&mut self.rng))
                 }
-                _ => victim.ends_at - now,
             };
             let seq = j.seq;
             self.stations[station as usize].requeue(victim.job, victim.key, seq, now);

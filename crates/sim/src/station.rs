@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use crate::model::{Discipline, Preempt, Station, Take};
 use crate::plan::Occupancy;
-use crate::service::{Departure, Moved, Service, Started, Stint, Stints, TypedServers, UNBOUNDED};
+use crate::service::{Departure, Moved, Preempted, Preemption, Service, Started, TypedServers, UNBOUNDED};
 use crate::stats::{StationStats, TimeAverage};
 use crate::wait_queue::{Ticket, WaitQueue};
 
@@ -17,7 +17,7 @@ pub struct StationState {
     /// Which waiting job a freed typed server takes.
     pub take: Take,
     /// At a station with `preempt`: how, and the jobs in service.
-    preemption: Option<(Preempt, Stints)>,
+    preemption: Option<Preemption>,
     /// Untyped servers and no preemption: the common case, which the hot
     /// paths tell apart with this one flag.
     pub plain: bool,
@@ -40,7 +40,7 @@ impl StationState {
             capacity: station.capacity.unwrap_or(UNBOUNDED),
             discipline: station.discipline,
             take: station.take,
-            preemption: (station.preempt != Preempt::None).then(|| (station.preempt, Stints::default())),
+            preemption: Preemption::new(station.preempt),
             plain: station.server_types.is_empty() && station.preempt == Preempt::None,
             queue: WaitQueue::new(station.discipline),
             service: Service::new(station, classes),
@@ -139,8 +139,8 @@ impl StationState {
     #[inline]
     pub fn service_end(&mut self, job: u32, slot: u32, class: u32, now: f64, measuring: bool) {
         if !self.plain {
-            if let Some((_, stints)) = &mut self.preemption {
-                stints.ended(job);
+            if let Some(preemption) = &mut self.preemption {
+                preemption.ended(job);
             }
         }
         match &mut self.service {
@@ -151,29 +151,29 @@ impl StationState {
         self.busy_average.change(-1.0, now);
     }
 
-    /// How the station preempts, if it does.
+    /// Whether the station preempts.
     #[inline]
-    pub fn preempt(&self) -> Option<Preempt> {
-        self.preemption.as_ref().map(|(how, _)| *how)
+    pub fn preempts(&self) -> bool {
+        self.preemption.is_some()
     }
 
     /// At a preempting station: `job` of priority `key` started a stint ending at `ends_at`.
     #[inline]
     pub fn began(&mut self, job: u32, key: f64, ends_at: f64) {
-        if let Some((_, stints)) = &mut self.preemption {
-            stints.began(job, key, ends_at);
+        if let Some(preemption) = &mut self.preemption {
+            preemption.began(job, key, ends_at);
         }
     }
 
     /// At a preempting station with no free server: the job in service that
     /// a waiting job of priority `key` displaces, taken off its server (in
     /// `slot`), if any; the job moved into that slot, if one did.
-    pub fn displace(&mut self, key: f64, slot_of: impl Fn(u32) -> u32, now: f64) -> Option<(Stint, Option<Moved>)> {
-        let (_, stints) = self.preemption.as_mut()?;
+    pub fn displace(&mut self, key: f64, slot_of: impl Fn(u32) -> u32, now: f64) -> Option<(Preempted, Option<Moved>)> {
+        let preemption = self.preemption.as_mut()?;
         if self.service.has_free_server() {
             return None;
         }
-        let victim = stints.displace(key)?;
+        let victim = preemption.displace(key, now)?;
         let Service::Pool(pool) = &mut self.service else {
             unreachable!("preemption is simulated at server pools");
         };

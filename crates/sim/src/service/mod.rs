@@ -12,7 +12,7 @@ mod sharing;
 mod typed;
 
 pub use pool::ServerPool;
-pub use preemption::{Stint, Stints};
+pub use preemption::{Preempted, Preemption, Remaining};
 pub use sharing::ProcessorSharing;
 pub use typed::TypedServers;
 
