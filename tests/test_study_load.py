@@ -62,6 +62,16 @@ def test_each_rate_is_measured_beside_the_models_predictions(url, tmp_path):
     assert [(s["engine"], s["params"]["rate"]) for s in record["scenarios"]] == [
         ("solve", 0.05), ("load", 0.05), ("solve", 0.1), ("load", 0.1)]
     assert record["saturation"] is None and record["failed"] == []
+    # The table of measured beside predicted: a row per rate, solve's mean with its relative error.
+    rows = [line for line in done.stdout.splitlines() if line.startswith("│ ms ")]
+    for line, rate in zip(rows[-2:], (0.05, 0.1)):
+        cells = [c.strip() for c in line.strip("│").split("│")]
+        measured = next(s for s in record["scenarios"] if s["engine"] == "load" and s["params"]["rate"] == rate)
+        solved = next(s for s in record["scenarios"] if s["engine"] == "solve" and s["params"]["rate"] == rate)
+        mean, predicted = (s["results"]["classes"][c]["response_time"]["mean"]
+                           for s, c in ((measured, "request"), (solved, "request")))
+        assert cells[0] == "ms" and float(cells[1]) == rate
+        assert cells[5].endswith(f"({(mean - predicted) / predicted:+.0%})"), cells
     for s in record["scenarios"]:
         if s["engine"] != "load":
             continue

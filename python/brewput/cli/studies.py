@@ -35,7 +35,7 @@ def run_study(
 ):
     """Run a study: every model, engine and combination of swept params it names."""
     from ..experiment.study import load_study
-    from ..report.record_tables import lost_any, pivot_table, scenario_table
+    from ..report.record_tables import lost_any, measured_table, pivot_table, scenario_table
 
     runner = prepare(output, report, executor, scheduler, workers, hgrm)
     plan = load_study(study)
@@ -67,6 +67,9 @@ def run_study(
             out.print(pivot_table(record, "latency"))
             if lost_any(record):
                 out.print(pivot_table(record, "lost"))
+            beside = measured_table(record)
+            if beside is not None:
+                out.print(beside)
         else:
             out.print(scenario_table(record))
 

@@ -103,3 +103,49 @@ def scenario_table(record: dict) -> Table:
                           *(number(s["params"][p]) for p in swept), name, figure(cls, "throughput", rate),
                           *(figure(rt, k, time) for k in ("mean", "p50", "p95", "p99")))
     return table
+
+
+def measured_table(record: dict) -> Optional[Table]:
+    """Each load scenario's response times beside its model's predictions at the
+    same params, with the relative error (measured − predicted) / predicted; None
+    when nothing was measured. The model's first class stands for the requests."""
+    from ..loadtest.predict import relative_errors
+
+    scenarios = record["scenarios"]
+    measured = [s for s in scenarios if s["engine"] == "load"]
+    if not measured:
+        return None
+    shown = display_units(record)
+    predicted = {(s["model"], _params_key(s), s["engine"]): s for s in scenarios if s["engine"] != "load"}
+    engines = sorted({engine for _, _, engine in predicted})
+    swept = list(record["sweep"])
+    unit = shown.time
+    table = Table(title=f"Response time ({unit}), measured beside predicted (relative error)", title_justify="left")
+    for header in ["model", *swept, "achieved /s", "measured mean", "measured p99",
+                   *(f"{engine} {figure}" for engine in engines for figure in ("mean", "p99"))]:
+        table.add_column(header, justify="left" if header == "model" else "right")
+    for s in measured:
+        times = _in_display(shown, s["results"], next(iter(s["results"]["classes"].values()))["response_time"])
+        cells = [s["model"], *(number(s["params"][p]) for p in swept), number(s["results"]["load"]["achieved_rate"]),
+                 number(times.get("mean")), number(times.get("p99"))]
+        for engine in engines:
+            other = predicted.get((s["model"], _params_key(s), engine))
+            if other is None:
+                cells += ["-", "-"]
+                continue
+            guess = _in_display(shown, other["results"],
+                                next(iter(other["results"]["classes"].values()))["response_time"])
+            errors = relative_errors(times, guess)
+            cells += [number(guess.get(f)) + ("" if errors[f] is None else f" ({errors[f]:+.0%})")
+                      for f in ("mean", "p99")]
+        table.add_row(*cells)
+    return table
+
+
+def _params_key(scenario: dict) -> tuple:
+    return tuple(sorted(scenario["params"].items()))
+
+
+def _in_display(shown: Display, res: dict, times: dict) -> Dict[str, Optional[float]]:
+    factor = shown.time_from(res["time_unit"])
+    return {k: None if times.get(k) is None else times[k] * factor for k in ("mean", "p50", "p90", "p99")}
