@@ -23,10 +23,10 @@ use crate::giving_up::{admission, patience_ends, Admission, LossReason};
 use crate::job::{Jobs, OUTSIDE};
 use crate::marks::MarkTimes;
 use crate::measurement::{Measurement, Milestone, WarmupPlan};
-use crate::model::{CompiledModel, Take, MARK_DONE};
+use crate::model::{CompiledModel, MARK_DONE};
 use crate::plan::{is_step, plan_classes, ClassPlan, ServeStep, SourcePlan, StepKind, StepPlan, END_BRANCH, EXIT};
 use crate::resources::Resources;
-use crate::service::{Remaining, Started, TypedServers};
+use crate::service::{Remaining, Start, Started, TypedServers};
 use crate::settings::RunSettings;
 use crate::station::StationState;
 use crate::stats::ReplicationStats;
@@ -75,14 +75,6 @@ fn serving(plan: &StepPlan) -> &ServeStep {
         StepKind::Serve(serve) => serve,
         _ => unreachable!("a job at a station is at a station step"),
     }
-}
-
-/// A waiting job that can start now and, at typed servers, the type of the
-/// idle server it takes.
-#[derive(Debug, Clone, Copy)]
-struct Start {
-    job: u32,
-    server_type: u32,
 }
 
 impl Simulation {
@@ -713,39 +705,20 @@ impl Simulation {
         Some(Start { job, server_type: 0 })
     }
 
-    /// At typed servers: the head if an idle server may serve it (`head`), or
-    /// the first job in queue order that an idle server may serve
-    /// (`first_fit`), with the type of server it takes.
+    /// At typed servers: the job that starts, and the type of server it takes.
     #[cold]
     #[inline(never)]
     fn typed_startable(&self, s: &StationState, typed: &TypedServers) -> Option<Start> {
-        if !typed.has_free_server() {
-            return None;
-        }
-        for job in s.queue() {
-            let serve = self.serve_step(job);
-            if !self.uses_resources || self.resources.all_free(&serve.uses) {
-                if let Some(server_type) = typed.pick(|t| serve.can_be_served_by(t)) {
-                    return Some(Start { job, server_type });
-                }
-            }
-            if s.take == Take::Head {
-                return None;
-            }
-        }
-        None
+        let ready = |job| !self.uses_resources || self.resources.all_free(&self.serve_step(job).uses);
+        typed.startable(s.queue(), ready, |job, t| self.serve_step(job).can_be_served_by(t))
     }
 
-    /// The first-fit invariant: no idle server of a type that may serve a
-    /// waiting job (which needs no tokens that are taken) while it waits.
+    /// The first-fit invariant (service/typed.rs), where tokens cannot keep
+    /// a job from starting beside an idle server.
     fn first_fit_holds(&self, station: u32) -> bool {
         let s = &self.stations[station as usize];
-        let Some(typed) = s.typed().filter(|_| s.take == Take::FirstFit && !self.uses_resources) else {
-            return true;
-        };
-        s.queue().all(|job| {
-            let serve = self.serve_step(job);
-            (0..typed.types()).all(|t| !(typed.is_idle(t) && serve.can_be_served_by(t)))
+        s.typed().is_none_or(|typed| {
+            self.uses_resources || typed.first_fit_holds(s.queue(), |job, t| self.serve_step(job).can_be_served_by(t))
         })
     }
 

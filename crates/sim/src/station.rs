@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use crate::model::{Discipline, Preempt, Station, Take};
+use crate::model::{Discipline, Preempt, Station};
 use crate::plan::Occupancy;
 use crate::service::{Departure, Moved, Preempted, Preemption, Service, Started, TypedServers, UNBOUNDED};
 use crate::stats::{StationStats, TimeAverage};
@@ -14,8 +14,6 @@ use crate::wait_queue::{Ticket, WaitQueue};
 pub struct StationState {
     capacity: u32,
     pub discipline: Discipline,
-    /// Which waiting job a freed typed server takes.
-    pub take: Take,
     /// At a station with `preempt`: how, and the jobs in service.
     preemption: Option<Preemption>,
     /// Untyped servers and no preemption: the common case, which the hot
@@ -39,7 +37,6 @@ impl StationState {
         StationState {
             capacity: station.capacity.unwrap_or(UNBOUNDED),
             discipline: station.discipline,
-            take: station.take,
             preemption: Preemption::new(station.preempt),
             plain: station.server_types.is_empty() && station.preempt == Preempt::None,
             queue: WaitQueue::new(station.discipline),

@@ -16,6 +16,7 @@ pub use preemption::{Preempted, Preemption, Remaining};
 pub use sharing::ProcessorSharing;
 pub use typed::TypedServers;
 
+
 use crate::model::{Discipline, Station};
 
 /// Stands for "infinitely many" in server and capacity counts.
@@ -29,6 +30,14 @@ pub enum Service {
     Pool(ServerPool),
     Sharing(ProcessorSharing),
     Typed(TypedServers),
+}
+
+/// A waiting job that can start now and, at typed servers, the type of the
+/// idle server it takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Start {
+    pub job: u32,
+    pub server_type: u32,
 }
 
 /// What starting a job's service means for the event list.
@@ -62,7 +71,7 @@ impl Service {
         let servers = station.servers.unwrap_or(UNBOUNDED);
         match station.discipline {
             _ if !station.server_types.is_empty() => {
-                Service::Typed(TypedServers::new(&station.server_types, station.assign, classes))
+                Service::Typed(TypedServers::new(&station.server_types, station.take, station.assign, classes))
             }
             Discipline::Ps => Service::Sharing(ProcessorSharing::new(servers)),
             _ => Service::Pool(ServerPool::new(servers)),

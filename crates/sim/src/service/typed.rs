@@ -7,10 +7,18 @@
 //! choosing the longest-idle server across types needs, and all the
 //! statistics per type depend on. A job holding a server is known by its
 //! type (the job's server slot).
+//!
+//! Which waiting job a freed server takes, and which idle server an arriving
+//! job takes, is decided here ([`TypedServers::startable`]); the simulation
+//! moves the job. Under `first_fit` the invariant is that no idle server
+//! waits beside a waiting job it may serve ([`TypedServers::first_fit_holds`],
+//! checked after every start in debug builds and tests); under `head` the
+//! head of the line waits for a server it may use, and everyone behind it.
 
 use std::collections::VecDeque;
 
-use crate::model::{Assign, ServerType};
+use super::Start;
+use crate::model::{Assign, ServerType, Take};
 use crate::stats::{ServerTypeStats, TimeAverage};
 
 #[derive(Debug)]
@@ -28,6 +36,8 @@ struct ServerGroup {
 #[derive(Debug)]
 pub struct TypedServers {
     groups: Vec<ServerGroup>,
+    /// Which waiting job a freed server takes.
+    take: Take,
     assign: Assign,
     servers: u32,
     held: u32,
@@ -35,7 +45,7 @@ pub struct TypedServers {
 }
 
 impl TypedServers {
-    pub fn new(types: &[ServerType], assign: Assign, classes: usize) -> Self {
+    pub fn new(types: &[ServerType], take: Take, assign: Assign, classes: usize) -> Self {
         let groups = types
             .iter()
             .map(|t| ServerGroup {
@@ -46,7 +56,7 @@ impl TypedServers {
                 served: vec![0; classes],
             })
             .collect();
-        TypedServers { groups, assign, servers: types.iter().map(|t| t.count).sum(), held: 0, serving: 0 }
+        TypedServers { groups, take, assign, servers: types.iter().map(|t| t.count).sum(), held: 0, serving: 0 }
     }
 
     #[inline]
@@ -93,6 +103,39 @@ impl TypedServers {
                 .map(|(t, _)| t),
         };
         chosen.map(|t| t as u32)
+    }
+
+    /// The job of `waiting` (in queue order) that starts now, and the type
+    /// of idle server it takes: under `head` the head if a server may serve
+    /// it, under `first_fit` the first job one may serve. `ready(job)`:
+    /// whether it may start at all (its tokens are free); `may_serve(job, t)`:
+    /// whether a server of type `t` may serve it.
+    pub fn startable(
+        &self,
+        waiting: impl Iterator<Item = u32>,
+        ready: impl Fn(u32) -> bool,
+        may_serve: impl Fn(u32, u32) -> bool,
+    ) -> Option<Start> {
+        if !self.has_free_server() {
+            return None;
+        }
+        for job in waiting {
+            if ready(job) {
+                if let Some(server_type) = self.pick(|t| may_serve(job, t)) {
+                    return Some(Start { job, server_type });
+                }
+            }
+            if self.take == Take::Head {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// The first-fit invariant: under `first_fit`, no server is idle while a
+    /// job of `waiting` that it `may_serve` waits.
+    pub fn first_fit_holds(&self, mut waiting: impl Iterator<Item = u32>, may_serve: impl Fn(u32, u32) -> bool) -> bool {
+        self.take != Take::FirstFit || waiting.all(|job| (0..self.types()).all(|t| !(self.is_idle(t) && may_serve(job, t))))
     }
 
     /// A job starts on an idle server of type `t`.
@@ -146,8 +189,42 @@ mod tests {
     use super::*;
 
     fn bar(assign: Assign) -> TypedServers {
+        bar_taking(Take::FirstFit, assign)
+    }
+
+    fn bar_taking(take: Take, assign: Assign) -> TypedServers {
         let types = [ServerType { name: "espresso".into(), count: 2 }, ServerType { name: "drip".into(), count: 1 }];
-        TypedServers::new(&types, assign, 1)
+        TypedServers::new(&types, take, assign, 1)
+    }
+
+    /// Jobs 10 and 11 want espresso (type 0) only, job 12 drip (type 1) only.
+    fn wants(job: u32, t: u32) -> bool {
+        t == u32::from(job == 12)
+    }
+
+    #[test]
+    fn strict_order_blocks_behind_its_head_and_first_fit_takes_the_first_that_fits() {
+        let anyone = |_| true;
+        for take in [Take::Head, Take::FirstFit] {
+            let mut servers = bar_taking(take, Assign::LongestIdle);
+            servers.start(0, 0.0);
+            servers.start(0, 0.0);
+            // Both espresso machines busy, the drip station idle.
+            let chosen = servers.startable([10, 12].into_iter(), anyone, wants);
+            let holds = servers.first_fit_holds([10, 12].into_iter(), wants);
+            if take == Take::Head {
+                assert_eq!(chosen, None, "the head waits for espresso, and drip behind it");
+                assert!(holds, "only first fit promises no idle server beside a job it may serve");
+            } else {
+                assert_eq!(chosen, Some(Start { job: 12, server_type: 1 }));
+                assert!(!holds);
+            }
+            assert_eq!(servers.startable([12, 10].into_iter(), anyone, wants), Some(Start { job: 12, server_type: 1 }));
+            assert_eq!(servers.startable([12].into_iter(), |_| false, wants), None, "not ready: its tokens are taken");
+            servers.start(1, 0.0);
+            assert_eq!(servers.startable([10, 11].into_iter(), anyone, wants), None, "no server free");
+            assert!(servers.first_fit_holds([10, 11, 12].into_iter(), wants));
+        }
     }
 
     #[test]
