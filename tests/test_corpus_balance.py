@@ -31,6 +31,15 @@ CASES = [
     # Seeds numpy cannot take.
     *(Case(f"seed-{name}", balance("--centres", "4", "--seed", value), names=["--seed"])
       for name, value in (("negative", "-1"), ("too-large", str(2**64)), ("fraction", "1.5"), ("text", "abc"))),
+    # A chart file that cannot be written: refused before any work.
+    Case("chart-not-png", balance("--centres", "4", "--chart", "busiest.svg"), names=["--chart", ".png"]),
+    Case("chart-is-a-folder", balance("--centres", "4", "--chart", "{dir}"), names=["--chart", "folder"]),
+    Case("chart-folder-missing", balance("--centres", "4", "--chart", "{dir}/no/such/busiest.png"),
+         names=["--chart", "does not exist"]),
+    Case("chart-folder-is-a-file", balance("--centres", "4", "--chart", "f.txt/busiest.png"), {"f.txt": "x"},
+         names=["--chart", "f.txt"]),
+    Case("chart-empty-name", balance("--centres", "4", "--chart", ""), names=["--chart"]),
+    Case("chart-without-value", balance("--centres", "4", "--chart"), names=["--chart"]),
     # What people type.
     Case("unknown-option", balance("--centers", "4"), names=["--centers"]),
     Case("centres-as-argument", balance("4"), names=["--centres"]),

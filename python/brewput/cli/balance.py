@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Optional
 
 import typer
 
@@ -17,11 +19,21 @@ def balance(
     sigma: float = NumberOption(0.1, "--sigma", help="The standard deviation of each centre's utilization."),
     seed: int = WholeOption(1, "--seed", help="The simulation's random seed."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+    chart: Optional[Path] = typer.Option(None, "--chart", help="Also draw E[max] against M = 2, 4, 8, ... up to "
+                                                               "--centres into this PNG file.  [default: none]"),
 ):
     """How busy the busiest of M centres is, when each one's utilization is normal(mean, sigma)."""
     from ..planning.balance import busiest
 
+    if chart is not None:
+        from ..planning.balance_chart import check_chart_path
+
+        check_chart_path(chart)
     figures = busiest(centres, mean, sigma, seed)
+    if chart is not None:
+        from ..planning.balance_chart import write_busiest_chart
+
+        write_busiest_chart(chart, centres, seed)
     if as_json:
         print(json.dumps(figures.to_dict(), indent=2))
         return

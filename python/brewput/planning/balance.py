@@ -15,7 +15,9 @@ Granularity: a centre's load is the sum of the n units (exchanges, requests)
 bound to it, each of spread s, so its spread is sqrt(n) s. Splitting every unit
 into k finer ones of spread s_k gives sqrt(k n) s_k: finer units help only when
 s_k < s / sqrt(k), and then the busiest centre's excess over the mean shrinks by
-s / (sqrt(k) s_k).
+s / (sqrt(k) s_k). That holds when every centre gets the same number of units;
+when a hash picks each unit's centre, the number varies too, and that variation,
+which splitting does shrink, is most of the spread.
 """
 from __future__ import annotations
 
@@ -170,6 +172,16 @@ class Split:
         """How many times smaller the busiest centre's excess over the mean becomes
         (the ratio of the centres' spreads, coarse over fine)."""
         return self.break_even_sd / self.fine_sd
+
+    def gain_when_hashed(self, centres: int) -> float:
+        """The same ratio when each unit goes to a centre drawn at random (a hash), so
+        that how many units a centre gets varies too: a centre's load then has variance
+        n (sd^2 + mean^2 (1 - 1/M)) for n units on average, and the count's share,
+        mean^2, falls by k on splitting while the spread's may not."""
+        share = 1 - 1 / centres
+        coarse = self.coarse_sd**2 + self.coarse_mean**2 * share
+        fine = self.k * (self.fine_sd**2 + self.fine_mean**2 * share)
+        return math.sqrt(coarse / fine)
 
     @property
     def seed_threshold(self) -> float:
