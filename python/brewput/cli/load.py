@@ -23,7 +23,7 @@ THRESHOLD_BROKEN = 1
 @app.command("load")
 @user_errors
 def load(
-    url: Optional[str] = typer.Argument(None, help="The target: an http:// URL (or use --exec)."),
+    url: Optional[str] = typer.Argument(None, help="The target: an http:// or https:// URL (or use --exec)."),
     exec_command: Optional[str] = typer.Option(None, "--exec", metavar="CMD",
                                                help="Run this shell command per request instead of HTTP.  [default: none]"),
     rate: Optional[str] = typer.Option(None, "--rate", metavar="PER_S", help="Target rate, requests per second (or --ramp, --step).  [default: none]"),
@@ -41,7 +41,18 @@ def load(
     max_in_flight: str = typer.Option("10000", "--max-in-flight", metavar="N",
                                       help="Requests due but unanswered at most; more are dropped and counted."),
     timeout: str = typer.Option("10s", "--timeout", metavar="TIME", help="A request unanswered this long fails."),
-    method: str = typer.Option("GET", "--method", help="The HTTP method."),
+    method: Optional[str] = typer.Option(None, "--method", help="The HTTP method.  [default: GET, POST with --body]"),
+    header: List[str] = typer.Option([], "--header", "-H", metavar="'NAME: VALUE'",
+                                     help="Send this header with every request (repeatable; replaces the default "
+                                          "Host or User-Agent).  [default: none]"),
+    body: Optional[str] = typer.Option(None, "--body", metavar="FILE",
+                                       help="Send this file's bytes as every request's body (read once, "
+                                            "before the run), with its Content-Length.  [default: none]"),
+    cacert: Optional[str] = typer.Option(None, "--cacert", metavar="FILE.pem",
+                                         help="https: trust the certificates in this PEM file too (a test "
+                                              "server's self-signed one).  [default: none]"),
+    insecure: bool = typer.Option(False, "--insecure",
+                                  help="https: accept any certificate, unverified (said in the results)."),
     seed: str = typer.Option("1", "--seed", metavar="N", help="Seed of the schedule (poisson)."),
     threshold: List[str] = typer.Option([], "--threshold", metavar="EXPR",
                                         help="e.g. p99<250ms, mean<20ms, lag_p99<10ms, error_rate<1%, "
@@ -75,7 +86,14 @@ def load(
     if (url is None) == (exec_command is None):
         raise opt.no_target() if url is None else BrewputError(f"URL {url} and --exec: give one target, not both")
     target = opt.http_target(url) if url is not None else None
-    target_settings = target.settings(method) if target else opt.exec_target(exec_command)
+    request_warnings: List[str] = []
+    if target:
+        method, request, request_warnings = opt.request(target, method, header, body, cacert, insecure)
+        target_settings = target.settings(method, request)
+    else:
+        opt.no_request_options([name for name, given in (("method", method), ("header", header), ("body", body),
+                                                          ("cacert", cacert), ("insecure", insecure)) if given])
+        target_settings = opt.exec_target(exec_command)
     rates = opt.sweep_rates(sweep, given=[n for n, v in (("rate", rate), ("ramp", ramp), ("step", step)) if v])
     schedule = opt.schedule(rate_text=str(rates[0]) if rates else rate, arrivals=arrivals, ramp_text=ramp,
                             step_text=step, duration_text=duration, requests_text=requests, warmup_text=warmup,
@@ -84,8 +102,6 @@ def load(
                 "max_in_flight": opt.max_in_flight(max_in_flight),
                 "timeout_seconds": opt.seconds("timeout", timeout, most=opt.MAX_TIMEOUT),
                 "interval_log": None if hlog is None else str(hlog)}
-    if target and not (method.isascii() and method.isalpha()):
-        raise opt.OptionError("method", "expected an HTTP method, e.g. GET or POST", value=method)
     from ..loadtest import parse_threshold
 
     thresholds = [parse_threshold(t) for t in threshold]
@@ -102,9 +118,11 @@ def load(
         raise opt.OptionError("set", "only sets the --predict model's params", value=" ".join(sets))
     name, kind = (target.url, "http") if target else (exec_command, "exec")
     if rates is not None:
+        for warning in request_warnings:
+            warning_line(warning)
         _run_sweep(settings, rates, name, kind, thresholds, predict, params, output, report, hgrm, as_json)
     else:
-        _run_once(settings, name, kind, thresholds, predict, params, output, hgrm, hlog, as_json)
+        _run_once(settings, name, kind, thresholds, predict, params, output, hgrm, hlog, as_json, request_warnings)
 
 
 def _check_outputs(output: Optional[Path], hgrm: Optional[Path], hlog: Optional[Path], report: Optional[Path], *,
@@ -131,12 +149,14 @@ def _check_outputs(output: Optional[Path], hgrm: Optional[Path], hlog: Optional[
 
 
 def _run_once(settings: dict, name: str, kind: str, thresholds: list, predict: Optional[str], params: dict,
-              output: Optional[Path], hgrm: Optional[Path], hlog: Optional[Path], as_json: bool) -> None:
+              output: Optional[Path], hgrm: Optional[Path], hlog: Optional[Path], as_json: bool,
+              request_warnings: List[str]) -> None:
     from ..loadtest.results import to_results
     from ..loadtest.thresholds import judge
 
     summary = _measure_live(settings, enabled=not as_json)
     results = to_results(summary, target=name, method=kind, settings=settings)
+    results["warnings"] = request_warnings + results["warnings"]
     if predict is not None:
         from ..loadtest.predict import predict as run_predictions
 

@@ -96,10 +96,17 @@ class HttpTarget:
     authority: str
     path: str
     url: str
+    tls: bool
 
-    def settings(self, method: str) -> dict:
-        return {"http": {"host": self.host, "port": self.port, "authority": self.authority, "path": self.path,
-                         "method": method}}
+    def settings(self, method: str, request: Optional[dict] = None) -> dict:
+        """The generator's target; `request` is what `request()` made of the
+        options that shape each request (headers, body, certificates)."""
+        http = {"host": self.host, "port": self.port, "authority": self.authority, "path": self.path, "method": method}
+        if request is not None:
+            http.update(request)
+        if self.tls:
+            http.setdefault("tls", {})
+        return {"http": http}
 
 
 def _bad_url(problem: str, value: str) -> BrewputError:
@@ -108,18 +115,16 @@ def _bad_url(problem: str, value: str) -> BrewputError:
 
 
 def http_target(text: str) -> HttpTarget:
-    """`http://127.0.0.1:8080/x?y=1`, checked: http only (https is not carried
-    yet), a host, a port from 1 to 65535."""
+    """`http://127.0.0.1:8080/x?y=1` or `https://...`, checked: a host, a port
+    from 1 to 65535 (80 or 443 when none is given), a path as RFC 3986 allows."""
     text = str(text).strip()
     try:
         parts = urlsplit(text)
         port = parts.port
     except ValueError as e:
         raise _bad_url(f"not a valid URL ({e})", value=text) from None
-    if parts.scheme == "https":
-        raise _bad_url("https is not supported yet: use http:// (or --exec for another client)", value=text)
-    if parts.scheme != "http":
-        raise _bad_url("expected an http:// URL, e.g. http://127.0.0.1:8080/", value=text)
+    if parts.scheme not in ("http", "https"):
+        raise _bad_url("expected an http:// or https:// URL, e.g. http://127.0.0.1:8080/", value=text)
     if not parts.hostname:
         raise _bad_url("the URL names no host", value=text)
     if port == 0:
@@ -129,8 +134,80 @@ def http_target(text: str) -> HttpTarget:
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     if not _REQUEST_TARGET.match(path):
         raise _bad_url("the path holds characters a URL must percent-encode (RFC 3986)", value=text)
-    return HttpTarget(host=parts.hostname, port=port or 80, authority=parts.netloc.rpartition("@")[2], path=path,
-                      url=text)
+    tls = parts.scheme == "https"
+    return HttpTarget(host=parts.hostname, port=port or (443 if tls else 80), authority=parts.netloc.rpartition("@")[2],
+                      path=path, url=text, tls=tls)
+
+
+# A header's name is an RFC 9110 token; its value visible ASCII, spaces and tabs
+# (no line breaks: a header cannot smuggle another in).
+_HEADER_NAME = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+_HEADER_VALUE = re.compile(r"^[\x20-\x7e\t]*$")
+MAX_HEADERS = 100
+MAX_HEADER_BYTES = 64 * 1024  # all of them together: servers refuse far less
+# Headers the generator sets itself, from what they describe.
+_OWN_HEADERS = {"content-length": "is set from --body's size", "transfer-encoding": "is not sent: bodies have a length"}
+# Methods whose body RFC 9110 gives no meaning: sent, with a warning.
+_BODY_IGNORED = ("GET", "HEAD", "DELETE")
+
+
+def header(text: str) -> Tuple[str, str]:
+    """`'Name: value'` -> ("Name", "value"), checked (RFC 9110 field syntax)."""
+    name, sep, value = str(text).partition(":")
+    if not sep or not name:
+        raise OptionError("header", "expected 'Name: value', e.g. --header 'Accept: application/json'", value=repr(text))
+    if not _HEADER_NAME.match(name):
+        raise OptionError("header", "the name must be a token (letters, digits, -_.!#$%&'*+^`|~), with no space "
+                                    "before the colon", value=repr(text))
+    value = value.strip(" \t")
+    if not _HEADER_VALUE.match(value):
+        raise OptionError("header", "the value must be visible ASCII, spaces and tabs (no line breaks or "
+                                    "control characters)", value=repr(text))
+    if name.lower() in _OWN_HEADERS:
+        raise OptionError("header", f"{name} {_OWN_HEADERS[name.lower()]}", value=repr(text))
+    return name, value
+
+
+def request(target: HttpTarget, method_text: Optional[str], header_texts: List[str], body: Optional[str],
+            cacert: Optional[str], insecure: bool) -> Tuple[str, dict, List[str]]:
+    """The method and what shapes each request of a URL target (`--header`,
+    `--body`, `--cacert`, `--insecure`), checked, with warnings to show. A body
+    without --method is POSTed, as curl does; the files are read by the
+    generator, once, before anything is sent."""
+    chosen = method(method_text) if method_text is not None else ("POST" if body is not None else "GET")
+    found = []
+    if body is not None:
+        if chosen == "TRACE":
+            raise OptionError(("body", "method"), "a TRACE request carries no body (RFC 9110)")
+        if chosen in _BODY_IGNORED:
+            found.append(f"--body with --method {chosen}: sent, but RFC 9110 gives a {chosen} body no meaning, "
+                         "and servers may ignore or refuse it")
+    if len(header_texts) > MAX_HEADERS:
+        raise OptionError("header", f"expected at most {MAX_HEADERS} headers", value=f"({len(header_texts)} given)")
+    headers = [header(t) for t in header_texts]
+    if sum(len(n) + len(v) + 4 for n, v in headers) > MAX_HEADER_BYTES:
+        raise OptionError("header", f"the headers hold more than {MAX_HEADER_BYTES // 1024} KiB together")
+    settings: dict = {"headers": [list(h) for h in headers], "body": body}
+    if not target.tls and (cacert is not None or insecure):
+        raise OptionError("cacert" if cacert is not None else "insecure", "only for an https:// URL",
+                          value=cacert)
+    if cacert is not None and insecure:
+        raise OptionError(("cacert", "insecure"), "give one: --cacert trusts a certificate, --insecure trusts any")
+    if target.tls:
+        settings["tls"] = {"cacert": cacert, "insecure": insecure}
+    if insecure:
+        found.append(INSECURE)
+    return chosen, settings, found
+
+
+INSECURE = ("--insecure: the server's certificate was NOT verified; anyone on the path could have answered "
+            "(use --cacert FILE to trust a test server's certificate)")
+
+
+def no_request_options(given: List[str]) -> None:
+    """--exec runs a command: the options that shape HTTP requests are refused."""
+    if given:
+        raise OptionError(("exec", given[0]), f"only a URL target takes --{given[0]} (--exec runs a command)")
 
 
 def exec_target(command: str) -> dict:
