@@ -23,6 +23,7 @@ mod sampler;
 mod service;
 mod settings;
 mod simulation;
+mod starts;
 mod station;
 mod stats;
 mod summary;

@@ -76,6 +76,17 @@ pub struct StepPlan {
     pub scope: Option<(u32, u32)>,
 }
 
+impl StepPlan {
+    /// The serving step this is, for a job at a station.
+    #[inline]
+    pub fn serve(&self) -> &ServeStep {
+        match &self.kind {
+            StepKind::Serve(serve) => serve,
+            _ => unreachable!("a job at a station is at a station step"),
+        }
+    }
+}
+
 /// Split into one sub-job per branch; go on when `join` of them ended.
 #[derive(Debug, Clone)]
 pub struct ForkStep {

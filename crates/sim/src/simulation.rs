@@ -24,9 +24,10 @@ use crate::job::{Jobs, OUTSIDE};
 use crate::marks::MarkTimes;
 use crate::measurement::{Measurement, Milestone, WarmupPlan};
 use crate::model::{CompiledModel, MARK_DONE};
-use crate::plan::{is_step, plan_classes, ClassPlan, ServeStep, SourcePlan, StepKind, StepPlan, END_BRANCH, EXIT};
+use crate::plan::{is_step, plan_classes, ClassPlan, SourcePlan, StepKind, END_BRANCH, EXIT};
 use crate::resources::Resources;
-use crate::service::{Remaining, Start, Started, TypedServers};
+use crate::service::{Remaining, Start, Started};
+use crate::starts::Starts;
 use crate::settings::RunSettings;
 use crate::station::StationState;
 use crate::stats::ReplicationStats;
@@ -66,15 +67,6 @@ pub struct Simulation {
     /// Set when jobs arrived or tokens were freed in a model with resources:
     /// `settle` then hands tokens out across all stations.
     dispatch_pending: bool,
-}
-
-/// The serving step a plan describes.
-#[inline]
-fn serving(plan: &StepPlan) -> &ServeStep {
-    match &plan.kind {
-        StepKind::Serve(serve) => serve,
-        _ => unreachable!("a job at a station is at a station step"),
-    }
 }
 
 impl Simulation {
@@ -548,7 +540,7 @@ impl Simulation {
         let (class, here) = (j.class, j.station);
         let steps = &self.classes[class as usize].steps;
         let plan = &steps[j.step as usize];
-        let uses = &serving(plan).uses;
+        let uses = &plan.serve().uses;
         self.resources.give_back(uses, self.now);
         if !uses.is_empty() {
             self.dispatch_pending = true;
@@ -574,10 +566,10 @@ impl Simulation {
             self.dispatch_pending = true;
             return;
         }
-        while let Some(start) = self.startable(station) {
+        while let Some(start) = self.starts().at(station) {
             self.start_service(station, start);
         }
-        debug_assert!(self.first_fit_holds(station), "first fit left a job waiting beside an idle server that can serve it");
+        debug_assert!(self.starts().first_fit_holds(station), "first fit left a job waiting beside an idle server that can serve it");
     }
 
     /// After an event: lets blocked senders into stations that have room
@@ -611,7 +603,7 @@ impl Simulation {
         }
         if self.dispatch_pending {
             self.dispatch_pending = false;
-            while let Some((station, start)) = self.oldest_startable() {
+            while let Some((station, start)) = self.starts().oldest() {
                 self.start_service(station, start);
             }
         }
@@ -643,12 +635,12 @@ impl Simulation {
                 Remaining::Left(work) => work,
                 Remaining::Anew => {
                     let plan = &self.classes[j.class as usize].steps[j.step as usize];
-                    serving(plan).service.as_ref().map_or(0.0, |service| service.sample(&mut self.rng))
+                    plan.serve().service.as_ref().map_or(0.0, |service| service.sample(&mut self.rng))
                 }
             };
             let seq = j.seq;
             self.stations[station as usize].requeue(victim.job, victim.key, seq, now);
-            while let Some(start) = self.startable(station) {
+            while let Some(start) = self.starts().at(station) {
                 self.start_service(station, start);
             }
         }
@@ -670,7 +662,7 @@ impl Simulation {
         } else {
             s.take_head(now);
         }
-        let serve = serving(&class.steps[j.step as usize]);
+        let serve = class.steps[j.step as usize].serve();
         if let Some(own) = serve.on_type(start.server_type).and_then(|on| on.service.as_ref()) {
             self.jobs[job].work = own.sample(&mut self.rng);
         }
@@ -678,54 +670,11 @@ impl Simulation {
         self.stations[station as usize].began(job, key, now + self.jobs[job].work);
     }
 
-    /// The step a job is at.
+    /// What choosing the next start reads.
     #[inline]
-    fn serve_step(&self, job: u32) -> &ServeStep {
-        let j = &self.jobs[job];
-        serving(&self.classes[j.class as usize].steps[j.step as usize])
-    }
-
-    /// The job that can start at `station` now, if any.
-    #[inline]
-    fn startable(&self, station: u32) -> Option<Start> {
-        let s = &self.stations[station as usize];
-        // A waiting job and a free server (at typed servers: of some type) come first.
-        let job = s.head()?;
-        if !s.has_free_server() {
-            return None;
-        }
-        if !s.plain {
-            if let Some(typed) = s.typed() {
-                return self.typed_startable(s, typed);
-            }
-        }
-        if self.uses_resources && !self.resources.all_free(&self.serve_step(job).uses) {
-            return None;
-        }
-        Some(Start { job, server_type: 0 })
-    }
-
-    /// At typed servers: the job that starts, and the type of server it takes.
-    #[cold]
-    #[inline(never)]
-    fn typed_startable(&self, s: &StationState, typed: &TypedServers) -> Option<Start> {
-        let ready = |job| !self.uses_resources || self.resources.all_free(&self.serve_step(job).uses);
-        typed.startable(s.queue(), ready, |job, t| self.serve_step(job).can_be_served_by(t))
-    }
-
-    /// The first-fit invariant (service/typed.rs), where tokens cannot keep
-    /// a job from starting beside an idle server.
-    fn first_fit_holds(&self, station: u32) -> bool {
-        let s = &self.stations[station as usize];
-        s.typed().is_none_or(|typed| {
-            self.uses_resources || typed.first_fit_holds(s.queue(), |job, t| self.serve_step(job).can_be_served_by(t))
-        })
-    }
-
-    fn oldest_startable(&self) -> Option<(u32, Start)> {
-        (0..self.stations.len() as u32)
-            .filter_map(|s| self.startable(s).map(|start| (s, start)))
-            .min_by_key(|&(_, start)| self.jobs[start.job].seq)
+    fn starts(&self) -> Starts<'_> {
+        let resources = self.uses_resources.then_some(&self.resources);
+        Starts { classes: &self.classes, stations: &self.stations, jobs: &self.jobs, resources }
     }
 
     fn start_service(&mut self, station: u32, start: Start) {
@@ -740,7 +689,7 @@ impl Simulation {
         let j = &mut self.jobs[job];
         j.waited += now - j.entered_station;
         let (class, step, work) = (j.class, j.step, j.work);
-        let serve = serving(&self.classes[class as usize].steps[step as usize]);
+        let serve = self.classes[class as usize].steps[step as usize].serve();
         if serve.patience.is_some() {
             self.jobs.renew(job);
         }
