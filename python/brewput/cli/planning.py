@@ -10,7 +10,7 @@ from typing import Optional, Sequence
 import typer
 
 from ..errors import BrewputError
-from .common import app, out, user_errors
+from .common import NumberOption, app, out, user_errors
 
 fit_app = typer.Typer(no_args_is_help=True, help="Fit a law to measured points.")
 app.add_typer(fit_app, name="fit")
@@ -105,3 +105,44 @@ def _show(fit, points) -> None:
     for line in findings(fit, points.x_label):
         out.print(line)
     out.print(points_table(fit, points.n_label, points.x_label, points.time_unit))
+
+
+@app.command("calibrate")
+@user_errors
+def calibrate(
+    record: Path = typer.Argument(..., help="A measured sweep over the arrival rate: the .json record of "
+                                            "brewput load --sweep rate=..., or of simulate/solve --sweep rate=..."),
+    output: Optional[Path] = typer.Option(None, "-o", "--output",
+                                          help="Write the calibrated model file (.yaml).  [default: print it]"),
+    kind: str = typer.Option("mmc", "--kind", help="The station: mmc (M/M/c, exponential service) or mg1 "
+                                                   "(M/G/1, the service time's variability fitted too)."),
+    servers: int = typer.Option(1, "--servers", metavar="C", help="Servers at the station (M/M/c's c)."),
+    upto: Optional[float] = NumberOption(None, "--upto",
+                                         help="Fit only the steps whose throughput is at most X (per the record's "
+                                              "time unit) and predict the rest.  [default: every step]"),
+    model: Optional[str] = typer.Option(None, "--model", metavar="LABEL",
+                                        help="In a record of several models: the one to calibrate.  [default: the only one]"),
+    no_utilization: bool = typer.Option(False, "--no-utilization",
+                                        help="Fit the response-time curve even when the record has utilization."),
+    as_json: bool = typer.Option(False, "--json", help="Print the calibration and predictions as JSON."),
+):
+    """Estimate a single-station model (M/M/c or M/G/1) from a measured sweep, write it, and show its
+    predictions beside the measurements."""
+    from ..planning.calibrate import calibrate as estimate
+
+    check_file_output("-o", output, (".yaml", ".yml"))
+    calibration = estimate(record, kind=kind, servers=servers, upto=upto, model=model,
+                           use_utilization=not no_utilization)
+    text = calibration.model_text()
+    if as_json:
+        print(json.dumps({**calibration.as_dict(), "model_file": text}, indent=2))
+    else:
+        from ..report.calibration import calibration_table
+
+        out.print(calibration_table(calibration))
+        if output is None:
+            out.print(text, end="")
+    if output is not None:
+        write_text("-o", output, text)
+        if not as_json:
+            out.print(f"model written to {output}; try: brewput solve {output} --set rate=...")

@@ -200,11 +200,13 @@ def _check_enough(points: Points, minimum: int) -> None:
 
 # Records ---------------------------------------------------------------------------
 
-def _from_record(path: Path, n: Optional[str], x: Optional[str], model: Optional[str]) -> Points:
+def record_scenarios(path: Path, model: Optional[str]) -> Tuple[dict, List[dict]]:
+    """The record at `path` and the scenarios of one curve: its measured ones (lab,
+    load) when it has any, of the one model (or `model`), of one engine."""
     from ..experiment.record import load
 
     record = load(path)
-    scenarios = [s for s in record["scenarios"]]
+    scenarios = list(record["scenarios"])
     if not scenarios:
         raise BrewputError(f"{path}: the record has no scenarios that ran")
     measured = [s for s in scenarios if s["engine"] in MEASURED]
@@ -217,22 +219,31 @@ def _from_record(path: Path, n: Optional[str], x: Optional[str], model: Optional
     elif len(labels) > 1:
         raise BrewputError(f"{path}: {len(labels)} models ({', '.join(labels)}); choose one with --model")
     engines = list(dict.fromkeys(s["engine"] for s in scenarios))
-    if len(engines) > 1:   # simulate and solve of one model: the simulated curve
+    if len(engines) > 1:   # simulate and solve of one model: the first engine's curve
         scenarios = [s for s in scenarios if s["engine"] == engines[0]]
+    return record, scenarios
+
+
+def scenario_place(path: Path, scenario: dict) -> str:
+    """`r.json: scenario 3 (m at rate=0.4)`, for messages."""
+    return f"{path}: scenario {scenario['id']} ({scenario['model']} at {_params(scenario)})"
+
+
+def _from_record(path: Path, n: Optional[str], x: Optional[str], model: Optional[str]) -> Points:
+    record, scenarios = record_scenarios(path, model)
     label, engine = scenarios[0]["model"], scenarios[0]["engine"]
     source = f"{path} ({label}, {engine})"
     param = _concurrency_param(path, record, scenarios, n)
     open_loop = engine == "load" or (param == RATE and n is None)
     xs, rs, ns = [], [], []
     for scenario in scenarios:
-        where = f"{path}: scenario {scenario['id']} ({label} at {_params(scenario)})"
-        throughput, response = _class_figures(where, scenario["results"], x)
+        throughput, response = class_figures(scenario_place(path, scenario), scenario["results"], x)
         xs.append(throughput)
         rs.append(response)
         if not open_loop:
             value = _number(scenario["params"].get(param, scenario["results"].get("params", {}).get(param)))
             if value is None or not value > 0:
-                raise BrewputError(f"{where}: param {param!r} is not a positive number")
+                raise BrewputError(f"{scenario_place(path, scenario)}: param {param!r} is not a positive number")
             ns.append(value)
     units = {s["results"].get("time_unit") for s in scenarios}
     time_unit = units.pop() if len(units) == 1 else None
@@ -272,7 +283,7 @@ def _key(value: Any) -> Any:
     return repr(value)
 
 
-def _class_figures(where: str, results: dict, name: Optional[str]) -> Tuple[float, Optional[float]]:
+def class_figures(where: str, results: dict, name: Optional[str]) -> Tuple[float, Optional[float]]:
     """Throughput and mean response time of the class `name`, or of all classes
     together (throughputs summed, responses weighted by throughput)."""
     classes = results.get("classes") or {}

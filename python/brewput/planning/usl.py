@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
 import numpy as np
 
 from ..errors import BrewputError
+from .intervals import finite, t_critical
 
 #: The fewest measurements at distinct concurrencies: three coefficients, and at least
 #: one degree of freedom left for their errors.
@@ -40,7 +41,7 @@ class Coefficient:
     high: float
 
     def as_dict(self) -> dict:
-        return {"estimate": self.estimate, "std_error": _finite(self.std_error),
+        return {"estimate": self.estimate, "std_error": finite(self.std_error),
                 "ci": None if math.isnan(self.std_error) else [self.low, self.high]}
 
 
@@ -100,7 +101,7 @@ class UslFit:
         if self.df < 1 or any(math.isnan(c.std_error) for c in (self.sigma, self.kappa, self.lam)):
             return fit, fit
         grad = _jacobian(n, self.sigma.estimate, self.kappa.estimate, self.lam.estimate)
-        half = _t(self.level, self.df) * np.sqrt(np.einsum("ij,jk,ik->i", grad, self._covariance(), grad))
+        half = t_critical(self.level, self.df) * np.sqrt(np.einsum("ij,jk,ik->i", grad, self._covariance(), grad))
         return fit - half, fit + half
 
     def _covariance(self) -> np.ndarray:
@@ -116,7 +117,7 @@ class UslFit:
             "kappa_determined": self.kappa_determined, "kappa_note": self.kappa_note,
             "peak": None if self.peak_n is None else {"n": self.peak_n, "throughput": self.peak_throughput},
             "ceiling": self.ceiling,
-            "residual_std_error": _finite(self.residual_sd), "degrees_of_freedom": self.df,
+            "residual_std_error": finite(self.residual_sd), "degrees_of_freedom": self.df,
             "points": [{"n": float(n), "throughput": float(x), "fitted": float(f), "residual": float(x - f),
                         "response_time": float(r)}
                        for n, x, f, r in zip(self.n, self.x, self.fitted, self.response_time(self.n))],
@@ -147,7 +148,7 @@ def fit_usl(n: Sequence[float], x: Sequence[float], level: float = LEVEL) -> Usl
     residual_sd = math.sqrt(float(residual @ residual) / df)
     errors = _standard_errors(n, sigma, kappa, lam, residual_sd)
     lam, errors[2], residual_sd = lam * scale, errors[2] * scale, residual_sd * scale
-    t = _t(level, df)
+    t = t_critical(level, df)
     sigma_c, kappa_c, lam_c = (Coefficient(v, se, v - t * se, v + t * se)
                                for v, se in zip((sigma, kappa, lam), errors))
     return UslFit(n=n, x=x, sigma=sigma_c, kappa=kappa_c, lam=lam_c, level=level, residual_sd=residual_sd,
@@ -228,16 +229,6 @@ def _kappa_note(n: np.ndarray, sigma: Coefficient, kappa: Coefficient, level: fl
     return None
 
 
-def _t(level: float, df: int) -> float:
-    from .. import _native
-
-    return _native.t_critical(level, float(df))
-
 
 def _g(value: float) -> str:
     return f"{value:.4g}"
-
-
-def _finite(value: float) -> Optional[float]:
-    return value if math.isfinite(value) else None
-
