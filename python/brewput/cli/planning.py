@@ -102,7 +102,7 @@ def _show(fit, points) -> None:
     how = " (open loop: N = X x mean R per step, Little's law)" if points.open_loop else ""
     out.print(coefficient_table(fit, f"Universal Scalability Law fit of {points.description}, "
                                      f"{len(points.n)} points{how}"))
-    for line in findings(fit, points.x_label):
+    for line in findings(fit):
         out.print(line)
     out.print(points_table(fit, points.n_label, points.x_label, points.time_unit))
 

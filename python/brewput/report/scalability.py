@@ -28,14 +28,14 @@ def coefficient_table(fit, title: str):
     return table
 
 
-def findings(fit, x_label: str) -> List[str]:
+def findings(fit) -> List[str]:
     """The lines under the table: the peak (or why there is none), the ceiling, the residual error."""
     lines = []
     if fit.peak_n is None:
         lines.append(fit.kappa_note)
     else:
         lines.append(f"peak: N* = floor(sqrt((1 - σ) / κ)) = {fit.peak_n}, X_max = X(N*) = "
-                     f"{number(fit.peak_throughput)} ({x_label})")
+                     f"{number(fit.peak_throughput)}")
     if fit.ceiling is None:
         lines.append("Amdahl ceiling: none (σ = 0: no contention measured)")
     else:
@@ -69,6 +69,9 @@ def usl_chart(fit, title: str, n_label: str, x_label: str) -> Chart:
     shown = grid[ideal <= 1.2 * max(float(fit.x.max()), fit.ceiling or 0)]   # the ideal only as far as the chart's height
     items.append(Line("linear ideal λN", shown.tolist(), (fit.lam.estimate * shown).tolist(), color(7),
                       dash="dot", marker=None))
+    if fit.peak_n is not None:
+        items.append(Line(f"peak N* = {fit.peak_n}", [float(fit.peak_n)], [fit.peak_throughput], color(3),
+                          marker="diamond"))
     if fit.ceiling is not None:
         items.append(Line("Amdahl ceiling λ/σ", [float(grid[0]), top], [fit.ceiling, fit.ceiling], color(3),
                           dash="dash", marker=None))
