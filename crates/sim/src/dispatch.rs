@@ -199,6 +199,9 @@ mod tests {
         fn has_free_server(&self, station: u32) -> bool {
             self.free[station as usize]
         }
+        fn has_room(&self, _: u32, _: bool) -> bool {
+            true
+        }
     }
 
     fn step(policy: Policy) -> DispatchStep {

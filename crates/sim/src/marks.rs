@@ -60,6 +60,20 @@ impl MarkTimes {
             _ => Some(self.times[job as usize * self.per_job + (mark - FIRST_NAMED) as usize]).filter(|t| !t.is_nan()),
         }
     }
+
+    /// Of `measures` (the `(from, to)` marks of each, in the class's order),
+    /// those that end at `mark` and whose start the job reached: each index
+    /// and when its start was reached.
+    pub fn spans_ending<'a>(
+        &'a self,
+        job: u32,
+        mark: u32,
+        arrived: f64,
+        measures: &'a [(u32, u32)],
+    ) -> impl Iterator<Item = (usize, f64)> + 'a {
+        let ending = measures.iter().enumerate().filter(move |(_, &(_, to))| to == mark);
+        ending.filter_map(move |(i, &(from, _))| self.time(job, from, arrived).map(|start| (i, start)))
+    }
 }
 
 #[cfg(test)]
@@ -79,5 +93,17 @@ mod tests {
         marks.clear(3);
         assert_eq!(marks.time(3, 2, 1.0), None);
         assert!(MarkTimes::new(2).times.is_empty());
+    }
+
+    #[test]
+    fn the_spans_ending_at_a_mark_are_those_whose_start_was_reached() {
+        let mut marks = MarkTimes::new(5);
+        marks.clear(0);
+        marks.reach(0, 3, 4.0);
+        // arrived -> 3, 2 -> done, 3 -> done, arrived -> done
+        let measures = [(0, 3), (2, MARK_DONE), (3, MARK_DONE), (0, MARK_DONE)];
+        let done: Vec<_> = marks.spans_ending(0, MARK_DONE, 1.0, &measures).collect();
+        assert_eq!(done, [(2, 4.0), (3, 1.0)], "mark 2 was never reached");
+        assert_eq!(marks.spans_ending(0, 3, 1.0, &measures).collect::<Vec<_>>(), [(0, 1.0)]);
     }
 }

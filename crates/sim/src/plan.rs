@@ -40,6 +40,9 @@ pub trait Occupancy {
     fn busy_fraction(&self, station: u32) -> f64;
     /// Whether a job could start at `station` now, were it compatible.
     fn has_free_server(&self, station: u32) -> bool;
+    /// Whether a job may arrive at `station`; `already_here` when it moves
+    /// within the station.
+    fn has_room(&self, station: u32, already_here: bool) -> bool;
 }
 
 #[derive(Debug, Clone)]
@@ -179,6 +182,46 @@ pub struct ClassPlan {
     pub gives_up: bool,
     /// `(from, to)` marks of each measure, in the class's order.
     pub measures: Vec<(u32, u32)>,
+}
+
+impl ClassPlan {
+    /// A station that has no room for a job coming from elsewhere than `here`
+    /// to take `step`: the step's own, or at a fork the first full one that a
+    /// branch starts at (a fork enters all its branches at once, so it waits,
+    /// blocking its server like any job whose next station is full, until
+    /// every branch has room).
+    #[inline(always)]
+    pub fn full_station(&self, step: u32, here: u32, stations: &(impl Occupancy + ?Sized)) -> Option<u32> {
+        let StepKind::Serve(serve) = &self.steps[step as usize].kind else {
+            return self.full_branch_start(step, here, stations);
+        };
+        let station = serve.station;
+        (!stations.has_room(station, station == here)).then_some(station)
+    }
+
+    /// `full_station` for a fork or dispatch step: out of line, so that the
+    /// common station step stays a few inlined instructions.
+    #[cold]
+    #[inline(never)]
+    fn full_branch_start(&self, step: u32, here: u32, stations: &(impl Occupancy + ?Sized)) -> Option<u32> {
+        match &self.steps[step as usize].kind {
+            StepKind::Fork(fork) => fork.branches.iter().find_map(|&first| self.full_station(first, here, stations)),
+            _ => None, // a dispatch chooses its branch once it is entered
+        }
+    }
+
+    /// Customers of the class that never leave (its population if closed).
+    pub fn closed_population(&self) -> usize {
+        match self.source {
+            SourcePlan::Closed { population, .. } => population as usize,
+            SourcePlan::Open { .. } => 0,
+        }
+    }
+
+    /// Whether some step of the class holds resource tokens.
+    pub fn uses_resources(&self) -> bool {
+        self.steps.iter().any(|s| matches!(&s.kind, StepKind::Serve(serve) if !serve.uses.is_empty()))
+    }
 }
 
 pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {

@@ -73,16 +73,9 @@ impl Simulation {
     /// A replication drawing from its own random stream `rng`.
     pub fn new(model: &CompiledModel, settings: &RunSettings, rng: Xoshiro256PlusPlus) -> Result<Self, SimError> {
         let classes = plan_classes(model)?;
-        let uses_resources =
-            classes.iter().flat_map(|c| &c.steps).any(|s| matches!(&s.kind, StepKind::Serve(serve) if !serve.uses.is_empty()));
+        let uses_resources = classes.iter().any(ClassPlan::uses_resources);
         let dispatchers = Dispatchers::new(&classes, model.stations.len());
-        let closed_jobs = classes
-            .iter()
-            .map(|c| match c.source {
-                SourcePlan::Closed { population, .. } => population as usize,
-                SourcePlan::Open { .. } => 0,
-            })
-            .sum::<usize>();
+        let closed_jobs = classes.iter().map(ClassPlan::closed_population).sum();
         Ok(Simulation {
             classes,
             stations: model.stations.iter().map(|s| StationState::new(s, model.classes.len())).collect(),
@@ -190,31 +183,13 @@ impl Simulation {
         }
     }
 
-    /// A station that has no room for a job coming from elsewhere than `here`
-    /// to take `step`: the step's own, or at a fork the first full one that a
-    /// branch starts at (a fork enters all its branches at once, so it waits,
-    /// blocking its server like any job whose next station is full, until
-    /// every branch has room). The job waits to get in there.
+    /// The station with no room for `job` coming from `here` to take `step`
+    /// (`ClassPlan::full_station`): the job waits to get in there.
     // Always inlined: on every step's end, and as a call it cost 2 % of the
     // engine's instructions (cachegrind on bench/engine-speed).
     #[inline(always)]
     fn full_station(&self, job: u32, step: u32, here: u32) -> Option<u32> {
-        let StepKind::Serve(serve) = &self.classes[self.jobs[job].class as usize].steps[step as usize].kind else {
-            return self.full_branch_start(job, step, here);
-        };
-        let station = serve.station;
-        (!self.stations[station as usize].has_room(station == here)).then_some(station)
-    }
-
-    /// `full_station` for a fork or dispatch step: out of line, so that the
-    /// common station step stays a few inlined instructions.
-    #[cold]
-    #[inline(never)]
-    fn full_branch_start(&self, job: u32, step: u32, here: u32) -> Option<u32> {
-        match &self.classes[self.jobs[job].class as usize].steps[step as usize].kind {
-            StepKind::Fork(fork) => fork.branches.iter().find_map(|&first| self.full_station(job, first, here)),
-            _ => None, // a dispatch chooses its branch once it is entered
-        }
+        self.classes[self.jobs[job].class as usize].full_station(step, here, self.stations.as_slice())
     }
 
     /// A job that is at no station moves to its `next` step, or waits for
@@ -293,21 +268,15 @@ impl Simulation {
         }
     }
 
-    /// The job's step routed to the end of its branch.
+    /// The job's step routed to the end of its branch: a dispatch's job goes
+    /// on, a fork's sub-job is done (and its parent goes on at the join).
     #[cold]
     #[inline(never)]
     fn end_branch(&mut self, job: u32) {
         let j = &self.jobs[job];
-        let (scope, branch) =
-            self.classes[j.class as usize].steps[j.step as usize].scope.expect("END_BRANCH only inside a branch");
-        self.branch_ended(job, scope, branch);
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn branch_ended(&mut self, job: u32, scope: u32, branch: u32) {
-        let class = self.jobs[job].class;
-        match &self.classes[class as usize].steps[scope as usize].kind {
+        let steps = &self.classes[j.class as usize].steps;
+        let (scope, branch) = steps[j.step as usize].scope.expect("END_BRANCH only inside a branch");
+        match &steps[scope as usize].kind {
             StepKind::Dispatch(d) => {
                 self.dispatchers.left(d, branch);
                 self.go_on(job, scope);
@@ -509,12 +478,8 @@ impl Simulation {
     fn measure_until(&mut self, job: u32, mark: u32) {
         let j = &self.jobs[job];
         let (class, arrived) = (j.class, j.entered_system);
-        for (i, &(from, to)) in self.classes[class as usize].measures.iter().enumerate() {
-            if to == mark {
-                if let Some(start) = self.marks.time(job, from, arrived) {
-                    self.measurement.measured(class, i, self.now - start);
-                }
-            }
+        for (i, start) in self.marks.spans_ending(job, mark, arrived, &self.classes[class as usize].measures) {
+            self.measurement.measured(class, i, self.now - start);
         }
     }
 

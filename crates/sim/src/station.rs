@@ -291,4 +291,9 @@ impl Occupancy for [StationState] {
     fn has_free_server(&self, station: u32) -> bool {
         self[station as usize].has_free_server()
     }
+
+    #[inline(always)]
+    fn has_room(&self, station: u32, already_here: bool) -> bool {
+        self[station as usize].has_room(already_here)
+    }
 }
