@@ -6,6 +6,7 @@ Tolerances: conftest.py's rule (the 95 % interval widened to 99.9 %)."""
 import math
 
 import pytest
+from scipy.stats import t as student_t
 
 from bar_chain import bar_throughput
 from conftest import check
@@ -83,16 +84,71 @@ def test_the_study_runs_from_one_command_into_a_report_with_the_floor_charts(tmp
     assert {"throughput", "utilization", "lost", "measures"} <= charts
     record = json.loads((tmp_path / "report" / "record.json").read_text())
     assert not record["failed"]
+    assert {scenario["model"] for scenario in record["scenarios"]} == {"fifo", "first-fit", "early-order"}
     for scenario in record["scenarios"]:
         results = scenario["results"]
         bar = results["stations"]["bar"]
-        # every drink the bar makes is one class's completion, made by the one kind of unit that can
-        made = sum(c["throughput"] for c in results["classes"].values())
-        assert bar["throughput"] == pytest.approx(made, rel=1e-9)
         types = bar["server_types"]
+        # each kind of unit makes only its own drink, and the bar's drinks are the units' drinks
         assert types["espresso_machine"]["served"]["drip"] == 0 and types["drip_station"]["served"]["espresso"] == 0
-        assert types["espresso_machine"]["served"]["espresso"] == pytest.approx(
-            results["classes"]["espresso"]["throughput"], rel=1e-9)
+        made = {"espresso": types["espresso_machine"]["served"]["espresso"],
+                "drip": types["drip_station"]["served"]["drip"]}
+        assert bar["throughput"] == pytest.approx(sum(made.values()), rel=1e-9)
+        # every drink is one customer's completion: at the same moment when the drink is the last
+        # step; with early ordering the customer completes once paid too, so drinks and
+        # completions differ by the customers between the two at the run's edges (the interval)
+        for cls, drinks in made.items():
+            if scenario["model"] == "early-order":
+                check(results, ("classes", cls, "throughput"), drinks)
+            else:
+                assert results["classes"][cls]["throughput"] == pytest.approx(drinks, rel=1e-9)
+
+
+# ---- docs/starbucks.md: the early-ordering tables are the study's ------------------
+
+@pytest.fixture(scope="module")
+def study_record(tmp_path_factory):
+    """The study as the page runs it (its own seed, replications and customers)."""
+    import json
+    import subprocess
+    import sys
+
+    from conftest import EXAMPLES
+
+    out = tmp_path_factory.mktemp("starbucks") / "record.json"
+    run = subprocess.run([sys.executable, "-m", "brewput", "run", str(EXAMPLES / "studies" / "starbucks.yaml"),
+                          "-o", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("espresso_share", [0.4, 0.6, 0.8])
+def test_the_page_holds_the_study_table_of_each_mix(study_record, espresso_share):
+    from pathlib import Path
+
+    from starbucks_tables import table
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "starbucks.md").read_text()
+    assert table(study_record, espresso_share) in page, table(study_record, espresso_share)
+
+
+def test_espresso_and_drip_customers_give_up_alike(study_record):
+    # the tables show the espresso customers' losses for both: nobody's patience or
+    # balking depends on the drink, so the two classes' shares agree within their
+    # 95 % intervals widened to 99.9 % (conftest.py's rule)
+    for scenario in study_record["scenarios"]:
+        results = scenario["results"]
+        factor = student_t.ppf(0.9995, results["settings"]["replications"] - 1) / student_t.ppf(
+            0.975, results["settings"]["replications"] - 1)
+        for reason in ("balked", "reneged"):
+            share, half = {}, {}
+            for cls in ("espresso", "drip"):
+                figures = results["classes"][cls]
+                share[cls] = figures["loss_probability_by"][reason]
+                low, high = figures["loss_probability_by_ci"][reason]
+                half[cls] = (high - low) / 2 * factor
+            assert abs(share["espresso"] - share["drip"]) <= half["espresso"] + half["drip"], (
+                scenario["model"], scenario["params"], reason, share, half)
 
 
 # ---- docs/starbucks.md: every pasted output is what its command prints ------------
