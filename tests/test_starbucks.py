@@ -154,22 +154,36 @@ def test_espresso_and_drip_customers_give_up_alike(study_record):
 # ---- docs/starbucks.md: every pasted output is what its command prints ------------
 
 def _doc_commands():
-    """(command, the output pasted under it) for each `$ brewput ...` line of the page."""
+    """(command, the output pasted under it) for each `$ brewput ...` line of the page,
+    and each `$ cd tests && python -c '...'` whose quoted program runs over several lines."""
     from pathlib import Path
 
     lines = (Path(__file__).resolve().parent.parent / "docs" / "starbucks.md").read_text().splitlines()
-    found, command, output, inside = [], None, [], False
+    found, command, output, inside, quoted = [], None, [], False, False
     for line in lines + ["```"]:
+        if quoted:
+            command += "\n" + line
+            quoted = not line.endswith("'")
+            continue
         if line.startswith("```"):
             inside = not inside
         if command is not None and (line.startswith("$ ") or line.startswith("```")):
             found.append((command, "\n".join(output)))
             command, output = None, []
-        if inside and line.startswith("$ brewput "):
+        if inside and line.startswith(("$ brewput ", "$ cd tests && python -c '")):
             command = line[2:]
+            quoted = line.count("'") % 2 == 1
         elif command is not None:
             output.append(line)
     return found
+
+
+def test_the_page_has_its_commands():
+    # the parser above must find every command the page shows (a changed prompt would skip one)
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "starbucks.md").read_text()
+    assert len(_doc_commands()) == page.count("\n$ ") >= 6
 
 
 @pytest.mark.parametrize("command, pasted", _doc_commands(), ids=lambda c: c[:60])
@@ -180,7 +194,8 @@ def test_the_page_shows_what_its_commands_print(command, pasted):
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    shell = command.replace("brewput ", f"{sys.executable} -m brewput ", 1)
+    shell = (command.replace("brewput ", f"{sys.executable} -m brewput ", 1) if command.startswith("brewput ")
+             else command.replace("&& python ", f"&& {sys.executable} ", 1))
     run = subprocess.run(shell, shell=True, capture_output=True, text=True, cwd=root,
                          env={**os.environ, "COLUMNS": "200"})
     assert run.stdout.rstrip("\n") == pasted, f"{command}\n{run.stdout}"
