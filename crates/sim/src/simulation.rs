@@ -447,7 +447,14 @@ impl Simulation {
         // Balking and patience are not simulated inside fork branches.
         self.dispatchers.left_all(&self.classes[class as usize].steps, step);
         self.jobs[job].station = OUTSIDE;
-        match self.classes[class as usize].source {
+        self.end_visit(job);
+    }
+
+    /// The customer's visit is over (completed or given up): a closed one
+    /// starts its next cycle, an open one leaves the system.
+    #[inline]
+    fn end_visit(&mut self, job: u32) {
+        match self.classes[self.jobs[job].class as usize].source {
             SourcePlan::Closed { .. } => self.begin_cycle(job),
             SourcePlan::Open { .. } => self.jobs.release(job),
         }
@@ -455,9 +462,7 @@ impl Simulation {
 
     fn complete_customer(&mut self, job: u32) {
         let class = self.jobs[job].class;
-        let plan = &self.classes[class as usize];
-        let closed = matches!(plan.source, SourcePlan::Closed { .. });
-        if !plan.measures.is_empty() {
+        if !self.classes[class as usize].measures.is_empty() {
             self.measure_until(job, MARK_DONE);
         }
         let j = &self.jobs[job];
@@ -466,11 +471,7 @@ impl Simulation {
             Milestone::Done => self.done = true,
             Milestone::Nothing => {}
         }
-        if closed {
-            self.begin_cycle(job);
-        } else {
-            self.jobs.release(job);
-        }
+        self.end_visit(job);
     }
 
     /// The job reached `mark` now: the measures that end there and whose
