@@ -36,6 +36,7 @@ EXPECTED = {
                                    for drink in ("espresso", "drip")},
     "mmc.yaml": ({"desk": 1}, None),
     "server.yaml": ({"server": 1}, None),
+    "planning/call-centre.yaml": ({"agents": 1}, None),
     # PDQ's helpdesk study: one M/M/c desk at each site and merged
     **{f"helpdesk/{name}.yaml": ({"desk": 1}, None) for name in ("site-a", "site-b", "merged")},
     "tandem.yaml": (dict.fromkeys(("order", "brew", "pickup"), 1), None),

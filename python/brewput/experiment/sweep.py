@@ -84,21 +84,22 @@ def _checked(values: List[Number]) -> List[Number]:
     return values
 
 
-def parse_sweeps(options: Iterable[str]) -> Sweep:
-    """`--sweep name=values` options as {name: values}, in the order given."""
+def parse_sweeps(options: Iterable[str], option: str = "--sweep", verb: str = "swept") -> Sweep:
+    """`--sweep name=values` options (or another `option` of that form, whose
+    values are `verb`) as {name: values}, in the order given."""
     sweep: Sweep = {}
-    for option in options:
-        name, sep, text = option.partition("=")
+    for given in options:
+        name, sep, text = given.partition("=")
         name = name.strip()
         if not (sep and name):
-            raise BrewputError(f"--sweep {option}: expected name=values, e.g. --sweep cpus=1..6")
+            raise BrewputError(f"{option} {given}: expected name=values, e.g. {option} cpus=1..6")
         if name in sweep:
-            raise BrewputError(f"--sweep {option}: {name} is swept twice")
+            raise BrewputError(f"{option} {given}: {name} is {verb} twice")
         try:
             sweep[name] = parse_values(text)
         except ValueError as e:
-            raise BrewputError(f"--sweep {option}: {e}") from None
-    check_size(sweep, "--sweep")
+            raise BrewputError(f"{option} {given}: {e}") from None
+    check_size(sweep, option)
     return sweep
 
 

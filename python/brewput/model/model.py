@@ -57,6 +57,16 @@ class Model:
         """The same model resolved again with some params replaced (strings are expressions)."""
         return self._new(self._raw, {**self._overrides, **overrides}, self._origin)
 
+    def with_edits(self, edits: Mapping[str, Any]) -> Model:
+        """The same model with the fields at dotted paths replaced
+        (`{"stations.web.servers": 4}`), validated again (model/edits.py)."""
+        from .edits import edited
+
+        raw = self._raw
+        for path, value in edits.items():
+            raw = edited(raw, path, value)
+        return self._new(raw, self._overrides, self._origin)
+
     def to_yaml(self) -> str:
         """The model as a model file, params overridden as in this model, so that a
         model built in code can be saved, shown and loaded again (empirical files

@@ -1,0 +1,92 @@
+"""`brewput plan`: the cheapest configuration that meets every objective, from
+the options a varied param or field gives, with costs over years."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from ..errors import BrewputError
+from .common import WholeOption, app, err, out, parse_sets, progress_bar, user_errors
+
+SHOWN = 12  # option rows printed; -o keeps them all
+
+
+@app.command("plan")
+@user_errors
+def plan_command(
+    model: Path = typer.Argument(..., help="Model file (YAML)."),
+    slo: List[str] = typer.Option([], "--slo", metavar="EXPR",
+                                  help="An objective every option must meet (repeatable): p95<200ms, mean<=2s, "
+                                       "wait_p90<20s, utilization<85%, loss<1%, throughput>=100; CLASS. or "
+                                       "STATION. before the metric for one (db.utilization<70%)."),
+    vary: List[str] = typer.Option([], "--vary", metavar="NAME=VALUES",
+                                   help="A param, or a field by its path, and the values to try (repeatable): "
+                                        "servers=1..64, stations.web.servers=1..64, c=1,2,4,8."),
+    cost: List[str] = typer.Option([], "--cost", metavar="NAME=PRICE[,RUNNING]",
+                                   help="What one unit of a varied NAME costs: bought now, and (optionally) to run "
+                                        "for a year (repeatable).  [default: the fewest units]"),
+    years: int = WholeOption(3, "--years", help="Years of running costs in the present value."),
+    discount: str = typer.Option("0%", "--discount", "--rate", metavar="RATE",
+                                 help="Discount rate a year for the present value, e.g. 10% or 0.1."),
+    shrinkage: str = typer.Option("0%", "--shrinkage", metavar="SHARE",
+                                  help="The share of each unit's time lost to other work (breaks, training, "
+                                       "maintenance): units scheduled = units needed / (1 - shrinkage), e.g. 30%."),
+    set_: List[str] = typer.Option([], "--set", help="Override a model param: name=value (repeatable).  "
+                                                     "[default: the model's params]"),
+    confirm: bool = typer.Option(True, "--confirm/--no-confirm",
+                                 help="Simulate the chosen option and the one below it, with 95 % intervals."),
+    seed: int = WholeOption(1, "--seed", help="Seed of the confirming simulations."),
+    output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE.json",
+                                          help="Write the plan, every option, as JSON.  [default: none]"),
+    as_json: bool = typer.Option(False, "--json", help="Print the plan as JSON."),
+):
+    """The cheapest option that meets every objective: solved where theory is exact, confirmed by simulation."""
+    from ..experiment.sweep import parse_sweeps
+    from ..model import load
+    from ..planning.npv import parse_costs, parse_discount, parse_share
+    from ..planning.plan import check_vary, plan
+    from ..planning.slo import parse_objective
+    from .scenarios import check_folder
+
+    if not slo:
+        raise BrewputError("--slo: name at least one objective, e.g. --slo 'p95<200ms'")
+    if output is not None:
+        if output.suffix != ".json":
+            raise BrewputError(f"-o {output}: expected a .json file")
+        if output.is_dir():
+            raise BrewputError(f"-o {output}: is a folder; expected a .json file")
+        check_folder("-o", output.parent)
+    if not 1 <= years <= 100:
+        raise BrewputError(f"--years {years}: expected a whole number from 1 to 100")
+    rate = parse_discount(discount)
+    lost = parse_share("shrinkage", shrinkage, below_one=True)
+    loaded = load(model)
+    params = parse_sets(set_)
+    if params:
+        loaded = loaded.with_params(**params)
+    objectives = [parse_objective(text, loaded) for text in slo]
+    varied = parse_sweeps(vary, option="--vary", verb="varied")
+    check_vary(loaded, varied)
+    costs = parse_costs(cost, varied)
+    with progress_bar(enabled=not as_json, label="options") as progress:
+        record = plan(loaded, objectives, varied, costs=costs, years=years, rate=rate, shrinkage=lost, confirm=confirm, seed=seed,
+                      progress=progress)
+    if as_json:
+        print(json.dumps(record, indent=2))
+    else:
+        from ..planning.show import print_plan
+
+        print_plan(out, record, shown=SHOWN)
+    if output is not None:
+        try:
+            output.parent.mkdir(parents=True, exist_ok=True)
+            output.write_text(json.dumps(record, indent=2), encoding="utf-8")
+            err.print(f"plan: {output}", soft_wrap=True)
+        except OSError as e:
+            raise BrewputError(f"{output}: cannot write: {e.strerror or e}") from None
+    if record["chosen"] is None:
+        raise BrewputError(f"no option meets every objective ({', '.join(slo)}) in the values tried: widen "
+                           "--vary or relax --slo")

@@ -1,0 +1,190 @@
+"""The cheapest configuration that meets every objective: each combination of
+the varied params (or fields at a path) solved where theory is exact,
+simulated where no analytic method covers the model, judged against the
+objectives and costed; then the chosen one, and the one just below it,
+confirmed by simulation with confidence intervals.
+
+Cost: without prices, the fewest units (the sum of the varied values, e.g.
+servers, each raised by the shrinkage: the share of a unit's time lost to
+breaks or maintenance); with `Cost`s, the net present value over the years of buying the
+units now and running them (npv.py), the purchase and running costs shown
+apart so that a manager can read the table of options.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Mapping, Optional, Sequence
+
+from ..errors import BrewputError
+from ..experiment.sweep import Combinations, Number
+from .npv import Cost
+from .slo import Objective
+
+MAX_OPTIONS = 100_000  # combinations solved (each a few ms); beyond, narrow the ranges
+CONFIRM_CUSTOMERS = 100_000  # per replication of a confirming simulation
+CONFIRM_REPLICATIONS = 10
+
+
+@dataclass
+class Option:
+    values: Dict[str, Number]
+    engine: str = "solve"  # or simulate, when no analytic method covers the model
+    exact: bool = True
+    figures: List[dict] = field(default_factory=list)  # per objective: part, figure, held
+    meets: bool = False
+    problem: Optional[str] = None  # why it could not be solved (unstable, ...)
+    scheduled: Dict[str, Number] = field(default_factory=dict)  # the units to pay for, shrinkage added
+    purchase: Optional[float] = None
+    running: Optional[float] = None  # a year
+    cost: Optional[float] = None  # the present value over the years, or the units without prices
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in ("values", "engine", "exact", "figures", "meets", "problem",
+                                              "scheduled", "purchase", "running", "cost")}
+
+
+def variant(model, values: Mapping[str, Number]):
+    """`model` with the varied values: params by name, other fields by their dotted path."""
+    params = {k: v for k, v in values.items() if "." not in k}
+    edits = {k: v for k, v in values.items() if "." in k}
+    varied = model.with_edits(edits) if edits else model
+    return varied.with_params(**params) if params else varied
+
+
+def check_vary(model, vary: Mapping[str, Sequence[Number]]) -> None:
+    """Every varied name exists (a param, or a path the model has) and every value
+    makes a valid model, refused before anything is solved."""
+    if not vary:
+        raise BrewputError("--vary: name at least one param or field to vary, e.g. --vary servers=1..64")
+    size = len(Combinations(vary))
+    if size > MAX_OPTIONS:
+        raise BrewputError(f"--vary: {size:,} combinations, more than {MAX_OPTIONS:,}; narrow the ranges")
+    for name, values in vary.items():
+        if "." not in name and name not in model.params:
+            raise BrewputError(f"--vary {name}: the model has no param {name!r} (its params: "
+                               f"{', '.join(model.params) or 'none'}); a field is named by its path, "
+                               "e.g. stations.web.servers")
+        for value in values:
+            try:
+                variant(model, {name: value})
+            except BrewputError as e:
+                raise BrewputError(f"--vary {name}={value}: {e}") from None
+
+
+def judge(objectives: Sequence[Objective], results: dict) -> List[dict]:
+    judged = []
+    for objective in objectives:
+        part, value, held = objective.worst(results)
+        judged.append({"slo": objective.text, "kind": objective.kind, "part": part, "figure": value, "held": held})
+    return judged
+
+
+def _solved(model) -> tuple:
+    """(results, engine): solve where an analytic method covers the model, else simulate."""
+    from ..analytic.network import Unsupported
+    from ..engine.simulate import simulate
+    from ..engine.solve import solve
+
+    try:
+        return solve(model), "solve"
+    except Unsupported:
+        return simulate(model, seed=1, customers=CONFIRM_CUSTOMERS // 5, replications=3), "simulate"
+
+
+def evaluate(model, values: Mapping[str, Number], objectives: Sequence[Objective],
+             costs: Mapping[str, Cost], years: int, rate: float, shrinkage: float = 0.0) -> Option:
+    option = Option(values=dict(values))
+    _price(option, costs, years, rate, shrinkage)
+    try:
+        results, option.engine = _solved(variant(model, values))
+    except BrewputError as e:  # no steady state, a deadlock: the option cannot serve the load
+        option.problem = str(e)
+        return option
+    option.exact = option.engine == "solve" and _all_exact(results)
+    option.figures = judge(objectives, results)
+    option.meets = all(f["held"] for f in option.figures)
+    return option
+
+
+def _all_exact(results: dict) -> bool:
+    parts = [*results["classes"].values(), *results["stations"].values()]
+    return all(part.get("exact", True) for part in parts)
+
+
+def scheduled(value: Number, shrinkage: float) -> Number:
+    """The units to have so that `value` are at work when a `shrinkage` share of
+    each one's time goes elsewhere (breaks, training, maintenance): whole
+    units stay whole, rounded up."""
+    needed = value / (1 - shrinkage)
+    return math.ceil(needed - 1e-9) if isinstance(value, int) else needed
+
+
+def _price(option: Option, costs: Mapping[str, Cost], years: int, rate: float, shrinkage: float) -> None:
+    option.scheduled = {name: scheduled(value, shrinkage) for name, value in option.values.items()}
+    units = {name: float(value) for name, value in option.scheduled.items()}
+    if not costs:
+        option.cost = sum(units.values())
+        return
+    option.purchase = sum(units[n] * c.purchase for n, c in costs.items())
+    option.running = sum(units[n] * c.running for n, c in costs.items())
+    option.cost = sum(c.over(units[n], years, rate) for n, c in costs.items())
+
+
+def plan(model, objectives: Sequence[Objective], vary: Mapping[str, Sequence[Number]], *,
+         costs: Optional[Mapping[str, Cost]] = None, years: int = 3, rate: float = 0.0, shrinkage: float = 0.0,
+         confirm: bool = True, seed: int = 1, progress: Optional[Callable[[int, int], None]] = None) -> dict:
+    """Every option, the cheapest that meets all `objectives` (`chosen`, an index)
+    and, with `confirm`, the chosen one and the one below it simulated."""
+    costs = dict(costs or {})
+    unknown = [name for name in costs if name not in vary]
+    if unknown:
+        raise BrewputError(f"cost {unknown[0]}: not varied; a cost is per unit of a varied name ({', '.join(vary)})")
+    combinations = Combinations(vary)
+    options = []
+    for index in range(len(combinations)):
+        options.append(evaluate(model, combinations[index], objectives, costs, years, rate, shrinkage))
+        if progress is not None:
+            progress(index + 1, len(combinations))
+    meeting = [i for i, o in enumerate(options) if o.meets]
+    chosen = min(meeting, key=lambda i: (options[i].cost, i)) if meeting else None
+    record = {"model": model.file or model.name, "time_unit": model.time_unit,
+              "objectives": [o.text for o in objectives], "vary": {k: list(v) for k, v in vary.items()},
+              "costs": {k: {"purchase": c.purchase, "running": c.running} for k, c in costs.items()},
+              "years": years, "discount_rate": rate, "shrinkage": shrinkage, "options": [o.as_dict() for o in options],
+              "chosen": chosen, "confirmed": []}
+    if chosen is not None and confirm:
+        record["confirmed"] = [confirmation(model, options[i].values, objectives, seed)
+                               for i in _chosen_and_below(options, chosen, vary)]
+    return record
+
+
+def _chosen_and_below(options: List[Option], chosen: int, vary: Mapping[str, Sequence[Number]]) -> List[int]:
+    """The chosen option and, for each varied name, the option one value lower
+    with the others the same (if there is one)."""
+    picked = [chosen]
+    values = options[chosen].values
+    for name, candidates in vary.items():
+        ordered = sorted(candidates)
+        position = ordered.index(values[name])
+        if position > 0:
+            below = {**values, name: ordered[position - 1]}
+            picked += [i for i, o in enumerate(options) if o.values == below]
+    return picked
+
+
+def confirmation(model, values: Mapping[str, Number], objectives: Sequence[Objective], seed: int) -> dict:
+    """The option simulated: each objective held, broken, or undecided by its 95 %
+    interval (wholly on one side of the bound, or across it)."""
+    from ..engine.simulate import simulate
+
+    results = simulate(variant(model, values), seed=seed, customers=CONFIRM_CUSTOMERS,
+                       replications=CONFIRM_REPLICATIONS)
+    verdicts = []
+    for objective in objectives:
+        part, value, _ = objective.worst(results)
+        interval = None if part is None else objective.interval(results, part)
+        verdicts.append({"slo": objective.text, "kind": objective.kind, "part": part, "figure": value,
+                         "interval": None if interval is None else list(interval),
+                         "verdict": objective.verdict(value, interval)})
+    return {"values": dict(values), "figures": verdicts, "meets": all(v["verdict"] == "held" for v in verdicts)}

@@ -1,0 +1,139 @@
+"""Service-level objectives a plan must meet, as people write them:
+`p95<200ms`, `mean<=2s`, `wait_p90<20s`, `utilization<85%`, `loss<1%`,
+`throughput>=100`, each optionally for one class or station
+(`checkout.p99<1s`, `db.utilization<70%`).
+
+An objective is parsed against the model before anything runs (an unknown
+metric, class or station is a usage error) and judged on a results dict of
+any engine; a figure the engine did not give breaks it rather than passing.
+"""
+from __future__ import annotations
+
+import math
+import operator
+import re
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+from .. import _native
+from ..errors import OptionError
+from ..units import SECONDS, TYPED_SECONDS, split_time
+
+_OPERATORS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
+_FORM = re.compile(r"^\s*(?:([A-Za-z0-9_-]+)\.)?([a-z0-9_]+)\s*(<=|>=|<|>)\s*(.+?)\s*$")
+_STATISTICS = ("mean", *(name for name, _ in _native.PERCENTILES))
+# metric -> (where in the results, the block, the figure)
+_TIME_METRICS = {**{s: ("classes", "response_time", s) for s in _STATISTICS},
+                 **{f"wait_{s}": ("classes", "waiting_time", s) for s in _STATISTICS}}
+_SHARE_METRICS = {"utilization": ("stations", None, "utilization"), "loss": ("classes", None, "loss_probability")}
+_RATE_METRICS = {"throughput": ("classes", None, "throughput")}
+_WHERE = {**_TIME_METRICS, **_SHARE_METRICS, **_RATE_METRICS}
+METRICS = tuple(_WHERE)
+
+
+@dataclass(frozen=True)
+class Objective:
+    text: str
+    scope: Optional[str]  # a class or station name; None: every class (or station) of the model
+    metric: str
+    op: str
+    value: float  # in the model's time unit (times and rates), or a fraction
+
+    @property
+    def kind(self) -> str:
+        """time (in the model's unit), share (a fraction) or rate (per the model's unit)."""
+        return "time" if self.metric in _TIME_METRICS else "share" if self.metric in _SHARE_METRICS else "rate"
+
+    def _part(self, results: dict, name: str) -> dict:
+        """The dict holding the figure (and its `_ci`) for class or station `name`."""
+        kind, block, _ = _WHERE[self.metric]
+        part = results[kind][name]
+        return part if block is None else part.get(block) or {}
+
+    def figures(self, results: dict) -> List[Tuple[str, Optional[float]]]:
+        """(class or station, figure) for each part the objective covers."""
+        kind, _, figure = _WHERE[self.metric]
+        names = [self.scope] if self.scope is not None else list(results[kind])
+        found = []
+        for name in names:
+            value = self._part(results, name).get(figure)
+            found.append((name, value if isinstance(value, (int, float)) else None))
+        return found
+
+    def worst(self, results: dict) -> Tuple[Optional[str], Optional[float], bool]:
+        """The part that holds the objective least well, its figure and whether
+        every part held (a missing figure breaks it)."""
+        figures = self.figures(results)
+        missing = [name for name, value in figures if value is None]
+        if missing:
+            return missing[0], None, False
+        name, value = (max if self.op.startswith("<") else min)(figures, key=lambda nv: nv[1])
+        return name, value, self.holds(value)
+
+    def holds(self, value: float) -> bool:
+        return _OPERATORS[self.op](value, self.value)
+
+    def interval(self, results: dict, name: str) -> Optional[Tuple[float, float]]:
+        """The figure's confidence interval at class or station `name`, where the engine gives one."""
+        found = self._part(results, name).get(f"{_WHERE[self.metric][2]}_ci")
+        return (found[0], found[1]) if found else None
+
+    def verdict(self, value: Optional[float], interval: Optional[Tuple[float, float]]) -> str:
+        """held, broken, or undecided: the interval wholly on one side of the
+        bound, or across it (without an interval, the figure alone decides)."""
+        if value is None:
+            return "broken"
+        if interval is None:
+            return "held" if self.holds(value) else "broken"
+        ends = [self.holds(end) for end in interval]
+        return "held" if all(ends) else "broken" if not any(ends) else "undecided"
+
+
+def parse_objective(text: str, model) -> Objective:
+    """`p95<200ms` checked against `model` (its classes, stations and time unit)."""
+    match = _FORM.match(str(text))
+    if not match:
+        raise OptionError("slo", "expected [CLASS.|STATION.]METRIC OP VALUE, e.g. p95<200ms or db.utilization<70%",
+                          value=str(text))
+    scope, metric, op, value_text = match.groups()
+    if metric not in METRICS:
+        raise OptionError("slo", f"unknown metric {metric!r} (known: {', '.join(METRICS)})", value=str(text))
+    kind = _WHERE[metric][0]
+    parts = model.stations if kind == "stations" else model.classes
+    if scope is not None and scope not in parts:
+        word = "station" if kind == "stations" else "class"
+        raise OptionError("slo", f"{metric} is a figure of a {word}, and the model has no {word} {scope!r} "
+                                 f"(its {word}{'s' if word == 'station' else 'es'}: {', '.join(parts)})",
+                          value=str(text))
+    if metric in _TIME_METRICS:
+        value = _time(value_text, text) / SECONDS[model.time_unit]
+    elif metric in _SHARE_METRICS:
+        value = _share(value_text, text)
+    else:
+        value = _number(value_text, text) * SECONDS[model.time_unit]  # typed per second
+    return Objective(text=str(text).strip(), scope=scope, metric=metric, op=op, value=value)
+
+
+def _time(text: str, whole: str) -> float:
+    typed = split_time(text)
+    if typed is None or typed[1] not in TYPED_SECONDS or not (math.isfinite(typed[0]) and typed[0] > 0):
+        raise OptionError("slo", "expected a time above 0 with its unit, e.g. 200ms or 2s", value=whole)
+    return typed[0] * TYPED_SECONDS[typed[1]]
+
+
+def _share(text: str, whole: str) -> float:
+    percent = text.endswith("%")
+    value = _number(text[:-1] if percent else text, whole) / (100 if percent else 1)
+    if not 0 <= value <= 1:
+        raise OptionError("slo", "expected a share from 0 to 1, or a percentage, e.g. 0.8 or 80%", value=whole)
+    return value
+
+
+def _number(text: str, whole: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise OptionError("slo", "expected a number of at least 0", value=whole)
+    return value
