@@ -330,21 +330,140 @@ def supermarket(load, d=2):
     return sum(load ** ((d**i - 1) / (d - 1)) for i in range(1, 40)) / load
 
 
-@pytest.mark.parametrize("load", [0.8, 0.9])
-def test_power_of_two_approaches_the_mean_field_as_servers_grow(load):
+@functools.lru_cache(maxsize=None)
+def power_of_two(servers, load):
     import brewput
 
+    return brewput.simulate(dispatch_model(servers, "power_of_d", load), seed=1, replications=10,
+                            customers=1_000_000)
+
+
+@pytest.mark.parametrize("load", [0.8, 0.9])
+def test_power_of_two_approaches_the_mean_field_as_servers_grow(load):
     from brewput.analytic.dispatch import supermarket_mean_queue
 
     truth = supermarket(load)
     assert supermarket_mean_queue(load, 2) / load == pytest.approx(truth, rel=1e-12)
     gaps = {}
     for servers in (10, 100):
-        res = brewput.simulate(dispatch_model(servers, "power_of_d", load), seed=1, replications=10,
-                               customers=1_000_000)
-        r, d_r = widened(res, ("classes", "job", "response_time", "mean"))
+        r, d_r = widened(power_of_two(servers, load), ("classes", "job", "response_time", "mean"))
         gaps[servers] = (r / truth - 1, d_r / truth)
     (gap10, tol10), (gap100, tol100) = gaps[10], gaps[100]
-    assert gap10 - tol10 > 0.05                  # ten servers: 7 % (load 0.8), 15 % (0.9) above the limit
+    assert gap10 - tol10 > 0.05                  # ten servers: 6 % (load 0.8), 14 % (0.9) above the limit
     assert gap10 - tol10 > gap100 + tol100       # a hundred: the gap has closed ...
     assert abs(gap100) <= tol100 + 0.02          # ... to within 2 % and the interval
+
+
+# ---- docs/load-balancing.md: every number on the page is one of these -----------------
+
+ROOT = EXAMPLES.resolve().parent.parent.parent   # examples/ links into python/brewput/
+
+
+@functools.lru_cache(maxsize=None)
+def page():
+    return (ROOT / "docs" / "load-balancing.md").read_text(encoding="utf-8")
+
+
+def prose():
+    """The page with every run of spaces and line breaks as one space."""
+    return " ".join(page().split())
+
+
+def pasted_commands():
+    """(command, the output pasted under it) for each `$ brewput ...` line of the page."""
+    found, command, output, inside = [], None, [], False
+    for line in page().splitlines() + ["```"]:
+        if line.startswith("```"):
+            inside = not inside
+        if command is not None and (line.startswith("$ ") or line.startswith("```")):
+            found.append((command, "\n".join(output)))
+            command, output = None, []
+        if inside and line.startswith("$ brewput "):
+            command = line[2:]
+        elif command is not None:
+            output.append(line)
+    return found
+
+
+@pytest.mark.parametrize("command, pasted", pasted_commands(), ids=lambda c: c[:60])
+def test_the_page_shows_what_its_commands_print(command, pasted):
+    import os
+    import shlex
+
+    run = subprocess.run([sys.executable, "-m", "brewput", *shlex.split(command)[1:]], capture_output=True,
+                         text=True, cwd=ROOT, env={**os.environ, "COLUMNS": "200"})
+    assert run.returncode == 0, run.stderr
+    printed = "\n".join(line.rstrip() for line in run.stdout.rstrip("\n").splitlines())
+    assert printed == pasted, f"{command}\n{run.stdout}"
+
+
+def test_the_pages_busiest_table():
+    for m in [2**i for i in range(1, 11)]:
+        e = expected_max(m)
+        row = (f"| {m:,} | {e:.4f} | {seed_bound(m):.4f} | {seed_bound(m) / e - 1:+.1%} | {blom(m) / e - 1:+.1%} "
+               f"| {gumbel(m) / e - 1:+.1%} |")
+        assert row in prose(), row
+
+
+def test_the_pages_granularity_figures():
+    fc = FIBRE_CHANNEL
+    for text in (f"k = 20,270/1,861 = {fc.k:.2f}", f"1,586/√{fc.k:.2f} = **{fc.break_even_sd:.1f}**",
+                 f"**{fc.gain:.0f} times**", f"(1,586/{fc.k:.2f} = {fc.seed_threshold:.1f}",
+                 f"**{FIBRE_CHANNEL.gain_when_hashed(8):.1f} times** for the fibre channel on 8 links"):
+        assert text in prose(), text
+
+
+def plus_minus(res, path, digits):
+    value, (lo, hi) = figure_of(res, path)
+    return f"{value:.{digits}} ± {(hi - lo) / 2:.1g}"
+
+
+def figure_of(res, path):
+    node = res
+    for name in path[:-1]:
+        node = node[name]
+    return node[path[-1]], node[path[-1] + "_ci"]
+
+
+@pytest.mark.parametrize("load", [0.5, 0.8])
+def test_the_pages_two_server_table(load):
+    for policy, truth in POLICIES.items():
+        response, busy_first = truth(load)
+        res = two_servers(policy, load)
+        row = (f"| {load} | {policy} | {response:.3f} | "
+               f"{plus_minus(res, ('classes', 'job', 'response_time', 'mean'), '3f')} | {busy_first:.4f} | "
+               f"{plus_minus(res, ('stations', 's0', 'utilization'), '4f')} |")
+        assert row in prose(), row
+    for policy, share in (("shortest_queue", "60 %"), ("shared", "58 %")):
+        assert f"{POLICIES[policy](0.5)[1]:.0%}".replace("%", " %") == share
+
+
+@pytest.mark.parametrize("load", [0.8, 0.9])
+def test_the_pages_power_of_two_table(load):
+    path = ("classes", "job", "response_time", "mean")
+    row = (f"| {load} | {plus_minus(power_of_two(10, load), path, '4g')} | "
+           f"{plus_minus(power_of_two(100, load), path, '4g')} | {supermarket(load):.4g} |")
+    assert row in prose(), row
+    gap10 = power_of_two(10, load)["classes"]["job"]["response_time"]["mean"] / supermarket(load) - 1
+    assert f"{gap10:.0%}".replace("%", " %") in ("6 %", "14 %") and "6 to 14 % slower" in prose()
+
+
+def test_the_pages_study_figures(tmp_path):
+    # the ten-server study as the page runs it: median response at 95 % load per policy,
+    # and the first server's utilization at half load
+    run = subprocess.run([sys.executable, "-m", "brewput", "run", str(EXAMPLES / "studies" / "balance.yaml"),
+                          "-o", str(tmp_path / "record.json")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    scenarios = json.loads((tmp_path / "record.json").read_text())["scenarios"]
+    at = {(s["model"], s["params"]["load"]): s["results"] for s in scenarios}
+    medians = [f"{at[policy, 0.95]['classes']['job']['response_time']['p50']:.1f} s under {words}"
+               for policy, words in (("random", "random"), ("round_robin", "round robin"),
+                                     ("power_of_d", "power of two"), ("shortest_queue", "join the shortest"),
+                                     ("shared", "the shared queue"))]
+    for text in medians:
+        assert text in prose(), text
+    for policy in ("shortest_queue", "shared"):
+        assert f"{at[policy, 0.5]['stations']['s0']['utilization']:.0%}" == "84%"
+    for policy in ("random", "round_robin", "power_of_d"):
+        busiest = max(s["utilization"] for s in at[policy, 0.5]["stations"].values())
+        assert busiest == pytest.approx(0.5, abs=0.005)
