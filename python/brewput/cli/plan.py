@@ -21,10 +21,10 @@ def plan_command(
     slo: List[str] = typer.Option([], "--slo", metavar="EXPR",
                                   help="An objective every option must meet (repeatable): p95<200ms, mean<=2s, "
                                        "wait_p90<20s, utilization<85%, loss<1%, throughput>=100; CLASS. or "
-                                       "STATION. before the metric for one (db.utilization<70%)."),
+                                       "STATION. before the metric for one (db.utilization<70%).  [default: none; give one or more]"),
     vary: List[str] = typer.Option([], "--vary", metavar="NAME=VALUES",
                                    help="A param, or a field by its path, and the values to try (repeatable): "
-                                        "servers=1..64, stations.web.servers=1..64, c=1,2,4,8."),
+                                        "servers=1..64, stations.web.servers=1..64, c=1,2,4,8.  [default: none; give one or more]"),
     cost: List[str] = typer.Option([], "--cost", metavar="NAME=PRICE[,RUNNING]",
                                    help="What one unit of a varied NAME costs: bought now, and (optionally) to run "
                                         "for a year (repeatable).  [default: the fewest units]"),
