@@ -186,7 +186,7 @@ def test_the_command_says_when_the_busiest_is_overloaded():
 
 # ---- the dynamic view: dispatch policies on two exponential servers -----------------------
 
-from conftest import EXAMPLES, check, widened  # noqa: E402
+from conftest import EXAMPLES, check, figure, widened  # noqa: E402
 
 LOADS = (0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95)
 
@@ -414,15 +414,9 @@ def test_the_pages_granularity_figures():
 
 
 def plus_minus(res, path, digits):
-    value, (lo, hi) = figure_of(res, path)
+    """A simulated figure as the page writes it: the value, then its 95 % half-width."""
+    value, (lo, hi) = figure(res, path)
     return f"{value:.{digits}} ± {(hi - lo) / 2:.1g}"
-
-
-def figure_of(res, path):
-    node = res
-    for name in path[:-1]:
-        node = node[name]
-    return node[path[-1]], node[path[-1] + "_ci"]
 
 
 @pytest.mark.parametrize("load", [0.5, 0.8])

@@ -52,13 +52,15 @@ def busiest_table(figures):
                         f"{number(figures.sigma)})", title_justify="left")
     for i, column in enumerate(("E[max of M normals]", "E[max]", "busiest utilization", "vs exact")):
         table.add_column(column, justify="left" if i == 0 else "right")
-    table.add_row("exact (quadrature)", number(figures.exact), number(figures.utilization(figures.exact)), "")
+
+    def add(label, e_max, half=None, compared=True):
+        ci = None if half is None else (e_max - half, e_max + half)
+        table.add_row(label, with_ci(e_max, ci),
+                      with_ci(figures.utilization(e_max), ci and [figures.utilization(v) for v in ci]),
+                      f"{e_max / figures.exact - 1:+.2%}" if compared else "")
+
+    add("exact (quadrature)", figures.exact, compared=False)
     for name, value in figures.approximations.items():
-        table.add_row(name, number(value), number(figures.utilization(value)), f"{value / figures.exact - 1:+.2%}")
-    half = figures.simulated_half_width
-    table.add_row(f"simulated ({figures.draws:,} draws, seed {figures.seed})",
-                  with_ci(figures.simulated, (figures.simulated - half, figures.simulated + half)),
-                  with_ci(figures.utilization(figures.simulated),
-                          (figures.utilization(figures.simulated - half), figures.utilization(figures.simulated + half))),
-                  f"{figures.simulated / figures.exact - 1:+.2%}")
+        add(name, value)
+    add(f"simulated ({figures.draws:,} draws, seed {figures.seed})", figures.simulated, figures.simulated_half_width)
     return table

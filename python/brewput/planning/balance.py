@@ -115,9 +115,12 @@ class Busiest:
         """The busiest centre's expected utilization for a value of E[max]."""
         return self.mean + self.sigma * e_max
 
+    def row(self, e_max: float) -> dict:
+        """One estimate of E[max]: itself, the busiest utilization it gives, its error against the exact."""
+        return {"e_max": e_max, "busiest_utilization": self.utilization(e_max), "relative_error": e_max / self.exact - 1}
+
     def to_dict(self) -> dict:
-        row = lambda e_max: {"e_max": e_max, "busiest_utilization": self.utilization(e_max),  # noqa: E731
-                             "relative_error": e_max / self.exact - 1}
+        row = self.row
         return {"centres": self.centres, "mean": self.mean, "sigma": self.sigma,
                 "exact": row(self.exact),
                 "approximations": {name: row(value) for name, value in self.approximations.items()},
