@@ -432,6 +432,13 @@ def test_the_pages_two_server_table(load):
         assert f"{POLICIES[policy](0.5)[1]:.0%}".replace("%", " %") == share
 
 
+def test_the_examples_page_quotes_the_exact_values():
+    text = " ".join((ROOT / "docs" / "examples.md").read_text(encoding="utf-8").split())
+    r = {policy: f"{truth(0.8)[0]:.3f}" for policy, truth in POLICIES.items()}
+    assert (f"{r['random']} s (random), {r['round_robin']} (round robin), {r['shortest_queue']} (join the "
+            f"shortest queue) and {r['shared']} (one shared queue)") in text
+
+
 @pytest.mark.parametrize("load", [0.8, 0.9])
 def test_the_pages_power_of_two_table(load):
     path = ("classes", "job", "response_time", "mean")
