@@ -88,3 +88,16 @@ def test_the_command_runs_blas_on_one_thread_unless_told_otherwise():
         done = subprocess.run([sys.executable, "-c", probe.format(variable)], env={**env, variable: "3"},
                               capture_output=True, text=True, check=True)
         assert done.stdout.strip() == "3"
+
+
+def test_start_up_is_not_collected_but_the_command_is():
+    # Start-up runs with the cyclic collector off; the command's own work (inside
+    # user_errors) with it on, start-up's objects frozen out of it.
+    probe = ("import gc, brewput.__main__ as m, brewput.cli as c, brewput.cli.common as common\n"
+             "seen = []\n"
+             "work = common.user_errors(lambda: seen.append((gc.isenabled(), gc.get_freeze_count() > 0)))\n"
+             "c.main = lambda: (seen.append((gc.isenabled(), gc.get_freeze_count() > 0)), work())\n"
+             "m.run()\n"
+             "print(seen)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[(False, False), (True, True)]"

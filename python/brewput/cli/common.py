@@ -6,6 +6,7 @@ start-up that `--help`, `--version` and a one-line error need not pay)."""
 from __future__ import annotations
 
 import functools
+import gc
 import math
 import sys
 from contextlib import contextmanager
@@ -90,6 +91,10 @@ def user_errors(command):
     `interrupted` and 130 (__main__ does the same for Ctrl-C during start-up)."""
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
+        # The command's own work, however long, collects its cycles; what start-up
+        # built is frozen out of every collection (__main__ turned collection off for it).
+        gc.freeze()
+        gc.enable()
         try:
             return command(*args, **kwargs)
         except BrewputError as e:
