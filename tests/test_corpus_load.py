@@ -1,8 +1,11 @@
 """The corpus (tests/corpus.py) for `brewput load` and `brewput serve`: bad
 input is one line naming the option, exit 2, before anything is sent or bound.
 
-Classes: no target or two; URLs that are not http URLs (scheme, host, port,
+Classes: no target or two; URLs that are not http(s) URLs (scheme, host, port,
 spaces); targets that cannot be reached on loopback (refused, closed ports);
+headers that are not RFC 9110 fields or that the generator sets itself; body
+files that are missing, not regular files or too big; certificate options that
+are unreadable, not PEM, or beside an http:// URL;
 rates, times and counts that are not positive, finite, in range or with a unit;
 ramps and steps that do not parse; thresholds naming unknown metrics or bad
 values; --predict models that cannot stand for the service; outputs that cannot be written; the demo server's bad workers, queue,
@@ -30,7 +33,10 @@ CASES = [
     Case("exec-unbalanced-quote", load("--exec", "echo 'x", "--rate", "10"), names=["--exec"]),
     # URLs that are not http URLs.
     Case("url-ftp", load("ftp://127.0.0.1/", "--rate", "10"), names=["URL", "http://"]),
-    Case("url-https", load("https://127.0.0.1/", "--rate", "10"), names=["URL", "https"]),
+    Case("url-https-port-too-big", load("https://127.0.0.1:99999/", "--rate", "10"), names=["URL"]),
+    Case("url-https-port-zero", load("https://127.0.0.1:0/", "--rate", "10"), names=["URL", "port 0"]),
+    Case("url-https-no-host", load("https:///x", "--rate", "10"), names=["URL", "host"]),
+    Case("url-https-port-word", load("https://127.0.0.1:tls/", "--rate", "10"), names=["URL"]),
     Case("url-no-scheme", load("127.0.0.1:8080", "--rate", "10"), names=["URL"]),
     Case("url-no-host", load("http:///x", "--rate", "10"), names=["URL", "host"]),
     Case("url-port-too-big", load("http://127.0.0.1:99999/", "--rate", "10"), names=["URL"]),
@@ -44,6 +50,63 @@ CASES = [
     Case("connection-refused-discard", load("http://127.0.0.1:9/x", "--rate", "10"), names=["127.0.0.1:9"]),
     Case("connection-refused-ipv6", load("http://[::1]:1/", "--rate", "10"), names=["[::1]:1"]),
     Case("connection-refused-other-loopback", load("http://127.0.0.2:1/", "--rate", "10"), names=["127.0.0.2:1"]),
+    Case("connection-refused-https", load("https://127.0.0.1:1/", "--rate", "10"),
+         names=["127.0.0.1:1", "connection refused"]),
+    Case("connection-refused-https-default-port", load("https://127.0.0.1/", "--rate", "10"),
+         names=["127.0.0.1:443", "connection refused"]),
+    # Headers: not an RFC 9110 field, or one the generator sets itself, or too many.
+    Case("header-no-colon", load(URL, "--rate", "10", "--header", "Accept"), names=["--header", "Name: value"]),
+    Case("header-empty-name", load(URL, "--rate", "10", "--header", ": x"), names=["--header"]),
+    Case("header-space-in-name", load(URL, "--rate", "10", "--header", "X Trace: 1"), names=["--header", "token"]),
+    Case("header-space-before-colon", load(URL, "--rate", "10", "-H", "X-Trace : 1"), names=["--header", "token"]),
+    Case("header-line-break", load(URL, "--rate", "10", "-H", "X-A: 1\r\nX-B: 2"), names=["--header", "line breaks"]),
+    Case("header-bare-newline", load(URL, "--rate", "10", "-H", "X-A: 1\nHost: evil"), names=["--header"]),
+    Case("header-not-ascii", load(URL, "--rate", "10", "-H", "X-Name: Zoë"), names=["--header", "ASCII"]),
+    Case("header-nul", load(URL, "--rate", "10", "-H", "X-A: a\x01b"), names=["--header"]),
+    Case("header-content-length", load(URL, "--rate", "10", "-H", "Content-Length: 5"),
+         names=["--header", "--body"]),
+    Case("header-transfer-encoding", load(URL, "--rate", "10", "-H", "transfer-encoding: chunked"),
+         names=["--header"]),
+    Case("headers-too-many", load(URL, "--rate", "10", *[a for i in range(101) for a in ("-H", f"X-{i}: v")]),
+         names=["--header", "at most"]),
+    Case("headers-too-big", load(URL, "--rate", "10", "-H", "X-Big: " + "v" * 70_000), names=["--header", "KiB"]),
+    Case("header-with-exec", load("--exec", "true", "--rate", "10", "-H", "X: 1"), names=["--exec", "--header"]),
+    # Bodies: a file that cannot be read whole, or that is too big.
+    Case("body-missing", load(URL, "--rate", "10", "--body", "nope.bin"), names=["--body", "nope.bin", "no such file"]),
+    Case("body-folder", load(URL, "--rate", "10", "--body", "{dir}"), names=["--body", "folder"]),
+    Case("body-device", load(URL, "--rate", "10", "--body", "/dev/zero"), names=["--body", "/dev/zero", "regular"]),
+    Case("body-fifo", load(URL, "--rate", "10", "--body", "/proc/self/fd/0"), names=["--body", "regular"]),
+    Case("body-too-big", load(URL, "--rate", "10", "--body", "big.bin"), files={"big.bin": b"\0" * (64 * 2**20 + 1)},
+         names=["--body", "big.bin", "64 MiB"]),
+    Case("body-with-trace", load(URL, "--rate", "10", "--body", "b", "--method", "TRACE"), files={"b": "x"},
+         names=["--body", "--method", "TRACE"]),
+    Case("body-with-exec", load("--exec", "true", "--rate", "10", "--body", "b"), files={"b": "x"},
+         names=["--exec", "--body"]),
+    Case("method-with-exec", load("--exec", "true", "--rate", "10", "--method", "POST"), names=["--exec", "--method"]),
+    # Certificates: not readable, not PEM, or where they mean nothing.
+    Case("cacert-missing", load("https://127.0.0.1:1/", "--rate", "10", "--cacert", "nope.pem"),
+         names=["--cacert", "nope.pem", "no such file"]),
+    Case("cacert-not-pem", load("https://127.0.0.1:1/", "--rate", "10", "--cacert", "c.pem"),
+         files={"c.pem": "hello\n"}, names=["--cacert", "c.pem", "PEM"]),
+    Case("cacert-binary", load("https://127.0.0.1:1/", "--rate", "10", "--cacert", "c.der"),
+         files={"c.der": bytes(range(256)) * 4}, names=["--cacert", "c.der"]),
+    Case("cacert-broken-base64", load("https://127.0.0.1:1/", "--rate", "10", "--cacert", "c.pem"),
+         files={"c.pem": "-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n"}, names=["--cacert", "c.pem"]),
+    Case("cacert-not-a-certificate", load("https://127.0.0.1:1/", "--rate", "10", "--cacert", "c.pem"),
+         files={"c.pem": "-----BEGIN CERTIFICATE-----\naGVsbG8gd29ybGQ=\n-----END CERTIFICATE-----\n"},
+         names=["--cacert", "c.pem"]),
+    Case("cacert-key-only", load("https://127.0.0.1:1/", "--rate", "10", "--cacert", "k.pem"),
+         files={"k.pem": "-----BEGIN PRIVATE KEY-----\naGVsbG8=\n-----END PRIVATE KEY-----\n"},
+         names=["--cacert", "k.pem", "no PEM certificate"]),
+    Case("cacert-folder", load("https://127.0.0.1:1/", "--rate", "10", "--cacert", "{dir}"), names=["--cacert", "folder"]),
+    Case("cacert-device", load("https://127.0.0.1:1/", "--rate", "10", "--cacert", "/dev/urandom"),
+         names=["--cacert", "regular"]),
+    Case("cacert-with-http", load(URL, "--rate", "10", "--cacert", "c.pem"), files={"c.pem": "x"},
+         names=["--cacert", "https://"]),
+    Case("insecure-with-http", load(URL, "--rate", "10", "--insecure"), names=["--insecure", "https://"]),
+    Case("cacert-and-insecure", load("https://127.0.0.1:1/", "--rate", "10", "--cacert", "c.pem", "--insecure"),
+         files={"c.pem": "x"}, names=["--cacert", "--insecure"]),
+    Case("insecure-with-exec", load("--exec", "true", "--rate", "10", "--insecure"), names=["--exec", "--insecure"]),
     # Rates.
     Case("rate-zero", load(URL, "--rate", "0"), names=["--rate"]),
     Case("rate-negative", load(URL, "--rate", "-5"), names=["--rate"]),

@@ -99,11 +99,16 @@ def test_https_with_cacert_carries_headers_and_body_byte_for_byte(ca, tmp_path):
     with tls_server(ca) as (url, server):
         done = run(f"{url}/orders?id=7", "--cacert", str(tmp_path / "ca.pem"), "--body", str(tmp_path / "body.bin"),
                    "--header", "X-Trace: a b\tc", "-H", "Accept: text/plain", "-H", "Accept: application/json",
-                   "-H", "User-Agent: tester/1", "--json")
+                   "-H", "User-Agent: tester/1", "-H", "Authorization: Bearer s3cret", "-H", "X-Api-Key: k3y",
+                   "--json")
     assert done.returncode == 0, done.stderr
-    load = json.loads(done.stdout)["load"]
+    results = json.loads(done.stdout)
+    load = results["load"]
     assert load["answers"] == {"2xx": REQUESTS} and load["errors"] == {}, load
     assert len(server.arrived) == REQUESTS
+    # Credentials reach the server but not the results, which get shared.
+    assert "s3cret" not in done.stdout and "k3y" not in done.stdout
+    assert ["Authorization", "(hidden)"] in results["settings"]["target"]["http"]["headers"]
     for request in server.arrived:
         assert (request["method"], request["path"], request["alpn"]) == ("POST", "/orders?id=7", "http/1.1")
         assert request["body"] == body
@@ -111,6 +116,7 @@ def test_https_with_cacert_carries_headers_and_body_byte_for_byte(ca, tmp_path):
         assert [v for n, v in headers if n.lower() == "accept"] == ["text/plain", "application/json"]
         assert [v for n, v in headers if n.lower() == "x-trace"] == ["a b\tc"]
         assert [v for n, v in headers if n.lower() == "user-agent"] == ["tester/1"]
+        assert [v for n, v in headers if n.lower() in ("authorization", "x-api-key")] == ["Bearer s3cret", "k3y"]
         assert [v for n, v in headers if n.lower() == "host"] == [url.split("//")[1]]
         assert [v for n, v in headers if n.lower() == "content-length"] == [str(len(body))]
 

@@ -114,7 +114,9 @@ impl Resolved {
 impl Http {
     async fn resolve(target: &HttpTarget, timeout: Duration) -> Result<Http, LoadError> {
         let HttpTarget { host, port, authority, .. } = target;
-        let unreachable = |why: String| LoadError::Unreachable(format!("cannot connect to {authority}: {why}"));
+        // Where, with the port even when the URL left it to its scheme.
+        let place = if authority.ends_with(&format!(":{port}")) { authority.clone() } else { format!("{authority}:{port}") };
+        let unreachable = |why: String| LoadError::Unreachable(format!("cannot connect to {place}: {why}"));
         let addr: SocketAddr = tokio::net::lookup_host((host.as_str(), *port))
             .await
             .map_err(|e| unreachable(format!("cannot resolve {host}: {}", plain(&e))))?

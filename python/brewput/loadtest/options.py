@@ -200,6 +200,19 @@ def request(target: HttpTarget, method_text: Optional[str], header_texts: List[s
     return chosen, settings, found
 
 
+# Headers that carry credentials: kept out of the results (files get shared).
+_SECRET_HEADERS = re.compile(r"^(authorization|proxy-authorization|cookie)$|token|secret|api-?key|password", re.I)
+
+
+def shown_settings(settings: dict) -> dict:
+    """`settings` as the results show them: credential headers' values hidden."""
+    http = settings.get("target", {}).get("http")
+    if not http or not http.get("headers"):
+        return settings
+    headers = [[name, "(hidden)" if _SECRET_HEADERS.search(name) else value] for name, value in http["headers"]]
+    return {**settings, "target": {"http": {**http, "headers": headers}}}
+
+
 INSECURE = ("--insecure: the server's certificate was NOT verified; anyone on the path could have answered "
             "(use --cacert FILE to trust a test server's certificate)")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from .. import _native
+from .options import shown_settings
 
 MS = 1e3
 _BLOCKS = {"response_time": "response", "service_time": "service", "lag": "lag"}
@@ -46,7 +47,7 @@ def to_results(summary: dict, *, target: str, method: str, settings: dict) -> di
                    loss_probability=(counts["dropped"] / offered) if offered else None)
     results = {
         "model": target, "engine": "load", "method": method, "time_unit": "ms", "params": {},
-        "settings": settings,
+        "settings": shown_settings(settings),
         "classes": {"request": request},
         "load": {
             "target_rate": summary["target_rate"], "achieved_rate": summary["achieved_rate"],
