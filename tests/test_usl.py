@@ -199,8 +199,33 @@ def test_cli_prints_writes_and_draws(tmp_path):
     assert lines[0] == "n,throughput,fitted,residual,response_time" and len(lines) == 12
 
 
+@pytest.mark.parametrize("unit", [1e-250, 1e-3, 3600.0, 1e250])
+def test_the_throughputs_unit_changes_only_lambda(unit):
+    """specsdm91 in scripts per hour or in any other unit: the same sigma and kappa, and
+    lambda, its error and the residual error in that unit (to 1e-7: the optimum is flat
+    to that depth, and where the search stops there depends on the last bits)."""
+    n, x = data_set("specsdm91")
+    base, scaled = fit_usl(n, x), fit_usl(n, x * unit)
+    assert scaled.sigma.estimate == pytest.approx(base.sigma.estimate, rel=1e-7)
+    assert scaled.kappa.estimate == pytest.approx(base.kappa.estimate, rel=1e-7)
+    assert scaled.lam.estimate == pytest.approx(base.lam.estimate * unit, rel=1e-7)
+    assert scaled.lam.std_error == pytest.approx(base.lam.std_error * unit, rel=1e-7)
+    assert scaled.residual_sd == pytest.approx(base.residual_sd * unit, rel=1e-7)
+    low, high = scaled.interval([50.0])
+    base_low, base_high = base.interval([50.0])
+    assert (low[0], high[0]) == (pytest.approx(base_low[0] * unit, rel=1e-7), pytest.approx(base_high[0] * unit, rel=1e-7))
+
+
+def test_a_csv_saved_with_a_byte_order_mark_reads_the_same(tmp_path):
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + (DATA / "specsdm91.csv").read_bytes())
+    assert read_points(path).n == read_points(DATA / "specsdm91.csv").n
+
+
 def test_fit_refuses_what_it_cannot_fit():
     with pytest.raises(BrewputError, match="at least 4"):
         fit_usl([1, 2, 2, 3], [1, 2, 2, 3])
     with pytest.raises(BrewputError, match="positive"):
         fit_usl([1, 2, 3, 4], [1, -2, 3, 4])
+    with pytest.raises(BrewputError, match="from 1e-06 to 1e"):
+        fit_usl([1e-9, 2, 3, 4], [1, 2, 3, 4])

@@ -85,7 +85,7 @@ def _read_frame(path: Path, suffix: str):
     _check_file(path)
     try:
         if suffix == ".csv":
-            frame = pandas.read_csv(path, encoding="utf-8", skipinitialspace=True)
+            frame = pandas.read_csv(path, encoding="utf-8-sig", skipinitialspace=True)
         else:
             frame = pandas.read_parquet(path)
     except ImportError:

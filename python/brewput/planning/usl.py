@@ -31,6 +31,9 @@ LEVEL = 0.95
 #: The largest concurrency fitted: N(N - 1) stays far from overflow, and no
 #: measurement has more.
 MAX_N = 1e9
+#: The smallest: an open-loop step's N = X R is often below 1, never near 0 in
+#: a measurement that carries information.
+MIN_N = 1e-6
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,8 @@ class UslFit:
     residual_sd: float
     df: int
     kappa_note: Optional[str]   # why κ is not determined; None when it is
+    scale: float                # the unit the fit ran in: the largest throughput
+    covariance: Optional[np.ndarray]   # of (σ, κ, λ / scale); None when singular
 
     def throughput(self, n) -> np.ndarray:
         return _usl(np.asarray(n, dtype=float), self.sigma.estimate, self.kappa.estimate, self.lam.estimate)
@@ -98,15 +103,12 @@ class UslFit:
         coefficients' covariance), as (low, high) arrays."""
         n = np.asarray(n, dtype=float)
         fit = self.throughput(n)
-        if self.df < 1 or any(math.isnan(c.std_error) for c in (self.sigma, self.kappa, self.lam)):
+        if self.covariance is None:
             return fit, fit
-        grad = _jacobian(n, self.sigma.estimate, self.kappa.estimate, self.lam.estimate)
-        half = t_critical(self.level, self.df) * np.sqrt(np.einsum("ij,jk,ik->i", grad, self._covariance(), grad))
+        grad = _jacobian(n, self.sigma.estimate, self.kappa.estimate, self.lam.estimate / self.scale)
+        variance = np.einsum("ij,jk,ik->i", grad, self.covariance, grad)
+        half = t_critical(self.level, self.df) * np.sqrt(np.maximum(variance, 0)) * self.scale
         return fit - half, fit + half
-
-    def _covariance(self) -> np.ndarray:
-        grad = _jacobian(self.n, self.sigma.estimate, self.kappa.estimate, self.lam.estimate)
-        return np.linalg.inv(grad.T @ grad) * self.residual_sd ** 2
 
     def as_dict(self) -> dict:
         """The fit in plain JSON types: what `brewput fit usl --json` prints."""
@@ -134,25 +136,30 @@ def fit_usl(n: Sequence[float], x: Sequence[float], level: float = LEVEL) -> Usl
         raise BrewputError(f"expected as many concurrencies as throughputs, got {n.size} and {x.size}")
     if not (np.all(np.isfinite(n)) and np.all(np.isfinite(x)) and np.all(n > 0) and np.all(x > 0)):
         raise BrewputError("every concurrency and throughput must be a positive finite number")
-    if np.max(n) > MAX_N:
-        raise BrewputError(f"N = {np.max(n):g}: the USL is fitted for concurrencies up to {MAX_N:g}")
+    if np.max(n) > MAX_N or np.min(n) < MIN_N:
+        outside = np.max(n) if np.max(n) > MAX_N else np.min(n)
+        raise BrewputError(f"N = {outside:g}: the USL is fitted for concurrencies from {MIN_N:g} to {MAX_N:g}")
     if np.unique(n).size < MIN_POINTS:
         raise BrewputError(f"{np.unique(n).size} distinct concurrencies; the USL's three coefficients "
                            f"need at least {MIN_POINTS}")
     # in units of the largest throughput (the fit is the same in any unit): any
     # finite throughput, however large or small, stays clear of overflow
     scale = float(np.max(x))
-    sigma, kappa, lam = _least_squares(n, x / scale)
-    df = n.size - 3
-    residual = x / scale - _usl(n, sigma, kappa, lam)
-    residual_sd = math.sqrt(float(residual @ residual) / df)
-    errors = _standard_errors(n, sigma, kappa, lam, residual_sd)
+    with np.errstate(all="ignore"):
+        sigma, kappa, lam = _least_squares(n, x / scale)
+        df = n.size - 3
+        residual = x / scale - _usl(n, sigma, kappa, lam)
+        residual_sd = math.sqrt(float(residual @ residual) / df)
+        covariance = _covariance(n, sigma, kappa, lam, residual_sd)
+    if not all(math.isfinite(v) for v in (sigma, kappa, lam, residual_sd)):
+        raise BrewputError("the least-squares search found no finite fit for these points")
+    errors = [math.nan] * 3 if covariance is None else [math.sqrt(v) for v in np.diag(covariance)]
     lam, errors[2], residual_sd = lam * scale, errors[2] * scale, residual_sd * scale
     t = t_critical(level, df)
     sigma_c, kappa_c, lam_c = (Coefficient(v, se, v - t * se, v + t * se)
                                for v, se in zip((sigma, kappa, lam), errors))
     return UslFit(n=n, x=x, sigma=sigma_c, kappa=kappa_c, lam=lam_c, level=level, residual_sd=residual_sd,
-                  df=df, kappa_note=_kappa_note(n, sigma_c, kappa_c, level))
+                  df=df, kappa_note=_kappa_note(n, sigma_c, kappa_c, level), scale=scale, covariance=covariance)
 
 
 def _usl(n: np.ndarray, sigma: float, kappa: float, lam: float) -> np.ndarray:
@@ -205,14 +212,17 @@ def _least_squares(n: np.ndarray, x: np.ndarray) -> tuple:
     return sigma, kappa, lam
 
 
-def _standard_errors(n: np.ndarray, sigma: float, kappa: float, lam: float, residual_sd: float) -> List[float]:
+def _covariance(n: np.ndarray, sigma: float, kappa: float, lam: float, residual_sd: float) -> Optional[np.ndarray]:
+    """The coefficients' covariance, (J'J)^-1 s^2 with J the Jacobian at the optimum
+    (as R's nls); None when J'J is singular or the result is not a covariance."""
     grad = _jacobian(n, sigma, kappa, lam)
     try:
-        inverse = np.linalg.inv(grad.T @ grad)
+        covariance = np.linalg.inv(grad.T @ grad) * residual_sd ** 2
     except np.linalg.LinAlgError:
-        return [math.nan] * 3
-    variances = np.diag(inverse) * residual_sd ** 2
-    return [math.sqrt(v) if math.isfinite(v) and v >= 0 else math.nan for v in variances]
+        return None
+    if not (np.all(np.isfinite(covariance)) and np.all(np.diag(covariance) >= 0)):
+        return None
+    return covariance
 
 
 def _kappa_note(n: np.ndarray, sigma: Coefficient, kappa: Coefficient, level: float) -> Optional[str]:
