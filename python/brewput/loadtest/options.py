@@ -174,6 +174,9 @@ def request(target: HttpTarget, method_text: Optional[str], header_texts: List[s
     `--body`, `--cacert`, `--insecure`), checked, with warnings to show. A body
     without --method is POSTed, as curl does; the files are read by the
     generator, once, before anything is sent."""
+    for option, path in (("body", body), ("cacert", cacert)):
+        if path is not None and not str(path).strip():
+            raise OptionError(option, "expected a file name", value=repr(path))
     chosen = method(method_text) if method_text is not None else ("POST" if body is not None else "GET")
     found = []
     if body is not None:
