@@ -53,6 +53,14 @@ class Estimate:
     low: float
     high: float
 
+    def interval(self, level: float) -> str:
+        """`95 % interval 4.9 .. 5.1`, or why there is none."""
+        from ..figures import number
+
+        if math.isnan(self.std_error):
+            return "no interval: the steps do not determine its error"
+        return f"{level * 100:g} % interval {number(self.low)} .. {number(self.high)}"
+
 
 @dataclass(frozen=True)
 class Calibration:
@@ -78,22 +86,21 @@ class Calibration:
         return f"gamma({mean}, {math.sqrt(self.scv.value):.6g})"
 
     def model_text(self) -> str:
-        share = f"{self.level * 100:g} %"
         used = [s.scenario for s, f in zip(self.steps, self.fitted) if f]
-        scv = "" if self.scv is None else f", squared cv {self.scv.value:.4g}"
+        scv = "" if self.scv is None else f", squared cv {self.scv.value:.4g} ({self.scv.interval(self.level)})"
         rate = max(s.throughput for s, f in zip(self.steps, self.fitted) if f)
         name = "M/M/1" if self.kind == "mmc" and self.servers == 1 else (
             f"M/M/{self.servers}" if self.kind == "mmc" else "M/G/1")
         return (
             f"# Calibrated by brewput calibrate from {self.source} by the {self.method} over scenarios "
             f"{', '.join(map(str, used))}:\n"
-            f"# {name}, mean service time {self.service.value:.4g} {self.time_unit} ({share} interval "
-            f"{self.service.low:.4g} .. {self.service.high:.4g}){scv}.\n"
+            f"# {name}, mean service time {self.service.value:.4g} {self.time_unit} "
+            f"({self.service.interval(self.level)}){scv}.\n"
             "brewput: 1\n"
             f"name: {name} calibrated\n"
             f"time_unit: {self.time_unit}\n"
             "params:\n"
-            f"  rate: {rate:.6g}                  # arrivals per {self.time_unit}: the largest step fitted\n"
+            f"  rate: {_yaml_float(rate)}                  # arrivals per {self.time_unit}: the largest step fitted\n"
             "stations:\n"
             f"  server: {{servers: {self.servers}}}\n"
             "classes:\n"
@@ -103,14 +110,22 @@ class Calibration:
             "      - station: server\n"
             f"        service: {self.service_law}\n")
 
-    def predictions(self) -> List[dict]:
-        """Per step, the calibrated model solved at the step's throughput, beside the measurement."""
+    def model(self):
+        """The model file's model, as brewput reads it."""
         import yaml
 
-        from ..engine.solve import solve
         from ..model.model import load
 
-        model = load(yaml.safe_load(self.model_text()))
+        try:
+            return load(yaml.safe_load(self.model_text()))
+        except BrewputError as e:
+            raise BrewputError(f"{self.source}: the calibrated model is not one brewput runs: {e}") from None
+
+    def predictions(self) -> List[dict]:
+        """Per step, the calibrated model solved at the step's throughput, beside the measurement."""
+        from ..engine.solve import solve
+
+        model = self.model()
         rows = []
         for step, fitted in zip(self.steps, self.fitted):
             row = {"scenario": step.scenario, "fitted": fitted, "throughput": step.throughput,
@@ -234,8 +249,10 @@ def calibrate(path, *, kind: str = "mmc", servers: int = 1, upto: Optional[float
         if kind == "mg1":
             scv = Estimate(estimates[1], errors[1], estimates[1] - t * errors[1], estimates[1] + t * errors[1])
         method = "response-time fit"
-    return Calibration(str(path), time_unit, kind, servers, method,
-                       Estimate(service, se, service - t * se, service + t * se), scv, steps, fitted, level)
+    calibration = Calibration(str(path), time_unit, kind, servers, method,
+                              Estimate(service, se, service - t * se, service + t * se), scv, steps, fitted, level)
+    calibration.model()   # a model brewput can run, or one line saying why not
+    return calibration
 
 
 def _response_fit(kind: str, servers: int, x: np.ndarray, r: np.ndarray, r_se: np.ndarray) -> tuple:
@@ -251,17 +268,26 @@ def _response_fit(kind: str, servers: int, x: np.ndarray, r: np.ndarray, r_se: n
             return np.array([pollaczek_khinchine(lam, p[0], p[1]).response for lam in x])
         return np.array([mmc(lam, p[0], servers).response for lam in x])
 
-    start = [min(float(np.min(r)), top / 2)] + ([1.0] if kind == "mg1" else [])
     lower = [top * 1e-9] + ([0.0] if kind == "mg1" else [])
     upper = [top] + ([1e6] if kind == "mg1" else [])
-    found = least_squares(lambda p: responses(p) - r, start, bounds=(lower, upper), x_scale="jac",
-                          ftol=1e-14, xtol=1e-14, gtol=1e-14, max_nfev=5_000)
-    df = len(r) - len(start)
-    variance = float(found.fun @ found.fun) / df
-    try:
-        inverse = np.linalg.inv(found.jac.T @ found.jac)
-    except np.linalg.LinAlgError:
-        return [float(v) for v in found.x], [math.nan] * len(start)
-    common = inverse @ found.jac.T @ r_se
-    variances = np.diag(inverse) * variance + common ** 2
-    return [float(v) for v in found.x], [math.sqrt(v) if v >= 0 else math.nan for v in variances]
+    start = [float(np.clip(np.min(r), 10 * lower[0], top / 2))] + ([1.0] if kind == "mg1" else [])
+    with np.errstate(all="ignore"):
+        found = least_squares(lambda p: responses(p) - r, start, bounds=(lower, upper), x_scale="jac",
+                              ftol=1e-14, xtol=1e-14, gtol=1e-14, max_nfev=5_000)
+        estimates = [float(v) for v in found.x]
+        variance = float(found.fun @ found.fun) / (len(r) - len(start))
+        try:
+            inverse = np.linalg.inv(found.jac.T @ found.jac)
+            common = inverse @ found.jac.T @ r_se
+            variances = np.diag(inverse) * variance + common ** 2
+        except np.linalg.LinAlgError:
+            variances = np.full(len(start), math.nan)
+    if not all(math.isfinite(v) for v in estimates):
+        raise BrewputError("the response-time fit found no finite service time for these steps")
+    return estimates, [math.sqrt(v) if math.isfinite(v) and v >= 0 else math.nan for v in variances]
+
+
+def _yaml_float(value: float) -> str:
+    """A number YAML reads back as a number: 8e+300 would be text to YAML 1.1, 8.0e+300 is not."""
+    text = f"{value:.6g}"
+    return text.replace("e", ".0e", 1) if "e" in text and "." not in text else text

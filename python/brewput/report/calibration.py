@@ -9,12 +9,9 @@ def calibration_table(calibration):
     from rich.table import Table
 
     c = calibration
-    share = f"{c.level * 100:g} %"
-    scv = "" if c.scv is None else (f", squared cv {number(c.scv.value)} ({share}: {number(c.scv.low)} .. "
-                                    f"{number(c.scv.high)})")
-    title = (f"{c.source}: mean service time {number(c.service.value)} {c.time_unit} ({share} interval "
-             f"{number(c.service.low)} .. {number(c.service.high)}){scv}, by the {c.method}; "
-             f"predicted by solve on the calibrated model")
+    scv = "" if c.scv is None else f", squared cv {number(c.scv.value)} ({c.scv.interval(c.level)})"
+    title = (f"{c.source}: mean service time {number(c.service.value)} {c.time_unit} "
+             f"({c.service.interval(c.level)}){scv}, by the {c.method}; predicted by solve on the calibrated model")
     table = Table(title=title, title_justify="left")
     unit = c.time_unit
     columns = ("scenario", f"throughput (per {unit})", f"measured R ({unit})", f"predicted R ({unit})", "error",
