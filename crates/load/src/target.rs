@@ -145,7 +145,7 @@ impl Http {
             Ok(Err(Refused::Connect(e))) => Err(unreachable(plain(&e))),
             Ok(Err(Refused::Tls(e))) => {
                 let hint = match &target.tls {
-                    Some(TlsSettings { cacert: None, insecure: false }) => {
+                    Some(TlsSettings { cacert: None, insecure: false }) if tls::refused_certificate(&e) => {
                         " (trust its certificate with --cacert FILE, or skip the check with --insecure)"
                     }
                     _ => "",

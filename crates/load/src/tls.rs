@@ -80,9 +80,19 @@ fn roots(cacert: Option<&str>) -> Result<RootCertStore, LoadError> {
     Ok(roots)
 }
 
+fn rustls_error(e: &io::Error) -> Option<&rustls::Error> {
+    e.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>())
+}
+
+/// Whether a handshake failed on the server's certificate (which `cacert`
+/// or `insecure` could settle), not on the conversation.
+pub(crate) fn refused_certificate(e: &io::Error) -> bool {
+    matches!(rustls_error(e), Some(rustls::Error::InvalidCertificate(_)))
+}
+
 /// Why a handshake failed, in words: rustls's reason when it has one.
 pub(crate) fn reason(e: &io::Error) -> String {
-    match e.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) {
+    match rustls_error(e) {
         Some(rustls::Error::InvalidCertificate(why)) => format!("the server's certificate is not trusted ({why:?})"),
         Some(rustls::Error::InvalidMessage(_)) => "the server does not answer in TLS (an http:// server?)".into(),
         Some(tls) => tls.to_string(),

@@ -225,9 +225,10 @@ fn a_server_that_does_not_speak_tls_is_refused_before_the_run() {
             let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
         }
     });
-    let refused = load(addr, serde_json::json!({"tls": {"insecure": true}}), 5).unwrap_err();
+    // No certificate is in question: no hint of --cacert or --insecure.
+    let refused = load(addr, serde_json::json!({"tls": {}}), 5).unwrap_err();
     let LoadError::Unreachable(message) = refused else { panic!("{refused:?}") };
-    assert!(message.contains("TLS handshake failed") && !message.contains("--cacert"), "{message}");
+    assert!(message.contains("does not answer in TLS") && !message.contains("--cacert"), "{message}");
 }
 
 #[test]
