@@ -39,6 +39,7 @@ EXPECTED = {
     "planning/call-centre.yaml": ({"agents": 1}, None),
     # PDQ's helpdesk study: one M/M/c desk at each site and merged
     **{f"helpdesk/{name}.yaml": ({"desk": 1}, None) for name in ("site-a", "site-b", "merged")},
+    "helpdesk/two-sites.yaml": {"call_a": ({"desk_a": 1}, None), "call_b": ({"desk_b": 1}, None)},
     "tandem.yaml": (dict.fromkeys(("order", "brew", "pickup"), 1), None),
     # a CPU burst ends the job w.p. 0.1: 1 / 0.1 = 10 bursts, then 0.6 x 10 visits
     # to disk1 and 0.3 x 10 to disk2

@@ -10,7 +10,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SOLVABLE = ["helpdesk/site-a.yaml", "helpdesk/site-b.yaml", "helpdesk/merged.yaml", "mmc.yaml",
             "tandem.yaml", "central-server.yaml", "interactive.yaml", "multiclass.yaml", "starbucks/bar.yaml",
-            "server.yaml", "planning/call-centre.yaml"]
+            "server.yaml", "planning/call-centre.yaml",
+            "helpdesk/two-sites.yaml"]
 # the Starbucks counter behind its registers: typed servers with customers who give up
 COUNTERS = {f"starbucks/{name}.yaml" for name in ("fifo", "first-fit", "early-order")}
 

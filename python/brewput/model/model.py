@@ -67,6 +67,18 @@ class Model:
             raw = edited(raw, path, value)
         return self._new(raw, self._overrides, self._origin)
 
+    def with_merged(self, keep: str, gone: str) -> Model:
+        """The same model with station `gone` pooled into station `keep` (model/edits.py)."""
+        from .edits import merged
+
+        return self._new(merged(self._raw, keep, gone), self._overrides, self._origin)
+
+    def with_more_servers(self, station: str, count: int = 1) -> Model:
+        """The same model with `count` more servers at `station` (model/edits.py)."""
+        from .edits import more_servers
+
+        return self._new(more_servers(self._raw, station, count), self._overrides, self._origin)
+
     def to_yaml(self) -> str:
         """The model as a model file, params overridden as in this model, so that a
         model built in code can be saved, shown and loaded again (empirical files

@@ -18,6 +18,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from ..errors import BrewputError
 from ..experiment.sweep import Combinations, Number
+from .answer import all_exact, answered
 from .npv import Cost
 from .slo import Objective
 
@@ -80,36 +81,19 @@ def judge(objectives: Sequence[Objective], results: dict) -> List[dict]:
     return judged
 
 
-def _solved(model) -> tuple:
-    """(results, engine): solve where an analytic method covers the model, else simulate."""
-    from ..analytic.network import Unsupported
-    from ..engine.simulate import simulate
-    from ..engine.solve import solve
-
-    try:
-        return solve(model), "solve"
-    except Unsupported:
-        return simulate(model, seed=1, customers=CONFIRM_CUSTOMERS // 5, replications=3), "simulate"
-
-
 def evaluate(model, values: Mapping[str, Number], objectives: Sequence[Objective],
              costs: Mapping[str, Cost], years: int, rate: float, shrinkage: float = 0.0) -> Option:
     option = Option(values=dict(values))
     _price(option, costs, years, rate, shrinkage)
     try:
-        results, option.engine = _solved(variant(model, values))
+        results, option.engine = answered(variant(model, values))
     except BrewputError as e:  # no steady state, a deadlock: the option cannot serve the load
         option.problem = str(e)
         return option
-    option.exact = option.engine == "solve" and _all_exact(results)
+    option.exact = all_exact(results)
     option.figures = judge(objectives, results)
     option.meets = all(f["held"] for f in option.figures)
     return option
-
-
-def _all_exact(results: dict) -> bool:
-    parts = [*results["classes"].values(), *results["stations"].values()]
-    return all(part.get("exact", True) for part in parts)
 
 
 def scheduled(value: Number, shrinkage: float) -> Number:

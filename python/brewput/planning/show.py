@@ -1,6 +1,7 @@
-"""A plan as a manager reads it: the options with their figures and costs, the
-chosen one marked, then the simulation that confirms it. Prints through the
-console it is given."""
+"""Plans and what-ifs as a manager reads them: a plan's options with their
+figures and costs, the chosen one marked, then the simulation that confirms
+it; a what-if's cases beside the model as it is, with the change in each
+figure. Prints through the console it is given."""
 from __future__ import annotations
 
 from typing import List, Optional
@@ -136,3 +137,35 @@ def summary(record: dict) -> str:
             doubtful = [f["slo"] for f in first["figures"] if f["verdict"] != "held"]
             line += f"; simulation does not confirm {', '.join(doubtful)} (see the intervals)"
     return line
+
+
+def print_whatif(console, record: dict) -> None:
+    from rich.table import Table
+
+    from .whatif import change
+
+    unit = record["time_unit"]
+    base = record["cases"][0]
+    table = Table(title=f"{record['model']}: what if (change from the model as it is)", title_justify="left")
+    table.add_column("case")
+    table.add_column("engine")
+    columns = [("classes", c, "mean", "time", f"{c} mean") for c in record["classes"]]
+    columns += [("classes", c, "p95", "time", f"{c} p95") for c in record["classes"]]
+    columns += [("stations", s, "utilization", "share", f"{s} utilization") for s in record["stations"]]
+    for *_, header in columns:
+        table.add_column(header, justify="right")
+    for row in record["cases"]:
+        cells = [row["name"], "-" if row["engine"] is None else row["engine"] + ("" if row["exact"] else
+                                                                                 " (approx.)")]
+        for kind, part, figure, shape, _ in columns:
+            if row["problem"]:
+                cells.append(_short(row["problem"]))
+                continue
+            value = row[kind].get(part, {}).get(figure)
+            if part not in row[kind]:
+                cells.append("pooled" if kind == "stations" else "-")
+                continue
+            delta = None if row is base else change(value, base[kind].get(part, {}).get(figure))
+            cells.append(figure_text(shape, value, unit) + ("" if delta is None else f" ({delta:+.1%})"))
+        table.add_row(*cells)
+    console.print(table)

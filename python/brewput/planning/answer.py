@@ -1,0 +1,30 @@
+"""One model answered the planning way: by `solve` where an analytic method
+covers it (exact, or marked approximate), else by `simulate`, so that a plan or
+a what-if never stops at a model theory does not reach."""
+from __future__ import annotations
+
+from typing import Tuple
+
+SIMULATED_CUSTOMERS = 20_000  # per replication, when no analytic method covers the model
+SIMULATED_REPLICATIONS = 3
+
+
+def answered(model, seed: int = 1) -> Tuple[dict, str]:
+    """(results, engine): solve's where it covers the model, else simulate's."""
+    from ..analytic.network import Unsupported
+    from ..engine.simulate import simulate
+    from ..engine.solve import solve
+
+    try:
+        return solve(model), "solve"
+    except Unsupported:
+        return simulate(model, seed=seed, customers=SIMULATED_CUSTOMERS, replications=SIMULATED_REPLICATIONS), \
+            "simulate"
+
+
+def all_exact(results: dict) -> bool:
+    """Whether every figure of a solve's results is exact (a simulation's never are)."""
+    if results["engine"] != "solve":
+        return False
+    parts = [*results["classes"].values(), *results["stations"].values()]
+    return all(part.get("exact", True) for part in parts)
