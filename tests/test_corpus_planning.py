@@ -115,6 +115,7 @@ CASES = [
     Case("usl-wrong-suffix", ["fit", "usl", "d.txt"], {"d.txt": GOOD}, names=["d.txt", ".txt"]),
     Case("usl-garbage-parquet", ["fit", "usl", "d.parquet"], {"d.parquet": b"PAR1 not really"},
          names=["d.parquet"]),
+    Case("usl-too-large", FIT, csv("n,x\n" + "1,1\n" * (17 * 2**20)), names=["d.csv", "larger than 64 MiB"]),
     Case("usl-ragged-csv", FIT, csv('n,x\n1,10\n2,19,7,8\n4,"35\n'), names=["d.csv"]),
     Case("usl-json-not-a-record", REC, {"r.json": '{"n": [1, 2, 4, 8]}'}, names=["r.json", "not a brewput"]),
     Case("usl-json-broken", REC, {"r.json": '{"brewput": '}, names=["r.json", "not JSON"]),

@@ -222,6 +222,50 @@ def test_a_csv_saved_with_a_byte_order_mark_reads_the_same(tmp_path):
     assert read_points(path).n == read_points(DATA / "specsdm91.csv").n
 
 
+def test_parquet_reads_as_the_csv_does(tmp_path):
+    import pandas
+
+    pandas.read_csv(DATA / "raytracer.csv").to_parquet(tmp_path / "r.parquet")
+    points = read_points(tmp_path / "r.parquet")
+    assert (points.n, points.x) == (read_points(DATA / "raytracer.csv").n, read_points(DATA / "raytracer.csv").x)
+
+
+def test_a_lab_record_fits_its_measurements_not_its_predictions(tmp_path):
+    """A record as `brewput lab --predict` writes it: per implementation, lab scenarios
+    (measured) and simulate scenarios (predicted) at each --cpus. The measured curve of
+    the model chosen is fitted, the class chosen or all classes together."""
+    scenarios = []
+    for model, lam in (("ideal", 0.25), ("finelocking", 0.24)):
+        for engine, bias in (("lab", 1.0), ("simulate", 1.5)):
+            for cpus in (1, 2, 3, 4, 6):
+                x = bias * usl(cpus, 0.05, 0.01, lam)
+                classes = {"latte": {"throughput": 0.75 * x, "response_time": {"mean": 4.0}},
+                           "mocha": {"throughput": 0.25 * x, "response_time": {"mean": 4.0}}}
+                results = {"model": model, "engine": engine, "method": "des", "time_unit": "ms",
+                           "params": {"cpus": cpus, "noise": 0}, "classes": classes, "stations": {},
+                           "resources": {}, "warnings": []}
+                scenarios.append({"id": len(scenarios), "model": model, "engine": engine,
+                                  "params": {"cpus": cpus}, "results": results})
+    record = {"brewput": "experiment", "version": 1, "title": "lab", "created": "2026-11-22T00:00:00+00:00",
+              "command": None, "study": None, "models": {m: {"file": None, "text": None} for m in ("ideal", "finelocking")},
+              "sweep": {"cpus": [1, 2, 3, 4, 6]}, "charts": None, "interrupted": False, "failed": [],
+              "scenarios": scenarios}
+    path = tmp_path / "lab.json"
+    path.write_text(json.dumps(record))
+    with pytest.raises(BrewputError, match="2 models .*--model"):
+        read_points(path)
+    points = read_points(path, model="finelocking")
+    assert points.source.endswith("(finelocking, lab)") and points.time_unit == "ms"
+    fit = fit_usl(points.n, points.x)
+    assert (fit.sigma.estimate, fit.kappa.estimate, fit.lam.estimate) == (
+        pytest.approx(0.05, rel=1e-8), pytest.approx(0.01, rel=1e-8), pytest.approx(0.24, rel=1e-8))
+    latte = read_points(path, model="finelocking", x="latte")
+    assert latte.x == pytest.approx([0.75 * v for v in points.x], rel=1e-15)
+    run = brewput_cli("fit", "usl", path, "--model", "ideal", "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["lambda"]["estimate"] == pytest.approx(0.25, rel=1e-8)
+
+
 def test_fit_refuses_what_it_cannot_fit():
     with pytest.raises(BrewputError, match="at least 4"):
         fit_usl([1, 2, 2, 3], [1, 2, 2, 3])
