@@ -84,6 +84,33 @@ def test_the_simulated_maximum_is_within_its_interval_of_the_exact(centres):
     assert abs(mean - expected_max(centres)) <= widened_half(half, draws)
 
 
+def test_the_quadrature_rises_with_m_without_a_warning_over_the_whole_range():
+    import warnings
+
+    counts = sorted({int(m) for m in np.logspace(np.log10(2), 6, 120)} | {3, 10**6})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # an IntegrationWarning would reach the user's terminal
+        values = [expected_max(m) for m in counts]
+    assert all(a < b for a, b in zip(values, values[1:]))
+    assert all(e < seed_bound(m) for m, e in zip(counts, values))
+
+
+def test_the_chart_draws_every_estimate_from_two_to_at_least_64_centres(tmp_path):
+    from brewput.planning.balance_chart import busiest_chart, centres_up_to
+
+    assert centres_up_to(2) == [2, 4, 8, 16, 32, 64]
+    assert centres_up_to(100) == [2, 4, 8, 16, 32, 64, 100]
+    chart = busiest_chart(centres_up_to(16), seed=1)
+    values, errors = chart.panels
+    exact = next(line for line in values.items if line.label == "exact")
+    assert exact.y == pytest.approx([expected_max(m) for m in centres_up_to(16)])
+    seed_error = next(line for line in errors.items if line.label.startswith("seed"))
+    assert seed_error.y[1] == pytest.approx(100 * (seed_bound(4) / expected_max(4) - 1))
+    run = balance("--centres", "2", "--chart", str(tmp_path / "b.png"))
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    assert (tmp_path / "b.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_the_simulation_is_deterministic_and_the_seed_matters():
     assert simulated_max(64, seed=5) == simulated_max(64, seed=5)
     assert simulated_max(64, seed=5) != simulated_max(64, seed=6)

@@ -20,7 +20,8 @@ def balance(
     seed: int = WholeOption(1, "--seed", help="The simulation's random seed."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
     chart: Optional[Path] = typer.Option(None, "--chart", help="Also draw E[max] against M = 2, 4, 8, ... up to "
-                                                               "--centres into this PNG file.  [default: none]"),
+                                                               "--centres (at least 64) into this PNG file.  "
+                                                               "[default: none]"),
 ):
     """How busy the busiest of M centres is, when each one's utilization is normal(mean, sigma)."""
     from ..planning.balance import busiest

@@ -14,8 +14,13 @@ from ..report.spec import Chart, Line, Panel, color, marker
 from .balance import APPROXIMATIONS, busiest
 
 
+# A chart of fewer points shows no trend: it runs at least this far.
+LEAST_LARGEST = 64
+
+
 def centres_up_to(largest: int) -> List[int]:
-    """2, 4, 8, ... below `largest`, then `largest`."""
+    """2, 4, 8, ... below `largest` (at least LEAST_LARGEST), then that."""
+    largest = max(largest, LEAST_LARGEST)
     counts, m = [], 2
     while m < largest:
         counts.append(m)
