@@ -28,8 +28,8 @@ CLOSED_FORMS = {
     4: 3 / (2 * math.sqrt(math.pi)) * (1 + 2 / math.pi * math.asin(1 / 3)),
     5: 5 / (4 * math.sqrt(math.pi)) * (1 + 6 / math.pi * math.asin(1 / 3)),
 }
-# Tippett (1925), Biometrika 17, table of the mean range / 2, as reprinted by Harter
-# (1961), Biometrika 48, "Expected values of normal order statistics", to 5 decimals.
+# Harter (1961), "Expected values of normal order statistics", Biometrika 48, 151-165:
+# the largest of n, to 5 decimals.
 PUBLISHED = {10: 1.53875, 20: 1.86748, 50: 2.24907, 100: 2.50759, 200: 2.74604, 400: 2.96818}
 
 
