@@ -67,25 +67,37 @@ def test_reordering_raises_the_saturated_bar_by_what_the_chain_says():
     assert fifo < 0.95 * fit
 
 
-# ---- the study, from one command ------------------------------------------------
+# ---- the study, from one command, as docs/starbucks.md runs it --------------------
 
-def test_the_study_runs_from_one_command_into_a_report_with_the_floor_charts(tmp_path):
-    import json
+@pytest.fixture(scope="module")
+def study_report(tmp_path_factory):
+    """The study's report folder, run as the page runs it (the study's own seed,
+    replications and customers: the page's tables are its figures)."""
     import subprocess
     import sys
 
     from conftest import EXAMPLES
 
+    report = tmp_path_factory.mktemp("starbucks") / "report"
     run = subprocess.run([sys.executable, "-m", "brewput", "run", str(EXAMPLES / "studies" / "starbucks.yaml"),
-                          "--customers", "5000", "--replications", "3", "--report", str(tmp_path / "report")],
-                         capture_output=True, text=True)
+                          "--report", str(report)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    charts = {p.stem for p in (tmp_path / "report" / "charts").glob("*.png")}
+    return report
+
+
+@pytest.fixture(scope="module")
+def study_record(study_report):
+    import json
+
+    return json.loads((study_report / "record.json").read_text())
+
+
+def test_the_study_runs_from_one_command_into_a_report_with_the_floor_charts(study_report, study_record):
+    charts = {p.stem for p in (study_report / "charts").glob("*.png")}
     assert {"throughput", "utilization", "lost", "measures"} <= charts
-    record = json.loads((tmp_path / "report" / "record.json").read_text())
-    assert not record["failed"]
-    assert {scenario["model"] for scenario in record["scenarios"]} == {"fifo", "first-fit", "early-order"}
-    for scenario in record["scenarios"]:
+    assert not study_record["failed"]
+    assert {scenario["model"] for scenario in study_record["scenarios"]} == {"fifo", "first-fit", "early-order"}
+    for scenario in study_record["scenarios"]:
         results = scenario["results"]
         bar = results["stations"]["bar"]
         types = bar["server_types"]
@@ -105,22 +117,6 @@ def test_the_study_runs_from_one_command_into_a_report_with_the_floor_charts(tmp
 
 
 # ---- docs/starbucks.md: the early-ordering tables are the study's ------------------
-
-@pytest.fixture(scope="module")
-def study_record(tmp_path_factory):
-    """The study as the page runs it (its own seed, replications and customers)."""
-    import json
-    import subprocess
-    import sys
-
-    from conftest import EXAMPLES
-
-    out = tmp_path_factory.mktemp("starbucks") / "record.json"
-    run = subprocess.run([sys.executable, "-m", "brewput", "run", str(EXAMPLES / "studies" / "starbucks.yaml"),
-                          "-o", str(out)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    return json.loads(out.read_text())
-
 
 @pytest.mark.parametrize("espresso_share", [0.4, 0.6, 0.8])
 def test_the_page_holds_the_study_table_of_each_mix(study_record, espresso_share):
