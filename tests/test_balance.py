@@ -249,9 +249,14 @@ def stationary(rates, n):
     return spsolve(q.tocsr(), rhs)
 
 
-def shortest_queue(load, cap=120):
+@functools.lru_cache(maxsize=None)
+def shortest_queue(load):
     """Join the shortest queue on two servers, ties to the first: the chain on (n0, n1),
-    n_i jobs at server i (cap each: beyond it the mass is below 1e-15 at load 0.95)."""
+    n_i jobs at server i, up to `cap` each. Joining the shorter keeps each queue near
+    half of a total that falls off like load^n, so beyond `cap` lies mass of about
+    load^(2 cap): 1e-12 here (270 a queue at load 0.95, where 120 moved R by 5e-5
+    and 400 moves it by less than 1e-9)."""
+    cap = math.ceil(math.log(1e-12) / (2 * math.log(load)))
     lam = 2 * load
     index = {(a, b): k for k, (a, b) in enumerate((a, b) for a in range(cap + 1) for b in range(cap + 1))}
     rates = {}
@@ -269,9 +274,11 @@ def shortest_queue(load, cap=120):
     return jobs / lam, busy_first
 
 
+@functools.lru_cache(maxsize=None)
 def shared(load, cap=2000):
     """One queue, two servers, a job finding both free takes the first: the chain on
-    0, (1, first busy), (1, second busy), then n >= 2 jobs (both busy)."""
+    0, (1, first busy), (1, second busy), then n >= 2 jobs (both busy), up to `cap`
+    (mass load^2000 beyond it: below 1e-44)."""
     lam = 2 * load
     empty, first, second = 0, 1, 2
     both = lambda n: n + 1  # noqa: E731  (n >= 2 jobs at state n + 1)
