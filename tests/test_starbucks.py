@@ -147,6 +147,18 @@ def test_espresso_and_drip_customers_give_up_alike(study_record):
                 scenario["model"], scenario["params"], reason, share, half)
 
 
+def test_the_line_before_ordering_is_longer_with_one_expediter(study_record):
+    # the page's reason why early ordering loses more customers below the bar's capacity
+    from brewput.figures import with_ci
+
+    at = {s["model"]: s["results"]["stations"] for s in study_record["scenarios"]
+          if s["params"] == {"rate": 4, "espresso_share": 0.4}}
+    line = {"early-order": at["early-order"]["expediter"], "first-fit": at["first-fit"]["register"]}
+    assert {m: with_ci(st["waiting"], st["waiting_ci"]) for m, st in line.items()} == {
+        "early-order": "0.8884 ± 0.01", "first-fit": "0.5767 ± 0.013"}
+    assert line["early-order"]["waiting_ci"][0] > line["first-fit"]["waiting_ci"][1]
+
+
 # ---- docs/starbucks.md: every pasted output is what its command prints ------------
 
 def _doc_commands():
