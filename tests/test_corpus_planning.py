@@ -106,6 +106,12 @@ CASES = [
          record([("m", "load", {"rate": r}, {"request": (r, None)}) for r in FOUR], {"rate": FOUR}),
          names=["r.json", "scenario 0", "mean response"]),
 
+    # Commands missing what they need.
+    Case("fit-without-a-law", ["fit"], names=["missing command", "brewput fit"]),
+    Case("usl-without-data", ["fit", "usl"], names=["DATA"]),
+    Case("calibrate-without-record", ["calibrate"], names=["RECORD"]),
+    Case("usl-unknown-option", FIT + ["--concurrency", "n"], csv(GOOD), names=["--concurrency"]),
+
     # Files that cannot be read.
     Case("usl-missing-file", ["fit", "usl", "nope.csv"], names=["nope.csv", "no such file"]),
     Case("usl-folder", ["fit", "usl", "sub.csv"], {"sub.csv/x": "x"}, names=["sub.csv", "folder"]),
