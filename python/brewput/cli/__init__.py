@@ -11,7 +11,7 @@ import sys
 import typer
 
 from .common import app, error_line
-from . import version, engines, studies, lab, load, files, schema, balance, planning, plan, whatif  # noqa: F401  (registers the commands)
+from . import version, engines, studies, lab, load, files, schema, balance, planning, plan, whatif, doe  # noqa: F401  (registers the commands)
 
 # click's exception classes, found from the one typer exports: typer vendors its own
 # copy of click in recent versions and uses click itself in older ones.

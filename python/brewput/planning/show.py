@@ -169,3 +169,42 @@ def print_whatif(console, record: dict) -> None:
             cells.append(figure_text(shape, value, unit) + ("" if delta is None else f" ({delta:+.1%})"))
         table.add_row(*cells)
     console.print(table)
+
+
+def print_doe(console, record: dict) -> None:
+    from rich.table import Table
+
+    names = [f["name"] for f in record["factors"]]
+    runs = Table(title=f"{record['model']}: {len(record['design'])} runs x {record['replications']} replications, "
+                       f"response {record['response']}", title_justify="left")
+    runs.add_column("run", justify="right")
+    for name in names:
+        runs.add_column(name, justify="right")
+    unit = f" ({record['response_unit']})" if record["response_unit"] else ""
+    runs.add_column(f"mean {record['response']}{unit}", justify="right")
+    for i, (row, responses) in enumerate(zip(record["design"], record["responses"]), start=1):
+        levels = [number(f["low"] if c < 0 else f["high"]) for f, c in zip(record["factors"], row)]
+        runs.add_row(str(i), *levels, number(sum(responses) / len(responses)))
+    console.print(runs)
+    for group in record["aliases"]:
+        console.print("aliased: " + " = ".join(("-" if sign < 0 else "") + term for term, sign in group)
+                      + f" (estimated as {group[0][0]})")
+    table = Table(title="Coefficients (factors coded -1 low, +1 high)", title_justify="left")
+    for header in ("", "Estimate", "Std. Error", "t value", "Pr(>|t|)", ""):
+        table.add_column(header, justify="left" if header == "" else "right")
+    for c in record["coefficients"]:
+        p = c["p"]
+        table.add_row(c["term"], f"{c['estimate']:.6g}", "-" if c["std_error"] is None else f"{c['std_error']:.6g}",
+                      "-" if c["t"] is None else f"{c['t']:.3f}", "-" if p is None else f"{p:.3g}",
+                      "" if p is None else _stars(p))
+    console.print(table)
+    console.print("Signif. codes: 0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1")
+    if record["residual_std_error"] is not None:
+        console.print(f"Residual standard error: {record['residual_std_error']:.4g} on {record['residual_dof']} "
+                      f"degrees of freedom; R-squared {record['r_squared']:.4f}, adjusted "
+                      f"{record['adjusted_r_squared']:.4f}")
+    console.print(f"{record['response']} = {record['equation']}", soft_wrap=True)
+
+
+def _stars(p: float) -> str:
+    return "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < 0.05 else "." if p < 0.1 else ""

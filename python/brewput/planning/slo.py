@@ -20,7 +20,8 @@ from ..errors import OptionError
 from ..units import SECONDS, TYPED_SECONDS, split_time
 
 _OPERATORS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
-_FORM = re.compile(r"^\s*(?:([A-Za-z0-9_-]+)\.)?([a-z0-9_]+)\s*(<=|>=|<|>)\s*(.+?)\s*$")
+_FIGURE = re.compile(r"^\s*(?:([A-Za-z0-9_-]+)\.)?([a-z0-9_]+)\s*$")
+_FORM = re.compile(r"^\s*((?:[A-Za-z0-9_-]+\.)?[a-z0-9_]+)\s*(<=|>=|<|>)\s*(.+?)\s*$")
 _STATISTICS = ("mean", *(name for name, _ in _native.PERCENTILES))
 # metric -> (where in the results, the block, the figure)
 _TIME_METRICS = {**{s: ("classes", "response_time", s) for s in _STATISTICS},
@@ -32,12 +33,10 @@ METRICS = tuple(_WHERE)
 
 
 @dataclass(frozen=True)
-class Objective:
-    text: str
+class Figure:
+    """A figure of the results: `p95` of every class, `db.utilization` of one station."""
     scope: Optional[str]  # a class or station name; None: every class (or station) of the model
     metric: str
-    op: str
-    value: float  # in the model's time unit (times and rates), or a fraction
 
     @property
     def kind(self) -> str:
@@ -60,6 +59,19 @@ class Objective:
             found.append((name, value if isinstance(value, (int, float)) else None))
         return found
 
+    def interval(self, results: dict, name: str) -> Optional[Tuple[float, float]]:
+        """The figure's confidence interval at class or station `name`, where the engine gives one."""
+        found = self._part(results, name).get(f"{_WHERE[self.metric][2]}_ci")
+        return (found[0], found[1]) if found else None
+
+
+@dataclass(frozen=True)
+class Objective(Figure):
+    """A bound on a figure: `p95<200ms`."""
+    text: str = ""
+    op: str = "<"
+    value: float = math.inf  # in the model's time unit (times and rates), or a fraction
+
     def worst(self, results: dict) -> Tuple[Optional[str], Optional[float], bool]:
         """The part that holds the objective least well, its figure and whether
         every part held (a missing figure breaks it)."""
@@ -73,11 +85,6 @@ class Objective:
     def holds(self, value: float) -> bool:
         return _OPERATORS[self.op](value, self.value)
 
-    def interval(self, results: dict, name: str) -> Optional[Tuple[float, float]]:
-        """The figure's confidence interval at class or station `name`, where the engine gives one."""
-        found = self._part(results, name).get(f"{_WHERE[self.metric][2]}_ci")
-        return (found[0], found[1]) if found else None
-
     def verdict(self, value: Optional[float], interval: Optional[Tuple[float, float]]) -> str:
         """held, broken, or undecided: the interval wholly on one side of the
         bound, or across it (without an interval, the figure alone decides)."""
@@ -89,29 +96,40 @@ class Objective:
         return "held" if all(ends) else "broken" if not any(ends) else "undecided"
 
 
+def parse_figure(text: str, model, option: str = "slo", whole: Optional[str] = None) -> Figure:
+    """`p95` or `db.utilization` checked against `model` (its classes and stations)."""
+    whole = str(text) if whole is None else whole
+    match = _FIGURE.match(str(text))
+    if not match:
+        raise OptionError(option, "expected [CLASS.|STATION.]METRIC, e.g. p95 or db.utilization", value=whole)
+    scope, metric = match.groups()
+    if metric not in METRICS:
+        raise OptionError(option, f"unknown metric {metric!r} (known: {', '.join(METRICS)})", value=whole)
+    kind = _WHERE[metric][0]
+    parts = model.stations if kind == "stations" else model.classes
+    if scope is not None and scope not in parts:
+        word = "station" if kind == "stations" else "class"
+        raise OptionError(option, f"{metric} is a figure of a {word}, and the model has no {word} {scope!r} "
+                                  f"(its {word}{'s' if word == 'station' else 'es'}: {', '.join(parts)})",
+                          value=whole)
+    return Figure(scope=scope, metric=metric)
+
+
 def parse_objective(text: str, model) -> Objective:
     """`p95<200ms` checked against `model` (its classes, stations and time unit)."""
     match = _FORM.match(str(text))
     if not match:
         raise OptionError("slo", "expected [CLASS.|STATION.]METRIC OP VALUE, e.g. p95<200ms or db.utilization<70%",
                           value=str(text))
-    scope, metric, op, value_text = match.groups()
-    if metric not in METRICS:
-        raise OptionError("slo", f"unknown metric {metric!r} (known: {', '.join(METRICS)})", value=str(text))
-    kind = _WHERE[metric][0]
-    parts = model.stations if kind == "stations" else model.classes
-    if scope is not None and scope not in parts:
-        word = "station" if kind == "stations" else "class"
-        raise OptionError("slo", f"{metric} is a figure of a {word}, and the model has no {word} {scope!r} "
-                                 f"(its {word}{'s' if word == 'station' else 'es'}: {', '.join(parts)})",
-                          value=str(text))
-    if metric in _TIME_METRICS:
+    figure_text, op, value_text = match.groups()
+    figure = parse_figure(figure_text, model, whole=str(text))
+    if figure.kind == "time":
         value = _time(value_text, text) / SECONDS[model.time_unit]
-    elif metric in _SHARE_METRICS:
+    elif figure.kind == "share":
         value = _share(value_text, text)
     else:
         value = _number(value_text, text) * SECONDS[model.time_unit]  # typed per second
-    return Objective(text=str(text).strip(), scope=scope, metric=metric, op=op, value=value)
+    return Objective(scope=figure.scope, metric=figure.metric, text=str(text).strip(), op=op, value=value)
 
 
 def _time(text: str, whole: str) -> float:
