@@ -234,7 +234,7 @@ def _from_record(path: Path, n: Optional[str], x: Optional[str], model: Optional
     label, engine = scenarios[0]["model"], scenarios[0]["engine"]
     source = f"{path} ({label}, {engine})"
     param = _concurrency_param(path, record, scenarios, n)
-    open_loop = engine == "load" or (param == RATE and n is None)
+    open_loop = n is None and (engine == "load" or param == RATE)
     xs, rs, ns = [], [], []
     for scenario in scenarios:
         throughput, response = class_figures(scenario_place(path, scenario), scenario["results"], x)
@@ -264,7 +264,7 @@ def _params(scenario: dict) -> str:
 
 
 def _concurrency_param(path: Path, record: dict, scenarios: List[dict], n: Optional[str]) -> str:
-    swept = [name for name in record["sweep"] if len({_key(s["params"].get(name)) for s in scenarios}) > 1]
+    swept = [name for name in record["sweep"] if len({repr(s["params"].get(name)) for s in scenarios}) > 1]
     if n is not None:
         known = set(record["sweep"]) | {k for s in scenarios for k in s["results"].get("params", {})}
         if n not in known:
@@ -277,10 +277,6 @@ def _concurrency_param(path: Path, record: dict, scenarios: List[dict], n: Optio
         raise BrewputError(f"{path}: nothing was swept, so there is no curve to fit (one point per scenario "
                            f"of a --sweep)")
     raise BrewputError(f"{path}: {len(swept)} params were swept ({', '.join(swept)}); name the concurrency with --n")
-
-
-def _key(value: Any) -> Any:
-    return repr(value)
 
 
 def class_figures(where: str, results: dict, name: Optional[str]) -> Tuple[float, Optional[float]]:
