@@ -210,6 +210,11 @@ impl ClassPlan {
         }
     }
 
+    #[inline]
+    pub fn is_closed(&self) -> bool {
+        matches!(self.source, SourcePlan::Closed { .. })
+    }
+
     /// Customers of the class that never leave (its population if closed).
     pub fn closed_population(&self) -> usize {
         match self.source {
