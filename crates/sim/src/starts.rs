@@ -80,3 +80,83 @@ pub fn oldest(floor: &impl Floor) -> Option<(u32, Start)> {
         .filter_map(|s| at(floor, s).map(|start| (s, start)))
         .min_by_key(|&(_, start)| floor.jobs()[start.job].seq)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::CompiledModel;
+    use crate::plan::plan_classes;
+
+    /// Two one-server stations, a then b, each step holding the one cpu token.
+    struct Fixture {
+        classes: Vec<ClassPlan>,
+        stations: Vec<StationState>,
+        jobs: Jobs,
+        resources: Resources,
+        uses_resources: bool,
+    }
+
+    impl Floor for Fixture {
+        fn classes(&self) -> &[ClassPlan] {
+            &self.classes
+        }
+        fn stations(&self) -> &[StationState] {
+            &self.stations
+        }
+        fn jobs(&self) -> &Jobs {
+            &self.jobs
+        }
+        fn resources(&self) -> Option<&Resources> {
+            self.uses_resources.then_some(&self.resources)
+        }
+    }
+
+    fn fixture(uses_resources: bool) -> Fixture {
+        let station = |name| serde_json::json!({"name": name, "servers": 1, "capacity": null, "discipline": "fifo"});
+        let step = |station, next| serde_json::json!({"station": station, "service": {"kind": "const", "value": 1.0},
+                                                      "uses": [0], "next": [[next, 1.0]]});
+        let text = serde_json::json!({
+            "stations": [station("a"), station("b")],
+            "resources": [{"name": "cpu", "tokens": 1}],
+            "classes": [{"name": "c", "priority": 0, "source": {"kind": "closed", "population": 2, "think": {"kind": "const", "value": 0.0}},
+                         "steps": [step(0, Some(1)), step(1, None)]}]
+        });
+        let model = CompiledModel::from_json(&text.to_string()).expect("a valid model");
+        let classes = plan_classes(&model).expect("a valid plan");
+        let stations = model.stations.iter().map(|s| StationState::new(s, 1)).collect();
+        Fixture { classes, stations, jobs: Jobs::default(), resources: Resources::new(&model.resources), uses_resources }
+    }
+
+    /// A job arriving `seq`-th at the station of `step`.
+    fn waiting(floor: &mut Fixture, step: u32, seq: u64) -> u32 {
+        let job = floor.jobs.admit(0, 0.0);
+        (floor.jobs[job].step, floor.jobs[job].seq) = (step, seq);
+        floor.stations[step as usize].arrive(job, 0.0, 1.0, seq, 0.0);
+        job
+    }
+
+    #[test]
+    fn across_stations_the_job_that_arrived_first_gets_the_token_first() {
+        let mut floor = fixture(true);
+        let later = waiting(&mut floor, 0, 2);
+        let first = waiting(&mut floor, 1, 1);
+        assert_eq!(at(&floor, 0), Some(Start { job: later, server_type: 0 }));
+        assert_eq!(oldest(&floor), Some((1, Start { job: first, server_type: 0 })));
+        floor.resources.take(&[0], 0.0);
+        assert_eq!((at(&floor, 0), oldest(&floor)), (None, None), "the token is taken");
+        floor.uses_resources = false;
+        assert_eq!(at(&floor, 0), Some(Start { job: later, server_type: 0 }), "a model without resources ignores them");
+        assert!(first_fit_holds(&floor, 0), "untyped servers promise nothing more");
+    }
+
+    #[test]
+    fn nothing_starts_without_a_waiting_job_or_a_free_server() {
+        let mut floor = fixture(false);
+        assert_eq!(at(&floor, 0), None);
+        let job = waiting(&mut floor, 0, 1);
+        floor.stations[0].take_head(0.0);
+        floor.stations[0].serve(job, 0, 1.0, 0.0);
+        waiting(&mut floor, 0, 2);
+        assert_eq!(at(&floor, 0), None, "its one server is busy");
+    }
+}
