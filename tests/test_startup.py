@@ -11,10 +11,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def imported(*args: str) -> set:
+def imported(*args: str, env=None) -> set:
     """The modules `brewput ARGS` imports, as `python -X importtime` lists them."""
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "brewput", *args], cwd=ROOT,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=env)
     assert done.returncode in (0, 2) and "Traceback" not in done.stderr, done.stderr
     return set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", done.stderr, re.MULTILINE))
 
@@ -31,10 +31,16 @@ def test_help_and_version_import_no_numpy_no_rich_no_pydantic(args):
     assert packages(found) & {"numpy", "rich", "pydantic"} == set()
 
 
-def test_solve_reads_and_checks_its_model_without_pydantic():
+def test_solve_into_a_pipe_prints_its_tables_without_rich_and_reads_its_model_without_pydantic():
     found = imported("solve", "examples/mmc.yaml")
-    assert {"brewput.model.fields", "numpy", "rich"} <= found | packages(found)  # it solved and printed
-    assert "pydantic" not in packages(found)
+    assert {"brewput.model.fields", "numpy", "brewput.report.text_table"} <= found | packages(found)  # solved, printed
+    assert packages(found) & {"rich", "pydantic"} == set()
+
+
+@pytest.mark.parametrize("variable", ["FORCE_COLOR", "TTY_COMPATIBLE"])
+def test_solve_prints_through_rich_where_a_terminal_is_declared(variable):
+    found = imported("solve", "examples/mmc.yaml", env={**os.environ, variable: "1"})
+    assert {"brewput.report.text_table", "rich.table"} <= found
 
 
 def test_a_refused_model_is_one_line_without_rich(tmp_path):

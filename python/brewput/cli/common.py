@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import gc
 import math
+import os
 import sys
 from contextlib import contextmanager
 from typing import Dict, List, Union
@@ -41,8 +42,40 @@ class _Console:
         return getattr(self._console, name)
 
 
-out = _Console(width=None if sys.stdout.isatty() else 130, **_PLAIN)
+#: How wide what is printed into a pipe or a file is (on a terminal: the terminal's width).
+PIPED_WIDTH = 130
+out = _Console(width=None if sys.stdout.isatty() else PIPED_WIDTH, **_PLAIN)
 err = _Console(stderr=True, **_PLAIN)
+
+
+def _unstyled_output() -> bool:
+    """Whether rich would print to stdout without styles, in UTF-8: a pipe or a file
+    that no variable declares a terminal."""
+    return (not sys.stdout.isatty() and not {"FORCE_COLOR", "TTY_COMPATIBLE"} & set(os.environ)
+            and (sys.stdout.encoding or "").lower().startswith("utf"))
+
+
+def show(table) -> None:
+    """Prints a table of report/text_table.py: laid out without rich (about 25 ms
+    of imports and layout) where rich would print it without styles, by rich elsewhere."""
+    from ..report.text_table import render
+
+    text = render(table, PIPED_WIDTH) if _unstyled_output() else None
+    if text is None:
+        out.print(table)
+    else:
+        sys.stdout.write(text)
+
+
+def show_line(text: str) -> None:
+    """A line of text as out.print prints it (wrapped at words), without rich where it can."""
+    from ..report.text_table import render_line
+
+    plain = render_line(text, PIPED_WIDTH) if _unstyled_output() else None
+    if plain is None:
+        out.print(text)
+    else:
+        sys.stdout.write(plain)
 
 
 # The control characters rich drops from what it prints (bell, backspace and the

@@ -11,8 +11,8 @@ import typer
 from ..analytic.methods import METHODS
 from ..errors import BrewputError
 from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, ReportOption, SchedulerOption, SetOption,
-                     SweepOption, WholeOption, WorkersOption, app, out, parse_sets, progress_bar, user_errors,
-                     warning_line)
+                     SweepOption, WholeOption, WorkersOption, app, parse_sets, progress_bar, show, show_line,
+                     user_errors, warning_line)
 from .scenarios import prepare, run_experiment, show_sweep, single_run_checks, single_run_outputs, sweep_record
 
 
@@ -68,7 +68,7 @@ def simulate(
         print(json.dumps(res, indent=2))
     else:
         for table in results_tables(res):
-            out.print(table)
+            show(table)
     single_run_outputs(model, params, res, output, report, hgrm)
 
 
@@ -101,12 +101,12 @@ def solve(
     if as_json:
         print(json.dumps(res, indent=2))
     else:
-        from ..report.table import results_tables  # rich: only for an answer to print
+        from ..report.table import results_tables  # only for an answer to print
 
         for table in results_tables(res):
-            out.print(table)
+            show(table)
         for note in res["notes"]:
-            out.print(f"note: {note}")
+            show_line(f"note: {note}")
     single_run_outputs(model, params, res, output, report)
 
 
@@ -142,5 +142,5 @@ def compare(
         print(json.dumps({"solve": analytic, "simulate": simulated,
                           "comparison": [row.as_dict() for row in rows]}, indent=2))
         return
-    out.print(comparison_table(f"{analytic['model']}: solve ({analytic['method']}) vs simulate", rows, level,
-                               analytic["time_unit"]))
+    show(comparison_table(f"{analytic['model']}: solve ({analytic['method']}) vs simulate", rows, level,
+                          analytic["time_unit"]))

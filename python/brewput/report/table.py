@@ -1,15 +1,14 @@
-"""Rich tables of a results dict: per class, per station, per resource, the
-bounds, and `brewput compare`. Every header names its unit (units.py): times in
-the model's unit, throughputs per second (or per the model's unit when slower)."""
+"""The tables of a results dict: per class, per station, per resource, the
+bounds, and `brewput compare` (text_table.py: printed without rich unless on a
+terminal). Every header names its unit (units.py): times in the model's unit,
+throughputs per second (or per the model's unit when slower)."""
 from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from rich.table import Table
-from rich.text import Text
-
 from ..figures import count, number, signed_percent, with_ci
 from ..units import Display
+from .text_table import Table
 
 
 def figure(holder: dict, key: str, scale: float = 1.0) -> str:
@@ -158,16 +157,16 @@ def results_tables(res: dict) -> list:
     return tables
 
 
-INSIDE = {None: Text("-"), True: Text("yes", style="green"), False: Text("no", style="red")}
-
-
 def comparison_table(title: str, rows, level: float, time_unit: Optional[str] = None) -> Table:
     """`brewput compare`: analytic beside simulated, figure by figure, in the model's units."""
+    from rich.text import Text  # colour on a terminal; compare simulates, its import is no burden
+
+    inside = {None: Text("-"), True: Text("yes", style="green"), False: Text("no", style="red")}
     units = "" if time_unit is None else f" (times in {time_unit}, throughputs per {time_unit})"
     table = _table(title + units, ("figure", "solve", f"simulate ({level:.0%} CI)",
                                    "solve − simulate (% of simulate)", f"solve in {level:.0%} CI"))
     for row in rows:
         analytic = number(row.analytic) + ("" if row.exact else f" (≈ {row.method})")
         table.add_row(row.figure, analytic, with_ci(row.simulated, row.ci), signed_percent(row.relative_difference),
-                      INSIDE[row.inside])
+                      inside[row.inside])
     return table
