@@ -157,6 +157,10 @@ def record(label: str, commit: Optional[str] = None):
             tree.mkdir(parents=True)
             archive = subprocess.run(["git", "archive", commit], cwd=ROOT, check=True, capture_output=True).stdout
             subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        # The runner of today, so that commits from before it can be run too.
+        runner = Path("bench/engine-speed/src/bin/golden.rs")
+        (tree / runner).parent.mkdir(parents=True, exist_ok=True)
+        (tree / runner).write_text((ROOT / runner).read_text())
     env = {**os.environ, "CARGO_TARGET_DIR": str(TARGET), "CARGO_PROFILE_RELEASE_LTO": "false",
            "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "16"}
     subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "engine-speed", "--bin", "golden"],
