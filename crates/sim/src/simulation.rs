@@ -9,8 +9,10 @@
 //! across all stations in the order the jobs arrived.
 //!
 //! The collaborators (stations and their servers, resources, measurement,
-//! routes) change their own state and return what happened; only this file
-//! schedules events and decides what follows.
+//! routes, and the service floor's: `fork`, `dispatch`, `giving_up`,
+//! `service::preemption`, `service::typed`, `starts`) change their own state
+//! and return what happened; only this file schedules events, moves jobs and
+//! decides what follows.
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -27,8 +29,8 @@ use crate::model::{CompiledModel, MARK_DONE};
 use crate::plan::{is_step, plan_classes, ClassPlan, SourcePlan, StepKind, END_BRANCH, EXIT};
 use crate::resources::Resources;
 use crate::service::{Remaining, Start, Started};
-use crate::starts::{self, Floor};
 use crate::settings::RunSettings;
+use crate::starts::{self, Floor};
 use crate::station::StationState;
 use crate::stats::ReplicationStats;
 
