@@ -92,3 +92,38 @@ def test_a_class_at_typed_servers_is_bounded_by_the_servers_it_may_use():
     bounds = network_bounds(network_of(model))
     assert bounds["espresso"]["max_throughput"] == pytest.approx(2.0)
     assert bounds["drip"]["max_throughput"] == pytest.approx(3 / 0.3)
+
+
+FORKING = """\
+brewput: 1
+time_unit: s
+stations:
+  a: {servers: 1}
+  b: {servers: 1}
+classes:
+  job:
+    population: 1
+    think: exp(1)
+    route:
+      - fork:
+          left: [{station: a, service: exp(1)}]
+          right: [{station: b, service: exp(1)}]
+"""
+
+
+def test_a_forking_class_is_bounded_by_its_bottleneck_only(tmp_path):
+    """One customer thinks exp(1), then two exp(1) branches at once: a cycle of
+    1 + E[max of two exp(1)] = 2.5, so X = 0.4, above the serial N / (D + Z) = 1/3
+    that bounds a class whose steps run one after another."""
+    from brewput.experiment.bounds import model_bounds
+
+    path = tmp_path / "fork.yaml"
+    path.write_text(FORKING)
+    model = brewput.load(path)
+    (bounds,) = model_bounds(model).values()
+    assert bounds["max_throughput"] == 1.0 and bounds["bottleneck"] == "a"
+    assert bounds["throughput"] is None and bounds["response_time"] is None
+    assert bounds["saturation_population"] is None
+    simulated = brewput.simulate(model, seed=2, customers=100_000, replications=5)["classes"]["job"]
+    low, high = simulated["throughput_ci"]
+    assert low < 0.4 < high and high < bounds["max_throughput"]

@@ -12,6 +12,10 @@ SOLVABLE = ["helpdesk/site-a.yaml", "helpdesk/site-b.yaml", "helpdesk/merged.yam
             "tandem.yaml", "central-server.yaml", "interactive.yaml", "multiclass.yaml", "starbucks/bar.yaml",
             "server.yaml", "planning/call-centre.yaml",
             "helpdesk/two-sites.yaml"]
+# load balancing: every policy but joining the shortest queue has its theory (branches.py),
+# exact but for power of d (a many-server mean field, marked approximate)
+BALANCE = [f"balance/{size}/{policy}.yaml" for size in ("two", "ten") for policy in ("random", "round_robin", "shared")]
+APPROXIMATE = ["balance/ten/power_of_d.yaml"]
 # the Starbucks counter behind its registers: typed servers with customers who give up
 COUNTERS = {f"starbucks/{name}.yaml" for name in ("fifo", "first-fit", "early-order")}
 
@@ -23,10 +27,10 @@ def brewput(*args):
 
 def test_every_solvable_example_is_listed():
     unsolvable = {p.relative_to(ROOT / "examples").as_posix() for p in (ROOT / "examples/coffee").glob("*.yaml")}
-    unsolvable |= COUNTERS
+    unsolvable |= COUNTERS | {f"balance/{size}/shortest_queue.yaml" for size in ("two", "ten")}
     every = {p.relative_to(ROOT / "examples").as_posix() for p in (ROOT / "examples").rglob("*.yaml")
              if "studies" not in p.parts}  # study files, not models
-    assert every - unsolvable == set(SOLVABLE)
+    assert every - unsolvable == set(SOLVABLE + BALANCE + APPROXIMATE)
 
 
 @pytest.mark.parametrize("site, response, utilization", [
@@ -75,3 +79,47 @@ def test_every_exact_figure_lies_in_the_simulations_99_percent_interval(example)
     assert exact, "nothing exact to check"
     outside = [(r["figure"], r["analytic"], r["ci"]) for r in exact if not r["inside"]]
     assert not outside
+
+
+@pytest.mark.parametrize("example", SOLVABLE + BALANCE + APPROXIMATE)
+def test_solve_results_hold_plain_python_numbers(example):
+    """No numpy scalar leaks into the results: compared, they would give numpy
+    booleans that JSON cannot write (`compare --json` failed on them)."""
+    import brewput
+
+    def leaks(value, path="results"):
+        if isinstance(value, dict):
+            return [p for k, v in value.items() for p in leaks(v, f"{path}.{k}")]
+        if isinstance(value, (list, tuple)):
+            return [p for i, v in enumerate(value) for p in leaks(v, f"{path}[{i}]")]
+        return [] if value is None or type(value) in (bool, int, float, str) else [f"{path}: {type(value)}"]
+
+    assert leaks(brewput.solve(ROOT / "examples" / example)) == []
+
+
+@pytest.mark.parametrize("example", BALANCE)
+def test_every_exact_figure_of_a_balancer_lies_in_the_simulations_family_wise_interval(example):
+    """Ten servers give some fifty exact figures: each is held to a 1 - 0.01 / k
+    interval (Bonferroni over the example's k exact figures), so that the whole
+    example fails by chance at most 1 % of the time, as the examples above with a
+    few figures each do at 99 %."""
+    k = sum(row["exact"] for row in brewput_cli_compare(example, level=0.99))
+    assert k > 0, "nothing exact to check"
+    exact = [row for row in brewput_cli_compare(example, level=1 - 0.01 / k) if row["exact"]]
+    assert len(exact) == k
+    assert not [(r["figure"], r["analytic"], r["ci"]) for r in exact if not r["inside"]]
+
+
+@pytest.mark.parametrize("example", APPROXIMATE)
+def test_power_of_d_is_marked_approximate(example):
+    import brewput
+
+    solved = brewput.solve(ROOT / "examples" / example)
+    assert not any(part.get("exact") for kind in ("classes", "stations") for part in solved[kind].values())
+
+
+def brewput_cli_compare(example, level):
+    run = brewput("compare", f"examples/{example}", "--customers", "200000", "--replications", "5",
+                  "--level", repr(level), "--json")
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)["comparison"]

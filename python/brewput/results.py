@@ -110,13 +110,19 @@ def _queues(net):
 LOSS_REASONS = tuple(_native.LOSS_REASONS)
 
 
+def _floats(figures: dict) -> dict:
+    """Figures as plain floats (a method's numpy scalars would compare into numpy
+    booleans, which JSON cannot write); None stays None."""
+    return {k: None if v is None else float(v) for k, v in figures.items()}
+
+
 def _solved_class(net, sol, r: int, measures) -> dict:
     known = sol.percentiles.get(r, {})
     queues = _queues(net)
     waited = float(sol.waiting_time[r] if sol.waiting_time is not None
                    else (sol.residence_time[r] - net.demand[r])[queues].sum())
-    response = {"mean": float(sol.response_time[r]), **known.get("response_time", {})}
-    waiting = {"mean": max(0.0, waited), **known.get("waiting_time", {})}
+    response = {"mean": float(sol.response_time[r]), **_floats(known.get("response_time", {}))}
+    waiting = {"mean": max(0.0, waited), **_floats(known.get("waiting_time", {}))}
     figures = {"throughput": float(sol.throughput[r]), "response_time": response, "waiting_time": waiting}
     if sol.loss_probability is not None:
         figures["loss_probability"] = float(sol.loss_probability[r])
@@ -140,7 +146,7 @@ def _solved_station(net, sol, m: int) -> dict:
         "busy_servers": busy,
         "queue_length": present,
         "waiting": max(0.0, present - busy) if _queues(net)[m] else 0.0,
-        "response_time": served_time if served_time is not None else present / throughput if throughput > 0
+        "response_time": float(served_time) if served_time is not None else present / throughput if throughput > 0
         else None,
         "throughput": throughput,
     }

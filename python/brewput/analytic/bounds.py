@@ -15,7 +15,8 @@ queue there):
 class visits.) Response times here leave think out but include delay stations.
 They hold for product-form networks: a customer then finds at most the N - 1
 others ahead and each still needs its mean. With other classes present only the
-capacity bounds X <= N / (D + Z) and X <= 1 / D_max are sure, so the rest is left out.
+capacity bounds X <= N / (D + Z) and X <= 1 / D_max are sure, so the rest is left out;
+for a class that forks (its branches at once) only X <= 1 / D_max is.
 """
 from __future__ import annotations
 
@@ -63,7 +64,9 @@ def class_bounds(net: Network, r: int) -> Optional[Bounds]:
     d_max, d = float(per_server[b]), float(demand[queueing].sum())
     z = float(net.think[r] + demand[net.is_delay].sum())
     common = dict(bottleneck=net.stations[b], max_demand=d_max, demand=d, delay=z, max_throughput=1 / d_max)
-    if net.is_open[r]:
+    if net.is_open[r] or (len(net.forks) and net.forks[r]):
+        # A forking class's branches run at once: its cycle can be shorter than D + Z,
+        # so only the bottleneck's capacity bounds it.
         return Bounds(**common)
     n = int(net.population[r])
     think = float(net.think[r])  # response times leave think out, keep delay stations in
@@ -75,7 +78,7 @@ def class_bounds(net: Network, r: int) -> Optional[Bounds]:
     balanced = {}
     if (net.class_servers[r][queueing] == 1).all():
         low = n / (d + z + (n - 1) * d_max / (1 + z / (n * d)))
-        high = min(1 / d_max, n / (d + z + (n - 1) * (d / queueing.sum()) / (1 + z / d)))
+        high = min(1 / d_max, n / (d + z + (n - 1) * (d / int(queueing.sum())) / (1 + z / d)))
         balanced = dict(balanced_throughput=(low, high),
                         balanced_response_time=(n / high - think, n / low - think))
     return Bounds(**common, throughput=(x_low, x_up), response_time=(n / x_up - think, n / x_low - think),

@@ -2,28 +2,21 @@
 
 `Network` is plain numbers in numpy arrays, indexed [class, station] in the
 model file's order; `network_of(model)` builds it from a validated model and
-says, with `Unsupported`, which feature no analytic method here covers.
+says, with `Unsupported` (support.py), which feature no analytic method here covers.
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 
-from ..errors import BrewputError
 from ..model import Model
 from ..model.distributions import Distribution
-from ..model.features import FEATURES, feature_sites
 from . import sizing
+from .support import SOLVABLE_FEATURES, Unsupported, check_supported  # noqa: F401  (imported from here too)
 from .traffic import step_visits
-
-
-class Unsupported(BrewputError):
-    """A model feature that no analytic method covers: the message names it and
-    suggests `brewput simulate`."""
 
 
 def shortest_job_first(station: str, where: str) -> Unsupported:
@@ -70,6 +63,9 @@ class Network:
     #: Per class, each route step as (station, expected visits per customer, service
     #: distribution): for the methods that need the whole distribution, not its moments.
     steps: Tuple[Tuple[Tuple[int, float, Distribution], ...], ...] = ()
+    #: (R,) whether each class forks: its branches run at once, so its demands
+    #: add up to more than its time in the network (bounds.py keeps only 1 / D_max).
+    forks: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     @cached_property  # read per class and station by every method: computed once
     def demand(self) -> np.ndarray:
@@ -89,7 +85,7 @@ class Network:
 
 def network_of(model: Model) -> Network:
     """The model's queueing network, or Unsupported naming the feature in the way."""
-    _check_supported(model)
+    check_supported(model)
     stations = tuple(model.stations)
     index = {name: m for m, name in enumerate(stations)}
     classes = tuple(model.classes)
@@ -150,6 +146,7 @@ def network_of(model: Model) -> Network:
         # Exponential steps of different means mix into a hyperexponential.
         service_exponential=exponential & (visits > 0) & one_mean,
         steps=tuple(steps),
+        forks=np.array([any(getattr(step, "kind", None) == "fork" for _, step in c.steps) for c in jobs]),
     )
 
 
@@ -165,72 +162,3 @@ def _least_service(step) -> Distribution:
     type's, so that bounds never overstate the work (the typed-servers solution,
     typed_station.py, puts the mean its matching of types gives in its place)."""
     return min((service for _, service in step.services()), key=lambda service: service.mean)
-
-
-#: The features (model/features.py) that some analytic method here covers: an
-#: allow-list, so that a feature added to the model language is refused by name
-#: until a method covers it. Finer limits within a feature (sjf at one server of
-#: one station, the finite buffers below) are refused where they are decided.
-SOLVABLE_FEATURES = frozenset({
-    "open-class", "closed-class", "think-time", "non-poisson-arrivals", "multi-class", "class-priorities",
-    "probabilistic-routing", "feedback", "finite-buffer", "fifo", "lifo", "priority", "sjf", "ps",
-    "infinite-servers", "multi-server", "non-exponential-service",
-    # The service floor, each exact at the one station of an open model (floor.py says where else not):
-    "typed-servers", "head-of-line", "first-fit", "per-type-service",  # FCFS-ALIS, typed_station.py
-    "balk-threshold", "balk-probabilities", "patience",  # a birth-death chain, giving_up.py
-    "preempt-resume", "preempt-restart",  # priority.py, preemptive.py
-    "measures",  # from arrived to done: the response time
-    "fork-join", "partial-join",  # two branches exactly, more approximately: branches.py
-    "dispatch-random",  # probabilistic routing by its weights: the traffic equations
-    "dispatch-round-robin", "dispatch-shared", "dispatch-power-of-d",  # branches.py
-})
-
-
-def _check_supported(model: Model) -> None:
-    where = model.file or model.name
-    uncovered = sorted(model.features() - SOLVABLE_FEATURES)
-    if uncovered:
-        feature = uncovered[0]
-        site = feature_sites(model).get(feature)
-        raise Unsupported(f"{where}: {site + ': ' if site else ''}{FEATURES.get(feature, f'the feature {feature}')} "
-                          f"has no exact analytic solution here; use brewput simulate")
-    for name, station in model.stations.items():
-        problem = _finite_buffer_problem(model, name)
-        if problem:
-            raise Unsupported(f"{where}: stations.{name}.buffer: {problem} has no analytic method here; "
-                              f"use brewput simulate")
-
-
-def _finite_buffer_problem(model: Model, name: str) -> Optional[str]:
-    """What makes station `name`'s finite buffer unsolvable here, or None.
-
-    Solved: the one station of an open model (loss: M/M/c/K, M/G/1/K), the one
-    station of closed classes that visit it once per cycle (customers who find
-    it full wait outside: outside.py), and any buffer that the closed customers
-    visiting it can never fill."""
-    station = model.stations[name]
-    if math.isinf(station.buffer):
-        return None
-    capacity = station.servers + station.buffer
-    visiting = [c for c in model.classes.values() if any(step.station == name for step in c.route)]
-    if not any(c.is_open for c in visiting) and sum(c.population for c in visiting) <= capacity:
-        return None  # never full: nobody is ever blocked or turned away
-    if all(step.service.mean == 0 for c in visiting for step in c.route if step.station == name):
-        return None  # every job leaves the instant it comes: never full either
-    route = {step.station for c in visiting for step in c.route}
-    if len(route) > 1:
-        return (f"a finite buffer inside a network of {len(route)} stations (a job that finds it full "
-                f"blocks the server it leaves: blocking after service)")
-    others = sorted({step.station for c in model.classes.values() for step in c.route} - {name})
-    if others:
-        return (f"a finite buffer at a station of its own classes while other classes use "
-                f"{', '.join(others[:3])}{', ...' if len(others) > 3 else ''}")
-    kinds = {c.is_open for c in visiting}
-    if len(kinds) > 1:
-        return "a finite buffer at a station shared by open and closed classes"
-    if kinds == {False}:
-        steps = max(len(c.route) for c in visiting)
-        if steps > 1:
-            return (f"a finite buffer at a station a closed customer visits {steps} times per "
-                    f"cycle (it leaves and queues for room again)")
-    return None
