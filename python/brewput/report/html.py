@@ -15,55 +15,31 @@ from __future__ import annotations
 import json
 from html import escape
 from pathlib import Path
-from typing import List
 
-from ..errors import BrewputError
 from ..figures import number
 from .charts import charts as build_charts
 from .data import ChartData
-from .interactive import to_html_div
+from .page import chart_section, make_folder, page
 from .png import write_png
 from .source import check_record
 from .summary import figure_tables, headlines
-
-STYLE = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1400px;
-       padding: 0 1.5em; color: #222; }
-h1 { margin-bottom: 0.2em; } .meta { color: #666; margin-top: 0; }
-table.figures { border-collapse: collapse; font-size: 0.9em; margin: 0.5em 0 1.5em; }
-table.figures th, table.figures td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
-table.figures th { background: #f4f4f4; } table.figures td:first-child { text-align: left; }
-.chart { margin: 2em 0; } .caption { color: #444; max-width: 60em; }
-pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; } .warning { color: #a40; font-weight: bold; }
-"""
-
 
 def write_report(record: dict, out_dir) -> Path:
     """Writes the report of an experiment record into out_dir; returns index.html's path."""
     check_record(record, "the experiment record")
     out = Path(out_dir)
-    try:
-        for sub in ("charts", "tables", "models"):
-            (out / sub).mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise BrewputError(f"{out}: cannot create the report folder: {e.strerror or e}") from None
+    make_folder(out, "charts", "tables", "models")
     data = ChartData(record)
     charts = build_charts(record)
     sections = [_header(record), _headlines(data)]
     for k, chart in enumerate(charts):
         png = write_png(chart, out / "charts" / f"{chart.name}.png")
-        sections.append(_chart(chart, png.relative_to(out), include_plotlyjs=k == 0))
+        sections.append(chart_section(chart, png.relative_to(out), include_plotlyjs=k == 0))
     sections.append(_tables(data, out))
     sections.append(_reproduce(record, out))
     index = out / "index.html"
-    index.write_text(_page(data.title, sections), encoding="utf-8")
+    index.write_text(page(data.title, sections), encoding="utf-8")
     return index
-
-
-def _page(title: str, sections: List[str]) -> str:
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f"<title>{escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-            + "\n".join(sections) + "\n</body>\n</html>\n")
 
 
 def _header(record: dict) -> str:
@@ -101,12 +77,6 @@ def _table(frame) -> str:
 
 def _headlines(data: ChartData) -> str:
     return "<h2>Summary</h2>\n" + _table(headlines(data))
-
-
-def _chart(chart, png: Path, include_plotlyjs: bool) -> str:
-    return (f'<div class="chart" id="{escape(chart.name)}">\n<h2>{escape(chart.title)}</h2>\n'
-            f'<p class="caption">{escape(chart.caption)} <a href="{escape(png.as_posix())}">PNG</a></p>\n'
-            f"{to_html_div(chart, include_plotlyjs)}\n</div>")
 
 
 def _tables(data: ChartData, out: Path) -> str:
