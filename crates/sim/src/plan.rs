@@ -157,6 +157,18 @@ impl ServeStep {
         self.served_by.iter().find(|s| s.server_type == t)
     }
 
+    /// A service time for the step; 0 when each server type that may serve
+    /// it has its own (drawn when the job starts on one).
+    // Always inlined: drawn on every arrival at a station (out of line,
+    // +1.5 % instructions, cachegrind).
+    #[inline(always)]
+    pub fn draw_service<R: Rng>(&self, rng: &mut R) -> f64 {
+        match &self.service {
+            Some(service) => service.sample(rng),
+            None => 0.0,
+        }
+    }
+
     #[inline]
     pub fn can_be_served_by(&self, t: u32) -> bool {
         self.served_by.is_empty() || self.on_type(t).is_some()

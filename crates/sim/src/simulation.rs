@@ -397,7 +397,7 @@ impl Simulation {
         }
         // Sampled on arrival (sjf orders by it); a type with its own service
         // draws again when the job starts on it.
-        let work = serve.service.as_ref().map_or(0.0, |service| service.sample(&mut self.rng));
+        let work = serve.draw_service(&mut self.rng);
         self.arrivals_seq += 1;
         let seq = self.arrivals_seq;
         let j = &mut self.jobs[job];
@@ -608,10 +608,7 @@ impl Simulation {
             j.waited -= now - j.entered_station;
             j.work = match victim.work {
                 Remaining::Left(work) => work,
-                Remaining::Anew => {
-                    let plan = &self.classes[j.class as usize].steps[j.step as usize];
-                    plan.serve().service.as_ref().map_or(0.0, |service| service.sample(&mut self.rng))
-                }
+                Remaining::Anew => self.classes[j.class as usize].steps[j.step as usize].serve().draw_service(&mut self.rng),
             };
             let seq = j.seq;
             self.stations[station as usize].requeue(victim.job, victim.key, seq, now);
@@ -631,12 +628,7 @@ impl Simulation {
         let (now, job) = (self.now, start.job);
         let j = &self.jobs[job];
         let class = &self.classes[j.class as usize];
-        let s = &mut self.stations[station as usize];
-        if s.typed().is_some() {
-            s.take(class.priority_key, j.work, j.seq, now);
-        } else {
-            s.take_head(now);
-        }
+        self.stations[station as usize].take(class.priority_key, j.work, j.seq, now);
         let serve = class.steps[j.step as usize].serve();
         if let Some(own) = serve.on_type(start.server_type).and_then(|on| on.service.as_ref()) {
             self.jobs[job].work = own.sample(&mut self.rng);

@@ -201,10 +201,13 @@ impl StationState {
         self.queue.iter()
     }
 
-    /// A waiting job chosen by the simulation (first fit; its place by
-    /// `ticket`) leaves the queue to start service (`serve`).
-    #[inline]
+    /// The waiting job chosen to start (its place by `ticket`) leaves the
+    /// queue to start service (`serve`): at typed servers from where it
+    /// waits (first fit need not take the head), elsewhere the head.
     pub fn take(&mut self, priority_key: f64, work: f64, seq: u64, now: f64) -> u32 {
+        if self.typed().is_none() {
+            return self.take_head(now);
+        }
         let job = self.queue.remove(self.ticket(priority_key, work, seq)).expect("take only a waiting job");
         self.waiting_average.change(-1.0, now);
         job
