@@ -181,3 +181,12 @@ def test_an_empty_body_file_sends_a_zero_length(ca, tmp_path):
 def test_the_scheme_gives_tls_and_the_default_port(url, port, tls):
     target = http_target(url)
     assert (target.port, target.tls) == (port, tls)
+
+
+def test_an_https_url_to_a_plain_http_server_is_one_line_without_a_certificate_hint():
+    from load_server import serving
+
+    with serving("const(1ms)", workers=1) as url:
+        done = run(url.replace("http://", "https://"))
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "does not answer in TLS" in done.stderr and "--cacert" not in done.stderr, done.stderr
