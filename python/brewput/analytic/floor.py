@@ -2,8 +2,7 @@
 servers, customers who give up or preemption (each exact only at the one station
 of an open model, one_station.py), forks or dispatches (branches.py; a random
 dispatch is routing, which the network methods solve), refused by name where
-they are not exact; and which measures between marks solve answers (from arrived
-to done: the response time).
+they are not exact (which measures between marks solve answers: support.py).
 """
 from __future__ import annotations
 
@@ -12,9 +11,7 @@ from typing import Optional, Tuple
 
 from ..model import Model
 from ..model.features import feature_sites
-from ..model.schema import MARKED
 from .network import Network
-from .one_station import refusal
 from .solution import Solution
 
 #: Each feature of the floor, by the module and function of the method that
@@ -34,8 +31,6 @@ SOLVERS = (
     ("dispatch-power-of-d", "branches", "solve_branches"),
 )
 
-ARRIVED, DONE = MARKED
-
 
 def solve_floor(model: Model, net: Network) -> Optional[Tuple[Network, Solution]]:
     """The model's exact solution if it uses a feature of the floor (Unsupported
@@ -46,16 +41,3 @@ def solve_floor(model: Model, net: Network) -> Optional[Tuple[Network, Solution]
             solve = getattr(import_module(f".{module}", __package__), solver)
             return solve(model, net, feature, sites[feature])
     return None
-
-
-def check_measures(model: Model) -> None:
-    """Refuses a measure other than the response time, naming it."""
-    for label, job in model.classes.items():
-        routing = job.routing()
-        exits = {step.mark for i, (path, step) in enumerate(job.steps)  # a top-level step's end may be the exit
-                 if step.mark is not None and len(path) == 2 and all(target is None for target, p in routing[i] if p > 0)}
-        for name, (start, end) in job.measures.items():
-            if start != ARRIVED or not (end == DONE or end in exits):
-                raise refusal(model, "measures", f"classes.{label}.measures.{name}",
-                              f"from {ARRIVED} to {DONE} (the response time, or to a mark at a step that always exits)",
-                              f"it runs from {start} to {end}")

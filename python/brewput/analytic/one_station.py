@@ -16,9 +16,9 @@ from typing import Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from ..model import Model
-from ..model.features import FEATURES
 from ..model.schema import Station, Step
 from .network import Network, Unsupported
+from .support import refusal
 from .solution import Solution
 
 
@@ -32,13 +32,6 @@ class OneStation:
     steps: Tuple[Step, ...]     # (R,) each class's one step there
     population: int = 0         # the one closed class's customers (0: the classes are open)
     think: float = 0.0          # their mean exponential think time
-
-
-def refusal(model: Model, feature: str, site: str, condition: str, problem: str) -> Unsupported:
-    """`feature`, first used at `site`, refused: it is exact here only under
-    `condition`, which the model breaks by `problem`."""
-    return Unsupported(f"{model.file or model.name}: {site}: {FEATURES[feature]} has an exact analytic "
-                       f"solution here only {condition} ({problem}); use brewput simulate")
 
 
 WHERE = "at the one station of an open model with Poisson arrivals, each class visiting it once"

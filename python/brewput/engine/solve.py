@@ -7,15 +7,9 @@ from typing import Mapping, Optional, Union
 from ..errors import Field, OptionError
 from ..model import Model, as_model
 from ..results import solution_results
-from ..analytic.bounds import network_bounds
-from ..analytic.closed import solve_closed
 from ..analytic.feasibility import check_cycles_take_time
-from ..analytic.floor import check_measures, solve_floor
 from ..analytic.methods import check_method
-from ..analytic.mixed import solve_mixed
-from ..analytic.network import network_of
-from ..analytic.open import solve_open
-from ..analytic.outside import binding_buffer, solve_waiting_outside
+from ..analytic.support import check_measures, check_supported
 
 def solve(
     model: Union[Model, str, os.PathLike],
@@ -32,8 +26,15 @@ def solve(
     check_method(method)
     model = as_model(model, params)
     check_cycles_take_time(model)
-    net = network_of(model)
+    check_supported(model)
     check_measures(model)
+    # The methods are numpy arrays: imported once the model is known to be solvable,
+    # so that a refusal is one line without numpy's import.
+    from ..analytic.bounds import network_bounds
+    from ..analytic.floor import solve_floor
+    from ..analytic.network import network_of
+
+    net = network_of(model)
     try:
         floor = solve_floor(model, net)
         if floor is not None:
@@ -50,6 +51,11 @@ def solve(
 def _solve_network(net, method: str):
     """The network by the solver for its kind: open, closed (waiting outside a
     full station, or a queueing network) or mixed."""
+    from ..analytic.closed import solve_closed
+    from ..analytic.mixed import solve_mixed
+    from ..analytic.open import solve_open
+    from ..analytic.outside import binding_buffer, solve_waiting_outside
+
     if net.is_open.all():
         _check_exact_method(method, "open networks are solved exactly (or by the named approximation per station)")
         return solve_open(net)
