@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import WholeOption, app, err, out, parse_sets, progress_bar, user_errors
+from .common import WholeOption, app, command_line, err, out, parse_sets, progress_bar, user_errors
 
 
 @app.command("doe")
@@ -38,6 +38,9 @@ def doe_command(
     output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE.json",
                                           help="Write the design, the responses and the fit as JSON.  "
                                                "[default: none]"),
+    report: Optional[Path] = typer.Option(None, "--report", metavar="DIR",
+                                          help="Also write an HTML report (tables, charts, what it computed) "
+                                               "into this folder.  [default: none]"),
     as_json: bool = typer.Option(False, "--json", help="Print the experiment as JSON."),
 ):
     """A two-level factorial experiment: the effects of factors and their interactions on one figure."""
@@ -51,6 +54,8 @@ def doe_command(
         if output.suffix != ".json" or output.is_dir():
             raise BrewputError(f"-o {output}: expected a .json file")
         check_folder("-o", output.parent)
+    if report is not None:
+        check_folder("--report", report)
     if chart is not None:
         from ..planning.balance_chart import check_chart_path
 
@@ -112,6 +117,11 @@ def doe_command(
             err.print(f"doe: {output}", soft_wrap=True)
         except OSError as e:
             raise BrewputError(f"{output}: cannot write: {e.strerror or e}") from None
+    if report is not None:
+        from ..planning.report import write_doe_report
+
+        index = write_doe_report(report, record, command_line(), pareto_chart(analysis, response, unit))
+        err.print(f"report: {index}", soft_wrap=True)
 
 
 def _first_result(model) -> dict:

@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import WholeOption, app, err, out, parse_sets, progress_bar, user_errors
+from .common import WholeOption, app, command_line, err, out, parse_sets, progress_bar, user_errors
 
 SHOWN = 12  # option rows printed; -o keeps them all
 
@@ -41,6 +41,9 @@ def plan_command(
     seed: int = WholeOption(1, "--seed", help="Seed of the confirming simulations."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE.json",
                                           help="Write the plan, every option, as JSON.  [default: none]"),
+    report: Optional[Path] = typer.Option(None, "--report", metavar="DIR",
+                                          help="Also write an HTML report (tables, charts, what it computed) "
+                                               "into this folder.  [default: none]"),
     as_json: bool = typer.Option(False, "--json", help="Print the plan as JSON."),
 ):
     """The cheapest option that meets every objective: solved where theory is exact, confirmed by simulation."""
@@ -59,6 +62,8 @@ def plan_command(
         if output.is_dir():
             raise BrewputError(f"-o {output}: is a folder; expected a .json file")
         check_folder("-o", output.parent)
+    if report is not None:
+        check_folder("--report", report)
     if not 1 <= years <= 100:
         raise BrewputError(f"--years {years}: expected a whole number from 1 to 100")
     rate = parse_discount(discount)
@@ -87,6 +92,10 @@ def plan_command(
             err.print(f"plan: {output}", soft_wrap=True)
         except OSError as e:
             raise BrewputError(f"{output}: cannot write: {e.strerror or e}") from None
+    if report is not None:
+        from ..planning.report import write_plan_report
+
+        err.print(f"report: {write_plan_report(report, record, command_line())}", soft_wrap=True)
     if record["chosen"] is None:
         raise BrewputError(f"no option meets every objective ({', '.join(slo)}) in the values tried: widen "
                            "--vary or relax --slo")

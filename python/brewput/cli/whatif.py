@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import WholeOption, app, err, out, parse_sets, user_errors
+from .common import WholeOption, app, command_line, err, out, parse_sets, user_errors
 
 
 @app.command("whatif")
@@ -31,6 +31,9 @@ def whatif_command(
     seed: int = WholeOption(1, "--seed", help="Seed of the simulations, where no analytic method covers a case."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE.json",
                                           help="Write every case's figures as JSON.  [default: none]"),
+    report: Optional[Path] = typer.Option(None, "--report", metavar="DIR",
+                                          help="Also write an HTML report (tables, charts, what it computed) "
+                                               "into this folder.  [default: none]"),
     as_json: bool = typer.Option(False, "--json", help="Print the cases as JSON."),
 ):
     """The model beside variants of itself: what pooling, more servers or any change would do."""
@@ -42,6 +45,8 @@ def whatif_command(
         if output.suffix != ".json" or output.is_dir():
             raise BrewputError(f"-o {output}: expected a .json file")
         check_folder("-o", output.parent)
+    if report is not None:
+        check_folder("--report", report)
     loaded = load(model)
     params = parse_sets(set_)
     if params:
@@ -62,3 +67,7 @@ def whatif_command(
             err.print(f"whatif: {output}", soft_wrap=True)
         except OSError as e:
             raise BrewputError(f"{output}: cannot write: {e.strerror or e}") from None
+    if report is not None:
+        from ..planning.report import write_whatif_report
+
+        err.print(f"report: {write_whatif_report(report, record, command_line())}", soft_wrap=True)

@@ -77,7 +77,8 @@ def judge(objectives: Sequence[Objective], results: dict) -> List[dict]:
     judged = []
     for objective in objectives:
         part, value, held = objective.worst(results)
-        judged.append({"slo": objective.text, "kind": objective.kind, "part": part, "figure": value, "held": held})
+        judged.append({"slo": objective.text, "kind": objective.kind, "part": part, "figure": value,
+                       "bound": objective.value, "held": held})
     return judged
 
 

@@ -1,13 +1,38 @@
-"""Plans and what-ifs as a manager reads them: a plan's options with their
-figures and costs, the chosen one marked, then the simulation that confirms
-it; a what-if's cases beside the model as it is, with the change in each
-figure. Prints through the console it is given."""
+"""Plans, what-ifs and experiments as a manager reads them. Each table is built
+once, as text cells (`Grid`), and then printed through a rich console or put on
+an HTML page (report.py), so that the terminal and the report never disagree:
+
+- a plan's options with their figures and costs, the chosen one marked, then
+  the simulation that confirms it;
+- a what-if's cases beside the model as it is, with the change in each figure;
+- an experiment's runs, its aliases and its coefficients in R's shape.
+"""
 from __future__ import annotations
 
-from typing import List, Optional
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence
 
 from ..figures import number
 from ..units import SECONDS, rate_unit
+
+
+@dataclass
+class Grid:
+    title: str
+    columns: List[str]
+    rows: List[List[str]] = field(default_factory=list)
+    left: int = 1  # columns aligned left (labels), the others right (figures)
+
+
+def print_grid(console, grid: Grid) -> None:
+    from rich.table import Table
+
+    table = Table(title=grid.title, title_justify="left")
+    for i, column in enumerate(grid.columns):
+        table.add_column(column, justify="left" if i < grid.left else "right")
+    for row in grid.rows:
+        table.add_row(*row)
+    console.print(table)
 
 
 def figure_text(kind: str, value: Optional[float], time_unit: str) -> str:
@@ -26,11 +51,19 @@ def _values(values: dict) -> str:
     return ", ".join(f"{name}={number(value)}" for name, value in values.items())
 
 
-def shown_options(record: dict, most: int) -> List[int]:
-    """All options when they are few; else the chosen one, the option just
-    below it and the cheapest others that meet every objective, in order."""
+def _short(problem: str) -> str:
+    """A problem in a cell: `unstable` for an open model with no steady state
+    (the whole message is in the JSON), else its first clause."""
+    return "unstable" if "unstable" in problem else problem.split(";")[0]
+
+
+# The plan.
+
+def shown_options(record: dict, most: Optional[int]) -> List[int]:
+    """All options when they are few (or `most` is None); else the chosen one, the
+    option just below it and the cheapest others that meet every objective, in order."""
     options = record["options"]
-    if len(options) <= most:
+    if most is None or len(options) <= most:
         return list(range(len(options)))
     picked = set() if record["chosen"] is None else {record["chosen"]}
     picked |= {i for i, o in enumerate(options) if any(o["values"] == c["values"] for c in record["confirmed"])}
@@ -44,32 +77,23 @@ def shown_options(record: dict, most: int) -> List[int]:
     return sorted(picked)
 
 
-def print_plan(console, record: dict, shown: int) -> None:
-    from rich.table import Table
-
+def options_grid(record: dict, most: Optional[int]) -> Grid:
     unit = record["time_unit"]
     priced = bool(record["costs"])
-    rows = shown_options(record, shown)
+    shrinkage = record["shrinkage"]
+    rows = shown_options(record, most)
     title = f"{record['model']}: options against {', '.join(record['objectives'])}"
     if len(rows) < len(record["options"]):
         title += f" ({len(rows)} of {len(record['options'])} shown; -o FILE keeps all)"
-    table = Table(title=title, title_justify="left")
-    for name in record["vary"]:
-        table.add_column(name, justify="right")
-    table.add_column("engine")
-    for text in record["objectives"]:
-        table.add_column(text, justify="right")
+    columns = [*record["vary"], "engine", *record["objectives"]]
     if priced:
-        years, rate = record["years"], record["discount_rate"]
-        table.add_column("purchase", justify="right")
-        table.add_column("running a year", justify="right")
-        table.add_column(f"present value ({years} y at {rate:.0%})", justify="right")
+        columns += ["purchase", "running a year",
+                    f"present value ({record['years']} y at {record['discount_rate']:.0%})"]
     else:
-        table.add_column("units", justify="right")
-    shrinkage = record["shrinkage"]
+        columns.append("units")
     if shrinkage:
-        table.add_column(f"scheduled (+{shrinkage:.0%} shrinkage)", justify="right")
-    table.add_column("")
+        columns.append(f"scheduled (+{shrinkage:.0%} shrinkage)")
+    grid = Grid(title, columns + [""], left=0)
     for i in rows:
         option = record["options"][i]
         cells = [number(v) for v in option["values"].values()]
@@ -86,36 +110,32 @@ def print_plan(console, record: dict, shown: int) -> None:
         if shrinkage:
             cells.append(_values(option["scheduled"]))
         cells.append("<- chosen" if i == record["chosen"] else "")
-        table.add_row(*cells)
-    console.print(table)
-    if record["confirmed"]:
-        print_confirmed(console, record)
-    if record["chosen"] is not None:
-        console.print(summary(record))
+        grid.rows.append(cells)
+    return grid
 
 
-def _short(problem: str) -> str:
-    """A problem in a cell: `unstable` for an open model with no steady state
-    (the whole message is in the JSON), else its first clause."""
-    return "unstable" if "unstable" in problem else problem.split(";")[0]
-
-
-def print_confirmed(console, record: dict) -> None:
-    from rich.table import Table
-
+def confirmed_grid(record: dict) -> Grid:
     unit = record["time_unit"]
-    table = Table(title="Confirmed by simulation (95 % intervals)", title_justify="left")
-    table.add_column("option")
-    for text in record["objectives"]:
-        table.add_column(text, justify="right")
+    grid = Grid("Confirmed by simulation (95 % intervals)", ["option", *record["objectives"]])
     for confirmed in record["confirmed"]:
         cells = [_values(confirmed["values"])]
         for f in confirmed["figures"]:
             interval = "" if f["interval"] is None else " [" + ", ".join(
                 figure_text(f["kind"], end, unit) for end in f["interval"]) + "]"
             cells.append(f"{figure_text(f['kind'], f['figure'], unit)}{interval} {f['verdict']}")
-        table.add_row(*cells)
-    console.print(table)
+        grid.rows.append(cells)
+    return grid
+
+
+def plan_grids(record: dict, most: Optional[int]) -> List[Grid]:
+    return [options_grid(record, most)] + ([confirmed_grid(record)] if record["confirmed"] else [])
+
+
+def print_plan(console, record: dict, shown: int) -> None:
+    for grid in plan_grids(record, shown):
+        print_grid(console, grid)
+    if record["chosen"] is not None:
+        console.print(summary(record))
 
 
 def summary(record: dict) -> str:
@@ -139,72 +159,92 @@ def summary(record: dict) -> str:
     return line
 
 
-def print_whatif(console, record: dict) -> None:
-    from rich.table import Table
+# The what-if.
 
+def whatif_grid(record: dict) -> Grid:
     from .whatif import change
 
     unit = record["time_unit"]
     base = record["cases"][0]
-    table = Table(title=f"{record['model']}: what if (change from the model as it is)", title_justify="left")
-    table.add_column("case")
-    table.add_column("engine")
     columns = [("classes", c, "mean", "time", f"{c} mean") for c in record["classes"]]
     columns += [("classes", c, "p95", "time", f"{c} p95") for c in record["classes"]]
     columns += [("stations", s, "utilization", "share", f"{s} utilization") for s in record["stations"]]
-    for *_, header in columns:
-        table.add_column(header, justify="right")
+    grid = Grid(f"{record['model']}: what if (change from the model as it is)",
+                ["case", "engine", *(header for *_, header in columns)], left=2)
     for row in record["cases"]:
         cells = [row["name"], "-" if row["engine"] is None else row["engine"] + ("" if row["exact"] else
                                                                                  " (approx.)")]
         for kind, part, figure, shape, _ in columns:
             if row["problem"]:
                 cells.append(_short(row["problem"]))
-                continue
-            value = row[kind].get(part, {}).get(figure)
-            if part not in row[kind]:
+            elif part not in row[kind]:
                 cells.append("pooled" if kind == "stations" else "-")
-                continue
-            delta = None if row is base else change(value, base[kind].get(part, {}).get(figure))
-            cells.append(figure_text(shape, value, unit) + ("" if delta is None else f" ({delta:+.1%})"))
-        table.add_row(*cells)
-    console.print(table)
+            else:
+                value = row[kind][part].get(figure)
+                delta = None if row is base else change(value, base[kind].get(part, {}).get(figure))
+                cells.append(figure_text(shape, value, unit) + ("" if delta is None else f" ({delta:+.1%})"))
+        grid.rows.append(cells)
+    return grid
+
+
+def print_whatif(console, record: dict) -> None:
+    print_grid(console, whatif_grid(record))
+
+
+# The experiment.
+
+def runs_grid(record: dict) -> Grid:
+    unit = f" ({record['response_unit']})" if record["response_unit"] else ""
+    grid = Grid(f"{record['model']}: {len(record['design'])} runs x {record['replications']} replications, "
+                f"response {record['response']}",
+                ["run", *(f["name"] for f in record["factors"]), f"mean {record['response']}{unit}"], left=0)
+    for i, (row, responses) in enumerate(zip(record["design"], record["responses"]), start=1):
+        levels = [number(f["low"] if c < 0 else f["high"]) for f, c in zip(record["factors"], row)]
+        grid.rows.append([str(i), *levels, number(sum(responses) / len(responses))])
+    return grid
+
+
+def coefficients_grid(record: dict) -> Grid:
+    grid = Grid("Coefficients (factors coded -1 low, +1 high)",
+                ["", "Estimate", "Std. Error", "t value", "Pr(>|t|)", ""])
+    for c in record["coefficients"]:
+        p = c["p"]
+        grid.rows.append([c["term"], f"{c['estimate']:.6g}",
+                          "-" if c["std_error"] is None else f"{c['std_error']:.6g}",
+                          "-" if c["t"] is None else f"{c['t']:.3f}", "-" if p is None else f"{p:.3g}",
+                          "" if p is None else _stars(p)])
+    return grid
+
+
+def doe_notes(record: dict) -> List[str]:
+    """The aliases, the fit's quality and the equation: the lines under the tables."""
+    notes = ["aliased: " + " = ".join(("-" if sign < 0 else "") + term for term, sign in group)
+             + f" (estimated as {group[0][0]})" for group in record["aliases"]]
+    notes.append("Signif. codes: 0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1")
+    if record["residual_std_error"] is not None:
+        notes.append(f"Residual standard error: {record['residual_std_error']:.4g} on {record['residual_dof']} "
+                     f"degrees of freedom; R-squared {record['r_squared']:.4f}, adjusted "
+                     f"{record['adjusted_r_squared']:.4f}")
+    notes.append(f"{record['response']} = {record['equation']}")
+    return notes
 
 
 def print_doe(console, record: dict) -> None:
-    from rich.table import Table
-
-    names = [f["name"] for f in record["factors"]]
-    runs = Table(title=f"{record['model']}: {len(record['design'])} runs x {record['replications']} replications, "
-                       f"response {record['response']}", title_justify="left")
-    runs.add_column("run", justify="right")
-    for name in names:
-        runs.add_column(name, justify="right")
-    unit = f" ({record['response_unit']})" if record["response_unit"] else ""
-    runs.add_column(f"mean {record['response']}{unit}", justify="right")
-    for i, (row, responses) in enumerate(zip(record["design"], record["responses"]), start=1):
-        levels = [number(f["low"] if c < 0 else f["high"]) for f, c in zip(record["factors"], row)]
-        runs.add_row(str(i), *levels, number(sum(responses) / len(responses)))
-    console.print(runs)
-    for group in record["aliases"]:
-        console.print("aliased: " + " = ".join(("-" if sign < 0 else "") + term for term, sign in group)
-                      + f" (estimated as {group[0][0]})")
-    table = Table(title="Coefficients (factors coded -1 low, +1 high)", title_justify="left")
-    for header in ("", "Estimate", "Std. Error", "t value", "Pr(>|t|)", ""):
-        table.add_column(header, justify="left" if header == "" else "right")
-    for c in record["coefficients"]:
-        p = c["p"]
-        table.add_row(c["term"], f"{c['estimate']:.6g}", "-" if c["std_error"] is None else f"{c['std_error']:.6g}",
-                      "-" if c["t"] is None else f"{c['t']:.3f}", "-" if p is None else f"{p:.3g}",
-                      "" if p is None else _stars(p))
-    console.print(table)
-    console.print("Signif. codes: 0 '***' 0.001 '**' 0.01 '*' 0.05 '.' 0.1 ' ' 1")
-    if record["residual_std_error"] is not None:
-        console.print(f"Residual standard error: {record['residual_std_error']:.4g} on {record['residual_dof']} "
-                      f"degrees of freedom; R-squared {record['r_squared']:.4f}, adjusted "
-                      f"{record['adjusted_r_squared']:.4f}")
-    console.print(f"{record['response']} = {record['equation']}", soft_wrap=True)
+    print_grid(console, runs_grid(record))
+    notes = doe_notes(record)
+    aliases = len(record["aliases"])
+    for line in notes[:aliases]:
+        console.print(line)
+    print_grid(console, coefficients_grid(record))
+    for line in notes[aliases:]:
+        console.print(line, soft_wrap=line.startswith(record["response"]))
 
 
 def _stars(p: float) -> str:
     return "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < 0.05 else "." if p < 0.1 else ""
+
+
+def grids_html(grids: Sequence[Grid]) -> List[str]:
+    from ..report.page import table_section
+
+    return [table_section(g.title, g.columns, g.rows) for g in grids]

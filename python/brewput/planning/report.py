@@ -1,0 +1,83 @@
+"""The planning commands' reports: one HTML page each (report/page.py), with
+the tables the command prints (show.py) and the charts people would rather look
+at: a plan's figures against their bounds and its cost over the options, a
+what-if's figures per case, an experiment's effects."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from ..report.page import write_page
+from ..report.spec import Bars, Chart, Line, Panel, color, marker
+from .show import coefficients_grid, doe_notes, grids_html, plan_grids, runs_grid, summary, whatif_grid
+
+
+def plan_chart(record: dict) -> Chart:
+    """Each objective's figure over the options, its bound dashed, and the cost:
+    where the first option that meets them all lies, and what it costs."""
+    options = record["options"]
+    single = len(record["vary"]) == 1
+    name = next(iter(record["vary"])) if single else "option"
+    x = [next(iter(o["values"].values())) if single else i + 1 for i, o in enumerate(options)]
+    panels = []
+    for k, text in enumerate(record["objectives"]):
+        kind = next((o["figures"][k]["kind"] for o in options if o["figures"]), "time")
+        scale = 100.0 if kind == "share" else 1.0
+        y = [None if not o["figures"] or o["figures"][k]["figure"] is None else o["figures"][k]["figure"] * scale
+             for o in options]
+        unit = {"time": record["time_unit"], "share": "%", "rate": f"per {record['time_unit']}"}[kind]
+        bound = _bound(text, record) * scale
+        panels.append(Panel(text, name, f"{text.split('<')[0].split('>')[0]} ({unit})", [
+            Line(label="figure", x=x, y=y, color=color(k), marker=marker(k)),
+            Line(label="bound", x=x, y=[bound] * len(x), color=color(k), marker=None, dash="dash")]))
+    cost_label = "present value" if record["costs"] else "units"
+    panels.append(Panel(cost_label, name, cost_label, [
+        Line(label=cost_label, x=x, y=[o["cost"] for o in options], color=color(len(panels)),
+             marker=marker(len(panels)))]))
+    chosen = "" if record["chosen"] is None else f" The chosen option is {x[record['chosen']]}."
+    return Chart("plan", "The options against the objectives",
+                 "Each objective's figure over the options (solved, or simulated where theory does not reach), "
+                 f"its bound dashed; the last panel is each option's cost.{chosen}", panels)
+
+
+def _bound(text: str, record: dict) -> float:
+    """An objective's bound in the record's units, read back from the options' judgement."""
+    for option in record["options"]:
+        for judged in option["figures"]:
+            if judged["slo"] == text and "bound" in judged:
+                return judged["bound"]
+    return float("nan")
+
+
+def whatif_chart(record: dict) -> Chart:
+    """Each class's mean response time per case: the what-ifs side by side."""
+    names = [row["name"] for row in record["cases"]]
+    panels = []
+    for k, cls in enumerate(record["classes"]):
+        y = [row["classes"].get(cls, {}).get("mean") for row in record["cases"]]
+        panels.append(Panel(f"{cls}: mean response time", "case", f"mean response ({record['time_unit']})",
+                            [Bars(label="", categories=names, y=y, colors=[color(k)] * len(names))]))
+    return Chart("whatif", "What if", "Each class's mean response time in each case; the first is the model as "
+                 "it is.", panels)
+
+
+def write_plan_report(out_dir, record: dict, command: Optional[str]) -> Path:
+    notes = [summary(record)] if record["chosen"] is not None else ["No option meets every objective."]
+    return write_page(out_dir, f"Plan: {record['model']}", _meta(record), [plan_chart(record)],
+                      grids_html(plan_grids(record, None)), record, command, notes)
+
+
+def write_whatif_report(out_dir, record: dict, command: Optional[str]) -> Path:
+    return write_page(out_dir, f"What if: {record['model']}", _meta(record), [whatif_chart(record)],
+                      grids_html([whatif_grid(record)]), record, command)
+
+
+def write_doe_report(out_dir, record: dict, command: Optional[str], chart: Chart) -> Path:
+    return write_page(out_dir, f"Experiment: {record['model']}", _meta(record), [chart],
+                      grids_html([runs_grid(record), coefficients_grid(record)]), record, command,
+                      doe_notes(record))
+
+
+def _meta(record: dict) -> str:
+    return f"model {record['model']}, times in {record['time_unit']}"
+
