@@ -49,3 +49,19 @@ def test_a_report_folder_that_is_a_file_is_refused_before_any_work(tmp_path):
     done = brewput("plan", "examples/mmc.yaml", "--vary", "c=3..6", "--slo", "mean<2s", "--report", tmp_path / "taken")
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and "--report" in done.stderr
     assert done.stdout == ""
+
+
+def test_a_usl_report_holds_the_fit_its_points_and_chart(tmp_path):
+    from brewput.figures import number
+
+    done = brewput("fit", "usl", "tests/data/usl/specsdm91.csv", "--json", "--report", tmp_path / "r")
+    assert done.returncode == 0, done.stderr
+    fit = json.loads(done.stdout)
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert json.loads((tmp_path / "r" / "record.json").read_text()) == fit
+    assert (tmp_path / "r" / "charts" / "usl.png").stat().st_size > 10_000
+    sigma = fit["sigma"]
+    assert f"<td>σ contention</td><td>{number(sigma['estimate'])}</td><td>{number(sigma['std_error'])}</td>" in page
+    assert "peak: N* = floor(sqrt((1 - σ) / κ)) = 96" in html.unescape(page)
+    for point in fit["points"]:
+        assert f"<td>{number(point['n'])}</td><td>{number(point['throughput'])}</td>" in page

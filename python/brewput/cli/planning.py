@@ -10,7 +10,7 @@ from typing import Optional, Sequence
 import typer
 
 from ..errors import BrewputError
-from .common import NumberOption, app, out, user_errors
+from .common import NumberOption, app, command_line, err, out, user_errors
 
 fit_app = typer.Typer(no_args_is_help=True, help="Fit a law to measured points.")
 app.add_typer(fit_app, name="fit")
@@ -61,6 +61,9 @@ def usl(
     chart: Optional[Path] = typer.Option(None, "--chart", metavar="FILE",
                                          help="Draw the points, the fit, the linear ideal and the Amdahl ceiling: "
                                               ".html (interactive) or .png.  [default: none]"),
+    report: Optional[Path] = typer.Option(None, "--report", metavar="DIR",
+                                          help="Also write an HTML report (the tables, the chart, the fit as "
+                                               "record.json) into this folder.  [default: none]"),
 ):
     """Fit the Universal Scalability Law X(N) = λN / (1 + σ(N-1) + κN(N-1)) to measured throughput."""
     from ..planning.points import read_points
@@ -68,6 +71,10 @@ def usl(
 
     check_file_output("-o", output, (".json", ".csv"))
     check_file_output("--chart", chart, CHART_SUFFIXES)
+    if report is not None:
+        from .scenarios import check_folder
+
+        check_folder("--report", report)
     points = read_points(data, n=n, x=x, model=model)
     try:
         fit = fit_usl(points.n, points.x)
@@ -94,17 +101,27 @@ def usl(
                                   points.x_label), chart)
         except OSError as e:
             raise BrewputError(f"--chart {chart}: cannot write: {e.strerror or e}") from None
+    if report is not None:
+        from ..report.grid import grids_html
+        from ..report.page import write_page
+        from ..report.scalability import findings, usl_chart, usl_grids
+
+        title = f"Universal Scalability Law: {points.source}"
+        index = write_page(report, title, f"{len(points.n)} points of {points.description}",
+                           [usl_chart(fit, title, points.n_label, points.x_label)],
+                           grids_html(usl_grids(fit, points)), result, command_line(), findings(fit))
+        err.print(f"report: {index}", soft_wrap=True)
 
 
 def _show(fit, points) -> None:
-    from ..report.scalability import coefficient_table, findings, points_table
+    from ..report.grid import print_grid
+    from ..report.scalability import findings, usl_grids
 
-    how = " (open loop: N = X x mean R per step, Little's law)" if points.open_loop else ""
-    out.print(coefficient_table(fit, f"Universal Scalability Law fit of {points.description}, "
-                                     f"{len(points.n)} points{how}"))
+    coefficients, table = usl_grids(fit, points)
+    print_grid(out, coefficients)
     for line in findings(fit):
         out.print(line)
-    out.print(points_table(fit, points.n_label, points.x_label, points.time_unit))
+    print_grid(out, table)
 
 
 @app.command("calibrate")

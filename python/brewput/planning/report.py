@@ -9,7 +9,8 @@ from typing import Optional
 
 from ..report.page import write_page
 from ..report.spec import Bars, Chart, Line, Panel, color, marker
-from .show import coefficients_grid, doe_notes, grids_html, plan_grids, runs_grid, summary, whatif_grid
+from ..report.grid import grids_html
+from .show import coefficients_grid, doe_notes, plan_grids, runs_grid, summary, whatif_grid
 
 
 def plan_chart(record: dict) -> Chart:

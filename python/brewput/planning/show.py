@@ -1,6 +1,6 @@
 """Plans, what-ifs and experiments as a manager reads them. Each table is built
 once, as text cells (`Grid`), and then printed through a rich console or put on
-an HTML page (report.py), so that the terminal and the report never disagree:
+an HTML page (report.py; report/grid.py), so that the terminal and the report never disagree:
 
 - a plan's options with their figures and costs, the chosen one marked, then
   the simulation that confirms it;
@@ -9,30 +9,11 @@ an HTML page (report.py), so that the terminal and the report never disagree:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import List, Optional, Sequence
+from typing import List, Optional
 
 from ..figures import number
+from ..report.grid import Grid, print_grid
 from ..units import SECONDS, rate_unit
-
-
-@dataclass
-class Grid:
-    title: str
-    columns: List[str]
-    rows: List[List[str]] = field(default_factory=list)
-    left: int = 1  # columns aligned left (labels), the others right (figures)
-
-
-def print_grid(console, grid: Grid) -> None:
-    from rich.table import Table
-
-    table = Table(title=grid.title, title_justify="left")
-    for i, column in enumerate(grid.columns):
-        table.add_column(column, justify="left" if i < grid.left else "right")
-    for row in grid.rows:
-        table.add_row(*row)
-    console.print(table)
 
 
 def figure_text(kind: str, value: Optional[float], time_unit: str) -> str:
@@ -242,9 +223,3 @@ def print_doe(console, record: dict) -> None:
 
 def _stars(p: float) -> str:
     return "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < 0.05 else "." if p < 0.1 else ""
-
-
-def grids_html(grids: Sequence[Grid]) -> List[str]:
-    from ..report.page import table_section
-
-    return [table_section(g.title, g.columns, g.rows) for g in grids]

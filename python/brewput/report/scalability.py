@@ -9,23 +9,20 @@ from typing import List, Optional
 import numpy as np
 
 from ..figures import number
+from .grid import Grid
 from .labels import end_labels
 from .spec import Chart, Line, Panel, color
 
 CURVE_POINTS = 200
 
 
-def coefficient_table(fit, title: str):
-    from rich.table import Table
-
+def coefficient_table(fit, title: str) -> Grid:
     share = f"{fit.level * 100:g} %"
-    table = Table(title=title, title_justify="left")
-    for k, column in enumerate(("coefficient", "estimate", "std. error", f"{share} interval")):
-        table.add_column(column, justify="left" if k == 0 else "right")
+    grid = Grid(title, ["coefficient", "estimate", "std. error", f"{share} interval"])
     for name, c in (("σ contention", fit.sigma), ("κ coherency", fit.kappa), ("λ throughput of one", fit.lam)):
         interval = "-" if c.std_error != c.std_error else f"{number(c.low)} .. {number(c.high)}"
-        table.add_row(name, number(c.estimate), number(c.std_error), interval)
-    return table
+        grid.rows.append([name, number(c.estimate), number(c.std_error), interval])
+    return grid
 
 
 def findings(fit) -> List[str]:
@@ -44,16 +41,22 @@ def findings(fit) -> List[str]:
     return lines
 
 
-def points_table(fit, n_label: str, x_label: str, time_unit: Optional[str]):
-    from rich.table import Table
-
+def points_table(fit, n_label: str, x_label: str, time_unit: Optional[str]) -> Grid:
     unit = f" ({time_unit})" if time_unit else ""
-    table = Table(title="Points: measured, fitted, and R(N) = N / X(N) by Little's law", title_justify="left")
-    for k, column in enumerate((n_label, x_label, "fitted", "residual", f"R(N){unit}")):
-        table.add_column(column, justify="right")
+    grid = Grid("Points: measured, fitted, and R(N) = N / X(N) by Little's law",
+                [n_label, x_label, "fitted", "residual", f"R(N){unit}"], left=0)
     for n, x, f, r in zip(fit.n, fit.x, fit.fitted, fit.response_time(fit.n)):
-        table.add_row(number(float(n)), number(float(x)), number(float(f)), number(float(x - f)), number(float(r)))
-    return table
+        grid.rows.append([number(float(n)), number(float(x)), number(float(f)), number(float(x - f)),
+                          number(float(r))])
+    return grid
+
+
+def usl_grids(fit, points) -> List[Grid]:
+    """The coefficients and the points of a fit of `points` (planning/points.py)."""
+    how = " (open loop: N = X x mean R per step, Little's law)" if points.open_loop else ""
+    return [coefficient_table(fit, f"Universal Scalability Law fit of {points.description}, "
+                                   f"{len(points.n)} points{how}"),
+            points_table(fit, points.n_label, points.x_label, points.time_unit)]
 
 
 def usl_chart(fit, title: str, n_label: str, x_label: str) -> Chart:
