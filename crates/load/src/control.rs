@@ -1,31 +1,35 @@
 //! A run's shared state with whoever watches it: a stop flag (Ctrl-C, or the
-//! end of `--for`), the recorder the connections write into, and the
-//! requests in flight.
+//! end of `--for`) and the latest figures for the live view. The generator
+//! keeps its histograms to itself (no lock per request) and posts the
+//! figures here a few times a second.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::record::Recorder;
-
+#[derive(Default)]
 pub struct LoadControl {
     stopped: AtomicBool,
-    pub(crate) in_flight: AtomicU64,
-    recorder: Mutex<Recorder>,
-    started: Mutex<Option<Instant>>,
+    posted: Mutex<Posted>,
 }
 
-impl Default for LoadControl {
-    fn default() -> Self {
-        LoadControl {
-            stopped: AtomicBool::new(false),
-            in_flight: AtomicU64::new(0),
-            recorder: Mutex::new(Recorder::default()),
-            started: Mutex::new(None),
-        }
-    }
+/// What the generator last posted.
+#[derive(Default, Clone, Copy)]
+struct Posted {
+    started: Option<Instant>,
+    figures: Figures,
+}
+
+/// The run's figures so far, as the generator posts them.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Figures {
+    pub sent: u64,
+    pub answered: u64,
+    pub in_flight: u64,
+    pub response_p50: f64,
+    pub response_p99: f64,
 }
 
 /// What the live view shows.
@@ -48,25 +52,28 @@ impl LoadControl {
         self.stopped.load(Ordering::Relaxed)
     }
 
-    pub(crate) fn recorder(&self) -> MutexGuard<'_, Recorder> {
-        // A panic while recording leaves counts that are still counts.
-        self.recorder.lock().unwrap_or_else(|e| e.into_inner())
+    fn posted(&self) -> MutexGuard<'_, Posted> {
+        // A panic while posting leaves figures that are still figures.
+        self.posted.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub(crate) fn start(&self, at: Instant) {
-        *self.started.lock().unwrap_or_else(|e| e.into_inner()) = Some(at);
+        *self.posted() = Posted { started: Some(at), figures: Figures::default() };
+    }
+
+    pub(crate) fn post(&self, figures: Figures) {
+        self.posted().figures = figures;
     }
 
     pub fn progress(&self) -> Progress {
-        let started = *self.started.lock().unwrap_or_else(|e| e.into_inner());
-        let (sent, answered, p50, p99) = self.recorder().progress();
+        let Posted { started, figures } = *self.posted();
         Progress {
             elapsed_seconds: started.map_or(0.0, |s| s.elapsed().as_secs_f64()),
-            sent,
-            answered,
-            in_flight: self.in_flight.load(Ordering::Relaxed),
-            response_p50: p50,
-            response_p99: p99,
+            sent: figures.sent,
+            answered: figures.answered,
+            in_flight: figures.in_flight,
+            response_p50: figures.response_p50,
+            response_p99: figures.response_p99,
         }
     }
 }
