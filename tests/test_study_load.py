@@ -125,3 +125,18 @@ def test_a_target_that_is_not_there_is_refused_before_anything_runs(tmp_path):
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert f"load.target http://127.0.0.1:{port}/: cannot connect" in done.stderr
     assert not (tmp_path / "r.json").exists() and "Throughput" not in done.stdout
+
+
+def test_headers_and_a_body_shape_each_request_and_credentials_stay_hidden(url, tmp_path):
+    (tmp_path / "order.json").write_text('{"drink": "latte"}')
+    path = study(tmp_path, url, "0.05", extra="  headers: ['X-Team: brewput', 'Authorization: Bearer s3cret']\n"
+                                                "  body: order.json\n")
+    done = run(path, "--json")
+    assert done.returncode == 0, done.stderr
+    (measured,) = [s for s in json.loads(done.stdout)["scenarios"] if s["engine"] == "load"]
+    assert "s3cret" not in json.dumps(measured["results"])  # the record's copy of the study file still has it
+    http = measured["results"]["settings"]["target"]["http"]
+    assert http["method"] == "POST"  # a body without a method is POSTed, as curl does
+    assert http["body"] == str(tmp_path / "order.json")
+    assert http["headers"][0] == ["X-Team", "brewput"] and http["headers"][1][0] == "Authorization"
+    assert measured["results"]["load"]["answered"] == measured["results"]["load"]["sent"] == 50

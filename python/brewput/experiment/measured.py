@@ -61,7 +61,8 @@ def measure_rates(scenarios: List[Scenario], done: Dict[int, dict], failed: Dict
 def check_reachable(options: dict) -> None:
     """A URL target that cannot be connected to is refused before any scenario
     runs (as `brewput load` does before it sends), not found after the
-    simulations; a command target is tried by its first request."""
+    simulations; a command target is tried by its first request. (A TLS
+    certificate the generator would refuse is found at the first rate.)"""
     import socket
 
     from ..loadtest import options as load_options
@@ -88,7 +89,9 @@ def _measure(options: dict, rate: float) -> dict:
                                      warmup_text=f"{options['warmup']!r}s", seed=options["seed"])
     if options["target"] is not None:
         target = load_options.http_target(options["target"])
-        name, kind, where = target.url, "http", target.settings(options["method"])
+        method, request, _ = load_options.request(target, options["method"], options["headers"], options["body"],
+                                                  options["cacert"], options["insecure"])
+        name, kind, where = target.url, "http", target.settings(method, request)
     else:
         name, kind, where = options["exec"], "exec", load_options.exec_target(options["exec"])
     settings = {"target": where, "schedule": schedule, "connections": options["connections"],

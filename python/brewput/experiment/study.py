@@ -21,7 +21,7 @@ from ..model.fields import Field, ListOf, MapOf, Maybe, Problems, Shorthand, Str
 from ..model.model import first_problem
 from ..model.source import Origin, read
 from ..units import SECONDS
-from ..model.values import count, first_repeat, integer, number, one_of, show, version
+from ..model.values import boolean, count, first_repeat, integer, number, one_of, show, version
 from .record import CHARTS, model_entry, new_record
 from .runner import ENGINES, Scenario, plan
 from .sweep import SPELLINGS, Number, SweepError, sweep_values
@@ -141,7 +141,7 @@ def _threshold(text: str) -> str:
 class LoadOptions(Strict):
     """How the load engine measures the service the models describe: once per
     swept rate, after the models' scenarios (so that they do not share the CPUs)."""
-    target = Field(Maybe(_load_text(lambda text: _options().http_target(text).url, "an http:// URL")),
+    target = Field(Maybe(_load_text(lambda text: _options().http_target(text).url, "an http:// or https:// URL")),
                    default=None, description="the URL to measure (or exec)")
     exec = Field(Maybe(_load_text(lambda text: _options().exec_target(text)["exec"]["command"], "a command line")),
                  default=None, description="a command run per request (or target)")
@@ -153,13 +153,30 @@ class LoadOptions(Strict):
     connections = Field(_load_whole("connections"), default=16)
     max_in_flight = Field(_load_whole("max_in_flight"), default=10_000)
     timeout = Field(_load_time("timeout"), default="10s")
-    method = Field(_load_text(lambda text: _options().method(text), "an HTTP method"), default="GET")
+    method = Field(Maybe(_load_text(lambda text: _options().method(text), "an HTTP method")), default=None,
+                   description="the HTTP method [default: GET, or POST with a body]")
+    headers = Field(ListOf(_load_text(lambda text: ": ".join(_options().header(text)), "a header, Name: value")),
+                    default=[])
+    body = Field(Maybe(Text), default=None, description="a file sent as each request's body, relative to the study")
+    cacert = Field(Maybe(Text), default=None, description="a PEM file of certificates to trust (https)")
+    insecure = Field(Value(boolean), default=False, description="https without checking the certificate")
     seed = Field(Value(integer(0, MAX_SEED)), default=1)
     thresholds = Field(ListOf(_load_text(_threshold, "a threshold, e.g. p99<250ms")), default=[])
 
     def _check(self) -> None:
         if (self.target is None) == (self.exec is None):
-            raise FieldError("give one target: target (an http:// URL) or exec (a command)", "target")
+            raise FieldError("give one target: target (an http:// or https:// URL) or exec (a command)", "target")
+        if self.exec is not None:
+            given = [name for name in ("method", "body", "cacert") if getattr(self, name) is not None]
+            given += ["headers"] * bool(self.headers) + ["insecure"] * self.insecure
+            if given:
+                raise FieldError("shapes an HTTP request: not with exec", given[0])
+            return
+        try:
+            _options().request(_options().http_target(self.target), self.method, list(self.headers), self.body,
+                               self.cacert, self.insecure)
+        except OptionError as e:
+            raise FieldError(e.problem_worded(), e.fields[0]) from None
 
 
 class StudySpec(Strict):
@@ -260,10 +277,19 @@ def _load_options(spec: StudySpec, origin: Origin) -> Dict[str, Any]:
     if others:
         raise origin.error(("sweep", others[0]), f"engine load measures one service at each {load.rate}: sweep "
                                                  "only the rate (give other params with set, or as model variants)")
+    files = {}
+    for name in ("body", "cacert"):  # read by the generator before it sends: checked before anything runs
+        given = getattr(load, name)
+        if given is not None:
+            path = os.path.normpath(origin.base_dir / given)
+            if not Path(path).is_file():
+                raise origin.error(("load", name), f"no such file {path}")
+            files[name] = path
     return {"target": load.target, "exec": load.exec, "rate": load.rate, "duration": load.duration,
             "warmup": load.warmup, "arrivals": load.arrivals, "connections": load.connections,
             "max_in_flight": load.max_in_flight, "timeout": load.timeout, "method": load.method,
-            "seed": load.seed, "thresholds": list(load.thresholds)}
+            "headers": list(load.headers), "body": files.get("body"), "cacert": files.get("cacert"),
+            "insecure": load.insecure, "seed": load.seed, "thresholds": list(load.thresholds)}
 
 
 def _check_rates(spec: StudySpec, models: Dict[str, Model], origin: Origin) -> None:

@@ -53,6 +53,16 @@ def count(low: int, high: int, infinite: bool = False) -> Callable[[Any], Union[
     return _with_schema(check, {"anyOf": [schema, *INFINITY_SCHEMA]} if infinite else schema)
 
 
+def _boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise FieldError(f"expected true or false, got {show(value)}")
+    return value
+
+
+#: true or false (YAML's true/false, not a number or a word like "yes" in quotes).
+boolean = _with_schema(_boolean, {"type": "boolean"})
+
+
 def integer(low: int, high: int) -> Callable[[Any], int]:
     """A whole number from `low` to `high`."""
     def check(value: Any) -> int:
