@@ -115,3 +115,8 @@ def test_a_model_solve_refuses_is_refused_before_numpy_is_imported(example):
     found = imported("solve", f"examples/{example}")
     assert "brewput.analytic.support" in found
     assert packages(found) & {"numpy", "rich"} == set()
+
+
+def test_a_shared_dispatch_of_ten_servers_solves_without_scipy():
+    found = imported("solve", "examples/balance/ten/shared.yaml")
+    assert "brewput.analytic.ordered_servers" in found and "scipy" not in packages(found)
