@@ -48,14 +48,9 @@ def doe_command(
     from ..planning.doe import (MAX_FACTORS, analyse, design, equation, parse_factors, parse_generators,
                                 pareto_chart, run_design)
     from ..planning.slo import parse_figure
-    from .scenarios import check_folder
+    from .scenarios import check_json_outputs, write_json
 
-    if output is not None:
-        if output.suffix != ".json" or output.is_dir():
-            raise BrewputError(f"-o {output}: expected a .json file")
-        check_folder("-o", output.parent)
-    if report is not None:
-        check_folder("--report", report)
+    check_json_outputs(output, report)
     if chart is not None:
         from ..planning.balance_chart import check_chart_path
 
@@ -111,12 +106,7 @@ def doe_command(
         except OSError as e:
             raise BrewputError(f"--chart {chart}: {e.strerror or e}") from None
     if output is not None:
-        try:
-            output.parent.mkdir(parents=True, exist_ok=True)
-            output.write_text(json.dumps(record, indent=2), encoding="utf-8")
-            err.print(f"doe: {output}", soft_wrap=True)
-        except OSError as e:
-            raise BrewputError(f"{output}: cannot write: {e.strerror or e}") from None
+        write_json("doe", output, record)
     if report is not None:
         from ..planning.report import write_doe_report
 

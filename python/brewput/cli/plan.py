@@ -52,18 +52,11 @@ def plan_command(
     from ..planning.npv import parse_costs, parse_discount, parse_share
     from ..planning.plan import check_vary, plan
     from ..planning.slo import parse_objective
-    from .scenarios import check_folder
+    from .scenarios import check_json_outputs, write_json
 
     if not slo:
         raise BrewputError("--slo: name at least one objective, e.g. --slo 'p95<200ms'")
-    if output is not None:
-        if output.suffix != ".json":
-            raise BrewputError(f"-o {output}: expected a .json file")
-        if output.is_dir():
-            raise BrewputError(f"-o {output}: is a folder; expected a .json file")
-        check_folder("-o", output.parent)
-    if report is not None:
-        check_folder("--report", report)
+    check_json_outputs(output, report)
     if not 1 <= years <= 100:
         raise BrewputError(f"--years {years}: expected a whole number from 1 to 100")
     rate = parse_discount(discount)
@@ -86,12 +79,7 @@ def plan_command(
 
         print_plan(out, record, shown=SHOWN)
     if output is not None:
-        try:
-            output.parent.mkdir(parents=True, exist_ok=True)
-            output.write_text(json.dumps(record, indent=2), encoding="utf-8")
-            err.print(f"plan: {output}", soft_wrap=True)
-        except OSError as e:
-            raise BrewputError(f"{output}: cannot write: {e.strerror or e}") from None
+        write_json("plan", output, record)
     if report is not None:
         from ..planning.report import write_plan_report
 

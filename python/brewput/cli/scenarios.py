@@ -170,3 +170,26 @@ def show_sweep(as_json: bool) -> Callable[[dict], None]:
         else:
             out.print(scenario_table(record))
     return show
+
+
+def check_json_outputs(output: Optional[Path], report: Optional[Path]) -> None:
+    """A command's -o FILE.json and --report DIR, refused before any work if they
+    could not be written (the folders are created when missing)."""
+    if output is not None:
+        if output.suffix != ".json":
+            raise BrewputError(f"-o {output}: expected a .json file")
+        if output.is_dir():
+            raise BrewputError(f"-o {output}: is a folder; expected a .json file")
+        check_folder("-o", output.parent)
+    if report is not None:
+        check_folder("--report", report)
+
+
+def write_json(label: str, output: Path, document: dict) -> None:
+    """`document` into `output` (its folder made if missing), said on stderr as `label: path`."""
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    except OSError as e:
+        raise BrewputError(f"{output}: cannot write: {e.strerror or e}") from None
+    err.print(f"{label}: {output}", soft_wrap=True)

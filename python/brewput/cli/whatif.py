@@ -8,7 +8,6 @@ from typing import List, Optional
 
 import typer
 
-from ..errors import BrewputError
 from .common import WholeOption, app, command_line, err, out, parse_sets, user_errors
 
 
@@ -39,14 +38,9 @@ def whatif_command(
     """The model beside variants of itself: what pooling, more servers or any change would do."""
     from ..model import load
     from ..planning.whatif import cases_from, check_cases, whatif
-    from .scenarios import check_folder
+    from .scenarios import check_json_outputs, write_json
 
-    if output is not None:
-        if output.suffix != ".json" or output.is_dir():
-            raise BrewputError(f"-o {output}: expected a .json file")
-        check_folder("-o", output.parent)
-    if report is not None:
-        check_folder("--report", report)
+    check_json_outputs(output, report)
     loaded = load(model)
     params = parse_sets(set_)
     if params:
@@ -61,12 +55,7 @@ def whatif_command(
 
         print_whatif(out, record)
     if output is not None:
-        try:
-            output.parent.mkdir(parents=True, exist_ok=True)
-            output.write_text(json.dumps(record, indent=2), encoding="utf-8")
-            err.print(f"whatif: {output}", soft_wrap=True)
-        except OSError as e:
-            raise BrewputError(f"{output}: cannot write: {e.strerror or e}") from None
+        write_json("whatif", output, record)
     if report is not None:
         from ..planning.report import write_whatif_report
 
