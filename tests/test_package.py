@@ -34,7 +34,9 @@ def test_the_examples_are_package_data_and_the_checkouts_examples_link_to_them()
     assert (CHECKOUT / "examples").resolve() == PACKAGE / "examples"
     shipped = files_below(brewput.bundled.EXAMPLES)
     assert "studies/coffee.yaml" in shipped and "coffee/finelocking.yaml" in shipped and "mmc.yaml" in shipped
-    assert all(name.endswith(".yaml") for name in shipped), shipped
+    # models and studies, and the measured data sets the planning commands read (with their source)
+    assert all(name.endswith(".yaml") or (name.startswith("data/") and name.endswith((".csv", ".md")))
+               for name in shipped), shipped
 
 
 def test_no_module_reads_files_from_the_checkout():

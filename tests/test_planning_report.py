@@ -54,7 +54,7 @@ def test_a_report_folder_that_is_a_file_is_refused_before_any_work(tmp_path):
 def test_a_usl_report_holds_the_fit_its_points_and_chart(tmp_path):
     from brewput.figures import number
 
-    done = brewput("fit", "usl", "tests/data/usl/specsdm91.csv", "--json", "--report", tmp_path / "r")
+    done = brewput("fit", "usl", "examples/data/usl/specsdm91.csv", "--json", "--report", tmp_path / "r")
     assert done.returncode == 0, done.stderr
     fit = json.loads(done.stdout)
     page = (tmp_path / "r" / "index.html").read_text()

@@ -25,7 +25,7 @@ from brewput.planning.points import read_points
 from brewput.planning.usl import fit_usl
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tests" / "data" / "usl"
+DATA = ROOT / "examples" / "data" / "usl"
 
 
 def brewput_cli(*args, cwd=ROOT):
