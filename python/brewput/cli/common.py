@@ -170,7 +170,9 @@ def finite_number(text: Union[str, float]) -> float:
 def parse_sets(pairs: List[str]) -> Dict[str, Union[int, float, str]]:
     """`--set name=value` pairs: a number stays a number; anything else (`cpus+1`,
     `2*n`) is a param expression, which the model layer evaluates and checks."""
-    from ..experiment.sweep import number
+    if not pairs:
+        return {}
+    from ..experiment.sweep import number  # and decimal: a run without --set does not pay them
 
     params: Dict[str, Union[int, float, str]] = {}
     for pair in pairs:
