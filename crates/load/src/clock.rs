@@ -85,3 +85,47 @@ impl Alarm {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+    }
+
+    #[test]
+    fn the_alarm_never_rings_before_its_deadline() {
+        runtime().block_on(async {
+            let mut alarm = Alarm::new().unwrap();
+            // Later, sooner (armed anew over a later deadline), the same again, and past.
+            for micros in [2_000u64, 10, 300, 300, 0] {
+                let deadline = Instant::now() + Duration::from_micros(micros);
+                alarm.until(deadline).await.unwrap();
+                assert!(Instant::now() >= deadline, "{micros} µs: rang early");
+            }
+        });
+    }
+
+    #[test]
+    fn an_expiry_nobody_waited_for_does_not_end_the_next_wait() {
+        runtime().block_on(async {
+            let mut alarm = Alarm::new().unwrap();
+            let first = Instant::now() + Duration::from_micros(100);
+            alarm.until(first).await.unwrap();
+            // Armed (polled once) for a deadline that then passes unwatched, as
+            // when the loop is woken by an answer and then busy.
+            let missed = Instant::now() + Duration::from_millis(1);
+            tokio::select! {
+                biased;
+                _ = alarm.until(missed) => {}
+                _ = std::future::ready(()) => {}
+            }
+            std::thread::sleep(Duration::from_millis(3));
+            let next = Instant::now() + Duration::from_millis(3);
+            alarm.until(next).await.unwrap();
+            assert!(Instant::now() >= next, "woken by the stale expiry");
+        });
+    }
+}
