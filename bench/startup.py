@@ -27,7 +27,7 @@ BIN = Path(sys.executable).parent
 TARGET_HELP = 0.10
 TARGET_SOLVE = 0.15
 # Where `brewput solve`'s imports go: a row per group of modules, the rest summed.
-GROUPS = {"numpy": ("numpy",), "rich": ("rich",), "typer": ("typer", "click"), "yaml": ("yaml",),
+GROUPS = {"numpy": ("numpy",), "scipy": ("scipy",), "rich": ("rich",), "typer": ("typer", "click"), "yaml": ("yaml",),
           "pydantic": ("pydantic", "pydantic_core", "annotated_types", "typing_inspection"),
           "brewput.model": ("brewput.model",), "brewput.analytic": ("brewput.analytic",),
           "brewput.cli": ("brewput.cli",)}
