@@ -129,7 +129,7 @@ def _solved_class(net, sol, r: int, measures) -> dict:
         by = sol.loss_by or {"full": sol.loss_probability}
         figures["loss_probability_by"] = {reason: float(by[reason][r]) if reason in by else 0.0
                                           for reason in LOSS_REASONS}
-    if measures:  # solve answers those from arrived to done (analytic/floor.py): the response time
+    if measures:  # solve answers those from arrived to done (analytic/support.py): the response time
         figures["measures"] = {name: dict(response) for name in measures}
     return _exactness(figures, sol.exact_class[r], sol.method)
 

@@ -67,6 +67,15 @@ def show(table) -> None:
         sys.stdout.write(text)
 
 
+def show_all(items) -> None:
+    """Tables (report/grid.py's Grids) and lines, in order, as `show` and `show_line` print them."""
+    for item in items:
+        if isinstance(item, str):
+            show_line(item)
+        else:
+            show(item.table())
+
+
 def show_line(text: str) -> None:
     """A line of text as out.print prints it (wrapped at words), without rich where it can."""
     from ..report.text_table import render_line

@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import WholeOption, app, command_line, err, out, parse_sets, progress_bar, user_errors
+from .common import WholeOption, app, command_line, err, parse_sets, progress_bar, show_all, user_errors
 
 
 @app.command("doe")
@@ -95,9 +95,9 @@ def doe_command(
     if as_json:
         print(json.dumps(record, indent=2))
     else:
-        from ..planning.show import print_doe
+        from ..planning.show import doe_shown
 
-        print_doe(out, record)
+        show_all(doe_shown(record))
     if chart is not None:
         from ..report.png import write_png
 

@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import WholeOption, app, command_line, err, out, parse_sets, progress_bar, user_errors
+from .common import WholeOption, app, command_line, err, parse_sets, progress_bar, show_all, user_errors
 
 SHOWN = 12  # option rows printed; -o keeps them all
 
@@ -75,9 +75,9 @@ def plan_command(
     if as_json:
         print(json.dumps(record, indent=2))
     else:
-        from ..planning.show import print_plan
+        from ..planning.show import plan_shown
 
-        print_plan(out, record, shown=SHOWN)
+        show_all(plan_shown(record, SHOWN))
     if output is not None:
         write_json("plan", output, record)
     if report is not None:

@@ -10,7 +10,7 @@ from typing import Optional, Sequence
 import typer
 
 from ..errors import BrewputError
-from .common import NumberOption, app, command_line, err, out, user_errors
+from .common import NumberOption, app, command_line, err, out, show_all, user_errors
 
 fit_app = typer.Typer(no_args_is_help=True, help="Fit a law to measured points.")
 app.add_typer(fit_app, name="fit")
@@ -114,14 +114,10 @@ def usl(
 
 
 def _show(fit, points) -> None:
-    from ..report.grid import print_grid
     from ..report.scalability import findings, usl_grids
 
     coefficients, table = usl_grids(fit, points)
-    print_grid(out, coefficients)
-    for line in findings(fit):
-        out.print(line)
-    print_grid(out, table)
+    show_all([coefficients, *findings(fit), table])
 
 
 @app.command("calibrate")

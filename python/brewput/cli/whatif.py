@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from .common import WholeOption, app, command_line, err, out, parse_sets, user_errors
+from .common import WholeOption, app, command_line, err, parse_sets, show_all, user_errors
 
 
 @app.command("whatif")
@@ -51,9 +51,9 @@ def whatif_command(
     if as_json:
         print(json.dumps(record, indent=2))
     else:
-        from ..planning.show import print_whatif
+        from ..planning.show import whatif_shown
 
-        print_whatif(out, record)
+        show_all(whatif_shown(record))
     if output is not None:
         write_json("whatif", output, record)
     if report is not None:

@@ -9,10 +9,10 @@ an HTML page (report.py; report/grid.py), so that the terminal and the report ne
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Union
 
 from ..figures import number
-from ..report.grid import Grid, print_grid
+from ..report.grid import Grid
 from ..units import SECONDS, rate_unit
 
 
@@ -112,11 +112,9 @@ def plan_grids(record: dict, most: Optional[int]) -> List[Grid]:
     return [options_grid(record, most)] + ([confirmed_grid(record)] if record["confirmed"] else [])
 
 
-def print_plan(console, record: dict, shown: int) -> None:
-    for grid in plan_grids(record, shown):
-        print_grid(console, grid)
-    if record["chosen"] is not None:
-        console.print(summary(record))
+def plan_shown(record: dict, shown: int) -> List[Union[Grid, str]]:
+    """What `brewput plan` prints: its tables, then the chosen option in a line."""
+    return [*plan_grids(record, shown), *([summary(record)] if record["chosen"] is not None else [])]
 
 
 def summary(record: dict) -> str:
@@ -168,8 +166,8 @@ def whatif_grid(record: dict) -> Grid:
     return grid
 
 
-def print_whatif(console, record: dict) -> None:
-    print_grid(console, whatif_grid(record))
+def whatif_shown(record: dict) -> List[Union[Grid, str]]:
+    return [whatif_grid(record)]
 
 
 # The experiment.
@@ -210,15 +208,11 @@ def doe_notes(record: dict) -> List[str]:
     return notes
 
 
-def print_doe(console, record: dict) -> None:
-    print_grid(console, runs_grid(record))
+def doe_shown(record: dict) -> List[Union[Grid, str]]:
+    """What `brewput doe` prints: the runs, the aliases, the coefficients, the fit."""
     notes = doe_notes(record)
     aliases = len(record["aliases"])
-    for line in notes[:aliases]:
-        console.print(line)
-    print_grid(console, coefficients_grid(record))
-    for line in notes[aliases:]:
-        console.print(line, soft_wrap=line.startswith(record["response"]))
+    return [runs_grid(record), *notes[:aliases], coefficients_grid(record), *notes[aliases:]]
 
 
 def _stars(p: float) -> str:

@@ -1,5 +1,6 @@
-"""A table as text cells, built once and shown twice: on the terminal through
-rich, and on a report page as HTML, so that the two never disagree."""
+"""A table as text cells, built once and shown twice: on the terminal (as a
+report/text_table.py Table) and on a report page as HTML, so that the two never
+disagree."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -14,15 +15,17 @@ class Grid:
     left: int = 1  # columns aligned left (labels), the others right (figures)
 
 
-def print_grid(console, grid: Grid) -> None:
-    from rich.table import Table
+    def table(self):
+        """The grid as a report/text_table.py Table: printed without rich into a pipe
+        (cli/common.py's `show`), by rich on a terminal."""
+        from .text_table import Table
 
-    table = Table(title=grid.title, title_justify="left")
-    for i, column in enumerate(grid.columns):
-        table.add_column(column, justify="left" if i < grid.left else "right")
-    for row in grid.rows:
-        table.add_row(*row)
-    console.print(table)
+        table = Table(title=self.title)
+        for i, column in enumerate(self.columns):
+            table.add_column(column, justify="left" if i < self.left else "right")
+        for row in self.rows:
+            table.add_row(*row)
+        return table
 
 
 def grids_html(grids: Sequence[Grid]) -> List[str]:
