@@ -142,10 +142,10 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def machine_busy() -> float:
-    """Busy seconds of the whole machine, steal included, from /proc/stat."""
+def core_busy(core: str) -> float:
+    """Busy seconds of one core, steal included, from /proc/stat."""
     with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
+        fields = next([int(x) for x in line.split()[1:]] for line in f if line.startswith(f"cpu{core} "))
     user, nice, system, idle, iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
     return (user + nice + system + irq + softirq + steal) / TICK
 
@@ -169,12 +169,13 @@ class Snapshot:
     count: int
     generator: float
     responder: float
-    busy: float
+    generator_core: float
+    responder_core: float
 
     @staticmethod
     def take(port: int, generator: int, responder: int) -> "Snapshot":
         return Snapshot(time.perf_counter(), answered(port), process_cpu(generator), process_cpu(responder),
-                        machine_busy())
+                        core_busy(GENERATOR_CORE), core_busy(RESPONDER_CORE))
 
 
 @dataclass
@@ -185,7 +186,9 @@ class Run:
     cpu_us: float = 0.0
     p99: Optional[float] = None
     max: Optional[float] = None
-    others: float = 0.0  # cores other processes kept busy in the window
+    # the share of each core other processes took in the window
+    others_generator_core: float = 0.0
+    others_responder_core: float = 0.0
     error: str = ""
     command: List[str] = field(default_factory=list)
 
@@ -211,7 +214,9 @@ def measure(contender: Contender, exe: str, rate: Optional[int], port: int, resp
     used = last.generator - first.generator
     run.held_rate = count / seconds
     run.cpu_us = used / max(count, 1) * 1e6
-    run.others = max(0.0, (last.busy - first.busy) - used - (last.responder - first.responder)) / seconds
+    run.others_generator_core = max(0.0, last.generator_core - first.generator_core - used) / seconds
+    run.others_responder_core = max(0.0, last.responder_core - first.responder_core
+                                    - (last.responder - first.responder)) / seconds
     if generator.returncode not in (0, 1):  # brewput exits 1 on a broken threshold (none here)
         run.error = f"exit {generator.returncode}: {err.strip().splitlines()[-1:] }"
         return run
@@ -261,6 +266,10 @@ def ms(x: Optional[float]) -> str:
     return "–" if x is None else f"{x * 1e3:,.3f}" if x < 0.01 else f"{x * 1e3:,.1f}"
 
 
+def others(r: Run) -> str:
+    return f"{r.others_generator_core:.2f} / {r.others_responder_core:.2f}"
+
+
 def ratio(mine: Optional[float], best: Optional[float]) -> str:
     if mine is None or not best:
         return "–"
@@ -285,7 +294,13 @@ def standing(runs: List[Run]) -> List[str]:
         return []
     return ["", "Where brewput stands (constant pacing, against the best peer at each rate): rate held "
             + "; ".join(held) + ". Honest p99, brewput over the best peer's: " + "; ".join(p99)
-            + ". CPU per request, brewput over the best peer's: " + "; ".join(cpu) + "."]
+            + ". CPU per request, brewput over the best peer's: " + "; ".join(cpu) + ".",
+            "", "Why brewput spends more CPU per request than its peers at the lower rates: it sends each "
+            "request within 50 µs of its intended time, waking for it (a context switch, most of the cost "
+            "here), where wrk2 and oha wake on their millisecond timers and send a millisecond's requests "
+            "at once. Its server sees the schedule's arrivals (Poisson when asked), not millisecond "
+            "bursts, which is what `--predict` sets beside a model. At the top rates its loop is never idle, "
+            "wakes become rare and the gap narrows."]
 
 
 def report(runs: List[Run], closed: Run, tools: Dict[str, str], started: datetime.datetime,
@@ -300,7 +315,7 @@ def report(runs: List[Run], closed: Run, tools: Dict[str, str], started: datetim
         "time per request answered, µs. The ratios are to the best paced peer (wrk2 or oha) at that rate: "
         "under 1 is better for p99 and CPU.")
     lines += ["", "| target/s | contender | arrivals | held | p99 ms | max ms | CPU µs/req "
-                  "| p99 vs best peer | CPU vs best peer | others' cores |",
+                  "| p99 vs best peer | CPU vs best peer | others on core 0 / 1 |",
               "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for rate in sorted({r.rate for r in runs}):
         here = [r for r in runs if r.rate == rate]
@@ -310,12 +325,12 @@ def report(runs: List[Run], closed: Run, tools: Dict[str, str], started: datetim
         for r in here:
             if r.error:
                 lines.append(f"| {rate:,} | {r.contender.name} | {r.contender.arrivals} | "
-                             f"{r.held_rate / rate:.3f} | {r.error} | | {r.cpu_us:.1f} | | | {r.others:.2f} |")
+                             f"{r.held_rate / rate:.3f} | {r.error} | | {r.cpu_us:.1f} | | | {others(r)} |")
                 continue
             lines.append(
                 f"| {rate:,} | {r.contender.name} | {r.contender.arrivals} | {r.held_rate / rate:.3f} | "
                 f"{ms(r.p99)} | {ms(r.max)} | {r.cpu_us:.1f} | {ratio(r.p99, best_p99)} | "
-                f"{ratio(r.cpu_us, best_cpu)} | {r.others:.2f} |")
+                f"{ratio(r.cpu_us, best_cpu)} | {others(r)} |")
     lines += standing(runs)
     if closed.command:
         lines += ["", f"wrk, closed loop (no pacing, {CONNECTIONS} connections, as fast as it goes): "
@@ -325,8 +340,11 @@ def report(runs: List[Run], closed: Run, tools: Dict[str, str], started: datetim
     lines += ["", "Versions: " + "; ".join(f"{tool} `{version(tool, exe)}`" for tool, exe in tools.items()) + "."]
     lines += ["", f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
                   f"{platform.system()} {platform.release()}; load average {load['before']:.2f} before the run, "
-                  f"{load['after']:.2f} after; *others' cores* is how many cores other processes kept busy "
-                  "during each window (over 0.1, that row was disturbed)."]
+                  f"{load['after']:.2f} after. *others on core 0 / 1*: the share of the "
+                  "generator's and the responder's core spent on anything but their own time during the window: "
+                  "other processes (nothing else is pinned: other people's builds and tests) and the kernel's "
+                  "interrupt work; when it is high on core 1 the responder is starved, and that caps every tool "
+                  "at the top rates."]
     lines += ["", "Commands (URL `http://127.0.0.1:PORT/`, the responder's port):", "", "```"]
     shown = set()
     for r in [r for r in runs + [closed] if r.command]:
@@ -377,7 +395,7 @@ def main() -> None:
                     r = runs[-1]
                     print(f"{rate:>7,}/s {r.contender.name:<26} {r.contender.arrivals:<8} held "
                           f"{r.held_rate / rate:.3f} p99 {ms(r.p99)} ms CPU {r.cpu_us:.1f} µs/req "
-                          f"others {r.others:.2f} {r.error}", file=sys.stderr)
+                          f"others {others(r)} {r.error}", file=sys.stderr)
         closed = measure(CLOSED, tools["wrk"], None, port, responder.pid) if "wrk" in only else Run(CLOSED, None)
     finally:
         responder.kill()
