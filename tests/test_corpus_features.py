@@ -1,5 +1,5 @@
 """The corpus (tests/corpus.py): models using a feature outside solve's allow-list
-(analytic/network.py's SOLVABLE_FEATURES), refused in one line naming the file,
+(analytic/support.py's SOLVABLE_FEATURES), refused in one line naming the file,
 the field where the model first uses it and the feature, with `brewput simulate`
 suggested: whatever the kind of model, the step or class using it, and however
 solve is reached (a sweep, compare, --json)."""

@@ -4,7 +4,8 @@ refuses it by name; a feature solve does not know is refused too."""
 import pytest
 
 import brewput
-from brewput.analytic.network import SOLVABLE_FEATURES, Unsupported
+from brewput.analytic.network import Unsupported
+from brewput.analytic.support import SOLVABLE_FEATURES
 from brewput.model import Model
 from brewput.model.features import FEATURES, FIELDS, feature_sites
 from brewput.model.schema import DispatchStep, ForkStep, JobClass, ModelSpec, Station, Step

@@ -15,7 +15,7 @@ import numpy as np
 from ..model import Model
 from ..model.distributions import Distribution
 from . import sizing
-from .support import SOLVABLE_FEATURES, Unsupported, check_supported  # noqa: F401  (imported from here too)
+from .support import Unsupported, check_supported  # noqa: F401  (Unsupported is imported from here too)
 from .traffic import step_visits
 
 
