@@ -229,6 +229,10 @@ OutputOption = typer.Option(None, "-o", "--output",
                                  "[default: none]")
 ReportOption = typer.Option(None, "--report", help="Write an HTML report (charts, tables, models) into this folder.  "
                                                    "[default: none]")
+#: A planning command's page: its tables, its charts and what it computed (record.json).
+PageOption = typer.Option(None, "--report", metavar="DIR",
+                          help="Also write an HTML report (tables, charts, what it computed) into this folder.  "
+                               "[default: none]")
 HgrmOption = typer.Option(None, "--hgrm", help="Write each class's response-time percentile distribution as an "
                                                ".hgrm file (HdrHistogram's format) into this folder.  [default: none]")
 ExecutorOption = typer.Option("local", "--executor", help="Where scenarios run: local (processes) or dask.")

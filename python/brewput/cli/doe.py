@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import WholeOption, app, command_line, err, parse_sets, progress_bar, show_all, user_errors
+from .common import PageOption, WholeOption, app, command_line, err, parse_sets, progress_bar, show_all, user_errors
 
 
 @app.command("doe")
@@ -38,9 +38,7 @@ def doe_command(
     output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE.json",
                                           help="Write the design, the responses and the fit as JSON.  "
                                                "[default: none]"),
-    report: Optional[Path] = typer.Option(None, "--report", metavar="DIR",
-                                          help="Also write an HTML report (tables, charts, what it computed) "
-                                               "into this folder.  [default: none]"),
+    report: Optional[Path] = PageOption,
     as_json: bool = typer.Option(False, "--json", help="Print the experiment as JSON."),
 ):
     """A two-level factorial experiment: the effects of factors and their interactions on one figure."""

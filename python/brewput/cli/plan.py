@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import WholeOption, app, command_line, err, parse_sets, progress_bar, show_all, user_errors
+from .common import PageOption, WholeOption, app, command_line, err, parse_sets, progress_bar, show_all, user_errors
 
 SHOWN = 12  # option rows printed; -o keeps them all
 
@@ -41,9 +41,7 @@ def plan_command(
     seed: int = WholeOption(1, "--seed", help="Seed of the confirming simulations."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE.json",
                                           help="Write the plan, every option, as JSON.  [default: none]"),
-    report: Optional[Path] = typer.Option(None, "--report", metavar="DIR",
-                                          help="Also write an HTML report (tables, charts, what it computed) "
-                                               "into this folder.  [default: none]"),
+    report: Optional[Path] = PageOption,
     as_json: bool = typer.Option(False, "--json", help="Print the plan as JSON."),
 ):
     """The cheapest option that meets every objective: solved where theory is exact, confirmed by simulation."""

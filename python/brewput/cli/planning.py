@@ -10,7 +10,7 @@ from typing import Optional, Sequence
 import typer
 
 from ..errors import BrewputError
-from .common import NumberOption, app, command_line, err, out, show_all, user_errors
+from .common import NumberOption, PageOption, app, command_line, err, out, show_all, user_errors
 
 fit_app = typer.Typer(no_args_is_help=True, help="Fit a law to measured points.")
 app.add_typer(fit_app, name="fit")
@@ -61,9 +61,7 @@ def usl(
     chart: Optional[Path] = typer.Option(None, "--chart", metavar="FILE",
                                          help="Draw the points, the fit, the linear ideal and the Amdahl ceiling: "
                                               ".html (interactive) or .png.  [default: none]"),
-    report: Optional[Path] = typer.Option(None, "--report", metavar="DIR",
-                                          help="Also write an HTML report (the tables, the chart, the fit as "
-                                               "record.json) into this folder.  [default: none]"),
+    report: Optional[Path] = PageOption,
 ):
     """Fit the Universal Scalability Law X(N) = λN / (1 + σ(N-1) + κN(N-1)) to measured throughput."""
     from ..planning.points import read_points

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from .common import WholeOption, app, command_line, err, parse_sets, show_all, user_errors
+from .common import PageOption, WholeOption, app, command_line, err, parse_sets, show_all, user_errors
 
 
 @app.command("whatif")
@@ -30,9 +30,7 @@ def whatif_command(
     seed: int = WholeOption(1, "--seed", help="Seed of the simulations, where no analytic method covers a case."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE.json",
                                           help="Write every case's figures as JSON.  [default: none]"),
-    report: Optional[Path] = typer.Option(None, "--report", metavar="DIR",
-                                          help="Also write an HTML report (tables, charts, what it computed) "
-                                               "into this folder.  [default: none]"),
+    report: Optional[Path] = PageOption,
     as_json: bool = typer.Option(False, "--json", help="Print the cases as JSON."),
 ):
     """The model beside variants of itself: what pooling, more servers or any change would do."""
