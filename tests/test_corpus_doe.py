@@ -35,6 +35,14 @@ def doe(*args, id, names, response=("--response", "x.mean")):
                 names=names)
 
 
+LAB_TWO = ["--factor", "grind=1,2", "--factor", "press=1,2"]
+
+
+def lab(*args, id, names, impl=("--impl", "ideal"), factors=tuple(LAB_TWO)):
+    return Case(id, ["doe", "--lab", "coffee", *impl, *factors, "--replications", "2", "--dur", "50ms", *args],
+                FILES, names=names)
+
+
 CASES = [
     doe("--factor", "a", "--factor", "b=1,2", id="factor-no-levels", names=["--factor a"]),
     doe("--factor", "a=1", "--factor", "b=1,2", id="factor-one-level", names=["--factor a=1"]),
@@ -72,6 +80,30 @@ CASES = [
     doe(*TWO, "-o", "d.csv", id="output-not-json", names=["d.csv"]),
     doe(*TWO, "--chart", "d.svg", id="chart-not-png", names=["--chart"]),
     Case("model-missing", ["doe", "none.yaml", *TWO], FILES, names=["none.yaml"]),
+    # The lab as the engine: a kitchen, its implementation and the factors it has.
+    Case("lab-and-model", ["doe", "m.yaml", "--lab", "coffee", "--impl", "ideal", *LAB_TWO], FILES,
+         names=["MODEL", "--lab"]),
+    Case("neither-lab-nor-model", ["doe", *LAB_TWO], FILES, names=["MODEL", "--lab"]),
+    Case("impl-without-lab", ["doe", "m.yaml", *TWO, "--impl", "ideal"], FILES, names=["--impl"]),
+    Case("cpus-without-lab", ["doe", "m.yaml", *TWO, "--cpus", "1"], FILES, names=["--cpus"]),
+    lab("--lab", "tea", id="lab-unknown-kitchen", names=["--lab tea"]),
+    lab(id="lab-no-impl", names=["--impl"], impl=()),
+    lab(id="lab-unknown-impl", names=["--impl", "latte-art"], impl=("--impl", "latte-art")),
+    lab("--factor", "cpus=1,2", "--factor", "milk=1,2", id="lab-unknown-factor", names=["--factor milk=1,2"],
+        factors=()),
+    lab("--factor", "grind=-1,2", "--factor", "press=1,2", id="lab-negative-time", names=["--factor grind=-1"],
+        factors=()),
+    lab("--factor", "grind=1,99999", "--factor", "press=1,2", id="lab-huge-time", names=["--factor grind=99999"],
+        factors=()),
+    lab("--factor", "cpus=1,9999", "--factor", "press=1,2", id="lab-too-many-cpus", names=["--factor cpus=1,9999"],
+        factors=()),
+    lab("--factor", "jitter=0,5", "--factor", "press=1,2", id="lab-jitter-over-stages", names=["--factor jitter=5"],
+        factors=()),
+    lab("--factor", "par=0,2", "--factor", "press=1,2", id="lab-par-zero", names=["--factor par=0"], factors=()),
+    lab("--set", "a=1", id="lab-with-set", names=["--set"]),
+    lab("--response", "utilization", id="lab-station-figure", names=["--response utilization"]),
+    lab("--cpus", "0", id="lab-cpus-zero", names=["--cpus 0"]),
+    lab("--dur", "fast", id="lab-bad-duration", names=["--dur"]),
 ]
 
 

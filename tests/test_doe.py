@@ -13,7 +13,7 @@ import pytest
 
 import brewput
 from brewput.planning.doe import (Factor, alias_groups, analyse, design, parse_generators, run_design,
-                                  term_column, terms)
+                                  simulated, term_column, terms)
 from brewput.planning.slo import parse_figure
 
 ADDITIVE = """\
@@ -44,8 +44,8 @@ def test_a_response_additive_by_construction_gives_back_its_coefficients(tmp_pat
     chosen = [Factor("s1", 1, 3), Factor("s2", 2, 4), Factor("rate", 0.5, 1.0)]
     coded = design(chosen, {})
     figure = parse_figure("mean", model)
-    responses = run_design(model, chosen, coded, lambda r: figure.figures(r)[0][1], replications=4,
-                           customers=20_000, seed=7)
+    responses = run_design(chosen, coded, simulated(model, customers=20_000, seed=7),
+                           lambda r: figure.figures(r)[0][1], replications=4)
     fitted = {c["term"]: c for c in analyse(coded, [f.name for f in chosen], responses)["coefficients"]}
     truth = {"(Intercept)": 5.0, "s1": 1.0, "s2": 1.0}
     for term, c in fitted.items():
@@ -134,3 +134,25 @@ def test_the_coffee_experiment_in_docs_planning_is_what_the_command_gives():
         assert row in doc, row
     means = {tuple(r): sum(v) / len(v) for r, v in zip(record["design"], record["responses"])}
     assert means[(-1, -1, -1, -1)] == means[(1, -1, -1, -1)] == 4.0  # lockstep without noise
+
+
+def test_the_lab_as_the_engine_gives_back_the_stage_times_it_burns():
+    """The ideal kitchen on one CPU, one customer: a latte's median is the CPU its
+    four stages burn, so grinding 1 -> 2 ms and pressing 1 -> 3 ms have the coded
+    effects 0.5 and 1.0 ms and nothing together. Measurements share this machine:
+    the structural check gets three attempts (tests/test_lab_coffee.py's rule)."""
+    args = [sys.executable, "-m", "brewput", "doe", "--lab", "coffee", "--impl", "ideal", "--cpus", "1",
+            "--factor", "grind=1,2", "--factor", "press=1,3", "--response", "p50", "--replications", "2",
+            "--dur", "150ms", "--warmup", "30ms", "--json"]
+    seen = []
+    for _ in range(3):
+        done = subprocess.run(args, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        record = json.loads(done.stdout)
+        assert record["engine"] == "lab" and record["model"] == "lab coffee ideal"
+        fitted = {c["term"]: c["estimate"] for c in record["coefficients"]}
+        seen.append(fitted)
+        if (abs(fitted["grind"] - 0.5) < 0.05 and abs(fitted["press"] - 1.0) < 0.1
+                and abs(fitted["grind:press"]) < 0.05 and abs(fitted["(Intercept)"] - 5.5) < 0.3):
+            return
+    pytest.fail(f"the stage times were not given back in 3 attempts: {seen}")

@@ -14,7 +14,7 @@ from .common import PageOption, WholeOption, app, command_line, err, parse_sets,
 @app.command("doe")
 @user_errors
 def doe_command(
-    model: Path = typer.Argument(..., help="Model file (YAML)."),
+    model: Optional[Path] = typer.Argument(None, help="Model file (YAML), or --lab for a kitchen measured here."),
     factor: List[str] = typer.Option([], "--factor", metavar="NAME=LOW,HIGH",
                                      help="A factor and its two levels (repeatable, 2 to 12): a param "
                                           "(cpus=1,4) or a field by its path (stations.grinder.servers=1,2).  "
@@ -26,10 +26,22 @@ def doe_command(
     response: str = typer.Option("throughput", "--response", metavar="FIGURE",
                                  help="The figure analysed: throughput, mean, p50 ... p999, wait_mean, "
                                       "utilization or loss, CLASS. or STATION. before it where there are several."),
-    replications: int = WholeOption(3, "--replications", help="Simulations of each run (2 or more: their spread "
-                                                              "is the error the effects are judged against)."),
+    replications: int = WholeOption(3, "--replications", help="Simulations (or measurements) of each run, 2 or "
+                                                              "more: their spread is the error the effects are "
+                                                              "judged against."),
     customers: int = WholeOption(20_000, "--customers", help="Completed customers per simulation."),
     seed: int = WholeOption(1, "--seed", help="Seed of the first simulation; each one has its own."),
+    lab: Optional[str] = typer.Option(None, "--lab", metavar="KITCHEN",
+                                      help="Measure the lab's kitchen instead of simulating a model: coffee "
+                                           "(factors cpus, par, grind, press, steam, latte, jitter; times in ms).  "
+                                           "[default: a model]"),
+    impl: Optional[str] = typer.Option(None, "--impl", metavar="NAME",
+                                       help="With --lab: the implementation, e.g. linearpipe-1.  [default: none]"),
+    cpus: Optional[int] = WholeOption(None, "--cpus", help="With --lab: the CPUs, unless they are a factor.  "
+                                                           "[default: this machine's]"),
+    dur: str = typer.Option("500ms", "--dur", metavar="TIME", help="With --lab: measured time per observation."),
+    warmup: str = typer.Option("100ms", "--warmup", metavar="TIME",
+                               help="With --lab: discarded before each observation."),
     set_: List[str] = typer.Option([], "--set", help="Override a model param: name=value (repeatable).  "
                                                      "[default: the model's params]"),
     chart: Optional[Path] = typer.Option(None, "--chart", metavar="FILE.png",
@@ -44,7 +56,7 @@ def doe_command(
     """A two-level factorial experiment: the effects of factors and their interactions on one figure."""
     from ..model import load
     from ..planning.doe import (MAX_FACTORS, analyse, design, equation, parse_factors, parse_generators,
-                                pareto_chart, run_design)
+                                pareto_chart, run_design, simulated)
     from ..planning.slo import parse_figure
     from .scenarios import check_json_outputs, write_json
 
@@ -57,14 +69,23 @@ def doe_command(
         raise BrewputError(f"--replications {replications}: expected 2 to 1,000 (their spread is the error)")
     if not 100 <= customers <= 10_000_000:
         raise BrewputError(f"--customers {customers}: expected 100 to 10,000,000")
-    loaded = load(model)
-    params = parse_sets(set_)
-    if params:
-        loaded = loaded.with_params(**params)
-    factors = parse_factors(factor, loaded)
+    if (model is None) == (lab is None):
+        raise BrewputError("brewput doe: name a MODEL to simulate or --lab coffee to measure, one of them")
+    if lab is not None:
+        factors, parts, measure, name = _lab(lab, impl, cpus, dur, warmup, factor, set_)
+    else:
+        lab_only = [name for name, given in (("--impl", impl), ("--cpus", cpus)) if given is not None]
+        if lab_only:
+            raise BrewputError(f"{lab_only[0]}: for the lab's kitchen; add --lab coffee, or drop it")
+        loaded = load(model)
+        params = parse_sets(set_)
+        if params:
+            loaded = loaded.with_params(**params)
+        factors, parts, name = parse_factors(factor, loaded), loaded, loaded.file or loaded.name
+        measure = simulated(loaded, customers, seed)
     if len(factors) > MAX_FACTORS:
         raise BrewputError(f"--factor: at most {MAX_FACTORS} factors")
-    figure = parse_figure(response, loaded, option="response")
+    figure = parse_figure(response, parts, option="response")
     coded = design(factors, parse_generators(fraction, factors))
     names = [f.name for f in factors]
 
@@ -78,14 +99,15 @@ def doe_command(
             raise BrewputError(f"--response {response}: the simulation gave no such figure")
         return value
 
-    respond(_first_result(loaded))  # refused now if the response is ambiguous, not after the runs
+    if lab is None:
+        respond(_first_result(parts))  # refused now if the response is ambiguous, not after the runs
+    time_unit = "ms" if lab is not None else parts.time_unit
     with progress_bar(enabled=not as_json, label="runs") as progress:
-        responses = run_design(loaded, factors, coded, respond, replications=replications, customers=customers,
-                               seed=seed, progress=progress)
+        responses = run_design(factors, coded, measure, respond, replications=replications, progress=progress)
     analysis = analyse(coded, names, responses)
-    unit = {"time": loaded.time_unit, "rate": f"per {loaded.time_unit}", "share": ""}[figure.kind]
-    record = {"model": loaded.file or loaded.name, "response": response, "response_unit": unit,
-              "time_unit": loaded.time_unit,
+    unit = {"time": time_unit, "rate": f"per {time_unit}", "share": ""}[figure.kind]
+    record = {"model": name, "engine": "lab" if lab is not None else "simulate", "response": response,
+              "response_unit": unit, "time_unit": time_unit,
               "factors": [{"name": f.name, "low": f.low, "high": f.high} for f in factors],
               "generators": list(fraction), "replications": replications, "customers": customers, "seed": seed,
               "design": coded.tolist(), "responses": responses.tolist(), **analysis,
@@ -110,6 +132,30 @@ def doe_command(
 
         index = write_doe_report(report, record, command_line(), pareto_chart(analysis, response, unit))
         err.print(f"report: {index}", soft_wrap=True)
+
+
+def _lab(kitchen: str, impl: Optional[str], cpus: Optional[int], dur: str, warmup: str, factor: List[str],
+         set_: List[str]):
+    """The factors, the figures' owners, the measurement and the name of a lab experiment."""
+    from ..lab.coffee import CoffeeSettings
+    from ..lab.native import require_lab
+    from ..lab.options import check_implementation, machine_cpus, time_ms
+    from ..planning.lab_factors import Parts, measured, parse_lab_factors
+
+    if kitchen != "coffee":
+        raise BrewputError(f"--lab {kitchen}: expected coffee (the talk's kitchen)")
+    if impl is None:
+        raise BrewputError("--impl: name the implementation to measure, e.g. --impl linearpipe-1")
+    if set_:
+        raise BrewputError("--set: sets a model's params; the lab's settings are factors or fixed")
+    require_lab()
+    check_implementation(impl)  # an OptionError names its option (cli/common.py's OPTION_NAMES)
+    settings = CoffeeSettings(duration_ms=time_ms("duration_ms", dur), warmup_ms=time_ms("warmup_ms", warmup))
+    settings.check()
+    if cpus is not None and not 1 <= cpus <= machine_cpus():
+        raise BrewputError(f"--cpus {cpus}: expected 1 to this machine's {machine_cpus()}")
+    factors = parse_lab_factors(factor, impl, settings)
+    return factors, Parts(), measured(impl, settings, cpus or machine_cpus()), f"lab coffee {impl}"
 
 
 def _first_result(model) -> dict:

@@ -174,24 +174,32 @@ def equation(factors: Sequence[Factor], coefficients: Sequence[dict], precision:
     return " ".join(parts)
 
 
-def run_design(model, factors: Sequence[Factor], coded: np.ndarray, respond: Callable[[dict], float], *,
-               replications: int, customers: int, seed: int,
-               progress: Optional[Callable[[int, int], None]] = None) -> np.ndarray:
-    """The response of every run (rows) in every replication (columns): each
-    one simulation with a seed of its own (`seed`, `seed` + 1, ... in run order)."""
+#: One observation: the results (the results schema) of the run at these factor
+#: values, the k-th observation of the experiment (0, 1, ... in run order).
+Measure = Callable[[Dict[str, float], int], dict]
+
+
+def simulated(model, customers: int, seed: int) -> Measure:
+    """Each observation one simulation of the model at the run's values, with a
+    seed of its own (`seed` + k)."""
     from ..engine.simulate import simulate
     from .plan import variant
 
+    return lambda values, k: simulate(variant(model, values), seed=seed + k, customers=customers, replications=1)
+
+
+def run_design(factors: Sequence[Factor], coded: np.ndarray, measure: Measure, respond: Callable[[dict], float], *,
+               replications: int, progress: Optional[Callable[[int, int], None]] = None) -> np.ndarray:
+    """The response of every run (rows) in every replication (columns)."""
     total = coded.shape[0] * replications
     responses = np.empty((coded.shape[0], replications))
     for run, row in enumerate(coded):
         values = {f.name: f.natural(c) for f, c in zip(factors, row)}
-        varied = variant(model, values)
         for r in range(replications):
-            results = simulate(varied, seed=seed + run * replications + r, customers=customers, replications=1)
-            responses[run, r] = respond(results)
+            k = run * replications + r
+            responses[run, r] = respond(measure(values, k))
             if progress is not None:
-                progress(run * replications + r + 1, total)
+                progress(k + 1, total)
     return responses
 
 

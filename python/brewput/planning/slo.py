@@ -107,6 +107,9 @@ def parse_figure(text: str, model, option: str = "slo", whole: Optional[str] = N
         raise OptionError(option, f"unknown metric {metric!r} (known: {', '.join(METRICS)})", value=whole)
     kind = _WHERE[metric][0]
     parts = model.stations if kind == "stations" else model.classes
+    if not parts:
+        raise OptionError(option, f"{metric} is a figure of a {'station' if kind == 'stations' else 'class'}, "
+                                  "and there is none here", value=whole)
     if scope is not None and scope not in parts:
         word = "station" if kind == "stations" else "class"
         raise OptionError(option, f"{metric} is a figure of a {word}, and the model has no {word} {scope!r} "
