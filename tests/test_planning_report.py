@@ -65,3 +65,13 @@ def test_a_usl_report_holds_the_fit_its_points_and_chart(tmp_path):
     assert "peak: N* = floor(sqrt((1 - σ) / κ)) = 96" in html.unescape(page)
     for point in fit["points"]:
         assert f"<td>{number(point['n'])}</td><td>{number(point['throughput'])}</td>" in page
+
+
+def test_a_balance_report_holds_the_table_and_the_chart(tmp_path):
+    done = brewput("balance", "--centres", "16", "--json", "--report", tmp_path / "r")
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout)
+    assert json.loads((tmp_path / "r" / "record.json").read_text()) == figures
+    assert (tmp_path / "r" / "charts" / "busiest.png").stat().st_size > 10_000
+    page = html.unescape((tmp_path / "r" / "index.html").read_text())
+    assert "<td>exact (quadrature)</td>" in page and "Busiest of 16 centres" in page
