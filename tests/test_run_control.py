@@ -57,3 +57,22 @@ def test_ctrl_c_before_any_scenario_finishes_is_130_and_writes_nothing(tmp_path)
         assert run.returncode == 130, stderr
         assert stderr.strip() == "interrupted: 0 of 2 scenarios finished"
         assert stdout == "" and not out.exists()
+
+
+def test_ctrl_c_while_the_workers_start_is_one_line_from_the_parent_alone(tmp_path):
+    """A terminal's Ctrl-C reaches every process of the group, workers still
+    importing too: they are born with SIGINT blocked and drop it once they ignore
+    it, so no worker prints a traceback and the pool shuts down (it could hang)."""
+    import os
+
+    model = tmp_path / "slow.yaml"
+    model.write_text(SLOW)
+    for delay in (0.3, 0.5, 0.8, 1.2):
+        run = subprocess.Popen([sys.executable, "-m", "brewput", "simulate", str(model), "--sweep",
+                                "n=1000000,2000000", "--horizon", "1000", "--replications", "2", "--workers", "2"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        time.sleep(delay)
+        os.killpg(run.pid, signal.SIGINT)
+        _, stderr = run.communicate(timeout=30)
+        assert run.returncode == 130, stderr
+        assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, (delay, stderr)

@@ -60,9 +60,12 @@ def _worker_start(stopping) -> None:
     # own handler cancels the run, so the worker is free at once.
     # A SIGINT ignored just before a long run starts is not lost: the engine
     # also polls the parent's "stop" event.
+    # A worker is born with SIGINT blocked (LocalProcesses._submit): one that came
+    # while it was still starting waits, and is dropped here with the others.
     global _stopping
     _stopping = stopping
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     cancel_when(stopping.is_set)
 
 
@@ -100,10 +103,21 @@ class LocalProcesses:
                 os.kill(child.pid, signal.SIGINT)
         self._pool.shutdown(wait=True, cancel_futures=True)
 
+    def _submit(self, fn: Callable, item: Any) -> concurrent.futures.Future:
+        # A submit may start a worker, which inherits this thread's signal mask:
+        # with SIGINT blocked meanwhile, a Ctrl-C cannot reach a worker still
+        # importing (a traceback, and a pool that could hang shutting down); this
+        # process gets its own as soon as the mask is restored.
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return self._pool.submit(_unless_stopping, fn, item)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
     def map_unordered(self, fn: Callable, items: Iterable) -> Iterator[Tuple[int, Any]]:
         # A few scenarios per worker in flight, not all of them: a million
         # scenarios would otherwise be a million futures and pickled models.
-        return _bounded(lambda item: self._pool.submit(_unless_stopping, fn, item), items, 2 * self.workers,
+        return _bounded(lambda item: self._submit(fn, item), items, 2 * self.workers,
                         lambda pending: concurrent.futures.wait(
                             pending, return_when=concurrent.futures.FIRST_COMPLETED)[0])
 
