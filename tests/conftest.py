@@ -6,6 +6,7 @@ it becomes a 99.9 % interval, and the truth must lie inside it. Seeds are fixed,
 so a test that passes keeps passing; the wide coverage keeps the chance that a
 correct engine fails some fixed seed small even across many asserts.
 """
+import signal
 from functools import lru_cache
 
 import pytest
@@ -14,6 +15,12 @@ from scipy.stats import t as student_t
 import brewput
 from brewput.errors import ModelError
 import brewput.bundled
+
+# Tests send Ctrl-C to the commands they start. A shell that runs the suite in the
+# background (`make test &`) starts it with SIGINT ignored, which every child would
+# inherit and keep, as a background job should: a handler of our own here is reset
+# to the default in each child, so the commands meet Ctrl-C as in a terminal.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # The examples as the package ships them (the checkout's examples/ links to them).
 EXAMPLES = brewput.bundled.EXAMPLES
