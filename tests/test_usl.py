@@ -273,3 +273,23 @@ def test_fit_refuses_what_it_cannot_fit():
         fit_usl([1, 2, 3, 4], [1, -2, 3, 4])
     with pytest.raises(BrewputError, match="from 1e-06 to 1e"):
         fit_usl([1e-9, 2, 3, 4], [1, 2, 3, 4])
+
+
+def test_the_lab_run_in_docs_planning_is_what_the_fit_of_its_data_gives():
+    """examples/data/lab/finelocking-2cpus.csv is a lab run kept as measured; the
+    page's figures are its fit, and κ is not determined from it."""
+    import subprocess
+    import sys
+
+    from brewput.figures import number
+
+    done = subprocess.run([sys.executable, "-m", "brewput", "fit", "usl", "examples/data/lab/finelocking-2cpus.csv",
+                           "--json"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    fit = json.loads(done.stdout)
+    page = (ROOT / "docs" / "planning.md").read_text()
+    for name, symbol in (("sigma", "σ"), ("kappa", "κ"), ("lambda", "λ")):
+        c = fit[name]
+        assert f"{symbol} = {number(c['estimate'])} (std. error {number(c['std_error'])})" in page or \
+            f"{symbol} = {number(c['estimate'])} ({number(c['std_error'])})" in page, name
+    assert not fit["kappa_determined"] and fit["kappa_note"] in " ".join(page.split())
