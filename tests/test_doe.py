@@ -115,7 +115,8 @@ def test_the_command_runs_a_fraction_and_draws_the_effects(tmp_path):
     assert (tmp_path / "e.png").stat().st_size > 10_000
 
 
-def test_the_coffee_experiment_in_docs_planning_is_what_the_command_gives():
+@pytest.mark.parametrize("response", ["p95", "throughput"])
+def test_the_coffee_experiment_in_docs_planning_is_what_the_command_gives(response):
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
@@ -123,7 +124,7 @@ def test_the_coffee_experiment_in_docs_planning_is_what_the_command_gives():
     done = subprocess.run(
         [sys.executable, "-m", "brewput", "doe", "examples/coffee/linearpipe-1.yaml", "--factor", "cpus=1,4",
          "--factor", "noise=0,0.5", "--factor", "stations.espresso.servers=1,2", "--factor",
-         "stations.steamer.buffer=0,10", "--response", "p95", "--replications", "3", "--customers", "20000",
+         "stations.steamer.buffer=0,10", "--response", response, "--replications", "3", "--customers", "20000",
          "--json"], capture_output=True, text=True, timeout=600, cwd=root)
     assert done.returncode == 0, done.stderr
     record = json.loads(done.stdout)
@@ -133,7 +134,10 @@ def test_the_coffee_experiment_in_docs_planning_is_what_the_command_gives():
         row = f"| {c['term']} | {c['estimate']:.6g} | {c['std_error']:.6g} | {c['t']:.3f} | {p:.3g} | {stars} |"
         assert row in doc, row
     means = {tuple(r): sum(v) / len(v) for r, v in zip(record["design"], record["responses"])}
-    assert means[(-1, -1, -1, -1)] == means[(1, -1, -1, -1)] == 4.0  # lockstep without noise
+    if response == "p95":
+        assert means[(-1, -1, -1, -1)] == means[(1, -1, -1, -1)] == 4.0  # lockstep without noise
+    else:
+        assert means[(-1, -1, -1, -1)] == 0.25 and means[(1, -1, -1, -1)] == 1.0  # 0.25 per ms per CPU
 
 
 def test_the_lab_as_the_engine_gives_back_the_stage_times_it_burns():
