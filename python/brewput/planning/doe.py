@@ -224,10 +224,12 @@ def pareto_chart(analysis: dict, response: str, unit: str):
                  "interval; a term whose interval reaches 0 does not matter at 5 %.", [panel])
 
 
-def parse_factors(texts: Sequence[str], model) -> List[Factor]:
-    """`cpus=1,4` -> Factor("cpus", 1, 4), each level checked to make a valid model."""
+def parse_factor_texts(texts: Sequence[str], check: Callable[[str, float, str], None],
+                       example: str = "cpus=1,4") -> List[Factor]:
+    """`--factor NAME=LOW,HIGH` options as Factors, two or more, each name once and
+    its two levels different; `check(name, level, text)` refuses what the engine
+    would (`text`: the option as typed, for its message)."""
     from ..experiment.sweep import number
-    from .plan import variant
 
     factors: List[Factor] = []
     for text in texts:
@@ -239,20 +241,30 @@ def parse_factors(texts: Sequence[str], model) -> List[Factor]:
         except ValueError:
             low = high = None
         if not (sep and name) or low is None:
-            raise BrewputError(f"--factor {text}: expected NAME=LOW,HIGH, e.g. cpus=1,4")
+            raise BrewputError(f"--factor {text}: expected NAME=LOW,HIGH, e.g. {example}")
         if low == high:
             raise BrewputError(f"--factor {text}: the two levels are the same")
         if any(f.name == name for f in factors):
             raise BrewputError(f"--factor {text}: {name} is a factor twice")
+        for level in (low, high):
+            check(name, level, text)
+        factors.append(Factor(name, low, high))
+    if len(factors) < 2:
+        raise BrewputError(f"--factor: name two or more factors, e.g. --factor {example} --factor noise=0,0.5")
+    return factors
+
+
+def parse_factors(texts: Sequence[str], model) -> List[Factor]:
+    """`cpus=1,4` -> Factor("cpus", 1, 4), each level checked to make a valid model."""
+    from .plan import variant
+
+    def check(name: str, level: float, text: str) -> None:
         if "." not in name and name not in model.params:
             raise BrewputError(f"--factor {text}: the model has no param {name!r} (its params: "
                                f"{', '.join(model.params) or 'none'}); a field is named by its path")
-        for level in (low, high):
-            try:
-                variant(model, {name: level})
-            except BrewputError as e:
-                raise BrewputError(f"--factor {name}={level}: {e}") from None
-        factors.append(Factor(name, low, high))
-    if len(factors) < 2:
-        raise BrewputError("--factor: name two or more factors, e.g. --factor cpus=1,4 --factor noise=0,0.5")
-    return factors
+        try:
+            variant(model, {name: level})
+        except BrewputError as e:
+            raise BrewputError(f"--factor {name}={level}: {e}") from None
+
+    return parse_factor_texts(texts, check)

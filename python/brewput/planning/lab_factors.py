@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Dict, List, Sequence
 
 from ..errors import BrewputError, OptionError
-from .doe import Factor, Measure
+from .doe import Factor, Measure, parse_factor_texts
 
 #: A factor's name -> the CoffeeSettings field it sets (times in ms), or a count of the run.
 SETTINGS = {"grind": "grind_ms", "press": "press_ms", "steam": "steam_ms", "latte": "latte_ms",
@@ -25,41 +25,21 @@ class Parts:
 
 def parse_lab_factors(texts: Sequence[str], implementation: str, settings) -> List[Factor]:
     """`cpus=1,2`, `jitter=0,0.5` (ms): each level checked as the lab checks it."""
-    from ..experiment.sweep import number
-    from ..lab.options import machine_cpus
+    from ..lab.options import LIMITS, machine_cpus
 
-    factors: List[Factor] = []
-    for text in texts:
-        name, sep, levels = str(text).partition("=")
-        name = name.strip()
-        parts = [p.strip() for p in levels.split(",")]
-        try:
-            low, high = (number(p) for p in parts) if sep and len(parts) == 2 else (None, None)
-        except ValueError:
-            low = high = None
-        if low is None:
-            raise BrewputError(f"--factor {text}: expected NAME=LOW,HIGH, e.g. cpus=1,2 or jitter=0,0.5 (ms)")
+    def check(name: str, level: float, text: str) -> None:
         if name not in NAMES:
             raise BrewputError(f"--factor {text}: the lab's factors are {', '.join(NAMES)} (times in ms)")
-        if low == high:
-            raise BrewputError(f"--factor {text}: the two levels are the same")
-        if any(f.name == name for f in factors):
-            raise BrewputError(f"--factor {text}: {name} is a factor twice")
-        for level in (low, high):
-            if name == "cpus" and isinstance(level, int) and level > machine_cpus():
-                raise BrewputError(f"--factor {text}: this machine has {machine_cpus()} CPUs")
-            try:
-                _settings(settings, {name: level}).check()
-                if name in COUNTS:
-                    from ..lab.options import LIMITS
+        if name == "cpus" and isinstance(level, int) and level > machine_cpus():
+            raise BrewputError(f"--factor {text}: this machine has {machine_cpus()} CPUs")
+        try:
+            _settings(settings, {name: level}).check()
+            if name in COUNTS:
+                LIMITS[name].check(level)
+        except OptionError as e:
+            raise BrewputError(f"--factor {name}={level}: {e.problem_worded()}") from None
 
-                    LIMITS[name].check(level)
-            except OptionError as e:
-                raise BrewputError(f"--factor {name}={level}: {e.problem_worded()}") from None
-        factors.append(Factor(name, low, high))
-    if len(factors) < 2:
-        raise BrewputError("--factor: name two or more factors, e.g. --factor cpus=1,2 --factor jitter=0,0.5")
-    return factors
+    return parse_factor_texts(texts, check, example="cpus=1,2")
 
 
 def _settings(settings, values: Dict[str, float]):
