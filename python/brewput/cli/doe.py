@@ -89,18 +89,17 @@ def doe_command(
     coded = design(factors, parse_generators(fraction, factors))
     names = [f.name for f in factors]
 
+    owners = list(getattr(parts, figure.owner))
+    if figure.scope is None and len(owners) > 1:
+        raise BrewputError(f"--response {response}: the model has several {figure.owner}; name one: "
+                           + ", ".join(f"{o}.{figure.metric}" for o in owners))
+
     def respond(results: dict) -> float:
-        (part, value), *others = figure.figures(results)
-        if others:
-            word = "stations" if figure.kind == "share" and figure.metric == "utilization" else "classes"
-            raise BrewputError(f"--response {response}: the model has several {word}; name one: " + ", ".join(
-                f"{p}.{figure.metric}" for p, _ in [(part, value), *others]))
+        ((_, value),) = figure.figures(results)
         if value is None:
-            raise BrewputError(f"--response {response}: the simulation gave no such figure")
+            raise BrewputError(f"--response {response}: the {'lab' if lab else 'simulation'} gave no such figure")
         return value
 
-    if lab is None:
-        respond(_first_result(parts))  # refused now if the response is ambiguous, not after the runs
     time_unit = "ms" if lab is not None else parts.time_unit
     with progress_bar(enabled=not as_json, label="runs") as progress:
         responses = run_design(factors, coded, measure, respond, replications=replications, progress=progress)
@@ -156,10 +155,3 @@ def _lab(kitchen: str, impl: Optional[str], cpus: Optional[int], dur: str, warmu
         raise BrewputError(f"--cpus {cpus}: expected 1 to this machine's {machine_cpus()}")
     factors = parse_lab_factors(factor, impl, settings)
     return factors, Parts(), measured(impl, settings, cpus or machine_cpus()), f"lab coffee {impl}"
-
-
-def _first_result(model) -> dict:
-    """A tiny simulation of the model, to see the response's shape before the runs."""
-    from ..engine.simulate import simulate
-
-    return simulate(model, seed=1, customers=100, replications=1)

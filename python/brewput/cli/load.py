@@ -98,10 +98,12 @@ def load(
     schedule = opt.schedule(rate_text=str(rates[0]) if rates else rate, arrivals=arrivals, ramp_text=ramp,
                             step_text=step, duration_text=duration, requests_text=requests, warmup_text=warmup,
                             seed=opt.whole("seed", seed, 0, 2**64 - 1))
-    settings = {"target": target_settings, "schedule": schedule, "connections": opt.connections(connections),
-                "max_in_flight": opt.max_in_flight(max_in_flight),
-                "timeout_seconds": opt.seconds("timeout", timeout, most=opt.MAX_TIMEOUT),
-                "interval_log": None if hlog is None else str(hlog)}
+    from ..loadtest.run import run_settings
+
+    settings = run_settings(target_settings, schedule, connections=opt.connections(connections),
+                            max_in_flight=opt.max_in_flight(max_in_flight),
+                            timeout_seconds=opt.seconds("timeout", timeout, most=opt.MAX_TIMEOUT),
+                            interval_log=None if hlog is None else str(hlog))
     from ..loadtest import parse_threshold
 
     thresholds = [parse_threshold(t) for t in threshold]
@@ -164,7 +166,6 @@ def _run_once(settings: dict, name: str, kind: str, thresholds: list, predict: O
         results["predicted"] = run_predictions(predict, params, schedule["stages"][0]["from"], schedule["arrivals"],
                                                schedule["seed"])
     judged = judge(thresholds, results)
-    results["load"]["thresholds"] = [{"threshold": t.text, "figure": f, "held": ok} for t, f, ok in judged]
     for warning in results["warnings"]:
         warning_line(warning)
     if as_json:

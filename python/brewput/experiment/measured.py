@@ -81,6 +81,7 @@ def _measure(options: dict, rate: float) -> dict:
     """One run at `rate` requests per second, in the results schema with its
     thresholds judged."""
     from ..loadtest import judge, measure, parse_threshold
+    from ..loadtest.run import run_settings
     from ..loadtest import options as load_options
     from ..loadtest.results import to_results
 
@@ -94,11 +95,8 @@ def _measure(options: dict, rate: float) -> dict:
         name, kind, where = target.url, "http", target.settings(method, request)
     else:
         name, kind, where = options["exec"], "exec", load_options.exec_target(options["exec"])
-    settings = {"target": where, "schedule": schedule, "connections": options["connections"],
-                "max_in_flight": options["max_in_flight"], "timeout_seconds": options["timeout"],
-                "interval_log": None}
+    settings = run_settings(where, schedule, connections=options["connections"],
+                            max_in_flight=options["max_in_flight"], timeout_seconds=options["timeout"])
     results = to_results(measure(settings), target=name, method=kind, settings=settings)
-    thresholds = [parse_threshold(text) for text in options["thresholds"]]
-    results["load"]["thresholds"] = [{"threshold": t.text, "figure": f, "held": ok}
-                                     for t, f, ok in judge(thresholds, results)]
+    judge([parse_threshold(text) for text in options["thresholds"]], results)
     return results

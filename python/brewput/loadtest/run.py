@@ -11,6 +11,13 @@ from ..engine.cancellable import run_cancellable
 from ..errors import BrewputError
 
 
+def run_settings(target: dict, schedule: dict, *, connections: int, max_in_flight: int, timeout_seconds: float,
+                 interval_log: Optional[str] = None) -> dict:
+    """What the generator takes (crates/load's settings), from checked parts."""
+    return {"target": target, "schedule": schedule, "connections": connections, "max_in_flight": max_in_flight,
+            "timeout_seconds": timeout_seconds, "interval_log": interval_log}
+
+
 def measure(settings: dict, watch: Optional[Callable[[dict], None]] = None) -> dict:
     """Runs the load `settings` describe and returns the generator's summary
     (times in seconds); `watch` gets the live figures a few times a second.

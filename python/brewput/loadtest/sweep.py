@@ -31,7 +31,6 @@ def run_sweep(settings: dict, rates: List[float], *, target: str, method: str, t
         step["schedule"]["stages"][0].update({"from": rate, "to": rate})
         results = to_results(measure(step), target=target, method=method, settings=step)
         judged = judge(thresholds, results)
-        results["load"]["thresholds"] = [{"threshold": t.text, "figure": f, "held": ok} for t, f, ok in judged]
         add_scenario(record, target, "load", {"rate": rate}, results)
         if predict is not None:
             model, _ = offered_model(predict, params, rate, settings["schedule"]["arrivals"])

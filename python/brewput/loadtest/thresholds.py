@@ -93,5 +93,8 @@ def _fraction(text: str, value: str) -> float:
 
 
 def judge(thresholds: List[Threshold], results: dict) -> List[Tuple[Threshold, Optional[float], bool]]:
-    """Each threshold with the figure it judged (None: not measured) and whether it held."""
-    return [(t, t.figure(results), t.holds(results)) for t in thresholds]
+    """Each threshold with the figure it judged (None: not measured) and whether it
+    held, also kept in the results (`load.thresholds`)."""
+    judged = [(t, t.figure(results), t.holds(results)) for t in thresholds]
+    results["load"]["thresholds"] = [{"threshold": t.text, "figure": f, "held": ok} for t, f, ok in judged]
+    return judged

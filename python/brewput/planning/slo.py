@@ -43,6 +43,11 @@ class Figure:
         """time (in the model's unit), share (a fraction) or rate (per the model's unit)."""
         return "time" if self.metric in _TIME_METRICS else "share" if self.metric in _SHARE_METRICS else "rate"
 
+    @property
+    def owner(self) -> str:
+        """What the figure belongs to: "classes" or "stations"."""
+        return _WHERE[self.metric][0]
+
     def _part(self, results: dict, name: str) -> dict:
         """The dict holding the figure (and its `_ci`) for class or station `name`."""
         kind, block, _ = _WHERE[self.metric]
