@@ -44,6 +44,7 @@ pub struct LoadSettings {
 impl LoadSettings {
     fn check(&self) -> Result<Duration, LoadError> {
         self.schedule.check().map_err(LoadError::Input)?;
+        crate::stages::check(&self.schedule).map_err(LoadError::Input)?;
         if !(1..=MAX_CONNECTIONS).contains(&self.connections) {
             return Err(LoadError::Input(format!("connections must be from 1 to {MAX_CONNECTIONS}")));
         }
@@ -93,9 +94,9 @@ pub fn run(settings: &LoadSettings, control: &Arc<LoadControl>) -> Result<RunSum
 async fn run_async(settings: LoadSettings, timeout: Duration, control: Arc<LoadControl>) -> Result<RunSummary, LoadError> {
     let target = Resolved::resolve(&settings.target, timeout).await?;
     let mut recorder = match &settings.interval_log {
-        Some(path) => Recorder::with_interval_log(std::path::Path::new(path))
+        Some(path) => Recorder::with_interval_log(&settings.schedule, std::path::Path::new(path))
             .map_err(|e| LoadError::Output(format!("{path}: cannot write the interval log: {e}")))?,
-        None => Recorder::default(),
+        None => Recorder::new(&settings.schedule),
     };
     let system = |e: std::io::Error| LoadError::System(format!("cannot keep time: {e}"));
     let mut alarm = Alarm::new().map_err(system)?;
@@ -117,7 +118,7 @@ async fn run_async(settings: LoadSettings, timeout: Duration, control: Arc<LoadC
         }
         while let Some(job) = next.filter(|job| job.intended_ns <= now_ns) {
             if (waiting.len() + flying.len()) as u64 >= settings.max_in_flight {
-                recorder.dropped(job.measured);
+                recorder.dropped(job.measured, job.intended_ns);
             } else if let Some(link) = idle.pop() {
                 flying.push(carry(&target, link, job, start, timeout));
             } else {
@@ -153,7 +154,7 @@ async fn run_async(settings: LoadSettings, timeout: Duration, control: Arc<LoadC
     drop(flying);
     let paced_seconds = paced_ns.unwrap_or_else(|| start.elapsed().as_nanos() as u64) as f64 * 1e-9;
     let spec = &settings.schedule;
-    let mut summary = recorder.summary(&spec.stage_bounds(), spec.target_rate(), paced_seconds);
+    let mut summary = recorder.summary(spec.target_rate(), paced_seconds);
     summary.interrupted = control.stopped();
     summary.interval_log_error = recorder.finish_interval_log();
     Ok(summary)

@@ -14,6 +14,7 @@ mod hlog;
 mod record;
 mod schedule;
 mod serve;
+mod stages;
 mod target;
 mod tls;
 
@@ -22,6 +23,7 @@ pub use error::LoadError;
 pub use generator::{run, LoadSettings, MAX_CONNECTIONS, MAX_IN_FLIGHT};
 pub use record::{RunSummary, FAR_TAIL, LATE_NS};
 pub use schedule::{Arrivals, Intended, ScheduleSpec, Stage};
+pub use stages::MAX_STAGES;
 pub use serve::{ServeSettings, ServeSummary, Server, MAX_QUEUE, MAX_WORKERS};
 pub use target::{HttpTarget, Target, MAX_BODY_BYTES};
 pub use tls::{TlsSettings, MAX_CACERT_BYTES};

@@ -16,6 +16,8 @@ use serde::Serialize;
 
 use crate::control::Figures;
 use crate::hlog::IntervalLog;
+use crate::schedule::ScheduleSpec;
+use crate::stages::{spans, Span};
 
 const SIGNIFICANT_DIGITS: u8 = 3;
 const HIGHEST_NS: u64 = 3_600_000_000_000;
@@ -97,6 +99,8 @@ pub struct Recorder {
     sent_per_second: Vec<u64>,
     last_done_ns: u64,
     first_measured_ns: Option<u64>,
+    /// One per stretch of the schedule (stages.rs), in order.
+    stages: Vec<StageTally>,
     interval_log: Option<IntervalLog>,
 }
 
@@ -104,8 +108,120 @@ fn histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, HIGHEST_NS, SIGNIFICANT_DIGITS).expect("constant bounds are valid")
 }
 
-impl Default for Recorder {
-    fn default() -> Self {
+/// A stage's trend is judged on this many equal batches of its intended starts.
+const BATCHES: usize = 10;
+/// Student's t, two-sided 99.9 %, for the slope of `BATCHES` batch means (8
+/// degrees of freedom): a stage is settled unless its response time drifts
+/// beyond this many standard errors of the slope.
+const SETTLED_T: f64 = 5.041;
+
+/// What one stretch of the schedule measured: the requests whose intended
+/// start fell in it, wherever they were sent or answered.
+///
+/// No per-stage warm-up is skipped, so that the stages' counts add up to the
+/// run's and a short stage keeps its samples; instead `settled` says whether
+/// the stage's response times still drifted across it: the queue left by the
+/// stage before draining, or one growing without bound, shows as a slope of
+/// its batch means.
+struct StageTally {
+    span: Span,
+    start_ns: u64,
+    /// Where its measured requests begin: its start, or the warm-up's end.
+    measured_from_ns: u64,
+    /// The width of one trend batch; none for an open-ended stage.
+    batch_ns: Option<f64>,
+    response: Histogram<u64>,
+    service_sum_ns: u128,
+    measured: u64,
+    failed: u64,
+    dropped: u64,
+    last_done_ns: u64,
+    /// (answers, sum of their response times in ns) per batch.
+    batches: [(u64, f64); BATCHES],
+}
+
+fn ns(seconds: f64) -> u64 {
+    std::time::Duration::try_from_secs_f64(seconds).map_or(u64::MAX, |d| d.as_nanos().min(u64::MAX as u128) as u64)
+}
+
+impl StageTally {
+    fn new(span: Span, warmup_seconds: f64) -> StageTally {
+        let measured_from = span.start_seconds.max(warmup_seconds).min(span.end_seconds);
+        let width = (span.end_seconds - measured_from) * 1e9 / BATCHES as f64;
+        StageTally {
+            span,
+            start_ns: ns(span.start_seconds),
+            measured_from_ns: ns(measured_from),
+            batch_ns: (width.is_finite() && width > 0.0).then_some(width),
+            response: histogram(),
+            service_sum_ns: 0,
+            measured: 0,
+            failed: 0,
+            dropped: 0,
+            last_done_ns: 0,
+            batches: [(0, 0.0); BATCHES],
+        }
+    }
+
+    fn answered(&mut self, intended_ns: u64, response_ns: u64, service_ns: u64) {
+        self.response.saturating_record(response_ns.max(1));
+        self.service_sum_ns += service_ns as u128;
+        if let Some(width) = self.batch_ns {
+            let batch = (intended_ns.saturating_sub(self.measured_from_ns) as f64 / width) as usize;
+            let (count, sum) = &mut self.batches[batch.min(BATCHES - 1)];
+            *count += 1;
+            *sum += response_ns as f64;
+        }
+    }
+
+    /// Whether the batch means show no slope (None: a batch without answers).
+    fn settled(&self) -> Option<bool> {
+        if self.batch_ns.is_none() || self.batches.iter().any(|(n, _)| *n == 0) {
+            return None;
+        }
+        let means: Vec<f64> = self.batches.iter().map(|(n, sum)| sum / *n as f64).collect();
+        let b = BATCHES as f64;
+        let x_mean = (b - 1.0) / 2.0;
+        let y_mean = means.iter().sum::<f64>() / b;
+        let sxx: f64 = (0..BATCHES).map(|i| (i as f64 - x_mean).powi(2)).sum();
+        let slope = means.iter().enumerate().map(|(i, y)| (i as f64 - x_mean) * (y - y_mean)).sum::<f64>() / sxx;
+        let residual: f64 =
+            means.iter().enumerate().map(|(i, y)| (y - y_mean - slope * (i as f64 - x_mean)).powi(2)).sum();
+        let standard_error = (residual / (b - 2.0) / sxx).sqrt();
+        Some(slope.abs() <= SETTLED_T * standard_error)
+    }
+
+    fn summary(&self, sent_per_second: &[u64], end_seconds: f64) -> StageSummary {
+        let (from, to) = (self.span.start_seconds, self.span.end_seconds.min(end_seconds));
+        let seconds = sent_per_second.iter().enumerate();
+        let sent: u64 = seconds.filter(|(s, _)| (*s as f64) >= from && (*s as f64) < to).map(|(_, n)| n).sum();
+        let answered = self.response.len();
+        let elapsed = self.last_done_ns.saturating_sub(self.measured_from_ns) as f64 * NS;
+        StageSummary {
+            start_seconds: from,
+            end_seconds: to,
+            target_rate: self.span.target_rate,
+            steady: self.span.steady,
+            sent,
+            sent_rate: sent as f64 / (to - from).max(1e-9),
+            measured: self.measured,
+            answered,
+            failed: self.failed,
+            dropped: self.dropped,
+            achieved_rate: if elapsed > 0.0 { answered as f64 / elapsed } else { 0.0 },
+            response: Times::named(&self.response),
+            service_mean: (answered > 0).then(|| self.service_sum_ns as f64 / answered as f64 * NS),
+            settled: self.settled(),
+        }
+    }
+}
+
+/// Most seconds of per-second counts kept (a day): the tally stops growing there.
+const MOST_SECONDS: usize = 86_400;
+
+impl Recorder {
+    /// A recorder for the stretches of `spec` (stages.rs).
+    pub fn new(spec: &ScheduleSpec) -> Recorder {
         Recorder {
             response: histogram(),
             service: histogram(),
@@ -120,19 +236,21 @@ impl Default for Recorder {
             sent_per_second: Vec::new(),
             last_done_ns: 0,
             first_measured_ns: None,
+            stages: spans(spec).into_iter().map(|span| StageTally::new(span, spec.warmup_seconds)).collect(),
             interval_log: None,
         }
     }
-}
 
-/// Most seconds of per-second counts kept (a day): the tally stops growing there.
-const MOST_SECONDS: usize = 86_400;
-
-impl Recorder {
     /// A recorder that also writes each second's histograms to an interval log at `path`.
-    pub fn with_interval_log(path: &std::path::Path) -> std::io::Result<Recorder> {
+    pub fn with_interval_log(spec: &ScheduleSpec, path: &std::path::Path) -> std::io::Result<Recorder> {
         let log = IntervalLog::create(path, &histogram(), std::time::SystemTime::now())?;
-        Ok(Recorder { interval_log: Some(log), ..Recorder::default() })
+        Ok(Recorder { interval_log: Some(log), ..Recorder::new(spec) })
+    }
+
+    /// The stretch a request intended at `intended_ns` belongs to.
+    fn stage(&mut self, intended_ns: u64) -> Option<&mut StageTally> {
+        let after = self.stages.partition_point(|s| s.start_ns <= intended_ns);
+        self.stages.get_mut(after.checked_sub(1)?)
     }
 
     /// Closes the interval log, if any: the error that kept it from being written whole.
@@ -141,9 +259,12 @@ impl Recorder {
     }
 
     /// A request the in-flight window had no room for when it was due.
-    pub fn dropped(&mut self, measured: bool) {
+    pub fn dropped(&mut self, measured: bool, intended_ns: u64) {
         if measured {
             self.dropped += 1;
+            if let Some(stage) = self.stage(intended_ns) {
+                stage.dropped += 1;
+            }
         }
     }
 
@@ -166,25 +287,31 @@ impl Recorder {
         let lag = sent_ns.saturating_sub(intended_ns);
         self.lag.saturating_record(lag.max(1));
         self.late += (lag > LATE_NS) as u64;
-        let answered = match outcome {
+        let (answered, failed) = match outcome {
             Outcome::Status(status) => {
                 *self.answers.entry(Answer::Class(status / 100)).or_default() += 1;
-                self.failed += (status >= 400) as u64;
-                true
+                (true, status >= 400)
             }
             Outcome::Exited(ok) => {
                 *self.answers.entry(Answer::Exit(ok)).or_default() += 1;
-                self.failed += (!ok) as u64;
-                true
+                (true, !ok)
             }
             Outcome::Error(kind) => {
                 *self.errors.entry(kind.name()).or_default() += 1;
-                self.failed += 1;
-                false
+                (false, true)
             }
         };
+        self.failed += failed as u64;
+        let (response, service) = (done_ns.saturating_sub(intended_ns), done_ns.saturating_sub(sent_ns));
+        if let Some(stage) = self.stage(intended_ns) {
+            stage.measured += 1;
+            stage.failed += failed as u64;
+            stage.last_done_ns = stage.last_done_ns.max(done_ns);
+            if answered {
+                stage.answered(intended_ns, response, service);
+            }
+        }
         if answered {
-            let (response, service) = (done_ns.saturating_sub(intended_ns), done_ns.saturating_sub(sent_ns));
             self.response.saturating_record(response.max(1));
             self.service.saturating_record(service.max(1));
             if let Some(log) = self.interval_log.as_mut() {
@@ -205,18 +332,12 @@ impl Recorder {
         }
     }
 
-    pub fn summary(&self, stage_bounds: &[(f64, f64)], target_rate: f64, end_seconds: f64) -> RunSummary {
+    /// What was measured; `end_seconds` is when the schedule ran out (an
+    /// open-ended or interrupted last stage ends there).
+    pub fn summary(&self, target_rate: f64, end_seconds: f64) -> RunSummary {
         let start = self.first_measured_ns.unwrap_or(0) as f64 * 1e-9;
         let elapsed = (self.last_done_ns as f64 * 1e-9 - start).max(0.0);
-        let stages = stage_bounds
-            .iter()
-            .map(|&(from, to)| {
-                let to = to.min(end_seconds);
-                let seconds = self.sent_per_second.iter().enumerate();
-                let sent: u64 = seconds.filter(|(s, _)| (*s as f64) >= from && (*s as f64) < to).map(|(_, n)| n).sum();
-                StageSummary { start_seconds: from, end_seconds: to, sent, sent_rate: sent as f64 / (to - from).max(1e-9) }
-            })
-            .collect();
+        let stages = self.stages.iter().map(|s| s.summary(&self.sent_per_second, end_seconds)).collect();
         RunSummary {
             response: Times::of(&self.response),
             service: Times::of(&self.service),
@@ -261,13 +382,33 @@ pub struct Counts {
     pub errors: BTreeMap<String, u64>,
 }
 
+/// One stretch of the schedule (a step's stage or a ramp's slice): the
+/// measured requests whose intended start fell in it.
 #[derive(Debug, Serialize)]
 pub struct StageSummary {
     pub start_seconds: f64,
     pub end_seconds: f64,
-    /// Requests sent between the stage's start and end (by whole seconds).
+    /// The mean target rate over the stretch.
+    pub target_rate: f64,
+    /// False for a slice of a ramp: its rate changes across it.
+    pub steady: bool,
+    /// Requests sent between the stage's start and end (by whole seconds of
+    /// the send, warm-up ones included): the pace the generator held.
     pub sent: u64,
     pub sent_rate: f64,
+    /// Measured requests intended in it and sent (answered or failed).
+    pub measured: u64,
+    pub answered: u64,
+    pub failed: u64,
+    pub dropped: u64,
+    /// Answers per second, from its (measured) start to its last answer.
+    pub achieved_rate: f64,
+    /// Response times (from the intended start): the named percentiles, no spectrum.
+    pub response: Times,
+    pub service_mean: Option<f64>,
+    /// Whether its response times held level across it (no slope beyond
+    /// 99.9 % over ten batches); None when a tenth had no answer.
+    pub settled: Option<bool>,
 }
 
 #[derive(Debug, Serialize)]
@@ -320,7 +461,8 @@ pub struct Distribution {
 const NS: f64 = 1e-9;
 
 impl Times {
-    fn of(h: &Histogram<u64>) -> Times {
+    /// The count, moments, extremes and named percentiles; no spectrum or distribution.
+    fn named(h: &Histogram<u64>) -> Times {
         let count = h.len();
         if count == 0 {
             return Times { count, mean: None, std_deviation: None, min: None, max: None, percentiles: vec![],
@@ -332,6 +474,25 @@ impl Times {
             .filter(|(_, p)| has_tail(count, *p))
             .map(|(name, p)| (name.to_string(), at(*p)))
             .collect();
+        Times {
+            count,
+            mean: Some(h.mean() * NS),
+            std_deviation: Some(h.stdev() * NS),
+            min: Some(h.min() as f64 * NS),
+            max: Some(h.max() as f64 * NS),
+            percentiles,
+            spectrum: vec![],
+            distribution: None,
+        }
+    }
+
+    fn of(h: &Histogram<u64>) -> Times {
+        let count = h.len();
+        let named = Times::named(h);
+        if count == 0 {
+            return named;
+        }
+        let at = |p: f64| h.value_at_quantile(p / 100.0) as f64 * NS;
         let spectrum = brewput_sim::SPECTRUM
             .iter()
             .chain(FAR_TAIL.iter())
@@ -347,12 +508,6 @@ impl Times {
             })
             .collect();
         Times {
-            count,
-            mean: Some(h.mean() * NS),
-            std_deviation: Some(h.stdev() * NS),
-            min: Some(h.min() as f64 * NS),
-            max: Some(h.max() as f64 * NS),
-            percentiles,
             spectrum,
             distribution: Some(Distribution {
                 rows,
@@ -363,6 +518,7 @@ impl Times {
                 buckets: h.buckets(),
                 sub_buckets: sub_buckets(),
             }),
+            ..named
         }
     }
 }
@@ -380,15 +536,23 @@ fn sub_buckets() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schedule::{Arrivals, Stage};
 
     const MS: u64 = 1_000_000;
 
+    /// A recorder for steps of (rate, seconds), measured from `warmup` on.
+    fn recorder(steps: &[(f64, f64)], warmup: f64) -> Recorder {
+        let stages = steps.iter().map(|&(rate, seconds)| Stage { from: rate, to: rate, seconds: Some(seconds) });
+        Recorder::new(&ScheduleSpec { arrivals: Arrivals::Constant, stages: stages.collect(), requests: None,
+                                      warmup_seconds: warmup, seed: 1 })
+    }
+
     #[test]
     fn the_three_histograms_split_a_late_send_correctly() {
-        let mut r = Recorder::default();
+        let mut r = recorder(&[(1.0, 1.0)], 0.0);
         // Intended at 0, sent 40 ms late, answered 10 ms later.
         r.finished(true, 0, 40 * MS, 50 * MS, Outcome::Status(200));
-        let s = r.summary(&[(0.0, 1.0)], 1.0, 1.0);
+        let s = r.summary(1.0, 1.0);
         let near = |x: Option<f64>, want: f64| (x.unwrap() - want).abs() <= want * 1e-3;
         assert!(near(s.response.max, 0.050) && near(s.service.max, 0.010) && near(s.lag.max, 0.040));
         assert_eq!(s.counts.late, 1);
@@ -397,16 +561,16 @@ mod tests {
 
     #[test]
     fn failures_are_counted_by_class_and_kind_and_errors_have_no_latency() {
-        let mut r = Recorder::default();
+        let mut r = recorder(&[(1.0, 1.0)], 0.0);
         r.finished(true, 0, 0, MS, Outcome::Status(503));
         r.finished(true, 0, 0, MS, Outcome::Status(404));
         r.finished(true, 0, 0, MS, Outcome::Status(302));
         r.finished(true, 0, 0, MS, Outcome::Error(ErrorKind::Timeout));
         r.finished(true, 0, 0, MS, Outcome::Exited(false));
         r.finished(false, 0, 0, MS, Outcome::Status(200));
-        r.dropped(true);
-        r.dropped(false);
-        let s = r.summary(&[(0.0, 1.0)], 1.0, 1.0);
+        r.dropped(true, 0);
+        r.dropped(false, 0);
+        let s = r.summary(1.0, 1.0);
         let c = &s.counts;
         assert_eq!((c.sent, c.answered, c.failed, c.dropped, c.warmup), (5, 4, 4, 1, 1));
         assert_eq!((c.answers["5xx"], c.answers["4xx"], c.answers["3xx"], c.answers["exit non-0"]), (1, 1, 1, 1));
@@ -415,11 +579,11 @@ mod tests {
 
     #[test]
     fn percentiles_need_samples_beyond_them() {
-        let mut r = Recorder::default();
+        let mut r = recorder(&[(1.0, 1.0)], 0.0);
         for i in 0..1000u64 {
             r.finished(true, 0, 0, (i + 1) * MS, Outcome::Status(200));
         }
-        let s = r.summary(&[(0.0, 1.0)], 1.0, 1.0);
+        let s = r.summary(1.0, 1.0);
         // 1000 samples reach 99.9 % (one above), not 99.95 %.
         assert_eq!(s.response.spectrum.last().unwrap().0, 99.9);
         let p99 = s.response.percentiles.iter().find(|(n, _)| n == "p99").unwrap().1;
@@ -432,16 +596,94 @@ mod tests {
 
     #[test]
     fn achieved_rate_and_stage_rates_come_from_what_was_sent() {
-        let mut r = Recorder::default();
+        let mut r = recorder(&[(100.0, 2.0), (300.0, 1.0)], 0.0);
         // 100/s for 2 s, then 300/s for 1 s, each answered in 1 ms.
         let sends = (0..200).map(|k| k * 10 * MS).chain((0..300).map(|k| 2_000 * MS + k * 10 * MS / 3));
         for t in sends {
             r.finished(true, t, t, t + MS, Outcome::Status(200));
         }
-        let s = r.summary(&[(0.0, 2.0), (2.0, 3.0)], 500.0 / 3.0, 3.0);
+        let s = r.summary(500.0 / 3.0, 3.0);
         assert_eq!((s.stages[0].sent, s.stages[1].sent), (200, 300));
         assert!((s.stages[0].sent_rate - 100.0).abs() < 1e-9 && (s.stages[1].sent_rate - 300.0).abs() < 1e-9);
         assert!((s.achieved_rate - 500.0 / s.elapsed_seconds).abs() < 1e-9);
         assert!((s.elapsed_seconds - 3.0).abs() < 0.01, "{}", s.elapsed_seconds);
+    }
+
+    #[test]
+    fn responses_land_in_the_stage_of_their_intended_start() {
+        let mut r = recorder(&[(100.0, 1.0), (300.0, 1.0)], 0.0);
+        // Stage 1: due every 10 ms, each sent 1.5 s late (in stage 2's time)
+        // and answered (k + 1) ms after the send.
+        for k in 0..100u64 {
+            let intended = k * 10 * MS;
+            r.finished(true, intended, intended + 1_500 * MS, intended + 1_500 * MS + (k + 1) * MS, Outcome::Status(200));
+        }
+        r.finished(true, 990 * MS, 990 * MS, 991 * MS, Outcome::Status(503));
+        r.dropped(true, 995 * MS);
+        // Stage 2: due every 10/3 ms from 1 s, each answered in 2 ms; one warm-up request is not measured.
+        for k in 0..300u64 {
+            let intended = 1_000 * MS + k * 10 * MS / 3;
+            r.finished(true, intended, intended, intended + 2 * MS, Outcome::Status(200));
+        }
+        r.finished(false, 1_000 * MS, 1_000 * MS, 1_001 * MS, Outcome::Status(200));
+        r.dropped(true, 1_500 * MS);
+        r.dropped(true, 1_600 * MS);
+        let s = r.summary(200.0, 2.0);
+        let (one, two) = (&s.stages[0], &s.stages[1]);
+        assert_eq!((one.measured, one.answered, one.failed, one.dropped), (101, 101, 1, 1));
+        assert_eq!((two.measured, two.answered, two.failed, two.dropped), (300, 300, 0, 2));
+        let sum = |f: fn(&StageSummary) -> u64| s.stages.iter().map(f).sum::<u64>();
+        assert_eq!((sum(|t| t.measured), sum(|t| t.answered), sum(|t| t.failed), sum(|t| t.dropped)),
+                   (s.counts.sent, s.counts.answered, s.counts.failed, s.counts.dropped));
+        assert_eq!((one.target_rate, two.target_rate, one.steady), (100.0, 300.0, true));
+        // Stage 1's responses are 1.5 s + 1..100 ms and one 1 ms; stage 2's all 2 ms.
+        let named = |t: &Times, name: &str| t.percentiles.iter().find(|(n, _)| n == name).unwrap().1;
+        let near = |x: f64, want: f64| (x - want).abs() <= want * 1e-3;
+        assert!(near(one.response.min.unwrap(), 0.001) && near(one.response.max.unwrap(), 1.600));
+        assert!(near(named(&one.response, "p50"), 1.550), "{}", named(&one.response, "p50"));
+        let mean = (100.0 * 1.5 + 5050.0 * 1e-3 + 0.001) / 101.0;
+        assert!(near(one.response.mean.unwrap(), mean));
+        assert!(near(named(&two.response, "p50"), 0.002) && near(named(&two.response, "p99"), 0.002));
+        assert!(near(two.service_mean.unwrap(), 0.002) && near(one.service_mean.unwrap(), (5050.0e-3 + 0.001) / 101.0));
+        // Stage 2's achieved rate runs from its start to its last answer.
+        let last = 1.0 + 299.0 * 0.01 / 3.0 + 0.002;
+        assert!((two.achieved_rate - 300.0 / (last - 1.0)).abs() < 1e-6, "{}", two.achieved_rate);
+        // Stage 1's answers came 1.5 s late: its rate counts the time they took.
+        assert!((one.achieved_rate - 101.0 / 2.59).abs() < 1e-6, "{}", one.achieved_rate);
+    }
+
+    #[test]
+    fn a_stage_is_settled_when_its_response_time_holds_level() {
+        let mut r = recorder(&[(1000.0, 1.0), (1000.0, 1.0), (1000.0, 1.0)], 0.0);
+        for k in 0..1000u64 {
+            // Stage 1 level (1 to 3 ms, no trend); stage 2 growing 1 ms per 10 ms
+            // of schedule (a queue beyond saturation); stage 3 only in its first half.
+            let level = 1 + (k * 7919) % 3;
+            r.finished(true, k * MS, k * MS, k * MS + level * MS, Outcome::Status(200));
+            let growing = 1_000 * MS + k * MS;
+            r.finished(true, growing, growing, growing + (1 + k / 10) * MS, Outcome::Status(200));
+            if k < 500 {
+                r.finished(true, 2_000 * MS + k * MS, 2_000 * MS + k * MS, 2_001 * MS + k * MS, Outcome::Status(200));
+            }
+        }
+        let s = r.summary(1000.0, 3.0);
+        let settled: Vec<_> = s.stages.iter().map(|t| t.settled).collect();
+        assert_eq!(settled, [Some(true), Some(false), None]);
+    }
+
+    #[test]
+    fn a_stage_in_the_warm_up_is_measured_from_its_end() {
+        // Warm-up 1.5 s: stage 1 (0-1 s) measures nothing, stage 2 from 1.5 s.
+        let mut r = recorder(&[(100.0, 1.0), (100.0, 1.0)], 1.5);
+        for k in 0..200u64 {
+            let t = k * 10 * MS;
+            r.finished(t >= 1_500 * MS, t, t, t + MS, Outcome::Status(200));
+        }
+        let s = r.summary(100.0, 2.0);
+        assert_eq!((s.stages[0].measured, s.stages[1].measured), (0, 50));
+        assert_eq!((s.stages[0].achieved_rate, s.stages[0].settled), (0.0, None));
+        // 50 answers from 1.5 s to the last at 1.991 s.
+        assert!((s.stages[1].achieved_rate - 50.0 / 0.491).abs() < 1e-6, "{}", s.stages[1].achieved_rate);
+        assert_eq!(s.stages[1].settled, Some(true));
     }
 }

@@ -94,6 +94,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LOAD_LATE_SECONDS", brewput_load::LATE_NS as f64 * 1e-9)?;
     m.add("LOAD_MAX_CONNECTIONS", brewput_load::MAX_CONNECTIONS)?;
     m.add("LOAD_MAX_IN_FLIGHT", brewput_load::MAX_IN_FLIGHT)?;
+    m.add("LOAD_MAX_STAGES", brewput_load::MAX_STAGES)?;
     m.add("SERVE_MAX_WORKERS", brewput_load::MAX_WORKERS)?;
     m.add("SERVE_MAX_QUEUE", brewput_load::MAX_QUEUE)?;
     m.add_function(wrap_pyfunction!(load_run, m)?)?;
