@@ -145,3 +145,6 @@ def finish_lab(record: dict, output: Optional[Path], report: Optional[Path], hgr
         raise typer.Exit(130)
     if not written:
         raise typer.Exit(2)
+
+
+from . import lab_talk  # noqa: E402,F401  (registers `brewput lab talk`, which adds to lab_app)
