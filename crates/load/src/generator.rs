@@ -154,7 +154,7 @@ async fn run_async(settings: LoadSettings, timeout: Duration, control: Arc<LoadC
     drop(flying);
     let paced_seconds = paced_ns.unwrap_or_else(|| start.elapsed().as_nanos() as u64) as f64 * 1e-9;
     let spec = &settings.schedule;
-    let mut summary = recorder.summary(spec.target_rate(), paced_seconds);
+    let mut summary = recorder.summary(spec.target_rate(), paced_seconds, control.stopped());
     summary.interrupted = control.stopped();
     summary.interval_log_error = recorder.finish_interval_log();
     Ok(summary)

@@ -99,6 +99,9 @@ pub struct Recorder {
     sent_per_second: Vec<u64>,
     last_done_ns: u64,
     first_measured_ns: Option<u64>,
+    /// The schedule's measured-request cap and length, to tell where its last stage ended.
+    requests: Option<u64>,
+    total_seconds: Option<f64>,
     /// One per stretch of the schedule (stages.rs), in order.
     stages: Vec<StageTally>,
     interval_log: Option<IntervalLog>,
@@ -236,6 +239,8 @@ impl Recorder {
             sent_per_second: Vec::new(),
             last_done_ns: 0,
             first_measured_ns: None,
+            requests: spec.requests,
+            total_seconds: spec.total_seconds(),
             stages: spans(spec).into_iter().map(|span| StageTally::new(span, spec.warmup_seconds)).collect(),
             interval_log: None,
         }
@@ -332,9 +337,15 @@ impl Recorder {
         }
     }
 
-    /// What was measured; `end_seconds` is when the schedule ran out (an
-    /// open-ended or interrupted last stage ends there).
-    pub fn summary(&self, target_rate: f64, end_seconds: f64) -> RunSummary {
+    /// What was measured. `paced_seconds` is when the schedule ran out: the
+    /// end of the last stage when it was open-ended, cut short by the request
+    /// count, or `stopped`; otherwise the stages end where scheduled.
+    pub fn summary(&self, target_rate: f64, paced_seconds: f64, stopped: bool) -> RunSummary {
+        let capped = self.requests.is_some_and(|n| self.sent + self.dropped >= n);
+        let end_seconds = match self.total_seconds {
+            Some(total) if !stopped && !capped => total,
+            _ => paced_seconds,
+        };
         let start = self.first_measured_ns.unwrap_or(0) as f64 * 1e-9;
         let elapsed = (self.last_done_ns as f64 * 1e-9 - start).max(0.0);
         let stages = self.stages.iter().map(|s| s.summary(&self.sent_per_second, end_seconds)).collect();
@@ -552,7 +563,7 @@ mod tests {
         let mut r = recorder(&[(1.0, 1.0)], 0.0);
         // Intended at 0, sent 40 ms late, answered 10 ms later.
         r.finished(true, 0, 40 * MS, 50 * MS, Outcome::Status(200));
-        let s = r.summary(1.0, 1.0);
+        let s = r.summary(1.0, 1.0, false);
         let near = |x: Option<f64>, want: f64| (x.unwrap() - want).abs() <= want * 1e-3;
         assert!(near(s.response.max, 0.050) && near(s.service.max, 0.010) && near(s.lag.max, 0.040));
         assert_eq!(s.counts.late, 1);
@@ -570,7 +581,7 @@ mod tests {
         r.finished(false, 0, 0, MS, Outcome::Status(200));
         r.dropped(true, 0);
         r.dropped(false, 0);
-        let s = r.summary(1.0, 1.0);
+        let s = r.summary(1.0, 1.0, false);
         let c = &s.counts;
         assert_eq!((c.sent, c.answered, c.failed, c.dropped, c.warmup), (5, 4, 4, 1, 1));
         assert_eq!((c.answers["5xx"], c.answers["4xx"], c.answers["3xx"], c.answers["exit non-0"]), (1, 1, 1, 1));
@@ -583,7 +594,7 @@ mod tests {
         for i in 0..1000u64 {
             r.finished(true, 0, 0, (i + 1) * MS, Outcome::Status(200));
         }
-        let s = r.summary(1.0, 1.0);
+        let s = r.summary(1.0, 1.0, false);
         // 1000 samples reach 99.9 % (one above), not 99.95 %.
         assert_eq!(s.response.spectrum.last().unwrap().0, 99.9);
         let p99 = s.response.percentiles.iter().find(|(n, _)| n == "p99").unwrap().1;
@@ -602,7 +613,7 @@ mod tests {
         for t in sends {
             r.finished(true, t, t, t + MS, Outcome::Status(200));
         }
-        let s = r.summary(500.0 / 3.0, 3.0);
+        let s = r.summary(500.0 / 3.0, 3.0, false);
         assert_eq!((s.stages[0].sent, s.stages[1].sent), (200, 300));
         assert!((s.stages[0].sent_rate - 100.0).abs() < 1e-9 && (s.stages[1].sent_rate - 300.0).abs() < 1e-9);
         assert!((s.achieved_rate - 500.0 / s.elapsed_seconds).abs() < 1e-9);
@@ -628,7 +639,7 @@ mod tests {
         r.finished(false, 1_000 * MS, 1_000 * MS, 1_001 * MS, Outcome::Status(200));
         r.dropped(true, 1_500 * MS);
         r.dropped(true, 1_600 * MS);
-        let s = r.summary(200.0, 2.0);
+        let s = r.summary(200.0, 2.0, false);
         let (one, two) = (&s.stages[0], &s.stages[1]);
         assert_eq!((one.measured, one.answered, one.failed, one.dropped), (101, 101, 1, 1));
         assert_eq!((two.measured, two.answered, two.failed, two.dropped), (300, 300, 0, 2));
@@ -666,7 +677,7 @@ mod tests {
                 r.finished(true, 2_000 * MS + k * MS, 2_000 * MS + k * MS, 2_001 * MS + k * MS, Outcome::Status(200));
             }
         }
-        let s = r.summary(1000.0, 3.0);
+        let s = r.summary(1000.0, 3.0, false);
         let settled: Vec<_> = s.stages.iter().map(|t| t.settled).collect();
         assert_eq!(settled, [Some(true), Some(false), None]);
     }
@@ -679,11 +690,21 @@ mod tests {
             let t = k * 10 * MS;
             r.finished(t >= 1_500 * MS, t, t, t + MS, Outcome::Status(200));
         }
-        let s = r.summary(100.0, 2.0);
+        let s = r.summary(100.0, 2.0, false);
         assert_eq!((s.stages[0].measured, s.stages[1].measured), (0, 50));
         assert_eq!((s.stages[0].achieved_rate, s.stages[0].settled), (0.0, None));
         // 50 answers from 1.5 s to the last at 1.991 s.
         assert!((s.stages[1].achieved_rate - 50.0 / 0.491).abs() < 1e-6, "{}", s.stages[1].achieved_rate);
         assert_eq!(s.stages[1].settled, Some(true));
+    }
+
+    #[test]
+    fn a_stage_ends_where_scheduled_unless_the_run_stopped_or_its_count_was_reached() {
+        let mut r = recorder(&[(100.0, 1.0)], 0.0);
+        r.finished(true, 0, 0, MS, Outcome::Status(200));
+        assert_eq!(r.summary(100.0, 0.99, false).stages[0].end_seconds, 1.0);
+        assert_eq!(r.summary(100.0, 0.5, true).stages[0].end_seconds, 0.5);
+        r.requests = Some(1);
+        assert_eq!(r.summary(100.0, 0.01, false).stages[0].end_seconds, 0.01);
     }
 }
