@@ -97,10 +97,13 @@ def _only_modes(tables: Dict[str, list], text: str) -> Dict[str, list]:
     known = list(dict.fromkeys(row.mode for rows in tables.values() for row in rows))
     unknown = [mode for mode in modes if mode not in known]
     if not modes or unknown:
-        raise OptionError("implementations", f"not in the talk's {'/'.join(tables)} table"
-                                             f"{'s' if len(tables) > 1 else ''} (they have all or any of "
+        raise OptionError("implementations", f"not a mode of {_named(tables)} (expected all or any of "
                                              f"{', '.join(known)})", value=text)
     return {name: [row for row in rows if row.mode in modes] for name, rows in tables.items()}
+
+
+def _named(tables: Dict[str, list]) -> str:
+    return f"the talk's {'/'.join(tables)} table{'s' if len(tables) > 1 else ''}"
 
 
 def _only_cpus(tables: Dict[str, list], counts: Optional[List[int]]) -> Dict[str, list]:
@@ -109,7 +112,7 @@ def _only_cpus(tables: Dict[str, list], counts: Optional[List[int]]) -> Dict[str
         return tables
     have = sorted({row.maxprocs for rows in tables.values() for row in rows})
     if not set(counts) <= set(have):
-        raise OptionError("cpus", f"the talk measured these tables at {', '.join(map(str, have))} CPUs only",
+        raise OptionError("cpus", f"expected CPU counts of {_named(tables)} ({', '.join(map(str, have))})",
                           value=",".join(map(str, counts)))
     return {name: [row for row in rows if row.maxprocs in counts] for name, rows in tables.items()}
 

@@ -16,42 +16,40 @@ from .talk_compare import Comparison
 # What varies along each table's rows beside the implementation (the talk's own layout).
 KEYS = {"varycpu": ("cpus", lambda r: r.maxprocs), "jitter": ("jitter ms", lambda r: r.jitter_ms),
         "multi": ("customers", lambda r: r.par), "overload": ("customers", lambda r: r.par)}
-TITLES = {
-    "varycpu": "The talk's varycpu: 1 to 6 CPUs, as many customers as CPUs",
-    "jitter": "The talk's jitter: 6 CPUs and 6 customers, grind, press and steam jittered by ± J/2",
-    "multi": "The talk's multi: multi-1 to multi-10 at 6 CPUs, 10 to 10,000 customers",
-    "overload": "The talk's overload: 6 CPUs, 10 to 10,000 customers",
-}
+TITLES = {"varycpu": "varycpu (customers = CPUs)", "jitter": "jitter (6 CPUs, stages ± J/2)",
+          "multi": "multi (6 CPUs)", "overload": "overload (6 CPUs)"}
 NO_MODEL = "no model"
 SOURCE = "github.com/Sajmani/dotgo, coffee/ at cd10902 (2017-11-04), kept in examples/data/talk"
-ERROR_NOTE = ("error = (talk - model) / model, and (lab - model) / model; median latency in ms. The talk's latency "
-              "starts when a worker takes the order (time in its request queue is not counted), brewput's when the "
-              "customer orders: the same where customers = CPUs (nobody waits for a worker), not beyond.")
+ERROR_NOTE = ("talk vs model = (talk - model) / model{lab}. The talk's latency starts when a worker takes the order "
+              "(time in its request queue is not counted), brewput's when the customer orders: the same where "
+              "customers = CPUs (nobody waits for a worker), not beyond.")
+
+
+FIGURES = (("thru_per_s", "throughput, lattes/s"), ("p50_ms", "median latency, ms"))
 
 
 def talk_grids(comparisons: Sequence[Comparison], measured: bool) -> List[Grid]:
-    """One Grid per table, in the order the comparisons came."""
-    grids: Dict[str, Grid] = {}
+    """Two Grids per table (throughput, then median latency), in the order the comparisons came."""
+    grids: Dict[tuple, Grid] = {}
     for c in comparisons:
-        if c.table not in grids:
-            key = KEYS[c.table][0]
-            lab = lambda figure: [f"lab {figure}", "lab vs model"] if measured else []  # noqa: E731
-            grids[c.table] = Grid(TITLES[c.table], ["implementation", key, "talk /s", "model /s", "talk vs model",
-                                                    *lab("/s"), "talk p50", "model p50", "talk vs model",
-                                                    *lab("p50")], left=1)
-        grids[c.table].rows.append(_row(c, measured))
+        for figure, title in FIGURES:
+            if (c.table, figure) not in grids:
+                lab = ["lab", "lab vs model"] if measured else []
+                grids[c.table, figure] = Grid(f"{TITLES[c.table]}: {title}",
+                                              ["implementation", KEYS[c.table][0], "talk", "model", "talk vs model",
+                                               *lab])
+            grids[c.table, figure].rows.append(_row(c, figure, measured))
     return list(grids.values())
 
 
-def _row(c: Comparison, measured: bool) -> List[str]:
-    predicted, lab = c.predicted, c.measured
-    cells = [c.talk.mode, number(KEYS[c.table][1](c.talk))]
-    for figure, talk in (("thru_per_s", c.talk.thru_per_s), ("p50_ms", c.talk.p50_ms)):
-        model = None if predicted is None else getattr(predicted, figure)
-        cells += [number(talk), NO_MODEL if model is None else number(model), _error(talk, model)]
-        if measured:
-            value = None if lab is None else getattr(lab, figure)
-            cells += ["-" if value is None else number(value), _error(value, model)]
+def _row(c: Comparison, figure: str, measured: bool) -> List[str]:
+    talk = getattr(c.talk, figure)
+    model = None if c.predicted is None else getattr(c.predicted, figure)
+    cells = [c.talk.mode, number(KEYS[c.table][1](c.talk)), number(talk), NO_MODEL if model is None else number(model),
+             _error(talk, model)]
+    if measured:
+        lab = None if c.measured is None else getattr(c.measured, figure)
+        cells += ["-" if lab is None else number(lab), _error(lab, model)]
     return cells
 
 
@@ -62,7 +60,7 @@ def _error(value: Optional[float], model: Optional[float]) -> str:
 
 def talk_notes(comparisons: Sequence[Comparison], machine_cpus: Optional[int]) -> List[str]:
     """The lines under the tables: how to read them, and what was not measured and why."""
-    notes = [ERROR_NOTE]
+    notes = [ERROR_NOTE.format(lab="" if machine_cpus is None else ", lab vs model = (lab - model) / model")]
     missing = sorted({c.talk.mode for c in comparisons if c.predicted is None})
     if missing:
         notes.append(f"No model in examples/coffee (nor a lab implementation) for {', '.join(missing)}: "
@@ -70,10 +68,10 @@ def talk_notes(comparisons: Sequence[Comparison], machine_cpus: Optional[int]) -
     if machine_cpus is not None:
         over = sorted({c.talk.maxprocs for c in comparisons if c.talk.maxprocs > machine_cpus})
         measured = sorted({c.talk.maxprocs for c in comparisons if c.measured is not None})
-        text = (f"lab: measured at {_counts(measured)} CPUs on this machine ({machine_cpus} CPUs)" if measured
+        text = (f"lab: measured at {_counts(measured)} on this machine ({machine_cpus} CPUs)" if measured
                 else f"lab: nothing measured on this machine ({machine_cpus} CPUs)")
         if over:
-            text += f"; {_counts(over)} CPUs are model only here (a larger machine measures them)"
+            text += f"; {_counts(over)} are model only here (a larger machine measures them)"
         crowded = sorted({c.talk.par for c in comparisons if c.unmeasured and "customers" in c.unmeasured})
         if crowded:
             text += f"; {', '.join(f'{p:,}' for p in crowded)} customers are beyond the lab's limit"
@@ -85,9 +83,10 @@ def talk_notes(comparisons: Sequence[Comparison], machine_cpus: Optional[int]) -
 
 
 def _counts(values: List[int]) -> str:
-    if len(values) > 2 and values == list(range(values[0], values[-1] + 1)):
-        return f"{values[0]}-{values[-1]}"
-    return ", ".join(map(str, values))
+    """`[3, 4, 5, 6]` -> `3-6 CPUs`, `[1]` -> `1 CPU`."""
+    if len(values) > 1 and values == list(range(values[0], values[-1] + 1)):
+        return f"{values[0]}-{values[-1]} CPUs"
+    return ", ".join(map(str, values)) + (" CPU" if values == [1] else " CPUs")
 
 
 def throughput_chart(comparisons: Sequence[Comparison]) -> Optional[Chart]:
