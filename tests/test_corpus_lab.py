@@ -28,6 +28,9 @@ CASES = [
     coffee("latte-bad-unit", "--latte", "5parsecs", names=["--latte 5parsecs"]),
     coffee("jitter-empty", "--jitter", "", names=["--jitter"]),
     coffee("jitter-above-twice-a-stage", "--jitter", "3ms", names=["--jitter 3ms"]),
+    *[coffee(f"runtime-{what}", "--runtime", value, names=["--runtime", "tasks or threads"])
+      for what, value in (("unknown", "goroutines"), ("empty", ""), ("case", "Tasks"), ("number", "2"),
+                          ("list", "tasks,threads"))],
     coffee("dur-huge", "--dur", "1e30s", names=["--dur 1e30s"]),
     coffee("dur-infinite", "--dur", "1e400s", names=["--dur 1e400s"]),
     coffee("dur-tiny", "--dur", "1e-30s", names=["--dur 1e-30s"]),
@@ -100,10 +103,13 @@ CASES = [
     coffee("queue-garbage", "--queue", "deep", "--rate", "10", names=["--queue deep"]),
     # Within bounds, but more threads than a capped address space holds (each
     # reserves its stack): the system's refusal is the error, never a panic.
+    # (The tasks runtime runs the same customers and baristas as tasks.)
     *[Case(f"lab-{what}-threads-beyond-memory", ["lab", *args, "--cpus", "1", "--repetitions", "1"],
            names=["lab: cannot start", "thread"], memory_mb=2048, timeout=60, max_lines=1)
-      for what, args in (("coffee-customers", ["coffee", "--impl", "ideal", "--par", "4096", "--dur", "10ms"]),
-                         ("coffee-pipelines", ["coffee", "--impl", "multipipe-1024", "--dur", "10ms"]),
+      for what, args in (("coffee-customers", ["coffee", "--impl", "ideal", "--par", "4096", "--dur", "10ms",
+                                               "--runtime", "threads"]),
+                         ("coffee-pipelines", ["coffee", "--impl", "multipipe-1024", "--dur", "10ms",
+                                               "--runtime", "threads"]),
                          ("pool", ["pool", "--tasks", "10000", "--work", "1us", "--threads", "10000"]))],
 ]
 

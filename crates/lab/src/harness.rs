@@ -3,6 +3,9 @@
 //! time of a measured window (after a discarded warm-up) are recorded, over
 //! several repetitions, each on a freshly opened kitchen.
 //!
+//! Customers, like the kitchens' baristas, are tasks on the run's runtime
+//! (crate::runtime: Go-like tasks on K processors, or a thread each).
+//!
 //! Load is either closed (`par` customers, each ordering again as soon as its
 //! latte is ready) or open (orders arrive at a target rate, Poisson or evenly
 //! spaced, into a bounded request queue served by `par` customers; an order
@@ -10,11 +13,14 @@
 //! from each order's intended arrival time, never from when the generator got
 //! round to it, so a stall cannot hide itself (no coordinated omission).
 
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{bounded, TrySendError};
+use flume::{bounded, TrySendError};
+use futures_lite::future::yield_now;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Exp};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -23,9 +29,10 @@ use serde::{Deserialize, Serialize};
 use crate::burn::Burner;
 use crate::control::LabControl;
 use crate::error::{joined, LabError};
-use crate::kitchen::{self, Kitchen, Work};
+use crate::kitchen::{Design, Kitchen, Work};
 use crate::os;
 use crate::recipe::RecipeSettings;
+use crate::runtime::{Joined, Runtime, RuntimeKind};
 use crate::seconds::{at_most_forever, seconds};
 use crate::stats::{Latencies, Times};
 
@@ -36,6 +43,9 @@ const CHECK_EVERY: Duration = Duration::from_millis(10);
 #[serde(deny_unknown_fields)]
 pub struct CoffeeRun {
     pub kitchen: String,
+    /// What a customer's or a barista's task is: Go-like tasks or threads
+    /// (no default here: python/brewput/lab/options.py RUNTIMES holds it).
+    pub runtime: RuntimeKind,
     pub cpus: usize,
     pub par: usize,
     pub recipe: RecipeSettings,
@@ -139,19 +149,20 @@ pub fn run_coffee(run: &CoffeeRun, control: &LabControl) -> Result<CoffeeReport,
         Load::Closed => None,
         Load::Open { rate_per_s, arrivals, queue, seed } => Some((Gaps::new(rate_per_s, arrivals, seed)?, queue)),
     };
+    let design = Design::parse(&run.kitchen)?; // a bad name fails before any CPU is pinned
     let burner = Burner::shared();
     let work = Work { recipe, burner };
-    kitchen::open(&run.kitchen, work)?; // a bad name fails before any CPU is pinned
     let ((repetitions, latencies), ids, warning) = on_cpus(run.cpus, run.nice, || {
+        let runtime = Runtime::start(run.runtime, &os::allowed_cpus()?)?;
         let mut repetitions = Vec::new();
         let mut all = Latencies::default();
         for _ in 0..run.repetitions {
             if control.is_cancelled() {
                 break;
             }
-            let kitchen = kitchen::open(&run.kitchen, work)?;
-            let measured = repeat(kitchen.as_ref(), run.par, &span, load.clone(), control);
-            drop(kitchen); // pipelines stop and join here, outside the window
+            let kitchen = Arc::new(design.open(work, &runtime)?);
+            let measured = repeat(&runtime, &kitchen, run.par, &span, load.clone(), control);
+            drop(kitchen); // pipelines stop their baristas here, outside the window
             let (repetition, latencies) = measured?;
             if control.is_cancelled() {
                 break;
@@ -230,7 +241,8 @@ fn sleep_until(t: Instant, control: &LabControl) {
 
 /// One repetition on an open kitchen.
 fn repeat(
-    kitchen: &dyn Kitchen,
+    runtime: &Runtime,
+    kitchen: &Arc<Kitchen>,
     par: usize,
     span: &Span,
     load: Option<(Gaps, usize)>,
@@ -240,13 +252,13 @@ fn repeat(
     let beyond_the_clock = || LabError::Input("warmup_ms + duration_ms: beyond what the clock can time".into());
     let from = start.checked_add(span.warmup).ok_or_else(beyond_the_clock)?;
     let window = Window { from, until: from.checked_add(span.duration).ok_or_else(beyond_the_clock)? };
-    let stop = AtomicBool::new(false);
+    let stop = Arc::new(AtomicBool::new(false));
     let (latencies, offered, dropped, watched) = match load {
         None => {
-            let (latencies, watched) = closed(kitchen, par, window, &stop, control)?;
+            let (latencies, watched) = closed(runtime, kitchen, par, window, &stop, control)?;
             (latencies, None, 0, watched)
         }
-        Some((gaps, queue)) => open(kitchen, par, queue, gaps, window, &stop, control)?,
+        Some((gaps, queue)) => open(runtime, kitchen, par, queue, gaps, window, &stop, control)?,
     };
     let completed = latencies.response.count();
     let window_s = span.duration.as_secs_f64();
@@ -263,63 +275,74 @@ fn repeat(
     Ok((repetition, latencies))
 }
 
-/// Starts `n` threads running `body` in scope `s`. A thread the system refuses
-/// raises `stop`, and those already running are joined (whatever became of
-/// them) before the refusal is returned as the error.
-fn start_threads<'scope, 'env, T: Send + 'scope>(
-    s: &'scope thread::Scope<'scope, 'env>,
+/// Starts `n` customers, each the task `customer` makes. A task the runtime
+/// refuses raises `stop`, and those already started are waited for (whatever
+/// became of them) before the refusal is returned as the error.
+fn start_customers<F: Future<Output = Result<Latencies, LabError>> + Send + 'static>(
+    runtime: &Runtime,
     n: usize,
-    what: &str,
-    stop: &'scope AtomicBool,
-    body: impl Fn() -> T + Send + Sync + Clone + 'scope,
-) -> Result<Vec<thread::ScopedJoinHandle<'scope, T>>, LabError> {
+    stop: &AtomicBool,
+    customer: impl Fn() -> F,
+) -> Result<Vec<Joined<Result<Latencies, LabError>>>, LabError> {
     let mut started = Vec::with_capacity(n);
     for _ in 0..n {
-        match thread::Builder::new().spawn_scoped(s, body.clone()) {
-            Ok(handle) => started.push(handle),
+        match runtime.spawn("a customer", customer()) {
+            Ok(joined) => started.push(joined),
             Err(e) => {
                 stop.store(true, Ordering::Relaxed);
-                for handle in started {
-                    let _ = handle.join(); // one that panicked too is part of the same refusal
+                for joined in started {
+                    let _ = joined.join(); // one that failed too is part of the same refusal
                 }
-                return Err(LabError::Os(format!("cannot start {what} thread: {e}")));
+                return Err(e);
             }
         }
     }
     Ok(started)
 }
 
+/// Every customer's latencies, merged; the first customer's error if any.
+fn merged(customers: Vec<Joined<Result<Latencies, LabError>>>) -> Result<Latencies, LabError> {
+    let mut all = Latencies::default();
+    let mut failed = None;
+    for customer in customers {
+        match customer.join().and_then(|latencies| latencies) {
+            Ok(latencies) => all.merge(&latencies),
+            Err(e) => failed = failed.or(Some(e)),
+        }
+    }
+    failed.map_or(Ok(all), Err)
+}
+
 /// `par` customers ordering back to back; each order's intended start is when
-/// its customer placed it.
+/// its customer placed it. Between orders a customer yields its processor, as
+/// the talk's workers do when they hand each latency to the sampler goroutine.
 fn closed(
-    kitchen: &dyn Kitchen,
+    runtime: &Runtime,
+    kitchen: &Arc<Kitchen>,
     par: usize,
     window: Window,
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
     control: &LabControl,
 ) -> Result<(Latencies, Watched), LabError> {
-    let orders = AtomicU64::new(0);
-    thread::scope(|s| {
-        let orders = &orders;
-        let customers = start_threads(s, par, "a customer", stop, move || {
+    let orders = Arc::new(AtomicU64::new(0));
+    let customers = start_customers(runtime, par, stop, || {
+        let (kitchen, orders, stop) = (Arc::clone(kitchen), Arc::clone(&orders), Arc::clone(stop));
+        async move {
             let mut latencies = Latencies::default();
             while !stop.load(Ordering::Relaxed) {
                 let started = Instant::now();
-                kitchen.brew(orders.fetch_add(1, Ordering::Relaxed));
+                kitchen.brew(orders.fetch_add(1, Ordering::Relaxed)).await?;
                 let ended = Instant::now();
                 if window.holds(ended) {
                     latencies.record(started, started, ended);
                 }
+                yield_now().await;
             }
-            latencies
-        })?;
-        let watched = window.watch(stop, control);
-        let mut all = Latencies::default();
-        for customer in customers {
-            all.merge(&joined(customer));
+            Ok(latencies)
         }
-        Ok((all, watched))
-    })
+    })?;
+    let watched = window.watch(stop, control);
+    Ok((merged(customers)?, watched))
 }
 
 /// Times between open-loop arrivals.
@@ -352,69 +375,72 @@ impl Gaps {
 
 /// A generator placing orders at their intended times into a bounded queue,
 /// and `par` customers serving it. A late generator catches up at once: the
-/// intended times, not its own pace, set the load.
+/// intended times, not its own pace, set the load. The generator is a thread
+/// of its own in either runtime: it sleeps between arrivals.
+#[allow(clippy::too_many_arguments)]
 fn open(
-    kitchen: &dyn Kitchen,
+    runtime: &Runtime,
+    kitchen: &Arc<Kitchen>,
     par: usize,
     queue: usize,
     mut gaps: Gaps,
     window: Window,
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
     control: &LabControl,
 ) -> Result<(Latencies, Option<u64>, u64, Watched), LabError> {
     let (requests, inbox) = bounded::<(u64, Instant)>(queue);
-    thread::scope(|s| {
-        let customers = start_threads(s, par, "a customer", stop, {
-            let inbox = inbox.clone();
-            move || {
-                let mut latencies = Latencies::default();
-                for (order, intended) in inbox.iter() {
-                    if stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let started = Instant::now();
-                    kitchen.brew(order);
-                    let ended = Instant::now();
-                    if window.holds(ended) {
-                        latencies.record(intended, started, ended);
-                    }
+    let customers = start_customers(runtime, par, stop, || {
+        let (kitchen, inbox, stop) = (Arc::clone(kitchen), inbox.clone(), Arc::clone(stop));
+        async move {
+            let mut latencies = Latencies::default();
+            while let Ok((order, intended)) = inbox.recv_async().await {
+                if stop.load(Ordering::Relaxed) {
+                    break;
                 }
-                latencies
+                let started = Instant::now();
+                kitchen.brew(order).await?;
+                let ended = Instant::now();
+                if window.holds(ended) {
+                    latencies.record(intended, started, ended);
+                }
             }
-        })?;
-        drop(inbox);
-        let generator = thread::Builder::new()
-            .spawn_scoped(s, move || {
-                let (mut offered, mut dropped) = (0u64, 0u64);
-                let mut intended = Instant::now();
-                for order in 0.. {
-                    // An arrival beyond the clock's range is beyond the window too.
-                    intended = match intended.checked_add(gaps.next()) {
-                        Some(t) if t < window.until => t,
-                        _ => break,
-                    };
-                    sleep_until(intended, control);
-                    if stop.load(Ordering::Relaxed) || control.is_cancelled() {
-                        break;
-                    }
-                    let counted = window.holds(intended);
-                    offered += counted as u64;
-                    if let Err(TrySendError::Full(_)) = requests.try_send((order, intended)) {
-                        dropped += counted as u64;
-                    }
+            Ok(latencies)
+        }
+    })?;
+    drop(inbox);
+    thread::scope(|s| {
+        let generator = thread::Builder::new().spawn_scoped(s, move || {
+            let (mut offered, mut dropped) = (0u64, 0u64);
+            let mut intended = Instant::now();
+            for order in 0.. {
+                // An arrival beyond the clock's range is beyond the window too.
+                intended = match intended.checked_add(gaps.next()) {
+                    Some(t) if t < window.until => t,
+                    _ => break,
+                };
+                sleep_until(intended, control);
+                if stop.load(Ordering::Relaxed) || control.is_cancelled() {
+                    break;
                 }
-                (offered, dropped) // dropping `requests` lets idle customers finish
-            })
-            .map_err(|e| {
+                let counted = window.holds(intended);
+                offered += counted as u64;
+                if let Err(TrySendError::Full(_)) = requests.try_send((order, intended)) {
+                    dropped += counted as u64;
+                }
+            }
+            (offered, dropped) // dropping `requests` lets idle customers finish
+        });
+        let generator = match generator {
+            Ok(generator) => generator,
+            Err(e) => {
                 stop.store(true, Ordering::Relaxed);
-                LabError::Os(format!("cannot start the order generator thread: {e}"))
-            })?;
+                // `requests` went with the refused closure, so the customers finish.
+                let _ = merged(customers);
+                return Err(LabError::Os(format!("cannot start the order generator thread: {e}")));
+            }
+        };
         let watched = window.watch(stop, control);
         let (offered, dropped) = joined(generator);
-        let mut all = Latencies::default();
-        for customer in customers {
-            all.merge(&joined(customer));
-        }
-        Ok((all, Some(offered), dropped, watched))
+        Ok((merged(customers)?, Some(offered), dropped, watched))
     })
 }

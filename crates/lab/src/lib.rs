@@ -13,12 +13,12 @@
 mod burn;
 mod control;
 mod error;
-mod fifo;
 pub mod harness;
 pub mod kitchen;
 mod os;
 pub mod pool;
 mod recipe;
+pub mod runtime;
 mod seconds;
 mod stats;
 
@@ -28,6 +28,7 @@ pub use error::LabError;
 pub use harness::{run_coffee, CoffeeReport, CoffeeRun};
 pub use pool::{run_pool, PoolReport, PoolRun};
 pub use recipe::{Latte, Recipe, RecipeSettings, StallSettings};
+pub use runtime::RuntimeKind;
 pub use stats::Times;
 
 fn from_json<'a, T: serde::Deserialize<'a>>(what: &str, json: &'a str) -> Result<T, LabError> {
@@ -54,7 +55,7 @@ mod tests {
 
     /// A short valid run with `changes` (a JSON object) laid over it.
     fn coffee(changes: &str) -> Result<String, LabError> {
-        let mut run = serde_json::json!({"kitchen": "ideal", "cpus": 1, "par": 1, "repetitions": 1,
+        let mut run = serde_json::json!({"kitchen": "ideal", "runtime": "tasks", "cpus": 1, "par": 1, "repetitions": 1,
             "percentiles": [50.0], "duration_ms": 5.0, "warmup_ms": 0.0,
             "recipe": {"grind_us": 10.0, "press_us": 10.0, "steam_us": 10.0, "latte_us": 10.0}});
         let changes: serde_json::Value = serde_json::from_str(changes).unwrap();

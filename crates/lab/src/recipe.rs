@@ -48,8 +48,9 @@ impl Latte {
     }
 }
 
-/// The recipe as a run's settings give it: stage times in microseconds; each
-/// stage lasts uniformly `time ± jitter/2` (the models' `jitter(mean, width)`).
+/// The recipe as a run's settings give it: stage times in microseconds; grind,
+/// press and steam each last uniformly `time ± jitter/2` (the talk's
+/// `--jitter`, the models' `jitter(mean, width)`), the latte exactly its time.
 /// The bounds people may ask for are checked on the Python side
 /// (python/brewput/lab/options.py); here the times only have to be times.
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -119,7 +120,8 @@ impl Recipe {
     /// Does one stage of `latte` on the calling thread.
     pub fn make(&self, burner: &Burner, stage: Stage, latte: &mut Latte) {
         let mut time = self.times[stage as usize];
-        if !self.jitter.is_zero() {
+        // The talk's noise varies grind, press and steam, never the latte.
+        if !self.jitter.is_zero() && stage != Stage::Latte {
             let u: f64 = rand::thread_rng().gen();
             let spread = Duration::try_from_secs_f64(u * self.jitter.as_secs_f64()).unwrap_or(self.jitter);
             time = time.saturating_add(spread).saturating_sub(self.jitter / 2);

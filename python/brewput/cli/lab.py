@@ -41,7 +41,11 @@ def lab_coffee(
     press: str = typer.Option("1ms", "--press", metavar="TIME", help="CPU burnt pressing the espresso."),
     steam: str = typer.Option("1ms", "--steam", metavar="TIME", help="CPU burnt steaming the milk."),
     latte: str = typer.Option("1ms", "--latte", metavar="TIME", help="CPU burnt making the latte."),
-    jitter: str = typer.Option("0ms", "--jitter", metavar="TIME", help="Each stage lasts its time ± jitter/2, uniformly."),
+    jitter: str = typer.Option("0ms", "--jitter", metavar="TIME", help="Grind, press and steam each last their time ± "
+                                                                      "jitter/2, uniformly (the latte does not vary)."),
+    runtime: Optional[str] = typer.Option(None, "--runtime", help="tasks: Go-like tasks on one worker per CPU (what "
+                                          "the talk measured); threads: a thread per customer and barista.  "
+                                          "[default: tasks]"),
     rate: Optional[str] = typer.Option(None, "--rate", metavar="PER_S",
                                        help="Open loop: orders per second [default: closed loop]."),
     arrivals: str = typer.Option("poisson", "--arrivals", help="Open loop: poisson or constant."),
@@ -71,7 +75,8 @@ def lab_coffee(
         rate_per_s=None if rate is None else opt.rate_per_s("rate_per_s", rate), arrivals=arrivals,
         queue=opt.whole_number("queue", queue),
         stall_every=None if stall_every is None else opt.whole_number("stall_every", stall_every),
-        stall_ms=opt.time_ms("stall_ms", stall), nice=None if nice is None else opt.whole_number("nice", nice))
+        stall_ms=opt.time_ms("stall_ms", stall), nice=None if nice is None else opt.whole_number("nice", nice),
+        **({} if runtime is None else {"runtime": runtime}))
     settings.check()
     implementations = opt.implementations(impl)
     pars = opt.whole_numbers("par", par) if par is not None else None

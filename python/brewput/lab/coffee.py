@@ -7,7 +7,7 @@ from typing import Callable, List, Optional
 
 from ..errors import Field, OptionError
 from . import native
-from .options import LIMITS, check_implementation
+from .options import LIMITS, RUNTIMES, check_implementation
 from .results import SPECTRUM, coffee_results
 
 # Called with (scenarios done, scenarios in all, what runs next).
@@ -32,6 +32,7 @@ class CoffeeSettings:
     stall_every: Optional[int] = None       # every n-th order's grinding stalls ...
     stall_ms: float = 0.0                   # ... for this long (a deliberate hiccup)
     nice: Optional[int] = None              # run at this nice value (below 0 needs privilege)
+    runtime: str = RUNTIMES[0]              # what a customer's or barista's task is (lab/options.py)
 
     def check(self) -> None:
         """Every setting within its field's bounds (lab/options.py) and consistent with the others."""
@@ -41,9 +42,11 @@ class CoffeeSettings:
         for field in ("rate_per_s", "nice", "stall_every"):
             if getattr(self, field) is not None:
                 LIMITS[field].check(getattr(self, field))
-        if self.jitter_ms > 2 * min(self.grind_ms, self.press_ms, self.steam_ms, self.latte_ms):
-            raise OptionError("jitter_ms", "at most twice the shortest stage (a stage lasts its time ± jitter/2)",
-                              value=f"{self.jitter_ms:g}ms")
+        if self.jitter_ms > 2 * min(self.grind_ms, self.press_ms, self.steam_ms):
+            raise OptionError("jitter_ms", "at most twice the shortest stage it varies (grind, press and steam "
+                              "each last their time ± jitter/2)", value=f"{self.jitter_ms:g}ms")
+        if self.runtime not in RUNTIMES:
+            raise OptionError("runtime", f"expected {' or '.join(RUNTIMES)}", value=str(self.runtime))
         if self.arrivals not in ("poisson", "constant"):
             raise OptionError("arrivals", "expected poisson or constant", value=str(self.arrivals))
         if self.stall_ms > 0 and self.stall_every is None:
@@ -71,7 +74,7 @@ def measure_coffee(implementation: str, cpus: int, par: Optional[int] = None,
     stall = None if settings.stall_every is None else {"every": settings.stall_every,
                                                         "pause_us": settings.stall_ms * 1e3}
     run = {
-        "kitchen": implementation, "cpus": cpus, "par": par,
+        "kitchen": implementation, "runtime": settings.runtime, "cpus": cpus, "par": par,
         "recipe": {"grind_us": settings.grind_ms * 1e3, "press_us": settings.press_ms * 1e3,
                    "steam_us": settings.steam_ms * 1e3, "latte_us": settings.latte_ms * 1e3,
                    "jitter_us": settings.jitter_ms * 1e3, "stall": stall},

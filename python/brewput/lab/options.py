@@ -26,6 +26,10 @@ _UNITS_MS = {**{unit: s * 1e3 for unit, s in TYPED_SECONDS.items()}, "m": 60e3}
 
 IMPLEMENTATIONS = ("ideal", "locking", "finelocking", "parsteam", "multi-2", "multi-4",
                    "linearpipe-0", "linearpipe-1", "linearpipe-10", "splitpipe-1", "multipipe-2")
+# What a customer's or a barista's task is (crates/lab/src/runtime): Go-like
+# tasks on K processors, the first and default because it is what the talk
+# measured, or a thread each.
+RUNTIMES = ("tasks", "threads")
 _NUMBERED = {"multi-": 1, "linearpipe-": 0, "splitpipe-": 0, "multipipe-": 1}
 _PLAIN = ("ideal", "locking", "finelocking", "parsteam")
 MAX_NUMBERED = 1024
@@ -71,7 +75,7 @@ _STAGE = dict(kind="time", low=1e-3, high=10 * SECOND_MS, off=True)
 LIMITS = {limit.field: limit for limit in (
     Limit("grind_ms", **_STAGE), Limit("press_ms", **_STAGE), Limit("steam_ms", **_STAGE),
     Limit("latte_ms", **_STAGE),
-    Limit("jitter_ms", **_STAGE),  # and at most twice the shortest stage (CoffeeSettings.check)
+    Limit("jitter_ms", **_STAGE),  # and at most twice the shortest of grind, press, steam (CoffeeSettings.check)
     Limit("duration_ms", "time", 1.0, HOUR_MS),
     Limit("warmup_ms", "time", 1e-3, HOUR_MS, off=True),
     Limit("stall_ms", "time", 1e-3, 60 * SECOND_MS, off=True),

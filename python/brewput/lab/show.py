@@ -34,8 +34,11 @@ def print_coffee(console: Console, record: dict) -> None:
         console.print(lab_table(record, "p99 latency from the intended start (ms)", p99_ms, swept=swept, unit=unit))
         console.print(lab_table(record, "Orders dropped (request queue full)", lost, swept=swept, unit=unit,
                                 counts=True))
-    cpus_used = {s["results"]["settings"].get("cpus_used") for s in record["scenarios"] if s["engine"] == "lab"}
-    console.print(f"Measured on this machine with {' / '.join(map(str, sorted(c for c in cpus_used if c)))} CPUs; "
+    measured = [s["results"]["settings"] for s in record["scenarios"] if s["engine"] == "lab"]
+    cpus_used = {settings.get("cpus_used") for settings in measured}
+    runtimes = sorted({settings["runtime"] for settings in measured})
+    console.print(f"Measured on this machine with {' / '.join(map(str, sorted(c for c in cpus_used if c)))} CPUs "
+                  f"({' and '.join(runtimes)} runtime); "
                   "the talk: ideal 250/s per cpu, locking flat at 250/s, finelocking flat at 1000/s "
                   "from 4 cpus, multi-2 linear to 1500/s at 6.", highlight=False)
 

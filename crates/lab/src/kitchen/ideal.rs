@@ -2,13 +2,14 @@
 //! shared but the CPUs. Model: examples/coffee/ideal.yaml (an infinite-server
 //! station, four steps each holding a `cpu`).
 
-use super::{Kitchen, Work};
+use super::Work;
 use crate::recipe::{Latte, Stage};
 
 pub struct Ideal(pub Work);
 
-impl Kitchen for Ideal {
-    fn brew(&self, order: u64) -> Latte {
+impl Ideal {
+    /// All four stages in a row on the customer's task, never waiting.
+    pub fn brew(&self, order: u64) -> Latte {
         let mut latte = Latte::new(order);
         for stage in [Stage::Grind, Stage::Press, Stage::Steam, Stage::Latte] {
             self.0.make(stage, &mut latte);

@@ -1,46 +1,52 @@
 //! Shared machines: `copies` grinders, espresso machines and steamers, each
-//! taken only while in use (first come, first served); making the latte needs
-//! no machine. One copy is the talk's fine-grained locking (a mutex per
-//! machine), N copies its multi-N (a channel holding N machines).
+//! taken only while in use; making the latte needs no machine. One copy is the
+//! talk's fine-grained locking (a mutex per machine), N copies its multi-N (a
+//! channel holding N machines).
 //! Models: examples/coffee/finelocking.yaml and multi-N.yaml (a station of
 //! `copies` servers per machine, each step holding a `cpu`).
+//!
+//! A machine is a permit of tokio's semaphore because it is fair: waiters get
+//! machines in the order they asked, as the models serve their queues. A lock
+//! that lets its releaser take it straight back (std's Mutex, barging) leaves
+//! throughput alone but starves the other waiters and bends the latency
+//! percentiles away from FIFO.
 
-use super::{Kitchen, Work};
-use crate::fifo::FifoLock;
+use tokio::sync::Semaphore;
+
+use super::Work;
 use crate::recipe::{Latte, Stage};
 
 pub struct Machines {
     pub(super) work: Work,
-    grinders: FifoLock,
-    presses: FifoLock,
-    steamers: FifoLock,
+    grinders: Semaphore,
+    presses: Semaphore,
+    steamers: Semaphore,
 }
 
 impl Machines {
     pub fn new(work: Work, copies: usize) -> Machines {
-        Machines { work, grinders: FifoLock::new(copies), presses: FifoLock::new(copies), steamers: FifoLock::new(copies) }
+        let machines = || Semaphore::new(copies);
+        Machines { work, grinders: machines(), presses: machines(), steamers: machines() }
     }
 
-    pub(super) fn grind_and_press(&self, latte: &mut Latte) {
-        self.on(&self.grinders, Stage::Grind, latte);
-        self.on(&self.presses, Stage::Press, latte);
+    pub(super) async fn grind_and_press(&self, latte: &mut Latte) {
+        self.on(&self.grinders, Stage::Grind, latte).await;
+        self.on(&self.presses, Stage::Press, latte).await;
     }
 
-    pub(super) fn steam(&self, latte: &mut Latte) {
-        self.on(&self.steamers, Stage::Steam, latte);
+    pub(super) async fn steam(&self, latte: &mut Latte) {
+        self.on(&self.steamers, Stage::Steam, latte).await;
     }
 
-    fn on(&self, machines: &FifoLock, stage: Stage, latte: &mut Latte) {
-        let _machine = machines.acquire();
+    async fn on(&self, machines: &Semaphore, stage: Stage, latte: &mut Latte) {
+        let _machine = machines.acquire().await.expect("machines are never closed");
         self.work.make(stage, latte);
     }
-}
 
-impl Kitchen for Machines {
-    fn brew(&self, order: u64) -> Latte {
+    pub async fn brew(&self, order: u64) -> Latte {
         let mut latte = Latte::new(order);
-        self.grind_and_press(&mut latte);
-        self.steam(&mut latte);
+        self.grind_and_press(&mut latte).await;
+        self.steam(&mut latte).await;
         self.work.make(Stage::Latte, &mut latte);
         latte
     }

@@ -1,40 +1,38 @@
-//! Fine-grained locking with the milk steamed on a second thread while the
-//! customer grinds and presses, joined before making the latte (the talk's
-//! parsteam). A second pair of hands cuts the latency when CPUs are spare, and
-//! buys nothing when they are all busy.
-//! Model: examples/coffee/parsteam.yaml (the model language has no fork/join:
-//! see that file for what its prediction covers).
+//! Fine-grained locking with the milk steamed by a second pair of hands (a
+//! task of its own, the talk's goroutine) while the customer grinds and
+//! presses, joined before making the latte (the talk's parsteam). A second
+//! pair of hands cuts the latency when CPUs are spare, and buys nothing when
+//! they are all busy. Model: examples/coffee/parsteam.yaml (a fork of grind +
+//! press and steam, joined before the latte).
 
-use super::{machines::Machines, Kitchen, Work};
-use crate::error::joined;
+use std::sync::Arc;
+
+use super::{machines::Machines, Work};
+use crate::error::LabError;
 use crate::recipe::{Latte, Stage};
+use crate::runtime::Runtime;
 
-pub struct ParallelSteam(Machines);
-
-impl ParallelSteam {
-    pub fn new(work: Work) -> ParallelSteam {
-        ParallelSteam(Machines::new(work, 1))
-    }
+pub struct ParallelSteam {
+    shop: Arc<Machines>,
+    runtime: Runtime,
 }
 
-impl Kitchen for ParallelSteam {
-    fn brew(&self, order: u64) -> Latte {
-        let shop = &self.0;
-        let (coffee, milk) = std::thread::scope(|s| {
-            let milk = std::thread::Builder::new()
-                .spawn_scoped(s, || {
-                    let mut milk = Latte::new(order);
-                    shop.steam(&mut milk);
-                    milk
-                })
-                // A kitchen has no error to return mid-order: the harness makes this panic the run's error.
-                .unwrap_or_else(|e| panic!("cannot start a steaming thread: {e}"));
-            let mut coffee = Latte::new(order);
-            shop.grind_and_press(&mut coffee);
-            (coffee, joined(milk))
-        });
-        let mut latte = coffee.combine(milk);
-        shop.work.make(Stage::Latte, &mut latte);
-        latte
+impl ParallelSteam {
+    pub fn new(work: Work, runtime: &Runtime) -> ParallelSteam {
+        ParallelSteam { shop: Arc::new(Machines::new(work, 1)), runtime: runtime.clone() }
+    }
+
+    pub async fn brew(&self, order: u64) -> Result<Latte, LabError> {
+        let shop = Arc::clone(&self.shop);
+        let milk = self.runtime.spawn("a steaming", async move {
+            let mut milk = Latte::new(order);
+            shop.steam(&mut milk).await;
+            milk
+        })?;
+        let mut coffee = Latte::new(order);
+        self.shop.grind_and_press(&mut coffee).await;
+        let mut latte = coffee.combine(milk.finished().await?);
+        self.shop.work.make(Stage::Latte, &mut latte);
+        Ok(latte)
     }
 }
