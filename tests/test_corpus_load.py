@@ -178,7 +178,7 @@ CASES = [
     Case("predict-unknown-param", load(URL, "--rate", "10", "--predict", "m.yaml", "--set", "zz=2"),
          files={"m.yaml": MODEL}, names=["zz"]),
     Case("predict-with-ramp", load(URL, "--ramp", "1..2", "--duration", "1s", "--predict", "m.yaml"),
-         files={"m.yaml": MODEL}, names=["--predict", "--rate"]),
+         files={"m.yaml": CLOSED}, names=["--predict", "open class"]),
     Case("set-without-predict", load(URL, "--rate", "10", "--set", "c=2"), names=["--set"]),
     # --sweep: rates only, each a valid rate, and not beside the options it replaces.
     Case("sweep-not-rate", load(URL, "--sweep", "speed=1,2"), names=["--sweep"]),

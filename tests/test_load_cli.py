@@ -166,7 +166,6 @@ def test_predict_solves_and_simulates_the_model_at_the_target_rate(url, tmp_path
 
 
 @pytest.mark.parametrize("args, names", [
-    (["--ramp", "1..2", "--duration", "1s"], ["--predict", "--rate"]),
     (["--rate", "10", "--set", "c=2"], ["--set", "--predict"]),
 ])
 def test_predict_misuse_is_refused_before_anything_is_sent(url, tmp_path, args, names):

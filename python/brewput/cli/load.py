@@ -66,7 +66,8 @@ def load(
                                              "HdrHistogram interval log.  [default: none]"),
     predict: Optional[str] = typer.Option(None, "--predict", metavar="MODEL",
                                           help="Solve and simulate this model of the service (one open class) at "
-                                               "the target rate, beside the measurement.  [default: none]"),
+                                               "the target rate (each stage's, with --step or --ramp), beside the "
+                                               "measurement.  [default: none]"),
     sets: List[str] = SetOption,
     sweep: Optional[str] = typer.Option(None, "--sweep", metavar="rate=VALUES",
                                         help="A run per rate, e.g. rate=100,200,400 or rate=100:500:100, into "
@@ -110,11 +111,9 @@ def load(
     _check_outputs(output, hgrm, hlog, report, sweep=rates is not None)
     params = parse_sets(sets)
     if predict is not None:
-        from ..loadtest.predict import offered_model
+        from ..loadtest.predict import offered_model, offered_rates
 
-        if rate is None and rates is None:
-            raise opt.OptionError("predict", "needs a constant target --rate (not --ramp or --step)", value=predict)
-        for each in rates or [schedule["stages"][0]["from"]]:
+        for each in rates or offered_rates(schedule):
             offered_model(predict, params, each, arrivals)  # refused now, not after the run
     elif sets:
         raise opt.OptionError("set", "only sets the --predict model's params", value=" ".join(sets))
@@ -160,11 +159,9 @@ def _run_once(settings: dict, name: str, kind: str, thresholds: list, predict: O
     results = to_results(summary, target=name, method=kind, settings=settings)
     results["warnings"] = request_warnings + results["warnings"]
     if predict is not None:
-        from ..loadtest.predict import predict as run_predictions
+        from ..loadtest.predict import beside
 
-        schedule = settings["schedule"]
-        results["predicted"] = run_predictions(predict, params, schedule["stages"][0]["from"], schedule["arrivals"],
-                                               schedule["seed"])
+        results["predicted"] = beside(predict, params, settings["schedule"], results)
     judged = judge(thresholds, results)
     for warning in results["warnings"]:
         warning_line(warning)

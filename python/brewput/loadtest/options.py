@@ -26,7 +26,6 @@ MAX_SECONDS = 24 * 3600.0  # a run, a warm-up, a stage
 MAX_RATE = 10_000_000.0  # requests per second
 MAX_REQUESTS = 10**12
 MAX_TIMEOUT = 3600.0
-MAX_STAGES = 1000
 
 
 def seconds(field: str, text: str, *, zero: bool = False, most: float = MAX_SECONDS) -> float:
@@ -82,8 +81,9 @@ def steps(text: str) -> List[Tuple[float, float]]:
         if not sep:
             raise OptionError("step", "expected RATExDURATION stages, e.g. 100x10s,200x10s", value=str(text))
         stages.append((rate("step", r), seconds("step", d)))
-    if len(stages) > MAX_STAGES:
-        raise OptionError("step", f"expected at most {MAX_STAGES} stages", value=f"({len(stages)} stages)")
+    if len(stages) > _native.LOAD_MAX_STAGES:
+        raise OptionError("step", f"expected at most {_native.LOAD_MAX_STAGES} stages",
+                          value=f"({len(stages)} stages)")
     if sum(d for _, d in stages) > MAX_SECONDS:
         raise OptionError("step", f"the stages last more than {MAX_SECONDS:g}s together", value=str(text))
     return stages

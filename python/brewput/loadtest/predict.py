@@ -3,11 +3,17 @@ offered the run's target rate (Poisson as `rate:`, constant arrivals as
 `arrivals: const(1/rate)`), then `solve` and `simulate` run on it, each
 response time put beside the measured one with its relative error.
 
+A schedule of stages (`--step`, or a `--ramp` in tenths) is predicted stage
+by stage, each at its own (mean) target rate, beside the responses whose
+intended start fell in it; a ramp's slices are marked as not a steady state.
+A stage beyond the model's saturation is refused by `solve` and warned about
+by `simulate`, as a constant rate there is.
+
 The model covers the service, not the loopback round trip or the client: the
 measured response time includes those (docs/load.md says how large)."""
 from __future__ import annotations
 
-from typing import Dict, Mapping, Optional
+from typing import Dict, List, Mapping, Optional
 
 import yaml
 
@@ -61,6 +67,45 @@ def predict(path: str, params: Mapping[str, object], rate_per_s: float, arrivals
         if results.get("warnings"):
             predicted[engine]["warnings"] = list(results["warnings"])
     return {"model": path, "class": name, "engines": predicted}
+
+
+def offered_rates(schedule: dict) -> List[float]:
+    """The rates a schedule's stages start and end at (above 0): what a model
+    is checked at before the run (a ramp's slices lie between its ends)."""
+    return sorted({r for stage in schedule["stages"] for r in (stage["from"], stage["to"]) if r > 0})
+
+
+def beside(path: str, params: Mapping[str, object], schedule: dict, results: dict) -> dict:
+    """The model's predictions for a measured run (its `predicted`), each
+    engine's figures with their relative errors: one rate's `engines`, or a
+    row per stage when the run had stages (`--step`, `--ramp`)."""
+    stages, arrivals, seed = results["load"]["stages"], schedule["arrivals"], schedule["seed"]
+    if len(stages) == 1:
+        predicted = predict(path, params, stages[0]["target_rate"], arrivals, seed)
+        add_errors(results["classes"]["request"]["response_time"], predicted["engines"])
+        return predicted
+    predicted = predict_stages(path, params, stages, arrivals, seed)
+    for row, stage in zip(predicted["stages"], stages):
+        add_errors(stage["response_time"], row["engines"])
+    return predicted
+
+
+def predict_stages(path: str, params: Mapping[str, object], stages: List[dict], arrivals: str, seed: int) -> dict:
+    """`predict` at each stage's target rate: {model, class, stages: [{start_seconds,
+    end_seconds, rate, steady, engines}]}, a row per stage of the run's `load.stages`."""
+    rows = []
+    for stage in stages:
+        each = predict(path, params, stage["target_rate"], arrivals, seed)
+        rows.append({"start_seconds": stage["start_seconds"], "end_seconds": stage["end_seconds"],
+                     "rate": stage["target_rate"], "steady": stage["steady"], "engines": each["engines"]})
+    return {"model": path, "class": each["class"], "stages": rows}
+
+
+def add_errors(measured: Mapping[str, Optional[float]], engines: Mapping[str, dict]) -> None:
+    """Each engine's figures (not refused) get their `relative_error` against `measured`."""
+    for figures in engines.values():
+        if "refused" not in figures:
+            figures["relative_error"] = relative_errors(measured, figures)
 
 
 def scaled(value: Optional[float], factor: float) -> Optional[float]:

@@ -3,7 +3,8 @@ schema (docs/results.md): `engine: "load"`, times in ms, throughput per ms,
 one class `request` whose `response_time` (from the intended start),
 `service_time` (from the send) and `lag` (the send's lateness) carry the
 engine's named percentiles, the spectrum to 99.9999 % where samples reach it,
-the max and the .hgrm rows; the counts and rates under `load`."""
+the max and the .hgrm rows; the counts and rates under `load`, with a block
+per stage of the schedule (a ramp's tenths) under `load.stages`."""
 from __future__ import annotations
 
 from typing import List, Optional
@@ -38,6 +39,17 @@ def times(block: dict) -> dict:
     return out
 
 
+def stage(summary: dict) -> dict:
+    """A Rust `StageSummary`: the requests intended in one stage (or ramp
+    slice), their response times in ms as the schema's block."""
+    offered = summary["measured"] + summary["dropped"]
+    out = {k: summary[k] for k in ("start_seconds", "end_seconds", "target_rate", "steady", "settled", "sent",
+                                   "sent_rate", "measured", "answered", "failed", "dropped", "achieved_rate")}
+    out.update(error_rate=(summary["failed"] + summary["dropped"]) / offered if offered else None,
+               response_time=times(summary["response"]), service_time_mean=_ms(summary["service_mean"]))
+    return out
+
+
 def to_results(summary: dict, *, target: str, method: str, settings: dict) -> dict:
     counts = summary["counts"]
     offered = counts["sent"] + counts["dropped"]
@@ -55,7 +67,7 @@ def to_results(summary: dict, *, target: str, method: str, settings: dict) -> di
             "error_rate": (errors / offered) if offered else None,
             **{k: counts[k] for k in ("sent", "answered", "failed", "late", "dropped", "warmup", "answers", "errors")},
             "late_after_ms": summary["late_seconds"] * MS,
-            "stages": summary["stages"], "sent_per_second": summary["sent_per_second"],
+            "stages": [stage(s) for s in summary["stages"]], "sent_per_second": summary["sent_per_second"],
             "interrupted": summary["interrupted"],
         },
         "warnings": warnings(summary),

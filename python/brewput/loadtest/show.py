@@ -40,11 +40,11 @@ def print_results(console, results: dict, judged: List[Tuple[Threshold, Optional
                   f"{load['elapsed_seconds']:.2f} s; sent {load['sent']:,}, answers: {answers}; errors: {errors}; "
                   f"dropped {load['dropped']:,}; late (> {load['late_after_ms']:g} ms) {load['late']:,}; "
                   f"error rate {error_rate}")
+    predicted = results.get("predicted")
     if len(load["stages"]) > 1:
-        console.print("stages: " + "; ".join(f"{s['start_seconds']:g}-{s['end_seconds']:g} s: {s['sent_rate']:,.1f}/s"
-                                              for s in load["stages"]))
-    if results.get("predicted"):
-        print_predicted(console, request["response_time"], results["predicted"])
+        print_stages(console, load["stages"], predicted)
+    elif predicted:
+        print_predicted(console, request["response_time"], predicted)
     for threshold, figure, held in judged:
         shown = "not measured" if figure is None else _figure(threshold, figure)
         console.print(f"threshold {threshold.text}: {'ok' if held else 'BROKEN'} ({shown})")
@@ -91,6 +91,56 @@ def print_predicted(console, measured: dict, predicted: dict) -> None:
     for engine, figures in engines.items():
         if "refused" in figures:
             console.print(f"{engine}: {figures['refused']}")
+
+
+def print_stages(console, stages: List[dict], predicted: Optional[dict]) -> None:
+    """A row per stage (or ramp slice): its rates, answers and response times,
+    and each engine's prediction at its rate with the relative error."""
+    from rich.table import Table
+
+    rows = predicted["stages"] if predicted else [{"engines": {}}] * len(stages)
+    engines = list(rows[0]["engines"])
+    title = "stages: response times in ms of the requests due in each"
+    table = Table(title=title + (f", beside {predicted['model']}" if predicted else ""))
+    for column in ("stage (s)", "target/s", "achieved/s", "answers"):
+        table.add_column(column, justify="right")
+    for figure in ("mean", "p99"):
+        table.add_column(figure, justify="right")
+        for engine in engines:
+            table.add_column(f"{engine} {figure}", justify="right")
+    table.add_column("")
+    notes = []
+    for stage, row in zip(stages, rows):
+        label = f"{stage['start_seconds']:.4g}-{stage['end_seconds']:.4g}"
+        cells = [label, f"{stage['target_rate']:,.1f}", f"{stage['achieved_rate']:,.1f}", f"{stage['answered']:,}"]
+        for figure in ("mean", "p99"):
+            cells.append(_ms(stage["response_time"].get(figure)))
+            cells += [_predicted_cell(row["engines"][engine], figure) for engine in engines]
+        table.add_row(*cells, _stage_note(stage))
+        for engine, figures in row["engines"].items():
+            notes += [f"stage {label} s: {engine}: {why}" for why in
+                      ([figures["refused"]] if "refused" in figures else figures.get("warnings", []))]
+    console.print(table)
+    for note in notes:
+        console.print(note, soft_wrap=True)
+
+
+def _predicted_cell(figures: dict, figure: str) -> str:
+    if "refused" in figures:
+        return "refused"
+    error = figures["relative_error"][figure]
+    return _ms(figures.get(figure)) + ("" if error is None else f" ({error:+.1%})")
+
+
+def _stage_note(stage: dict) -> str:
+    """What to keep in mind reading a stage: a ramp's slice or response times
+    that drifted across it (not a steady state), and its errors."""
+    notes = [] if stage["steady"] else ["ramp slice"]
+    if stage["settled"] is False:
+        notes.append("drifting")
+    if stage["error_rate"]:
+        notes.append(f"errors {stage['error_rate']:.2%}")
+    return ", ".join(notes)
 
 
 def sweep_line(rate: float, results: dict, judged: List[Tuple[Threshold, Optional[float], bool]]) -> str:
