@@ -115,7 +115,8 @@ def test_demo_with_noise_shows_what_buffering_buys():
     throughput = demo_throughput("--noise", "0.5")
     # The unbuffered pipeline falls behind the buffered ones once the grinder saturates.
     assert throughput["linearpipe-0"][5] < 0.95 * throughput["linearpipe-1"][5]
-    assert throughput["ideal"] == [250, 500, 750, 1000, 1250, 1500]
+    # Nothing is shared: 250/s per CPU on average, jitter or not (a sampled estimate).
+    assert throughput["ideal"] == pytest.approx([250, 500, 750, 1000, 1250, 1500], rel=2e-3)
 
 
 def test_set_takes_an_expression_of_the_model_s_params():
