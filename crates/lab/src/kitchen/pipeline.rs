@@ -141,3 +141,31 @@ impl Pipelines {
         latte
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::RuntimeKind;
+    use std::time::Duration;
+
+    #[test]
+    fn a_rendezvous_holds_the_sender_until_a_receiver_takes_the_order_in_both_runtimes() {
+        let cpus = crate::os::allowed_cpus().unwrap();
+        for kind in [RuntimeKind::Tasks, RuntimeKind::Threads] {
+            let runtime = Runtime::start(kind, &cpus[..1]).unwrap();
+            let (counter, barista) = bounded::<u32>(0);
+            let (handed, handed_on) = bounded::<()>(1);
+            let sender = runtime
+                .spawn("a sender", async move {
+                    counter.send_async(7).await.unwrap();
+                    handed.send_async(()).await.unwrap();
+                })
+                .unwrap();
+            std::thread::sleep(Duration::from_millis(50));
+            assert!(handed_on.try_recv().is_err(), "{kind:?}: the send returned with nobody to take the order");
+            assert_eq!(barista.recv_timeout(Duration::from_secs(5)), Ok(7));
+            assert_eq!(handed_on.recv_timeout(Duration::from_secs(5)), Ok(()), "{kind:?}: the sender stayed blocked");
+            sender.join().unwrap();
+        }
+    }
+}

@@ -70,3 +70,45 @@ impl Drop for Workers {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::Runtime;
+
+    #[test]
+    fn each_processor_runs_pinned_to_its_own_cpu_and_stops_when_dropped() {
+        let cpus = os::allowed_cpus().unwrap();
+        let cpus = &cpus[..cpus.len().min(2)];
+        let processors = Processors::start(cpus).unwrap();
+        // Each worker holds the executor while it runs.
+        let executor = Arc::downgrade(&processors.0.executor);
+        let runtime = Runtime::Tasks(processors);
+        // Tasks that burn long enough to occupy every processor at once report
+        // where they ran: each on one CPU of the run's, all of them used.
+        let seen: Vec<_> = (0..4 * cpus.len())
+            .map(|_| {
+                runtime
+                    .spawn("where", async {
+                        let t0 = std::time::Instant::now();
+                        while t0.elapsed() < std::time::Duration::from_millis(20) {}
+                        os::allowed_cpus().unwrap()
+                    })
+                    .unwrap()
+            })
+            .collect();
+        let mut used: Vec<usize> = seen
+            .into_iter()
+            .map(|j| j.join().unwrap())
+            .map(|set| {
+                assert_eq!(set.len(), 1, "a processor may run on one CPU only: {set:?}");
+                set[0]
+            })
+            .collect();
+        used.sort();
+        used.dedup();
+        assert_eq!(used, cpus);
+        drop(runtime);
+        assert!(executor.upgrade().is_none(), "a processor's thread still runs after the drop");
+    }
+}
