@@ -69,7 +69,7 @@ def print_predicted(console, measured: dict, predicted: dict) -> None:
     """Measured response times beside each engine's prediction, with the relative error."""
     from rich.table import Table
 
-    from .predict import FIGURES, relative_errors
+    from .predict import FIGURES
 
     engines = predicted["engines"]
     table = Table(title=f"response time (ms), measured beside {predicted['model']}")
@@ -77,16 +77,8 @@ def print_predicted(console, measured: dict, predicted: dict) -> None:
     table.add_column("measured", justify="right")
     for engine in engines:
         table.add_column(engine, justify="right")
-    errors = {e: relative_errors(measured, f) for e, f in engines.items() if "refused" not in f}
     for figure in FIGURES:
-        cells = [_ms(measured.get(figure))]
-        for engine, figures in engines.items():
-            if "refused" in figures:
-                cells.append("refused")
-                continue
-            error = errors[engine][figure]
-            cells.append(_ms(figures.get(figure)) + ("" if error is None else f" ({error:+.1%})"))
-        table.add_row(figure, *cells)
+        table.add_row(figure, _ms(measured.get(figure)), *(_predicted_cell(f, figure) for f in engines.values()))
     console.print(table)
     for engine, figures in engines.items():
         if "refused" in figures:
@@ -126,6 +118,7 @@ def print_stages(console, stages: List[dict], predicted: Optional[dict]) -> None
 
 
 def _predicted_cell(figures: dict, figure: str) -> str:
+    """An engine's figure with its relative error, or that it refused."""
     if "refused" in figures:
         return "refused"
     error = figures["relative_error"][figure]
