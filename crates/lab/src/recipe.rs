@@ -117,16 +117,10 @@ impl Recipe {
         Recipe { times: [stage; 4], jitter: Duration::ZERO, stall: None }
     }
 
-    /// Does one stage of `latte` on the calling thread.
+    /// Does one stage of `latte` on the calling thread. A stall's pause
+    /// blocks the thread (in the task runtime, its processor) with the machine.
     pub fn make(&self, burner: &Burner, stage: Stage, latte: &mut Latte) {
-        let mut time = self.times[stage as usize];
-        // The talk's noise varies grind, press and steam, never the latte.
-        if !self.jitter.is_zero() && stage != Stage::Latte {
-            let u: f64 = rand::thread_rng().gen();
-            let spread = Duration::try_from_secs_f64(u * self.jitter.as_secs_f64()).unwrap_or(self.jitter);
-            time = time.saturating_add(spread).saturating_sub(self.jitter / 2);
-        }
-        burner.burn(time);
+        burner.burn(self.time(stage, rand::thread_rng().gen()));
         if let (Stage::Grind, Some(stall)) = (stage, self.stall) {
             if latte.order % stall.every.get() == stall.every.get() - 1 {
                 std::thread::sleep(stall.pause);
@@ -135,6 +129,17 @@ impl Recipe {
         let bit = 1 << stage as u8;
         latte.repeated |= latte.stages & bit != 0;
         latte.stages |= bit;
+    }
+
+    /// How long `stage` lasts given a uniform draw `u` from [0, 1): the talk's
+    /// noise varies grind, press and steam by [-jitter/2, jitter/2), never the latte.
+    fn time(&self, stage: Stage, u: f64) -> Duration {
+        let time = self.times[stage as usize];
+        if self.jitter.is_zero() || stage == Stage::Latte {
+            return time;
+        }
+        let spread = Duration::try_from_secs_f64(u * self.jitter.as_secs_f64()).unwrap_or(self.jitter);
+        time.saturating_add(spread).saturating_sub(self.jitter / 2)
     }
 }
 
@@ -153,6 +158,22 @@ mod tests {
             assert!(err.starts_with("grind_us: "), "{err}");
         }
         assert_eq!(settings(2500.0).recipe().unwrap().times[0], Duration::from_micros(2500));
+    }
+
+    #[test]
+    fn jitter_varies_grind_press_and_steam_over_their_time_plus_or_minus_half_of_it_and_never_the_latte() {
+        let mut jittered = settings(1000.0);
+        (jittered.press_us, jittered.steam_us, jittered.latte_us, jittered.jitter_us) = (1000.0, 1000.0, 1000.0, 500.0);
+        let recipe = jittered.recipe().unwrap();
+        let us = |d: Duration| d.as_secs_f64() * 1e6;
+        for stage in [Stage::Grind, Stage::Press, Stage::Steam] {
+            assert_eq!(us(recipe.time(stage, 0.0)), 750.0);
+            assert_eq!(us(recipe.time(stage, 0.5)), 1000.0);
+            assert!((us(recipe.time(stage, 0.999_999)) - 1250.0).abs() < 0.01); // to the nanosecond
+        }
+        for u in [0.0, 0.5, 0.999_999] {
+            assert_eq!(us(recipe.time(Stage::Latte, u)), 1000.0);
+        }
     }
 
     #[test]
