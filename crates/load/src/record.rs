@@ -626,8 +626,8 @@ mod tests {
         // Stage 1: due every 10 ms, each sent 1.5 s late (in stage 2's time)
         // and answered (k + 1) ms after the send.
         for k in 0..100u64 {
-            let intended = k * 10 * MS;
-            r.finished(true, intended, intended + 1_500 * MS, intended + 1_500 * MS + (k + 1) * MS, Outcome::Status(200));
+            let (intended, sent) = (k * 10 * MS, k * 10 * MS + 1_500 * MS);
+            r.finished(true, intended, sent, sent + (k + 1) * MS, Outcome::Status(200));
         }
         r.finished(true, 990 * MS, 990 * MS, 991 * MS, Outcome::Status(503));
         r.dropped(true, 995 * MS);
