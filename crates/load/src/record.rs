@@ -195,7 +195,8 @@ impl StageTally {
     }
 
     fn summary(&self, sent_per_second: &[u64], end_seconds: f64) -> StageSummary {
-        let (from, to) = (self.span.start_seconds, self.span.end_seconds.min(end_seconds));
+        // A stage the run stopped before ends where it starts.
+        let (from, to) = (self.span.start_seconds, self.span.end_seconds.min(end_seconds).max(self.span.start_seconds));
         let seconds = sent_per_second.iter().enumerate();
         let sent: u64 = seconds.filter(|(s, _)| (*s as f64) >= from && (*s as f64) < to).map(|(_, n)| n).sum();
         let answered = self.response.len();
@@ -700,11 +701,13 @@ mod tests {
 
     #[test]
     fn a_stage_ends_where_scheduled_unless_the_run_stopped_or_its_count_was_reached() {
-        let mut r = recorder(&[(100.0, 1.0)], 0.0);
+        let mut r = recorder(&[(100.0, 1.0), (100.0, 1.0)], 0.0);
         r.finished(true, 0, 0, MS, Outcome::Status(200));
-        assert_eq!(r.summary(100.0, 0.99, false).stages[0].end_seconds, 1.0);
-        assert_eq!(r.summary(100.0, 0.5, true).stages[0].end_seconds, 0.5);
+        let ends = |s: RunSummary| s.stages.iter().map(|t| (t.start_seconds, t.end_seconds)).collect::<Vec<_>>();
+        assert_eq!(ends(r.summary(100.0, 1.99, false)), [(0.0, 1.0), (1.0, 2.0)]);
+        // Stopped at 0.5 s: the second stage was never reached.
+        assert_eq!(ends(r.summary(100.0, 0.5, true)), [(0.0, 0.5), (1.0, 1.0)]);
         r.requests = Some(1);
-        assert_eq!(r.summary(100.0, 0.01, false).stages[0].end_seconds, 0.01);
+        assert_eq!(ends(r.summary(100.0, 0.01, false)), [(0.0, 0.01), (1.0, 1.0)]);
     }
 }

@@ -10,7 +10,7 @@ use crate::schedule::ScheduleSpec;
 /// A ramp is reported in this many equal slices.
 pub const RAMP_SLICES: usize = 10;
 /// Most stretches a run reports: each keeps its own response HdrHistogram
-/// (about 270 KiB), so this bounds the memory of any schedule.
+/// (264 KiB), so this bounds the memory of any schedule.
 pub const MAX_STAGES: usize = 100;
 
 /// One reported stretch, in seconds from the start of the run.
