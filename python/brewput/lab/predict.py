@@ -22,7 +22,7 @@ MACHINES = ("grinder", "espresso", "steamer")
 # but every customer of a large population must come round often enough to pass the
 # start, when all of them order at once (at 10,000 customers, 50,000 lattes leave
 # multi-2 3 % short of its 1500/s).
-CUSTOMERS, REPLICATIONS, ROUNDS = 50_000, 3, 50
+CUSTOMERS, REPLICATIONS, ROUNDS = 50_000, 3, 20
 
 
 def model_file(implementation: str) -> Path:
