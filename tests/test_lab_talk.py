@@ -297,3 +297,24 @@ def test_measure_at_one_cpu_runs_and_says_what_is_model_only():
     machine = len(os.sched_getaffinity(0))
     if machine < 6:
         assert f"lab: measured at 1 CPU on this machine ({machine} CPUs); 6 CPUs are model only here" in text
+
+
+def test_ctrl_c_during_a_measurement_prints_what_finished_and_exits_130(tmp_path):
+    import signal
+    import time
+
+    pytest.importorskip("brewput._native")
+    run = subprocess.Popen([sys.executable, "-m", "brewput", "lab", "talk", "--table", "varycpu", "--cpus", "1",
+                            "--impl", "ideal,locking", "--measure", "--dur", "20s", "-o", str(tmp_path / "rows.json")],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"})
+    time.sleep(4.0)  # start-up and the first prediction done, ideal's first measurement under way
+    run.send_signal(signal.SIGINT)
+    stdout, stderr = run.communicate(timeout=60)
+    assert run.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    throughput, _ = printed_tables(stdout).values()
+    assert throughput == [["ideal", "1", "248", "250", "-0.8%", "-", ""]]   # locking's point never started
+    assert "interrupted by Ctrl-C at the last row" in " ".join(stdout.split())
+    saved = json.loads((tmp_path / "rows.json").read_text())
+    assert [(r["mode"], r["unmeasured"]) for r in saved["rows"]] == [("ideal", "interrupted")]

@@ -95,29 +95,29 @@ def measure(row: TalkRow, settings: CoffeeSettings) -> dict:
 def compare(tables: Dict[str, List[TalkRow]], *, measure_with: Optional[CoffeeSettings] = None,
             machine_cpus: int = 1, progress: Optional[Progress] = None) -> List[Comparison]:
     """Every row predicted; with `measure_with`, measured too where this machine can.
-    Ctrl-C during a measurement keeps what finished: every row is still predicted,
-    and the ones left unmeasured say `interrupted`."""
+    Ctrl-C during a measurement ends the run with what finished: the comparisons
+    before it, and the interrupted point (predicted, `unmeasured: interrupted`) last."""
     rows = [(name, row) for name, table in tables.items() for row in table]
     to_measure = {k for k, (_, row) in enumerate(rows)
                   if measure_with is not None and why_unmeasurable(row, machine_cpus) is None}
     total, done = len(rows) + len(to_measure), 0
-    comparisons, interrupted = [], False
+    comparisons = []
     for k, (name, row) in enumerate(rows):
         comparison = Comparison(name, row, predict(row))
         done += 1
         if progress:
             progress(done, total)
-        if k in to_measure and not interrupted:
+        if k in to_measure:
             try:
                 results = measure(row, measure_with)
-                comparison = replace(comparison, measured=Figures.of(results), lab_results=results)
             except KeyboardInterrupt:
-                interrupted = True
+                comparisons.append(replace(comparison, unmeasured="interrupted"))
+                break
+            comparison = replace(comparison, measured=Figures.of(results), lab_results=results)
             done += 1
             if progress:
                 progress(done, total)
-        if measure_with is not None and comparison.measured is None:
-            why = "interrupted" if k in to_measure else why_unmeasurable(row, machine_cpus)
-            comparison = replace(comparison, unmeasured=why)
+        elif measure_with is not None:
+            comparison = replace(comparison, unmeasured=why_unmeasurable(row, machine_cpus))
         comparisons.append(comparison)
     return comparisons

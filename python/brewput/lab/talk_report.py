@@ -75,9 +75,8 @@ def talk_notes(comparisons: Sequence[Comparison], machine_cpus: Optional[int]) -
         crowded = sorted({c.talk.par for c in comparisons if c.unmeasured and "customers" in c.unmeasured})
         if crowded:
             text += f"; {', '.join(f'{p:,}' for p in crowded)} customers are beyond the lab's limit"
-        interrupted = sum(c.unmeasured == "interrupted" for c in comparisons)
-        if interrupted:
-            text += f"; {interrupted} points left unmeasured by Ctrl-C"
+        if any(c.unmeasured == "interrupted" for c in comparisons):
+            text += "; interrupted by Ctrl-C at the last row, the points after it not shown"
         notes.append(text + ".")
     return notes
 
@@ -99,12 +98,13 @@ def throughput_chart(comparisons: Sequence[Comparison]) -> Optional[Chart]:
         return None
     modes = list(dict.fromkeys(c.talk.mode for c in rows))
     panels: Dict[str, Panel] = {}
-    for i, mode in enumerate(modes):
+    for mode in modes:
         mine = sorted((c for c in rows if c.talk.mode == mode), key=lambda c: c.talk.maxprocs)
         family = _family(mode)
         panel = panels.setdefault(family, Panel(family, "cpus", "lattes per second",
                                                 engines=[("solid", "talk"), ("dash", "brewput's model"),
                                                          ("dot", "the lab")]))
+        i = len({line.group for line in panel.items})   # a colour per implementation within its panel
         cpus = [c.talk.maxprocs for c in mine]
         for label, dash, values in (("talk", "solid", [c.talk.thru_per_s for c in mine]),
                                     ("model", "dash", [c.predicted and c.predicted.thru_per_s for c in mine]),
