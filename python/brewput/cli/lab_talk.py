@@ -59,13 +59,13 @@ def lab_talk(
         comparisons = compare(tables, measure_with=settings if measure else None, machine_cpus=machine or 1,
                               progress=progress)
     _warn(comparisons)
-    show_all([*talk_grids(comparisons, measured=measure), *talk_notes(comparisons, machine)])
+    grids, notes = talk_grids(comparisons, measured=measure), talk_notes(comparisons, machine)
+    show_all([*grids, *notes])
+    # The tables are out first: an output that cannot be written loses nothing shown (exit 2 after).
     written = True
-    for label, path, write in (("rows", output, lambda: write_talk_file(output, comparisons, command_line())),
-                               ("report", report, lambda: write_talk_page(report, comparisons,
-                                                                          talk_grids(comparisons, measure),
-                                                                          talk_notes(comparisons, machine),
-                                                                          command_line()))):
+    outputs = (("rows", output, lambda: write_talk_file(output, comparisons, command_line())),
+               ("report", report, lambda: write_talk_page(report, comparisons, grids, notes, command_line())))
+    for label, path, write in outputs:
         if path is not None:
             try:
                 err.print(f"{label}: {write()}", soft_wrap=True)

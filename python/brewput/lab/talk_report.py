@@ -1,6 +1,6 @@
-"""What `brewput lab talk` shows: a table per talk's table (its figure, the model's
-and the relative error, and the lab's measurement when asked), printed and on the
-report page as the same Grids, and the chart of throughput against CPUs per
+"""What `brewput lab talk` shows: per talk's table, a throughput and a latency table
+(its figure, the model's and the relative error, and the lab's measurement when
+asked), printed and on the report page as the same Grids, and the chart of throughput against CPUs per
 implementation (the talk solid, predicted dashed, measured dotted)."""
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Dict, List, Optional, Sequence
 from ..figures import number, signed_percent
 from ..report.grid import Grid
 from ..report.spec import Chart, Line, Panel, color, marker
+from .options import LIMITS
 from .table import relative_error
 from .talk_compare import Comparison
 
@@ -23,8 +24,6 @@ SOURCE = "github.com/Sajmani/dotgo, coffee/ at cd10902 (2017-11-04), kept in exa
 ERROR_NOTE = ("talk vs model = (talk - model) / model{lab}. The talk's latency starts when a worker takes the order "
               "(time in its request queue is not counted), brewput's when the customer orders: the same where "
               "customers = CPUs (nobody waits for a worker), not beyond.")
-
-
 FIGURES = (("thru_per_s", "throughput, lattes/s"), ("p50_ms", "median latency, ms"))
 
 
@@ -72,7 +71,7 @@ def talk_notes(comparisons: Sequence[Comparison], machine_cpus: Optional[int]) -
                 else f"lab: nothing measured on this machine ({machine_cpus} CPUs)")
         if over:
             text += f"; {_counts(over)} are model only here (a larger machine measures them)"
-        crowded = sorted({c.talk.par for c in comparisons if c.unmeasured and "customers" in c.unmeasured})
+        crowded = sorted({c.talk.par for c in comparisons if c.talk.par > LIMITS["par"].high})
         if crowded:
             text += f"; {', '.join(f'{p:,}' for p in crowded)} customers are beyond the lab's limit"
         if any(c.unmeasured == "interrupted" for c in comparisons):
