@@ -255,6 +255,15 @@ def test_the_model_only_tables_at_1_to_6_cpus_show_each_truth():
                                                for mode in ("ideal", "locking")]
 
 
+def test_tables_left_without_points_by_impl_and_cpus_are_said_not_dropped_silently():
+    run = brewput("lab", "talk", "--impl", "ideal", "--cpus", "1")
+    assert run.returncode == 0, run.stderr
+    assert list(printed_tables(run.stdout)) == ["varycpu (customers = CPUs): throughput, lattes/s",
+                                                "varycpu (customers = CPUs): median latency, ms"]
+    assert ("No points in the talk's jitter/multi/overload tables for the --impl and --cpus asked for."
+            in " ".join(run.stdout.split()))
+
+
 def test_report_writes_the_page_with_the_tables_and_the_chart_and_o_writes_the_rows(tmp_path):
     run = brewput("lab", "talk", "--table", "varycpu,jitter", "--impl", "ideal,linearpipe-0",
                   "--report", tmp_path / "page", "-o", tmp_path / "rows.csv")

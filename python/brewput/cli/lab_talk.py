@@ -60,6 +60,9 @@ def lab_talk(
                               progress=progress)
     _warn(comparisons)
     grids, notes = talk_grids(comparisons, measured=measure), talk_notes(comparisons, machine)
+    empty = [name for name, rows in tables.items() if not rows]
+    if empty:
+        notes.append(f"No points in {_named({name: [] for name in empty})} for the --impl and --cpus asked for.")
     show_all([*grids, *notes])
     # The tables are out first: an output that cannot be written loses nothing shown (exit 2 after).
     written = True
