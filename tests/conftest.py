@@ -52,6 +52,13 @@ def widened(res, path):
     return value, (hi - lo) / 2 * factor
 
 
+def student_interval(values, confidence=0.999):
+    """The mean of independent runs (numpy array, one row per run) and the
+    half-width of its Student-t interval at `confidence`."""
+    half = student_t.ppf(0.5 + confidence / 2, len(values) - 1) * values.std(0, ddof=1) / len(values) ** 0.5
+    return values.mean(0), half
+
+
 def assert_close(value, truth, tol, *, floor=0.0, what=""):
     """|value - truth| <= max(tol, floor x |truth|)."""
     allowed = max(tol, floor * abs(truth))

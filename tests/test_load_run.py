@@ -2,16 +2,15 @@
 the rate it holds, its stages, coordinated omission (a stall shows in the
 response time and not in the service time), and M/M/c behind HTTP beside
 Erlang C. Every run is a few seconds at a few hundred requests per second."""
-import math
 
 import numpy as np
 import pytest
-from scipy.stats import t as student_t
 
 from brewput.analytic.queues import mmc
 from brewput.loadtest import measure
 from brewput.loadtest import options as opt
 from brewput.loadtest.results import to_results
+from conftest import student_interval
 from load_server import serving
 
 
@@ -77,11 +76,6 @@ def _batch(url, runs, **kwargs):
                      for i in range(runs)])
 
 
-def _interval(values, confidence=0.999):
-    half = student_t.ppf(0.5 + confidence / 2, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values))
-    return values.mean(), half
-
-
 def test_mmc_behind_http_agrees_with_erlang_c():
     # M/M/2 at 50 %: service exp(5 ms), Poisson arrivals at 200/s. The
     # measured response includes the loopback HTTP round trip, which the model
@@ -89,11 +83,11 @@ def test_mmc_behind_http_agrees_with_erlang_c():
     # connections) and added to Erlang C's response time. The tolerance is the
     # 99.9 % Student-t interval over independent runs of each.
     with serving("const(0)", workers=2, seed=5) as url:
-        overhead, overhead_half = _interval(_batch(url, 3, rate="200", arrivals="poisson", duration="1s"))
+        overhead, overhead_half = student_interval(_batch(url, 3, rate="200", arrivals="poisson", duration="1s"))
     with serving("exp(5ms)", workers=2, seed=7) as url:
         # Ten short runs rather than five long ones: the same samples, but nine
         # degrees of freedom make the 99.9 % interval half as wide as four do.
-        measured, half = _interval(_batch(url, 10, rate="200", arrivals="poisson", duration="2s", warmup="0.25s"))
+        measured, half = student_interval(_batch(url, 10, rate="200", arrivals="poisson", duration="2s", warmup="0.25s"))
     truth = mmc(200.0, 0.005, 2).response * 1e3 + overhead
     assert abs(measured - truth) <= half + overhead_half, (measured, truth, half, overhead)
     assert overhead < 2.0, "the loopback round trip should be far below the service time"

@@ -3,19 +3,18 @@ measured on its own (the responses whose intended start fell in it) and, with
 `--predict`, set beside the model solved and simulated at the stage's rate.
 Against the demo server on 127.0.0.1; every run lasts at most 2 s."""
 import json
-import math
 import subprocess
 import sys
 
 import numpy as np
 import pytest
-from scipy.stats import t as student_t
 
 from brewput.analytic.queues import mmc
 from brewput.loadtest import measure
 from brewput.loadtest import options as opt
 from brewput.loadtest.predict import beside
 from brewput.loadtest.results import to_results
+from conftest import student_interval
 from load_server import serving
 
 STEP = "200x1s,600x1s"
@@ -61,11 +60,6 @@ def test_each_step_holds_its_rate_and_the_stages_add_up_to_the_run():
         assert sum(s[key] for s in stages) == load[total], key
 
 
-def _interval(values, confidence=0.999):
-    half = student_t.ppf(0.5 + confidence / 2, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values))
-    return values.mean(0), half
-
-
 def test_each_step_agrees_with_its_prediction(tmp_path):
     # M/M/2 with exp(2 ms) service, Poisson steps of 200/s then 600/s (20 % and
     # 60 % busy). Each stage's prediction is Erlang C at its own rate; the
@@ -87,9 +81,9 @@ def test_each_step_agrees_with_its_prediction(tmp_path):
         return np.array(rows)
 
     with serving("const(0)", workers=2, seed=5) as url:
-        overhead, overhead_half = _interval(means(url, 3))
+        overhead, overhead_half = student_interval(means(url, 3))
     with serving("exp(2ms)", workers=2, seed=7) as url:
-        measured, half = _interval(means(url, 8))
+        measured, half = student_interval(means(url, 8))
     truth = np.array([mmc(rate, 0.002, 2).response * 1e3 for rate in (200.0, 600.0)]) + overhead
     assert np.all(np.abs(measured - truth) <= half + overhead_half), (measured, truth, half, overhead)
 
