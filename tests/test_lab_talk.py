@@ -105,6 +105,16 @@ def test_a_malformed_table_is_one_error_naming_file_line_and_column(tmp_path, ba
     assert str(caught.value).startswith(f"{path}:3: ") and words in str(caught.value)
 
 
+def test_par_0_means_as_many_customers_as_cpus_as_in_the_talk(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text(GOOD.replace("ideal,1,1,", "ideal,0,4,") + "\n", encoding="utf-8")
+    (row,) = read_table(path)
+    assert (row.par, row.maxprocs) == (4, 4)
+    path.write_text(GOOD.replace("ideal,1,1,", "ideal,0,0,") + "\n", encoding="utf-8")
+    with pytest.raises(BrewputError, match=r"t.csv:1: maxprocs: expected at least 1 CPU"):
+        read_table(path)
+
+
 def test_an_unreadable_table_is_one_error_naming_the_file(tmp_path):
     with pytest.raises(BrewputError, match="missing.csv: cannot read"):
         read_table(tmp_path / "missing.csv")

@@ -33,7 +33,7 @@ _GO_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|μs|ms|s|m|h)")
 class TalkRow:
     """One published point: an implementation at a CPU count, customer count and jitter."""
     mode: str
-    par: int                    # concurrent customers (closed loop)
+    par: int                    # concurrent customers (closed loop), 0 in a file read as maxprocs
     maxprocs: int               # CPUs (GOMAXPROCS)
     ops: int                    # lattes made in the run
     thru_per_s: float           # lattes per second
@@ -79,7 +79,12 @@ def _row(fields: List[str]) -> TalkRow:
     cell = dict(zip(COLUMNS, (f.strip() for f in fields)))
     if not cell["mode"]:
         raise ValueError("mode: empty")
-    return TalkRow(mode=cell["mode"], par=_whole(cell, "par"), maxprocs=_whole(cell, "maxprocs"),
+    maxprocs = _whole(cell, "maxprocs")
+    if maxprocs == 0:
+        raise ValueError("maxprocs: expected at least 1 CPU, got '0'")
+    # The talk's --par=0 means as many customers as CPUs (its files print the count it resolved to).
+    par = _whole(cell, "par") or maxprocs
+    return TalkRow(mode=cell["mode"], par=par, maxprocs=maxprocs,
                    ops=_whole(cell, "ops"), thru_per_s=_number(cell, "thru"),
                    latency_ms={name: _number(cell, name) for name in PERCENTILES},
                    jitter_ms=_duration(cell, "jitter"), duration_ms=_duration(cell, "dur"),
