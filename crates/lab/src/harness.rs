@@ -314,8 +314,10 @@ fn merged(customers: Vec<Joined<Result<Latencies, LabError>>>) -> Result<Latenci
 }
 
 /// `par` customers ordering back to back; each order's intended start is when
-/// its customer placed it. Between orders a customer yields its processor, as
-/// the talk's workers do when they hand each latency to the sampler goroutine.
+/// its customer placed it. Between orders a customer yields its processor (to
+/// the back of the run queue), so more customers than CPUs share them even in
+/// the ideal kitchen, which never waits: Go's preemption does that for the
+/// talk's goroutines.
 fn closed(
     runtime: &Runtime,
     kitchen: &Arc<Kitchen>,
