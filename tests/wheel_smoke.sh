@@ -79,6 +79,9 @@ step "report of a record" "report-again" brewput report results.json -o report-a
 [ -f report-again/index.html ] || { echo "FAILED: brewput report wrote no index.html" >&2; exit 1; }
 step "lab with repetitions" "ideal" brewput lab coffee --impl ideal --cpus 1 --dur 100ms --warmup 10ms --repetitions 2
 step "lab --predict" "ideal" brewput lab coffee --impl ideal --cpus 1 --dur 100ms --warmup 10ms --repetitions 2 --predict
+step "lab, a thread per barista" "threads runtime" brewput lab coffee --impl linearpipe-0 --cpus 1 --dur 100ms \
+    --warmup 10ms --repetitions 1 --runtime threads
+step "lab talk, its data bundled" "jitter" brewput lab talk --table jitter --impl ideal
 # planning, on the examples and the measured data sets the package ships
 step "fit usl" "N* = floor(sqrt((1 - σ) / κ)) = 96" brewput fit usl examples/data/usl/specsdm91.csv
 step "plan" "chosen: agents=14" brewput plan examples/planning/call-centre.yaml --vary agents=10..20 \
