@@ -9,12 +9,15 @@ Needs `perf` with the sched tracepoints (root, or kernel.perf_event_paranoid
 whole machine's scheduler events while `brewput lab coffee` measures one
 1 s window, then, over the middle of the run, from `perf sched timehist`:
 
-- the CPUs' idle time per latte (a CPU is idle when no task ran on it);
+- the CPUs' idle time per latte, from the lab's own CPU accounting (CPU time
+  available on the run's CPUs less the process's CPU time, over the window);
 - the kitchen's wake-ups per latte (a thread or processor switched in after
   waiting), and the scheduling delay of each (runnable, not yet running);
-- how much of that delay passed while another of the run's CPUs sat idle:
-  a woken thread queued behind a busy CPU while a free one idled, which the
-  model's CPU resource (a free CPU takes any waiting step at once) never does;
+- how much of that delay passed while the CPU it then ran on sat idle (waking
+  an idle CPU: on a virtual machine, the hypervisor must run the idle vCPU
+  again) and while another of the run's CPUs sat idle (a woken thread queued
+  behind a busy CPU while a free one idled); the model's CPU resource (a free
+  CPU takes any waiting step at once) has neither;
 - migrations per latte (a kitchen thread switched in on another CPU than last).
 
 Prints Markdown for docs/lab.md and bench/RESULTS.md and saves the figures
@@ -55,13 +58,14 @@ def main() -> None:
     (HERE / "lab_handoffs.json").write_text(json.dumps(rows, indent=1) + "\n")
     print(f"`python bench/lab_handoffs.py {' '.join(sys.argv[1:])}`, {args.cpus} CPUs, one {args.dur} window each.\n")
     print("| implementation | runtime | lattes/s | idle CPU per latte (ms) | wake-ups per latte | "
-          "delay per wake-up, mean / p99 (ms) | delay per latte while another CPU idled (ms) | "
-          "migrations per latte |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+          "delay per wake-up, mean / p99 (ms) | delay per latte (ms) | of it, own CPU idle | of it, another CPU "
+          "idle | migrations per latte |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['implementation']} | {r['runtime']} | {r['lattes_per_s']:.0f} | {r['idle_ms_per_latte']:.3f} | "
-              f"{r['wakeups_per_latte']:.2f} | {r['delay_mean_ms']:.3f} / {r['delay_p99_ms']:.3f} | "
-              f"{r['delay_beside_idle_ms_per_latte']:.3f} | {r['migrations_per_latte']:.2f} |")
+        print(f"| {r['implementation']} | {r['runtime']} | {r['lattes_per_s']:.0f} | {r['idle_ms_per_latte']:.2f} | "
+              f"{r['wakeups_per_latte']:.2f} | {r['delay_mean_ms']:.3f} / {r['delay_p99_ms']:.2f} | "
+              f"{r['delay_ms_per_latte']:.2f} | {r['delay_own_cpu_idle_ms_per_latte']:.2f} | "
+              f"{r['delay_beside_idle_ms_per_latte']:.2f} | {r['migrations_per_latte']:.2f} |")
 
 
 def measure(implementation: str, runtime: str, cpus: int, dur: str) -> dict:
@@ -77,8 +81,9 @@ def measure(implementation: str, runtime: str, cpus: int, dur: str) -> dict:
         results = json.loads(record.read_text())["scenarios"][0]["results"]
     lattes_per_s = results["classes"]["latte"]["throughput"] * 1e3
     cpu_ids = results["settings"]["cpu_ids"]
+    idle_ms_per_latte = (1 - results["resources"]["cpu"]["utilization"]) * len(cpu_ids) * 1e3 / lattes_per_s
     return {"implementation": implementation, "runtime": runtime, "lattes_per_s": lattes_per_s,
-            **analyse(timehist, cpu_ids, lattes_per_s)}
+            "idle_ms_per_latte": idle_ms_per_latte, **analyse(timehist, cpu_ids, lattes_per_s)}
 
 
 def analyse(timehist: str, cpu_ids: list, lattes_per_s: float) -> dict:
@@ -96,21 +101,23 @@ def analyse(timehist: str, cpu_ids: list, lattes_per_s: float) -> dict:
     lattes = lattes_per_s * span
     busy = {cpu: merged([(s, e) for s, e, c, *_ in runs if c == cpu and e > t0 and s < t1]) for cpu in cpu_ids}
     idle = {cpu: complement(intervals, t0, t1) for cpu, intervals in busy.items()}
-    delays, beside_idle, migrations, last_cpu = [], 0.0, 0, {}
+    delays, own_idle, beside_idle, migrations, last_cpu = [], 0.0, 0.0, 0, {}
     for start, end, cpu, tid, _, _, delay in kitchen:
         if t0 <= start <= t1:
             if delay > 0:
                 delays.append(delay)
                 woken = start - delay
-                beside_idle += max(overlap(idle[other], woken, start) for other in cpu_ids if other != cpu) \
-                    if len(cpu_ids) > 1 else 0.0
+                own_idle += overlap(idle.get(cpu, []), woken, start)
+                beside_idle += max((overlap(idle[other], woken, start) for other in cpu_ids if other != cpu),
+                                   default=0.0)
             migrations += tid in last_cpu and last_cpu[tid] != cpu
         last_cpu[tid] = cpu
     delays.sort()
-    idle_s = sum(e - s for intervals in idle.values() for s, e in intervals)
-    return {"window_s": span, "idle_ms_per_latte": idle_s * 1e3 / lattes, "wakeups_per_latte": len(delays) / lattes,
+    return {"window_s": span, "wakeups_per_latte": len(delays) / lattes,
             "delay_mean_ms": 1e3 * sum(delays) / max(len(delays), 1),
             "delay_p99_ms": 1e3 * delays[int(0.99 * (len(delays) - 1))] if delays else 0.0,
+            "delay_ms_per_latte": sum(delays) * 1e3 / lattes,
+            "delay_own_cpu_idle_ms_per_latte": own_idle * 1e3 / lattes,
             "delay_beside_idle_ms_per_latte": beside_idle * 1e3 / lattes,
             "migrations_per_latte": migrations / lattes}
 
