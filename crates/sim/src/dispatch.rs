@@ -2,7 +2,10 @@
 //! chosen by the step's policy from what it may read: the jobs now in each
 //! branch (its own count), and through `Occupancy` the branches' first
 //! stations. Under `shared` the job instead waits in one FIFO queue in front
-//! of the branches until the first station of one of them has a free server.
+//! of the branches until the first station of one of them is `open`: has a
+//! free server that none of the jobs waiting there takes first (in a model
+//! with resources a job may wait beside a free server for its tokens, or
+//! until the event is settled, and so may many sent there in one event).
 //!
 //! Why a file of its own: every policy's choice, the jobs counted in each
 //! branch and the shared queues are kept and decided here; each method
@@ -10,7 +13,7 @@
 //! simulation moves the job there. Invariants: a branch's count is the jobs
 //! that took it and have not ended it or left the system from inside it
 //! (`left`, `left_all`); a shared queue is non-empty only while none of its
-//! branches' first stations has a free server, once an event is settled.
+//! branches' first stations is open, once an event is settled.
 
 use std::collections::VecDeque;
 
@@ -48,7 +51,7 @@ impl Dispatchers {
         dispatchers
     }
 
-    /// Whether a shared queue waits for a free server at `station`.
+    /// Whether a shared queue waits for `station` to open.
     #[inline]
     pub fn feeds_shared(&self, station: u32) -> bool {
         self.shared_at.get(station as usize).is_some_and(|shared| !shared.is_empty())
@@ -56,11 +59,19 @@ impl Dispatchers {
 
     /// `job` arrives at dispatch step `step`: the first step of the branch it
     /// takes, or `None` when it waits in the step's shared queue (behind
-    /// others already waiting there, or when no branch has a free server).
-    pub fn enter<R: Rng>(&mut self, step: &DispatchStep, job: u32, rng: &mut R, stations: &(impl Occupancy + ?Sized)) -> Option<u32> {
+    /// others already waiting there, or when no branch's first station is
+    /// `open`: see the module's docs).
+    pub fn enter<R: Rng>(
+        &mut self,
+        step: &DispatchStep,
+        job: u32,
+        rng: &mut R,
+        stations: &(impl Occupancy + ?Sized),
+        open: impl Fn(u32) -> bool,
+    ) -> Option<u32> {
         let dispatcher = &mut self.each[step.id as usize];
         let waiting_before = !dispatcher.shared.is_empty();
-        match (!waiting_before).then(|| dispatcher.choose(step, rng, stations)).flatten() {
+        match (!waiting_before).then(|| dispatcher.choose(step, rng, stations, open)).flatten() {
             Some(branch) => Some(step.branches[branch as usize]),
             None => {
                 dispatcher.shared.push_back(job);
@@ -77,14 +88,14 @@ impl Dispatchers {
         station: u32,
         from: &mut usize,
         classes: &[ClassPlan],
-        stations: &(impl Occupancy + ?Sized),
+        open: impl Fn(u32) -> bool,
     ) -> Option<(u32, u32)> {
         let shared = self.shared_at.get(station as usize)?;
         while let Some(&(class, step)) = shared.get(*from) {
             let StepKind::Dispatch(d) = &classes[class as usize].steps[step as usize].kind else {
                 unreachable!("shared_at lists dispatch steps");
             };
-            if let Some((job, branch)) = self.each[d.id as usize].admit_shared(d, stations) {
+            if let Some((job, branch)) = self.each[d.id as usize].admit_shared(d, &open) {
                 return Some((job, d.branches[branch as usize]));
             }
             *from += 1;
@@ -127,8 +138,14 @@ impl Dispatcher {
     }
 
     /// The branch for a job arriving now; `None` under `shared` when no
-    /// branch's first station has a free server (the job waits in `shared`).
-    fn choose<R: Rng>(&mut self, step: &DispatchStep, rng: &mut R, stations: &(impl Occupancy + ?Sized)) -> Option<u32> {
+    /// branch's first station is `open` (the job waits in `shared`).
+    fn choose<R: Rng>(
+        &mut self,
+        step: &DispatchStep,
+        rng: &mut R,
+        stations: &(impl Occupancy + ?Sized),
+        open: impl Fn(u32) -> bool,
+    ) -> Option<u32> {
         let branches = step.branches.len() as u32;
         let first = |b: u32| step.first_stations[b as usize];
         let branch = match step.policy {
@@ -153,17 +170,17 @@ impl Dispatcher {
             }
             Policy::LeastUtilized => (0..branches)
                 .min_by(|&a, &b| stations.busy_fraction(first(a)).total_cmp(&stations.busy_fraction(first(b))))?,
-            Policy::Shared => (0..branches).find(|&b| stations.has_free_server(first(b)))?,
+            Policy::Shared => (0..branches).find(|&b| open(first(b)))?,
         };
         self.in_branch[branch as usize] += 1;
         Some(branch)
     }
 
-    /// `shared`: the branch whose first station has a free server now, for
-    /// the job at the head of the shared queue.
-    fn admit_shared(&mut self, step: &DispatchStep, stations: &(impl Occupancy + ?Sized)) -> Option<(u32, u32)> {
+    /// `shared`: the branch whose first station is `open` now, for the job
+    /// at the head of the shared queue.
+    fn admit_shared(&mut self, step: &DispatchStep, open: impl Fn(u32) -> bool) -> Option<(u32, u32)> {
         self.shared.front()?;
-        let branch = (0..step.branches.len() as u32).find(|&b| stations.has_free_server(step.first_stations[b as usize]))?;
+        let branch = (0..step.branches.len() as u32).find(|&b| open(step.first_stations[b as usize]))?;
         self.in_branch[branch as usize] += 1;
         Some((self.shared.pop_front().expect("checked"), branch))
     }
@@ -180,10 +197,16 @@ mod tests {
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 
-    /// Two stations: busy fractions and free servers as given.
+    /// Two stations: busy fractions and open ones as given.
     struct Fixed {
         busy: [f64; 2],
         free: [bool; 2],
+    }
+
+    impl Fixed {
+        fn open(&self) -> impl Fn(u32) -> bool + '_ {
+            |station| self.free[station as usize]
+        }
     }
 
     impl Occupancy for Fixed {
@@ -195,9 +218,6 @@ mod tests {
         }
         fn busy_fraction(&self, station: u32) -> f64 {
             self.busy[station as usize]
-        }
-        fn has_free_server(&self, station: u32) -> bool {
-            self.free[station as usize]
         }
         fn has_room(&self, _: u32, _: bool) -> bool {
             true
@@ -213,21 +233,21 @@ mod tests {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
         let idle = Fixed { busy: [0.5, 0.0], free: [false, true] };
         let mut rr = Dispatcher::new(2);
-        let turns: Vec<_> = (0..4).map(|_| rr.choose(&step(Policy::RoundRobin), &mut rng, &idle)).collect();
+        let turns: Vec<_> = (0..4).map(|_| rr.choose(&step(Policy::RoundRobin), &mut rng, &idle, idle.open())).collect();
         assert_eq!(turns, [Some(0), Some(1), Some(0), Some(1)]);
         let mut jsq = Dispatcher::new(2);
-        assert_eq!(jsq.choose(&step(Policy::ShortestQueue), &mut rng, &idle), Some(0), "ties: file order");
-        assert_eq!(jsq.choose(&step(Policy::ShortestQueue), &mut rng, &idle), Some(1));
+        assert_eq!(jsq.choose(&step(Policy::ShortestQueue), &mut rng, &idle, idle.open()), Some(0), "ties: file order");
+        assert_eq!(jsq.choose(&step(Policy::ShortestQueue), &mut rng, &idle, idle.open()), Some(1));
         jsq.left(1);
         jsq.left(0);
-        assert_eq!(jsq.choose(&step(Policy::ShortestQueue), &mut rng, &idle), Some(0));
-        assert_eq!(Dispatcher::new(2).choose(&step(Policy::LeastUtilized), &mut rng, &idle), Some(1));
+        assert_eq!(jsq.choose(&step(Policy::ShortestQueue), &mut rng, &idle, idle.open()), Some(0));
+        assert_eq!(Dispatcher::new(2).choose(&step(Policy::LeastUtilized), &mut rng, &idle, idle.open()), Some(1));
         let mut shared = Dispatcher::new(2);
-        assert_eq!(shared.choose(&step(Policy::Shared), &mut rng, &idle), Some(1));
+        assert_eq!(shared.choose(&step(Policy::Shared), &mut rng, &idle, idle.open()), Some(1));
         let full = Fixed { busy: [1.0, 1.0], free: [false, false] };
-        assert_eq!(shared.choose(&step(Policy::Shared), &mut rng, &full), None);
+        assert_eq!(shared.choose(&step(Policy::Shared), &mut rng, &full, full.open()), None);
         let mut random = Dispatcher::new(2);
-        let firsts = (0..20_000).filter(|_| random.choose(&step(Policy::Random), &mut rng, &idle) == Some(0)).count();
+        let firsts = (0..20_000).filter(|_| random.choose(&step(Policy::Random), &mut rng, &idle, idle.open()) == Some(0)).count();
         // binomial(20000, 0.25): sd 61
         assert!((firsts as f64 - 5000.0).abs() < 300.0, "{firsts}");
     }
@@ -237,9 +257,90 @@ mod tests {
         let mut d = Dispatcher::new(2);
         d.shared.extend([7, 8]);
         let full = Fixed { busy: [1.0, 1.0], free: [false, false] };
-        assert_eq!(d.admit_shared(&step(Policy::Shared), &full), None);
+        assert_eq!(d.admit_shared(&step(Policy::Shared), full.open()), None);
         let second_free = Fixed { busy: [1.0, 0.0], free: [false, true] };
-        assert_eq!(d.admit_shared(&step(Policy::Shared), &second_free), Some((7, 1)));
+        assert_eq!(d.admit_shared(&step(Policy::Shared), second_free.open()), Some((7, 1)));
         assert_eq!(d.shared.len(), 1);
+    }
+
+    /// `population` customers with no think time at a shared dispatch over
+    /// `branches` pipelines of `steps` one-server stations (buffers of
+    /// `buffer`), each step serving for exactly 1 and holding one of `cpus`
+    /// tokens.
+    fn pipelines(branches: u32, steps: u32, buffer: u32, cpus: u32, population: u32) -> crate::CompiledModel {
+        let stations: Vec<_> = (0..branches * steps)
+            .map(|s| serde_json::json!({"name": format!("s{s}"), "servers": 1, "capacity": 1 + buffer, "discipline": "fifo"}))
+            .collect();
+        let mut route = vec![serde_json::json!({"kind": "dispatch", "policy": "shared", "next": [[null, 1.0]],
+                                                "branches": (0..branches).map(|b| 1 + b * steps).collect::<Vec<_>>()})];
+        for station in 0..branches * steps {
+            let next = if (station + 1) % steps == 0 { None } else { Some(station + 2) };
+            route.push(serde_json::json!({"station": station, "service": {"kind": "const", "value": 1.0}, "uses": [0],
+                                          "next": [[next, 1.0]], "scope": 0}));
+        }
+        let model = serde_json::json!({
+            "stations": stations,
+            "resources": [{"name": "cpu", "tokens": cpus}],
+            "classes": [{"name": "c", "priority": 0, "steps": route,
+                         "source": {"kind": "closed", "population": population, "think": {"kind": "const", "value": 0.0}}}]
+        });
+        crate::CompiledModel::from_json(&model.to_string()).expect("a valid model")
+    }
+
+    /// Throughput, mean and longest response and the stations'
+    /// utilizations; every service is deterministic, so after the warmup
+    /// each is exact.
+    fn measured(model: &crate::CompiledModel) -> (f64, [f64; 2], Vec<f64>) {
+        let settings = crate::RunSettings {
+            seed: 1,
+            replications: 2,
+            threads: Some(1),
+            stop: crate::Stop::Customers { count: 20_000 },
+            warmup: crate::Warmup::Customers { count: 2_000 },
+            distribution: false,
+        };
+        let summary = crate::run(model, &settings).expect("the run ends");
+        let class = &summary.classes[0];
+        let busy = summary.stations.iter().map(|s| s.utilization.as_ref().expect("finite servers").mean).collect();
+        (class.throughput.mean, [class.response_time.mean.mean, class.response_time.max], busy)
+    }
+
+    fn assert_near(what: &str, got: f64, truth: f64) {
+        assert!((got - truth).abs() <= 1e-3 * truth, "{what}: {got}, truth {truth}");
+    }
+
+    /// First come, first served from one queue, at the same pace: every
+    /// customer's response is the mean.
+    fn assert_every_response(what: &str, [mean, longest]: [f64; 2], truth: f64) {
+        assert_near(&format!("{what}: mean response"), mean, truth);
+        assert_near(&format!("{what}: longest response"), longest, truth);
+    }
+
+    #[test]
+    fn steps_holding_tokens_leave_no_branch_of_a_shared_queue_idle() {
+        // Two single servers from one queue, 100 customers: 2 a time unit,
+        // and each waits for the 99 ahead of it, 50 time units (Little).
+        let (throughput, response, busy) = measured(&pipelines(2, 1, 0, 100, 100));
+        assert_near("throughput", throughput, 2.0);
+        assert_every_response("100 cpus", response, 100.0 / 2.0);
+        assert_near("busy a", busy[0], 1.0);
+        assert_near("busy b", busy[1], 1.0);
+        // One token: the token is the single server.
+        let (throughput, response, _) = measured(&pipelines(2, 1, 0, 1, 100));
+        assert_near("throughput, 1 cpu", throughput, 1.0);
+        assert_every_response("1 cpu", response, 100.0);
+    }
+
+    #[test]
+    fn pipelines_of_several_steps_with_buffers_behind_a_shared_queue() {
+        // Three pipelines of two steps, each 1 a time unit.
+        let (throughput, response, busy) = measured(&pipelines(3, 2, 5, 100, 60));
+        assert_near("throughput", throughput, 3.0);
+        assert_every_response("100 cpus", response, 60.0 / 3.0);
+        busy.iter().for_each(|&b| assert_near("busy", b, 1.0));
+        // Two tokens for two token-time-units a customer: 1 a time unit.
+        let (throughput, response, _) = measured(&pipelines(3, 2, 5, 2, 60));
+        assert_near("throughput, 2 cpus", throughput, 1.0);
+        assert_near("response, 2 cpus", response[0], 60.0);
     }
 }

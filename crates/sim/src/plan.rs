@@ -38,8 +38,6 @@ pub trait Occupancy {
     fn waiting(&self, station: u32) -> u32;
     /// The fraction of `station`'s servers serving now.
     fn busy_fraction(&self, station: u32) -> f64;
-    /// Whether a job could start at `station` now, were it compatible.
-    fn has_free_server(&self, station: u32) -> bool;
     /// Whether a job may arrive at `station`; `already_here` when it moves
     /// within the station.
     fn has_room(&self, station: u32, already_here: bool) -> bool;

@@ -346,22 +346,25 @@ impl Simulation {
         let StepKind::Dispatch(d) = &self.classes[j.class as usize].steps[step as usize].kind else {
             unreachable!("take_branch is called at dispatch steps");
         };
-        if let Some(first) = self.dispatchers.enter(d, job, &mut self.rng, self.stations.as_slice()) {
+        let (stations, classes, jobs) = (self.stations.as_slice(), self.classes.as_slice(), &self.jobs);
+        let open = |station| starts::has_unclaimed_server(stations, classes, jobs, station);
+        if let Some(first) = self.dispatchers.enter(d, job, &mut self.rng, stations, open) {
             self.jobs[job].next = first;
             self.move_from_outside(job);
         }
     }
 
     /// Jobs waiting in the shared queues of dispatch steps whose branches
-    /// start at `station` go, first come first served, while a branch has a
-    /// free server.
+    /// start at `station` go, first come first served, while a branch's
+    /// first station is open (dispatch.rs).
     #[cold]
     #[inline(never)]
     fn admit_shared(&mut self, station: u32) {
         let mut from = 0;
-        while let Some((job, first)) =
-            self.dispatchers.admit_shared(station, &mut from, &self.classes, self.stations.as_slice())
-        {
+        loop {
+            let (stations, classes, jobs) = (self.stations.as_slice(), self.classes.as_slice(), &self.jobs);
+            let open = |station| starts::has_unclaimed_server(stations, classes, jobs, station);
+            let Some((job, first)) = self.dispatchers.admit_shared(station, &mut from, classes, open) else { break };
             let j = &mut self.jobs[job];
             j.waited += self.now - j.entered_station;
             j.next = first;
@@ -432,7 +435,8 @@ impl Simulation {
         let s = &mut self.stations[station as usize];
         let withdrawn = s.withdraw(class.priority_key, j.work, j.seq, self.now);
         debug_assert!(withdrawn, "a current patience timer names a waiting job");
-        if !s.senders.is_empty() {
+        // With resources a job may wait beside a free server: leaving, it frees it for a shared queue.
+        if !s.senders.is_empty() || self.dispatchers.feeds_shared(station) {
             self.to_admit.push(station);
         }
         self.dispatch(station);

@@ -32,8 +32,21 @@ pub trait Floor {
 /// The step a waiting job is at.
 #[inline]
 fn step(floor: &impl Floor, job: u32) -> &ServeStep {
-    let j = &floor.jobs()[job];
-    floor.classes()[j.class as usize].steps[j.step as usize].serve()
+    step_of(floor.classes(), floor.jobs(), job)
+}
+
+#[inline]
+fn step_of<'a>(classes: &'a [ClassPlan], jobs: &Jobs, job: u32) -> &'a ServeStep {
+    let j = &jobs[job];
+    classes[j.class as usize].steps[j.step as usize].serve()
+}
+
+/// Whether a job sent to `station` now would find a free server that none
+/// of the jobs waiting there takes first (`StationState::has_unclaimed_server`):
+/// what a `shared` dispatch waits for. Asked of the floor's parts, so that
+/// the simulation can ask while it changes its dispatchers.
+pub fn has_unclaimed_server(stations: &[StationState], classes: &[ClassPlan], jobs: &Jobs, station: u32) -> bool {
+    stations[station as usize].has_unclaimed_server(|job, t| step_of(classes, jobs, job).can_be_served_by(t))
 }
 
 /// The job that can start at `station` now, if any.

@@ -62,6 +62,20 @@ impl StationState {
         self.service.has_free_server()
     }
 
+    /// Whether a job arriving now would find a free server that none of the
+    /// jobs waiting here takes first: what a `shared` dispatch waits for. In
+    /// a model with resources a job may wait beside a free server, for its
+    /// tokens or until the event is settled, and that server is as good as
+    /// taken; without them this is whether a server is free. `may_serve(job,
+    /// t)`: whether a server of type `t` may serve `job`.
+    pub fn has_unclaimed_server(&self, may_serve: impl Fn(u32, u32) -> bool) -> bool {
+        match &self.service {
+            Service::Pool(pool) => pool.free_servers() as usize > self.queue.len(),
+            Service::Sharing(_) => true,
+            Service::Typed(typed) => typed.unclaimed(self.queue.iter(), may_serve) > 0,
+        }
+    }
+
     #[inline]
     pub fn head(&self) -> Option<u32> {
         self.queue.head()
@@ -290,13 +304,36 @@ impl Occupancy for [StationState] {
         s.busy_servers() / s.service.servers() as f64
     }
 
-    #[inline]
-    fn has_free_server(&self, station: u32) -> bool {
-        self[station as usize].has_free_server()
-    }
-
     #[inline(always)]
     fn has_room(&self, station: u32, already_here: bool) -> bool {
         self[station as usize].has_room(already_here)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_waiting_beside_a_free_server_has_claimed_it() {
+        let two = Station { name: "a".into(), servers: Some(2), ..Default::default() };
+        let mut station = StationState::new(&two, 1);
+        let anyone = |_, _| true;
+        assert!(station.has_unclaimed_server(anyone));
+        // Two jobs wait (for their tokens) beside the two free servers.
+        station.arrive(7, 0.0, 1.0, 1, 0.0);
+        assert!(station.has_unclaimed_server(anyone));
+        station.arrive(8, 0.0, 1.0, 2, 0.0);
+        assert!(!station.has_unclaimed_server(anyone));
+        station.take_head(0.0);
+        station.serve(7, 0, 1.0, 0.0);
+        assert!(!station.has_unclaimed_server(anyone), "one serving, one waiting");
+        station.service_end(7, 0, 0, 1.0, false);
+        station.leave(0, 1.0, 1.0, false);
+        assert!(station.has_unclaimed_server(anyone));
+        let sharing = Station { name: "ps".into(), servers: Some(1), discipline: Discipline::Ps, ..Default::default() };
+        let mut ps = StationState::new(&sharing, 1);
+        ps.arrive(7, 0.0, 1.0, 1, 0.0);
+        assert!(ps.has_unclaimed_server(anyone), "processor sharing always admits one more");
     }
 }

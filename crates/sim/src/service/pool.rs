@@ -29,6 +29,12 @@ impl ServerPool {
         (self.holders.len() as u32) < self.servers
     }
 
+    /// Servers no job holds (`UNBOUNDED` less the holders for unbounded pools).
+    #[inline]
+    pub fn free_servers(&self) -> u32 {
+        self.servers - self.holders.len() as u32
+    }
+
     #[inline]
     pub fn serving(&self) -> u32 {
         self.holders.len() as u32 - self.blocked

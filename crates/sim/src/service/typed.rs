@@ -91,18 +91,43 @@ impl TypedServers {
     /// file order), under `in_order` the first type in file order with an
     /// idle server. `None` if no allowed server is idle.
     pub fn pick(&self, can_serve: impl Fn(u32) -> bool) -> Option<u32> {
-        let idle = self
-            .groups
-            .iter()
-            .enumerate()
-            .filter(|(t, g)| !g.idle_since.is_empty() && can_serve(*t as u32));
-        let chosen = match self.assign {
+        self.pick_among(|t| self.groups[t as usize].idle_since.front().copied(), can_serve)
+    }
+
+    /// `pick` among the idle servers `next_idle` offers: per type, when the
+    /// idle server it would give became idle (`None`: none of that type).
+    #[inline]
+    fn pick_among(&self, next_idle: impl Fn(u32) -> Option<f64>, can_serve: impl Fn(u32) -> bool) -> Option<u32> {
+        let idle = (0..self.types()).filter_map(|t| next_idle(t).map(|since| (t, since))).filter(|&(t, _)| can_serve(t));
+        match self.assign {
             Assign::InOrder => idle.map(|(t, _)| t).next(),
-            Assign::LongestIdle => idle
-                .min_by(|(a, ga), (b, gb)| ga.idle_since[0].total_cmp(&gb.idle_since[0]).then(a.cmp(b)))
-                .map(|(t, _)| t),
-        };
-        chosen.map(|t| t as u32)
+            Assign::LongestIdle => idle.min_by(|(a, sa), (b, sb)| sa.total_cmp(sb).then(a.cmp(b))).map(|(t, _)| t),
+        }
+    }
+
+    /// The idle servers none of `waiting` (in queue order) would take if
+    /// every job were ready to start: each takes in turn the server `pick`
+    /// would give it (under `head`, none behind a job no idle server may
+    /// serve). A job waits beside an idle server it may use only for its
+    /// tokens, so in a model without resources these are all the idle ones.
+    pub fn unclaimed(&self, waiting: impl Iterator<Item = u32>, may_serve: impl Fn(u32, u32) -> bool) -> u32 {
+        let mut taken = vec![0; self.groups.len()];
+        let mut left = self.servers - self.held;
+        for job in waiting {
+            if left == 0 {
+                break;
+            }
+            let next_idle = |t: u32| self.groups[t as usize].idle_since.get(taken[t as usize]).copied();
+            match self.pick_among(next_idle, |t| may_serve(job, t)) {
+                Some(t) => {
+                    taken[t as usize] += 1;
+                    left -= 1;
+                }
+                None if self.take == Take::Head => break,
+                None => {}
+            }
+        }
+        left
     }
 
     /// The job of `waiting` (in queue order) that starts now, and the type
@@ -224,6 +249,22 @@ mod tests {
             servers.start(1, 0.0);
             assert_eq!(servers.startable([10, 11].into_iter(), anyone, wants), None, "no server free");
             assert!(servers.first_fit_holds([10, 11, 12].into_iter(), wants));
+        }
+    }
+
+    #[test]
+    fn waiting_jobs_claim_the_idle_servers_they_would_take() {
+        for take in [Take::Head, Take::FirstFit] {
+            let mut servers = bar_taking(take, Assign::LongestIdle);
+            assert_eq!(servers.unclaimed([].into_iter(), wants), 3);
+            assert_eq!(servers.unclaimed([10, 12].into_iter(), wants), 1, "an espresso machine left");
+            assert_eq!(servers.unclaimed([10, 11, 12, 10].into_iter(), wants), 0);
+            servers.start(0, 0.0);
+            servers.start(0, 0.0);
+            // Only the drip station idle, and job 10 waits for espresso.
+            let behind_the_head = if take == Take::Head { 1 } else { 0 };
+            assert_eq!(servers.unclaimed([10, 12].into_iter(), wants), behind_the_head);
+            assert_eq!(servers.unclaimed([10, 11].into_iter(), wants), 1, "no espresso machine idle");
         }
     }
 
