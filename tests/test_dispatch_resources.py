@@ -73,6 +73,19 @@ def test_exact_services_from_one_shared_queue(tmp_path, branches, steps, buffer,
             assert station["utilization"] == pytest.approx(1.0, rel=EXACT)
 
 
+def test_typed_servers_at_the_head_of_the_branches(tmp_path):
+    # Four servers of three types in two stations, every step holding a CPU:
+    # 4 a time unit, each of 100 customers waiting for the 99 ahead (Little).
+    path = pipelines(tmp_path, 2, 1, 0)
+    text = path.read_text().replace("s0_0: {servers: 1,", "s0_0: {servers: {m: 1, n: 1},")
+    path.write_text(text.replace("s1_0: {servers: 1,", "s1_0: {servers: {m: 2},"))
+    assert path.read_text().count("{m:") == 2
+    res = run(path, 100)
+    c = ("classes", "c")
+    check(res, (*c, "throughput"), 4.0, floor=EXACT)
+    check(res, (*c, "response_time", "p99"), 100 / 4.0, floor=EXACT)
+
+
 def machine_repairman(population, servers, think_rate, service_rate):
     """Throughput, mean response (arrival to completion) and mean busy servers
     of a closed population thinking at `think_rate` each, served by `servers`
