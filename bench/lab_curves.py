@@ -42,10 +42,10 @@ def main() -> None:
     parser.add_argument("--repetitions", type=int, default=3)
     parser.add_argument("--png", type=Path, default=None, help="folder for lab_throughput.png and lab_latency.png")
     args = parser.parse_args()
-    cpus, warning = options.capped_cpus(options.whole_numbers("--cpus", args.cpus))
+    cpus, warning = options.capped_cpus(options.whole_numbers("cpus", args.cpus))
     if warning:
         print(f"warning: {warning}", file=sys.stderr)
-    settings = CoffeeSettings(duration_ms=options.time_ms("--dur", args.dur), repetitions=args.repetitions,
+    settings = CoffeeSettings(duration_ms=options.time_ms("duration_ms", args.dur), repetitions=args.repetitions,
                               nice=-10 if os.geteuid() == 0 else None, runtime=args.runtime)
     command = "python bench/lab_curves.py " + " ".join(sys.argv[1:])
     record = run_coffee_lab(options.implementations(args.impl), cpus, settings=settings, predict=True,
@@ -76,7 +76,7 @@ def markdown(record: dict, title: str, figure, digits: str) -> str:
         for k in columns:
             m, p = cells.get((row, k, "lab")), cells.get((row, k, "simulate"))
             error = relative_error(m, p)
-            texts.append(f"{m:{digits}} / {p:{digits}} ({error:+.0%})" if error is not None else "-")
+            texts.append(f"{m:{digits}} / {p:{digits}} ({error:+.1%})" if error is not None else "-")
         lines.append(f"| {row} | " + " | ".join(texts) + " |")
     return "\n".join(lines) + "\n"
 

@@ -20,7 +20,6 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use flume::{bounded, TrySendError};
-use futures_lite::future::yield_now;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Exp};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -32,7 +31,7 @@ use crate::error::{joined, LabError};
 use crate::kitchen::{Design, Kitchen, Work};
 use crate::os;
 use crate::recipe::RecipeSettings;
-use crate::runtime::{Joined, Runtime, RuntimeKind};
+use crate::runtime::{Joined, Runtime, RuntimeKind, TimeSlice};
 use crate::seconds::{at_most_forever, seconds};
 use crate::stats::{Latencies, Times};
 
@@ -314,10 +313,9 @@ fn merged(customers: Vec<Joined<Result<Latencies, LabError>>>) -> Result<Latenci
 }
 
 /// `par` customers ordering back to back; each order's intended start is when
-/// its customer placed it. Between orders a customer yields its processor (to
-/// the back of the run queue), so more customers than CPUs share them even in
-/// the ideal kitchen, which never waits: Go's preemption does that for the
-/// talk's goroutines.
+/// its customer placed it. A customer keeps its processor between orders, as
+/// a goroutine does, unless it has run a whole time slice without waiting
+/// (crate::runtime::TimeSlice, Go's preemption).
 fn closed(
     runtime: &Runtime,
     kitchen: &Arc<Kitchen>,
@@ -330,15 +328,14 @@ fn closed(
     let customers = start_customers(runtime, par, stop, || {
         let (kitchen, orders, stop) = (Arc::clone(kitchen), Arc::clone(&orders), Arc::clone(stop));
         async move {
-            let mut latencies = Latencies::default();
+            let (mut latencies, mut slice) = (Latencies::default(), TimeSlice::new());
             while !stop.load(Ordering::Relaxed) {
                 let started = Instant::now();
-                kitchen.brew(orders.fetch_add(1, Ordering::Relaxed)).await?;
+                slice.run(kitchen.brew(orders.fetch_add(1, Ordering::Relaxed))).await?;
                 let ended = Instant::now();
                 if window.holds(ended) {
                     latencies.record(started, started, ended);
                 }
-                yield_now().await;
             }
             Ok(latencies)
         }

@@ -12,6 +12,7 @@
 //!   seed 003's costly way to express concurrency, kept because the difference
 //!   between the two is itself a lesson (docs/lab.md).
 
+mod slice;
 mod tasks;
 mod threads;
 
@@ -22,6 +23,7 @@ use futures_lite::FutureExt;
 use serde::{Deserialize, Serialize};
 
 use crate::error::LabError;
+pub use slice::TimeSlice;
 pub use tasks::Processors;
 pub use threads::Threads;
 
