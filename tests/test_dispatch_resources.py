@@ -13,7 +13,6 @@ exponential ones, the birth-death chain of a small closed population (the
 machine-repairman model), solved here; and for examples/coffee/multipipe-2 the
 CPUs' limit of 4 ms of CPU a latte and Little's law. Tolerances: conftest.py's
 rule, with a floor of 0.1 % where everything is exact."""
-import numpy as np
 import pytest
 
 import markov

@@ -328,7 +328,7 @@ fn closed(
     let customers = start_customers(runtime, par, stop, || {
         let (kitchen, orders, stop) = (Arc::clone(kitchen), Arc::clone(&orders), Arc::clone(stop));
         async move {
-            let (mut latencies, mut slice) = (Latencies::default(), TimeSlice::new());
+            let (mut latencies, mut slice) = (Latencies::default(), TimeSlice::default());
             while !stop.load(Ordering::Relaxed) {
                 let started = Instant::now();
                 slice.run(kitchen.brew(orders.fetch_add(1, Ordering::Relaxed))).await?;

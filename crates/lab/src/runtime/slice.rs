@@ -19,11 +19,13 @@ pub struct TimeSlice {
     running_since: Instant,
 }
 
-impl TimeSlice {
-    pub fn new() -> TimeSlice {
+impl Default for TimeSlice {
+    fn default() -> TimeSlice {
         TimeSlice { running_since: Instant::now() }
     }
+}
 
+impl TimeSlice {
     /// Runs `step`, then yields if the task has run a whole slice without waiting.
     pub async fn run<T>(&mut self, step: impl Future<Output = T>) -> T {
         let mut step = pin!(step);
@@ -63,7 +65,7 @@ mod tests {
                 let (count, stop) = (Arc::clone(count), Arc::clone(&stop));
                 runtime
                     .spawn("busy", async move {
-                        let mut slice = TimeSlice::new();
+                        let mut slice = TimeSlice::default();
                         while !stop.load(Ordering::Relaxed) {
                             slice
                                 .run(async {
