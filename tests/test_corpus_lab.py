@@ -30,7 +30,9 @@ CASES = [
     coffee("jitter-above-twice-a-stage", "--jitter", "3ms", names=["--jitter 3ms"]),
     *[coffee(f"runtime-{what}", "--runtime", value, names=["--runtime", "tasks or threads"])
       for what, value in (("unknown", "goroutines"), ("empty", ""), ("case", "Tasks"), ("number", "2"),
-                          ("list", "tasks,threads"))],
+                          ("list-with-an-unknown", "tasks,fibres"), ("list-with-an-empty", "tasks,"),
+                          ("list-of-commas", ",,"))],
+    coffee("runtime-twice", "--runtime", "threads,threads", names=["--runtime threads,threads", "once"]),
     coffee("dur-huge", "--dur", "1e30s", names=["--dur 1e30s"]),
     coffee("dur-infinite", "--dur", "1e400s", names=["--dur 1e400s"]),
     coffee("dur-tiny", "--dur", "1e-30s", names=["--dur 1e-30s"]),

@@ -50,6 +50,22 @@ def test_par_sets_the_customers_and_the_models_population():
     assert sim["results"]["classes"]["latte"]["response_time"]["mean"] == pytest.approx(12, rel=1e-3)
 
 
+def test_both_runtimes_side_by_side_share_one_prediction():
+    run = brewput("lab", "coffee", "--impl", "linearpipe-1", "--cpus", "1", "--runtime", "tasks,threads", *QUICK,
+                  "--predict", "--json")
+    assert run.returncode == 0, run.stderr
+    record = json.loads(run.stdout)
+    assert record["sweep"] == {"cpus": [1], "runtime": ["tasks", "threads"]}
+    measured = {s["params"]["runtime"]: s["results"] for s in record["scenarios"] if s["engine"] == "lab"}
+    assert {runtime: res["settings"]["runtime"] for runtime, res in measured.items()} == {"tasks": "tasks",
+                                                                                         "threads": "threads"}
+    predicted = [s["results"] for s in record["scenarios"] if s["engine"] == "simulate"]
+    assert len(predicted) == 2 and predicted[0] == predicted[1]  # the model knows no runtime
+    table = brewput("lab", "coffee", "--impl", "ideal", "--cpus", "1", "--runtime", "threads,tasks", *QUICK)
+    assert table.returncode == 0, table.stderr
+    assert "ideal runtime=threads" in table.stdout and "ideal runtime=tasks" in table.stdout
+
+
 def test_pool_shows_the_seeds_table():
     run = brewput("lab", "pool", "--tasks", "8", "--work", "1ms", "--threads", "1,2", "--cpus", "1",
                   "--repetitions", "1")

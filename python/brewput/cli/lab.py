@@ -44,8 +44,8 @@ def lab_coffee(
     jitter: str = typer.Option("0ms", "--jitter", metavar="TIME", help="Grind, press and steam each last their time ± "
                                                                       "jitter/2, uniformly (the latte does not vary)."),
     runtime: Optional[str] = typer.Option(None, "--runtime", help="tasks: Go-like tasks on one worker per CPU (what "
-                                          "the talk measured); threads: a thread per customer and barista.  "
-                                          "[default: tasks]"),
+                                          "the talk measured); threads: a thread per customer and barista; "
+                                          "tasks,threads: both, side by side.  [default: tasks]"),
     rate: Optional[str] = typer.Option(None, "--rate", metavar="PER_S",
                                        help="Open loop: orders per second [default: closed loop]."),
     arrivals: str = typer.Option("poisson", "--arrivals", help="Open loop: poisson or constant."),
@@ -76,7 +76,8 @@ def lab_coffee(
         queue=opt.whole_number("queue", queue),
         stall_every=None if stall_every is None else opt.whole_number("stall_every", stall_every),
         stall_ms=opt.time_ms("stall_ms", stall), nice=None if nice is None else opt.whole_number("nice", nice),
-        **({} if runtime is None else {"runtime": runtime}))
+        **({} if runtime is None else {"runtime": runtime.split(",")[0]}))
+    runtimes = None if runtime is None else runtime.split(",")
     settings.check()
     implementations = opt.implementations(impl)
     pars = opt.whole_numbers("par", par) if par is not None else None
@@ -87,7 +88,7 @@ def lab_coffee(
         warning_line(warning)
     with progress_bar(enabled=not as_json, label="measuring") as progress:
         record = run_coffee_lab(implementations, cpu_counts, par=pars, settings=settings, predict=predict,
-                                distribution=hgrm is not None, command=command_line(),
+                                runtimes=runtimes, distribution=hgrm is not None, command=command_line(),
                                 progress=progress and (lambda done, total, _: progress(done, total)))
     finish_lab(record, output, report, hgrm, as_json, print_coffee)
 

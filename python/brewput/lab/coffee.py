@@ -2,7 +2,7 @@
 counts, optionally beside their models, into one experiment record."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Callable, List, Optional
 
 from ..errors import Field, OptionError
@@ -91,17 +91,23 @@ def measure_coffee(implementation: str, cpus: int, par: Optional[int] = None,
 
 def run_coffee_lab(implementations: List[str], cpus: List[int], *, par: Optional[List[int]] = None,
                    settings: CoffeeSettings = CoffeeSettings(), predict: bool = False,
-                   distribution: bool = False, command: Optional[str] = None,
-                   progress: Optional[Progress] = None) -> dict:
+                   runtimes: Optional[List[str]] = None, distribution: bool = False,
+                   command: Optional[str] = None, progress: Optional[Progress] = None) -> dict:
     """Every implementation at every CPU count (and customer count, default as
-    many as CPUs), measured and, with `predict`, simulated from its model: one
-    experiment record. Ctrl-C keeps what finished and marks it interrupted."""
+    many as CPUs; and runtime, default the settings' one), measured and, with
+    `predict`, simulated from its model (the same prediction beside every
+    runtime: the model knows none): one experiment record. Ctrl-C keeps what
+    finished and marks it interrupted."""
     from ..experiment.record import add_scenario, new_record
     from .predict import closed_models_only, coffee_model, predict_coffee, stage_ms
 
     for implementation in implementations:
         check_implementation(implementation, "implementations")
-    settings.check()
+    every = [replace(settings, runtime=runtime) for runtime in runtimes or [settings.runtime]]
+    for each in every:
+        each.check()
+    if len({each.runtime for each in every}) < len(every):
+        raise OptionError("runtime", "each runtime once", value=",".join(runtimes or []))
     for k in cpus:
         LIMITS["cpus"].check(k)
     for p in par or []:
@@ -115,24 +121,30 @@ def run_coffee_lab(implementations: List[str], cpus: List[int], *, par: Optional
         for implementation in implementations:
             models[implementation] = coffee_model(implementation, pars[0])[1] if len(pars) == 1 \
                 else coffee_model(implementation, None)[1]
-    sweep = {"cpus": cpus, **({"par": pars} if par and len(pars) > 1 else {})}
+    sweep = {"cpus": cpus, **({"par": pars} if par and len(pars) > 1 else {}),
+             **({"runtime": [each.runtime for each in every]} if len(every) > 1 else {})}
     record = new_record(title="brewput lab: the coffee shop measured on this machine"
                               + (", beside its models" if predict else ""),
                         command=command, models=models, sweep=sweep)
     plan = [(i, k, p) for i in implementations for k in cpus for p in pars]
-    total = len(plan) * (2 if predict else 1)
+    total = len(plan) * len(every) * (2 if predict else 1)
     try:
         for implementation, k, p in plan:
-            params = {"cpus": k, **({"par": p} if "par" in sweep else {})}
             label = f"{implementation} on {k} cpu{'s' if k > 1 else ''}"
-            if progress:
-                progress(len(record["scenarios"]), total, f"measuring {label}")
-            measured = measure_coffee(implementation, k, p, settings, distribution=distribution)
-            add_scenario(record, implementation, "lab", params, measured)
-            if predict:
+            predicted = None
+            for each in every:
+                params = {"cpus": k, **({"par": p} if "par" in sweep else {}),
+                          **({"runtime": each.runtime} if "runtime" in sweep else {})}
                 if progress:
-                    progress(len(record["scenarios"]), total, f"simulating {label}")
-                add_scenario(record, implementation, "simulate", params, predict_coffee(implementation, k, p, settings))
+                    progress(len(record["scenarios"]), total, f"measuring {label}"
+                             + (f" ({each.runtime})" if "runtime" in sweep else ""))
+                measured = measure_coffee(implementation, k, p, each, distribution=distribution)
+                add_scenario(record, implementation, "lab", params, measured)
+                if predict:
+                    if progress:
+                        progress(len(record["scenarios"]), total, f"simulating {label}")
+                    predicted = predicted or predict_coffee(implementation, k, p, settings)
+                    add_scenario(record, implementation, "simulate", params, predicted)
     except KeyboardInterrupt:
         record["interrupted"] = True
     if progress:
