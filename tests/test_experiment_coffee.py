@@ -111,7 +111,7 @@ def test_demo_prints_the_talk_and_writes_its_report(tmp_path):
     assert run_.returncode == 0, run_.stderr
     assert "Throughput (lattes per second)" in run_.stdout and "Median latency (ms)" in run_.stdout
     assert "The talk: ideal 250/s per cpu" in run_.stdout
-    assert "Each 1 ms stage lasts a uniform 1 ± 0.25 ms" in run_.stdout
+    assert "Grind, press and steam each last a uniform 1 ± 0.25 ms, the latte 1 ms" in run_.stdout
     index = tmp_path / "report" / "index.html"
     assert f"report: {index}" in run_.stderr
     html = index.read_text()

@@ -1,7 +1,7 @@
 """`brewput demo`: the coffee-shop talk reproduced with the simulator.
 
 Runs the coffee study (examples/studies/coffee.yaml: every coffee-shop
-implementation at 1 to 6 CPUs, each 1 ms stage with the talk's noise) with fewer
+implementation at 1 to 6 CPUs, 1 ms stages with the talk's noise) with fewer
 customers per replication than the study file asks, so that it takes seconds,
 and prints throughput (lattes per second) and median latency with the talk's
 headline figures beside them.
@@ -45,8 +45,8 @@ def noise_line(record: dict) -> str:
     noise = record["scenarios"][0]["results"]["params"]["noise"]
     if noise == 0:
         return "Exact 1 ms stages (--noise 0): the pipelines tie; the talk's noise, 0.5, shows what buffering buys."
-    return (f"Each 1 ms stage lasts a uniform 1 ± {noise / 2:g} ms (--noise {noise:g}; the talk's jitter run: "
-            "0.5, 500 µs); --noise 0 gives exact stages.")
+    return (f"Grind, press and steam each last a uniform 1 ± {noise / 2:g} ms, the latte 1 ms (--noise {noise:g}; "
+            "the talk's jitter run: 0.5, 500 µs); --noise 0 gives exact stages.")
 
 
 def print_coffee_tables(console: Console, record: dict) -> None:

@@ -89,7 +89,7 @@ def demo(
     customers: int = WholeOption(20_000, "--customers", help="Completed lattes per replication."),
     replications: int = WholeOption(5, "--replications", help="Replications per scenario."),
     noise: Optional[float] = NumberOption(
-        None, "--noise", help="Each stage lasts a uniform 1 ± noise/2 ms; 0 for exact stages.  "
+        None, "--noise", help="Grind, press and steam each last a uniform 1 ± noise/2 ms; 0 for exact stages.  "
                               "[default: the study's 0.5, the talk's measured jitter]"),
     report: Path = typer.Option(Path("report"), "--report", help="Folder of the HTML report."),
     workers: Optional[int] = WorkersOption,
