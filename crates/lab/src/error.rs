@@ -24,9 +24,8 @@ impl fmt::Display for LabError {
 impl std::error::Error for LabError {}
 
 impl LabError {
-    /// What a panicked thread of a run said, as an error: a kitchen that could
-    /// not start a thread it needs mid-order (parsteam's second pair of hands)
-    /// has no other way to stop, and a bug should still end in one line.
+    /// What a panicked thread or task of a run said, as an error: a bug
+    /// should still end in one line.
     pub fn from_panic(payload: Box<dyn Any + Send>) -> LabError {
         let what = payload
             .downcast_ref::<&str>()

@@ -373,7 +373,7 @@ impl Gaps {
 }
 
 /// A generator placing orders at their intended times into a bounded queue,
-/// and `par` customers serving it. A late generator catches up at once: the
+/// and `par` customers serving it (sharing processors as in `closed`). A late generator catches up at once: the
 /// intended times, not its own pace, set the load. The generator is a thread
 /// of its own in either runtime: it sleeps between arrivals.
 #[allow(clippy::too_many_arguments)]
@@ -391,13 +391,13 @@ fn open(
     let customers = start_customers(runtime, par, stop, || {
         let (kitchen, inbox, stop) = (Arc::clone(kitchen), inbox.clone(), Arc::clone(stop));
         async move {
-            let mut latencies = Latencies::default();
-            while let Ok((order, intended)) = inbox.recv_async().await {
+            let (mut latencies, mut slice) = (Latencies::default(), TimeSlice::default());
+            while let Ok((order, intended)) = slice.run(inbox.recv_async()).await {
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
                 let started = Instant::now();
-                kitchen.brew(order).await?;
+                slice.run(kitchen.brew(order)).await?;
                 let ended = Instant::now();
                 if window.holds(ended) {
                     latencies.record(intended, started, ended);

@@ -54,6 +54,11 @@ struct QueueState {
 impl Queue {
     fn push(&self, task: Runnable) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.stopping {
+            drop(state);
+            drop(task); // outside the lock: cancelling a task may wake another, which pushes
+            return;
+        }
         state.runnable.push_back(task);
         if state.idle > 0 {
             self.ready.notify_one();
@@ -76,11 +81,16 @@ impl Queue {
         }
     }
 
+    /// Stops the processors; the tasks still queued are cancelled, outside the
+    /// lock, since cancelling one may wake another (a push).
     fn stop(&self) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.stopping = true;
-        state.runnable.clear();
+        let left = {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.stopping = true;
+            std::mem::take(&mut state.runnable)
+        };
         self.ready.notify_all();
+        drop(left);
     }
 }
 
