@@ -9,11 +9,10 @@ from typing import Dict, List, Optional
 
 import typer
 
-from ..errors import BrewputError, OptionError
-from .common import (PageOption, command_line, err, error_line, progress_bar, show_all, user_errors,
-                     warning_line)
+from ..errors import OptionError
+from .common import PageOption, command_line, err, progress_bar, show_all, user_errors, warning_line
 from .lab import lab_app
-from .scenarios import check_outputs
+from .scenarios import check_outputs, write_each
 
 TABLE_CHOICES = "varycpu, jitter, multi, overload or all"
 
@@ -65,16 +64,9 @@ def lab_talk(
         notes.append(f"No points in {_named({name: [] for name in empty})} for the --impl and --cpus asked for.")
     show_all([*grids, *notes])
     # The tables are out first: an output that cannot be written loses nothing shown (exit 2 after).
-    written = True
     outputs = (("rows", output, lambda: write_talk_file(output, comparisons, command_line())),
                ("report", report, lambda: write_talk_page(report, comparisons, grids, notes, command_line())))
-    for label, path, write in outputs:
-        if path is not None:
-            try:
-                err.print(f"{label}: {write()}", soft_wrap=True)
-            except BrewputError as e:
-                error_line(str(e))
-                written = False
+    written = write_each([(label, path, write) for label, path, write in outputs if path is not None])
     if any(c.unmeasured == "interrupted" for c in comparisons):
         err.print("interrupted")
         raise typer.Exit(130)

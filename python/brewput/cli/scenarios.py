@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Tuple
 
 import typer
 
@@ -87,32 +87,43 @@ def write_outputs(record: dict, output: Optional[Path], report: Optional[Path], 
     """The export (-o), the HTML report (--report) and the percentile files
     (--hgrm), each said on stderr; one that cannot be written is said as an
     error naming its path, after the others are written. True if all were."""
-    failures: List[str] = []
+    writes: List[Write] = []
+    if output is not None:
+        from ..experiment.record import save
 
-    def attempt(label: str, path: Path, write: Callable[[], object]) -> None:
+        writes.append(("results", output, lambda: save(record, output)))
+    if report is not None:
+        from ..report.html import write_report
+
+        writes.append(("report", report, lambda: write_report(record, report)))
+    if hgrm is not None:
+        from ..report.hgrm import write_hgrm
+
+        writes.append(("hgrm", hgrm, lambda: f"{hgrm} ({len(write_hgrm(record, hgrm))} .hgrm files)"))
+    written = write_each(writes)
+    if not written and exit_on_failure:
+        raise typer.Exit(2)
+    return written
+
+
+# An output to write after the tables are shown: its label, its path, and the
+# writing, which returns what to say it wrote.
+Write = Tuple[str, Path, Callable[[], object]]
+
+
+def write_each(writes: List[Write]) -> bool:
+    """Each output, said on stderr as `label: what`; one that cannot be written
+    is an error line naming its path, after the others are written. True if all were."""
+    failures: List[str] = []
+    for label, path, write in writes:
         try:
             err.print(f"{label}: {write()}", soft_wrap=True)
         except BrewputError as e:
             failures.append(str(e))
         except OSError as e:
             failures.append(f"{path}: cannot write: {e.strerror or e}")
-
-    if output is not None:
-        from ..experiment.record import save
-
-        attempt("results", output, lambda: save(record, output))
-    if report is not None:
-        from ..report.html import write_report
-
-        attempt("report", report, lambda: write_report(record, report))
-    if hgrm is not None:
-        from ..report.hgrm import write_hgrm
-
-        attempt("hgrm", hgrm, lambda: f"{hgrm} ({len(write_hgrm(record, hgrm))} .hgrm files)")
     for failure in failures:
         error_line(failure)
-    if failures and exit_on_failure:
-        raise typer.Exit(2)
     return not failures
 
 
