@@ -3,7 +3,7 @@
 //! every 50 µs), polls every request in flight, records what each one
 //! measured, and gives its connection to the next request waiting. No channel
 //! or lock of ours per request and no second thread to wake: a request costs
-//! its exchange (hyper's, and the system calls) and little more.
+//! its exchange (http1.rs, and the system calls) and little more.
 //!
 //! A request is timed from its intended start whatever happens to it: when
 //! every connection is busy it waits in the in-flight window (its wait shows as

@@ -11,6 +11,7 @@ mod error;
 mod files;
 mod generator;
 mod hlog;
+mod http1;
 mod record;
 mod schedule;
 mod serve;

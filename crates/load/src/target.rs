@@ -7,18 +7,14 @@ use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::client::conn::http1::SendRequest;
-use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_LENGTH, HOST, USER_AGENT};
-use hyper::{Method, Request, Uri};
-use hyper_util::rt::TokioIo;
+use hyper::header::{HeaderName, HeaderValue, CONTENT_LENGTH, HOST, TRANSFER_ENCODING, USER_AGENT};
+use hyper::{Method, Uri};
 use serde::Deserialize;
-use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 
 use crate::error::LoadError;
 use crate::files::read_bounded;
+use crate::http1::{Connection, Request};
 use crate::record::{ErrorKind, Outcome};
 use crate::tls::{self, Tls, TlsSettings};
 
@@ -63,17 +59,12 @@ pub(crate) enum Resolved {
 pub(crate) struct Http {
     addr: SocketAddr,
     tls: Option<Tls>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
+    request: Request,
 }
-
-type Sender = SendRequest<Full<Bytes>>;
 
 /// One worker's hold on the target: its connection, when HTTP.
 #[derive(Default)]
-pub(crate) struct Link(Option<Sender>);
+pub(crate) struct Link(Option<Connection>);
 
 impl Link {
     /// Forgets the connection (after a timeout or a broken exchange).
@@ -86,7 +77,6 @@ impl Link {
 enum Refused {
     Connect(io::Error),
     Tls(io::Error),
-    Http(hyper::Error),
 }
 
 impl Resolved {
@@ -123,19 +113,22 @@ impl Http {
             .next()
             .ok_or_else(|| unreachable(format!("{host} has no address")))?;
         let body = match &target.body {
-            Some(path) => Some(Bytes::from(
-                read_bounded(path, MAX_BODY_BYTES).map_err(|why| LoadError::Input(format!("--body {path}: {why}")))?,
-            )),
+            Some(path) => {
+                Some(read_bounded(path, MAX_BODY_BYTES).map_err(|why| LoadError::Input(format!("--body {path}: {why}")))?)
+            }
             None => None,
         };
+        let method = Method::from_bytes(target.method.as_bytes())
+            .map_err(|_| LoadError::Input(format!("method {:?} is not an HTTP method", target.method)))?;
+        if target.path.parse::<Uri>().is_err() {
+            return Err(LoadError::Input(format!("{:?} is not a request path", target.path)));
+        }
+        let headers = headers(target)?;
+        let fields: Vec<(&str, &[u8])> = headers.iter().map(|(name, value)| (name.as_str(), value.as_bytes())).collect();
         let http = Http {
             addr,
             tls: target.tls.as_ref().map(|settings| Tls::new(settings, host)).transpose()?,
-            method: Method::from_bytes(target.method.as_bytes())
-                .map_err(|_| LoadError::Input(format!("method {:?} is not an HTTP method", target.method)))?,
-            uri: target.path.parse().map_err(|_| LoadError::Input(format!("{:?} is not a request path", target.path)))?,
-            headers: headers(target, body.as_ref())?,
-            body: body.unwrap_or_default(),
+            request: Request::new(method.as_str(), &target.path, &fields, body.as_deref()),
         };
         // One connection first, so that a target that is not there (or whose
         // certificate is not trusted) is one clear error before the run, not
@@ -152,82 +145,74 @@ impl Http {
                 };
                 Err(unreachable(format!("TLS handshake failed: {}{hint}", tls::reason(&e))))
             }
-            Ok(Err(Refused::Http(e))) => Err(unreachable(format!("HTTP/1.1 handshake failed: {e}"))),
             Err(_) => Err(unreachable("no answer to the connection attempt".into())),
         }
     }
 
-    async fn connect(&self) -> Result<Sender, Refused> {
+    async fn connect(&self) -> Result<Connection, Refused> {
         let stream = TcpStream::connect(self.addr).await.map_err(Refused::Connect)?;
         stream.set_nodelay(true).map_err(Refused::Connect)?;
-        match &self.tls {
-            Some(tls) => http1(tls.handshake(stream).await.map_err(Refused::Tls)?).await,
-            None => http1(stream).await,
-        }
-        .map_err(Refused::Http)
+        Ok(Connection::new(match &self.tls {
+            Some(tls) => Box::new(tls.handshake(stream).await.map_err(Refused::Tls)?),
+            None => Box::new(stream),
+        }))
     }
 
     async fn exchange(&self, link: &mut Link) -> Outcome {
-        if link.0.as_ref().is_none_or(|s| s.is_closed()) {
-            match self.connect().await {
-                Ok(sender) => link.0 = Some(sender),
-                Err(Refused::Connect(_)) => return Outcome::Error(ErrorKind::Connect),
-                Err(Refused::Tls(_)) => return Outcome::Error(ErrorKind::Tls),
-                Err(Refused::Http(_)) => return Outcome::Error(ErrorKind::Http),
+        // A kept-alive connection the server closed while idle is found out
+        // only by sending on it: an idempotent request then goes again, once,
+        // on a new connection (its time includes both).
+        for last_try in [false, true] {
+            let connection = match &mut link.0 {
+                Some(connection) => connection,
+                None => match self.connect().await {
+                    Ok(connection) => link.0.insert(connection),
+                    Err(Refused::Connect(_)) => return Outcome::Error(ErrorKind::Connect),
+                    Err(Refused::Tls(_)) => return Outcome::Error(ErrorKind::Tls),
+                },
+            };
+            match connection.exchange(&self.request).await {
+                Ok(answer) => {
+                    if !answer.reusable {
+                        link.reset();
+                    }
+                    return Outcome::Status(answer.status);
+                }
+                Err(broken) => {
+                    link.reset();
+                    if last_try || !Connection::retry_allowed(&broken, &self.request) {
+                        return Outcome::Error(ErrorKind::Http);
+                    }
+                }
             }
         }
-        let Some(sender) = link.0.as_mut() else { return Outcome::Error(ErrorKind::Connect) };
-        if sender.ready().await.is_err() {
-            return Outcome::Error(ErrorKind::Http);
-        }
-        let mut request = Request::new(Full::new(self.body.clone()));
-        *request.method_mut() = self.method.clone();
-        *request.uri_mut() = self.uri.clone();
-        *request.headers_mut() = self.headers.clone();
-        let Ok(response) = sender.send_request(request).await else { return Outcome::Error(ErrorKind::Http) };
-        let status = response.status().as_u16();
-        // Read the body to its end, keeping none of it: memory stays bounded.
-        let mut body = response.into_body();
-        while let Some(frame) = body.frame().await {
-            if frame.is_err() {
-                return Outcome::Error(ErrorKind::Http);
-            }
-        }
-        Outcome::Status(status)
+        unreachable!("the last try returns")
     }
 }
 
-/// Every request's headers: Host and User-Agent unless the target names its
-/// own, then the target's, then the body's length when there is a body.
-fn headers(target: &HttpTarget, body: Option<&Bytes>) -> Result<HeaderMap, LoadError> {
+/// Every request's header fields, checked: Host and User-Agent unless the
+/// target names its own, then the target's, in order (a name given twice is
+/// sent twice). The body's length is the request's own to set.
+fn headers(target: &HttpTarget) -> Result<Vec<(HeaderName, HeaderValue)>, LoadError> {
     let value = |v: &str| HeaderValue::from_str(v).map_err(|_| LoadError::Input(format!("header value {v:?} is not valid")));
-    let mut headers = HeaderMap::new();
-    headers.insert(HOST, value(&target.authority)?);
-    headers.insert(USER_AGENT, HeaderValue::from_static("brewput-load"));
-    let mut given: Vec<HeaderName> = Vec::new();
+    let mut given = Vec::with_capacity(target.headers.len() + 2);
     for (name, v) in &target.headers {
         let name = HeaderName::from_bytes(name.as_bytes())
             .map_err(|_| LoadError::Input(format!("header name {name:?} is not valid")))?;
-        if given.contains(&name) {
-            headers.append(name, value(v)?);
-        } else {
-            headers.insert(name.clone(), value(v)?);
-            given.push(name);
+        if name == CONTENT_LENGTH || name == TRANSFER_ENCODING {
+            return Err(LoadError::Input(format!("header {name} is set from the body, not given")));
         }
+        given.push((name, value(v)?));
     }
-    if let Some(body) = body {
-        headers.insert(CONTENT_LENGTH, HeaderValue::from(body.len()));
+    let mut fields = Vec::with_capacity(given.len() + 2);
+    if !given.iter().any(|(name, _)| name == HOST) {
+        fields.push((HOST, value(&target.authority)?));
     }
-    Ok(headers)
-}
-
-async fn http1<S>(stream: S) -> Result<Sender, hyper::Error>
-where
-    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-{
-    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-    tokio::spawn(connection);
-    Ok(sender)
+    if !given.iter().any(|(name, _)| name == USER_AGENT) {
+        fields.push((USER_AGENT, HeaderValue::from_static("brewput-load")));
+    }
+    fields.extend(given);
+    Ok(fields)
 }
 
 /// An I/O error as words, without the OS's error number.
