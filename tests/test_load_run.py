@@ -3,24 +3,30 @@ the rate it holds, its stages, coordinated omission (a stall shows in the
 response time and not in the service time), and M/M/c behind HTTP beside
 Erlang C. Every run is a few seconds at a few hundred requests per second."""
 
+import re
+
 import numpy as np
 import pytest
+from typer.testing import CliRunner
+
+from brewput.cli import app
 
 from brewput.analytic.queues import mmc
 from brewput.loadtest import measure
 from brewput.loadtest import options as opt
 from brewput.loadtest.results import to_results
+from brewput.loadtest.run import run_settings
 from conftest import student_interval
 from load_server import serving
 
 
 def settings(url, *, rate=None, arrivals="constant", ramp=None, step=None, duration="3s", warmup="0s",
-             connections=8, seed=1, timeout="10s"):
+             connections=8, seed=1, timeout="10s", tick=None):
     schedule = opt.schedule(rate_text=rate, arrivals=arrivals, ramp_text=ramp, step_text=step,
                             duration_text=duration if step is None else None, requests_text=None,
                             warmup_text=warmup, seed=seed)
-    return {"target": opt.http_target(url).settings("GET"), "schedule": schedule, "connections": connections,
-            "max_in_flight": 10_000, "timeout_seconds": opt.seconds("timeout", timeout)}
+    return run_settings(opt.http_target(url).settings("GET"), schedule, connections=connections, max_in_flight=10_000,
+                        timeout_seconds=opt.seconds("timeout", timeout), tick_seconds=tick and opt.tick(tick))
 
 
 def run(url, **kwargs):
@@ -36,6 +42,32 @@ def test_the_rate_is_held_within_one_percent_when_the_server_keeps_up():
     assert abs(load["achieved_rate"] / 200 - 1) < 0.01, load["achieved_rate"]
     # The answers took the 1 ms service and little else.
     assert 1.0 <= r["classes"]["request"]["service_time"]["p50"] < 5.0
+
+
+def test_a_tick_sends_what_falls_due_within_it_together():
+    # 1 request per ms, woken every 4 ms: each wake sends the four due since the
+    # last, r, r + 1, r + 2 and r + 3 ms late, r in [0, 1) the wakes' phase
+    # against the schedule: a mean lag from 1.5 ms (in phase) to 2 ms (drifting),
+    # none a tick late. Woken for each (the default tick, 50 µs, is shorter than
+    # their spacing) they go on time.
+    with serving("const(0.1ms)", workers=4) as url:
+        ticked = run(url, rate="1000", duration="2s", tick="4ms")
+        default = run(url, rate="1000", duration="2s")
+    for r in (ticked, default):
+        assert r["load"]["sent"] == 2000 and abs(r["load"]["achieved_rate"] / 1000 - 1) < 0.01
+    lag = ticked["classes"]["request"]["lag"]
+    assert 1.4 <= lag["mean"] <= 2.2 and lag["max"] < 4.5, lag
+    assert default["classes"]["request"]["lag"]["mean"] < 0.5, default["classes"]["request"]["lag"]
+
+
+def test_the_tick_by_default_is_the_generators_and_the_help_says_which():
+    from brewput import _native
+    from brewput.units import SECONDS
+
+    assert "tick_seconds" not in run_settings({}, {}, connections=1, max_in_flight=1, timeout_seconds=1)
+    result = CliRunner().invoke(app, ["load", "--help"], terminal_width=300)
+    shown = re.search(r"\[default: ([0-9.]+)(us|ms)\]", result.output[result.output.index("--tick"):])
+    assert float(shown[1]) * SECONDS[shown[2]] == pytest.approx(_native.LOAD_DEFAULT_TICK_SECONDS)
 
 
 def test_steps_and_ramps_hit_their_rates_per_stage():

@@ -1,6 +1,6 @@
 //! A run: one thread, one event loop. The loop sends each request when its
 //! intended time comes (waking for it on a timer to the microsecond, at most
-//! every 50 µs), polls every request in flight, records what each one
+//! once a tick: 50 µs unless the settings say otherwise), polls every request in flight, records what each one
 //! measured, and gives its connection to the next request waiting. No channel
 //! or lock of ours per request and no second thread to wake: a request costs
 //! its exchange (http1.rs, and the system calls) and little more.
@@ -29,6 +29,16 @@ use crate::target::{Link, Resolved, Target};
 pub const MAX_CONNECTIONS: usize = 10_000;
 pub const MAX_IN_FLIGHT: u64 = 1_000_000;
 
+/// The schedule wakes the loop at most once a tick: requests due closer
+/// together than this go out together, each at most a tick late (its lateness
+/// counted as lag and in its response time, as any). Waking costs a context
+/// switch, for the generator and for a server it wakes: per request at high
+/// rates that is most of a request's CPU (bench/RESULTS.md). wrk2 and oha
+/// tick every millisecond; 0 wakes for every request.
+pub const DEFAULT_TICK_SECONDS: f64 = 50e-6;
+/// A longer tick would bunch a schedule's requests beyond recognition.
+pub const MAX_TICK_SECONDS: f64 = 0.1;
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct LoadSettings {
     pub target: Target,
@@ -39,10 +49,18 @@ pub struct LoadSettings {
     /// Where to write the interval log (`.hlog`), if anywhere.
     #[serde(default)]
     pub interval_log: Option<String>,
+    /// See [`DEFAULT_TICK_SECONDS`].
+    #[serde(default = "default_tick")]
+    pub tick_seconds: f64,
+}
+
+fn default_tick() -> f64 {
+    DEFAULT_TICK_SECONDS
 }
 
 impl LoadSettings {
-    fn check(&self) -> Result<Duration, LoadError> {
+    /// The request timeout and the tick.
+    fn check(&self) -> Result<(Duration, Duration), LoadError> {
         self.schedule.check().map_err(LoadError::Input)?;
         crate::stages::check(&self.schedule).map_err(LoadError::Input)?;
         if !(1..=MAX_CONNECTIONS).contains(&self.connections) {
@@ -51,10 +69,15 @@ impl LoadSettings {
         if !(1..=MAX_IN_FLIGHT).contains(&self.max_in_flight) {
             return Err(LoadError::Input(format!("max_in_flight must be from 1 to {MAX_IN_FLIGHT}")));
         }
-        Duration::try_from_secs_f64(self.timeout_seconds)
+        let timeout = Duration::try_from_secs_f64(self.timeout_seconds)
             .ok()
             .filter(|t| !t.is_zero())
-            .ok_or_else(|| LoadError::Input("timeout must be a positive number of seconds".into()))
+            .ok_or_else(|| LoadError::Input("timeout must be a positive number of seconds".into()))?;
+        let tick = Duration::try_from_secs_f64(self.tick_seconds)
+            .ok()
+            .filter(|t| t.as_secs_f64() <= MAX_TICK_SECONDS)
+            .ok_or_else(|| LoadError::Input(format!("tick must be from 0 to {MAX_TICK_SECONDS} seconds")))?;
+        Ok((timeout, tick))
     }
 }
 
@@ -64,12 +87,6 @@ struct Job {
     measured: bool,
 }
 
-/// The schedule wakes the loop at most this often: requests due closer
-/// together than this go out together, each at most this late (its lateness
-/// counted as lag and in its response time, as any). Waking for each one
-/// costs a context switch per request at high rates.
-const WAKE_GAP_NS: u64 = 50_000;
-
 /// How often, at least, the loop looks at the stop flag and posts its figures.
 /// A tokio timer: with it always due this soon, a request's own timeout
 /// (seconds away) never has to wake the runtime when it is set.
@@ -78,20 +95,21 @@ const LOOK: Duration = Duration::from_millis(50);
 /// Runs the load and returns what was measured; `control` may stop it early
 /// (the summary then says `interrupted`) and shows its progress meanwhile.
 pub fn run(settings: &LoadSettings, control: &Arc<LoadControl>) -> Result<RunSummary, LoadError> {
-    let timeout = settings.check()?;
+    let (timeout, tick) = settings.check()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| LoadError::System(format!("cannot start the I/O runtime: {e}")))?;
     // The loop runs as a task, not as block_on's own future: the runtime wakes
     // a task of its own without the system call that wakes block_on.
-    let run = runtime.spawn(run_async(settings.clone(), timeout, Arc::clone(control)));
+    let run = runtime.spawn(run_async(settings.clone(), timeout, tick, Arc::clone(control)));
     runtime
         .block_on(run)
         .unwrap_or_else(|e| Err(LoadError::System(format!("the generator failed: {e}"))))
 }
 
-async fn run_async(settings: LoadSettings, timeout: Duration, control: Arc<LoadControl>) -> Result<RunSummary, LoadError> {
+async fn run_async(settings: LoadSettings, timeout: Duration, tick: Duration, control: Arc<LoadControl>)
+    -> Result<RunSummary, LoadError> {
     let target = Resolved::resolve(&settings.target, timeout).await?;
     let mut recorder = match &settings.interval_log {
         Some(path) => Recorder::with_interval_log(&settings.schedule, std::path::Path::new(path))
@@ -146,7 +164,7 @@ async fn run_async(settings: LoadSettings, timeout: Duration, control: Arc<LoadC
             woke = alarm.until(start + Duration::from_nanos(next.map_or(0, |job| job.intended_ns.max(quiet_until_ns)))),
                 if next.is_some() => {
                 woke.map_err(system)?;
-                quiet_until_ns = start.elapsed().as_nanos() as u64 + WAKE_GAP_NS;
+                quiet_until_ns = (start.elapsed() + tick).as_nanos() as u64;
             }
         }
     }

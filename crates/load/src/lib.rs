@@ -21,7 +21,7 @@ mod tls;
 
 pub use control::{LoadControl, Progress};
 pub use error::LoadError;
-pub use generator::{run, LoadSettings, MAX_CONNECTIONS, MAX_IN_FLIGHT};
+pub use generator::{run, LoadSettings, DEFAULT_TICK_SECONDS, MAX_CONNECTIONS, MAX_IN_FLIGHT, MAX_TICK_SECONDS};
 pub use record::{RunSummary, FAR_TAIL, LATE_NS};
 pub use schedule::{Arrivals, Intended, ScheduleSpec, Stage};
 pub use stages::MAX_STAGES;

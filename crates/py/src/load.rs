@@ -95,6 +95,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LOAD_MAX_CONNECTIONS", brewput_load::MAX_CONNECTIONS)?;
     m.add("LOAD_MAX_IN_FLIGHT", brewput_load::MAX_IN_FLIGHT)?;
     m.add("LOAD_MAX_STAGES", brewput_load::MAX_STAGES)?;
+    m.add("LOAD_DEFAULT_TICK_SECONDS", brewput_load::DEFAULT_TICK_SECONDS)?;
+    m.add("LOAD_MAX_TICK_SECONDS", brewput_load::MAX_TICK_SECONDS)?;
     m.add("SERVE_MAX_WORKERS", brewput_load::MAX_WORKERS)?;
     m.add("SERVE_MAX_QUEUE", brewput_load::MAX_QUEUE)?;
     m.add_function(wrap_pyfunction!(load_run, m)?)?;

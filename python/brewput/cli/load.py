@@ -41,6 +41,10 @@ def load(
     max_in_flight: str = typer.Option("10000", "--max-in-flight", metavar="N",
                                       help="Requests due but unanswered at most; more are dropped and counted."),
     timeout: str = typer.Option("10s", "--timeout", metavar="TIME", help="A request unanswered this long fails."),
+    tick: Optional[str] = typer.Option(None, "--tick", metavar="TIME",
+                                       help="Wake to send at most once per TIME: requests due within it go out "
+                                            "together, up to TIME late (counted as lag). Longer saves CPU at high "
+                                            "rates; 0 wakes for every request.  [default: 50us]"),
     method: Optional[str] = typer.Option(None, "--method", help="The HTTP method.  [default: GET, POST with --body]"),
     header: List[str] = typer.Option([], "--header", "-H", metavar="'NAME: VALUE'",
                                      help="Send this header with every request (repeatable; replaces the default "
@@ -104,7 +108,8 @@ def load(
     settings = run_settings(target_settings, schedule, connections=opt.connections(connections),
                             max_in_flight=opt.max_in_flight(max_in_flight),
                             timeout_seconds=opt.seconds("timeout", timeout, most=opt.MAX_TIMEOUT),
-                            interval_log=None if hlog is None else str(hlog))
+                            interval_log=None if hlog is None else str(hlog),
+                            tick_seconds=None if tick is None else opt.tick(tick))
     from ..loadtest import parse_threshold
 
     thresholds = [parse_threshold(t) for t in threshold]

@@ -303,6 +303,11 @@ def connections(text: str) -> int:
     return whole("connections", text, 1, _native.LOAD_MAX_CONNECTIONS)
 
 
+def tick(text: str) -> float:
+    """`1ms` -> 0.001: how far apart the generator's wakes are at least (0: one per request)."""
+    return seconds("tick", text, zero=True, most=_native.LOAD_MAX_TICK_SECONDS)
+
+
 def max_in_flight(text: str) -> int:
     return whole("max_in_flight", text, 1, _native.LOAD_MAX_IN_FLIGHT)
 

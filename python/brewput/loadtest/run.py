@@ -12,10 +12,14 @@ from ..errors import BrewputError
 
 
 def run_settings(target: dict, schedule: dict, *, connections: int, max_in_flight: int, timeout_seconds: float,
-                 interval_log: Optional[str] = None) -> dict:
-    """What the generator takes (crates/load's settings), from checked parts."""
-    return {"target": target, "schedule": schedule, "connections": connections, "max_in_flight": max_in_flight,
-            "timeout_seconds": timeout_seconds, "interval_log": interval_log}
+                 interval_log: Optional[str] = None, tick_seconds: Optional[float] = None) -> dict:
+    """What the generator takes (crates/load's settings), from checked parts;
+    the tick is the generator's own default unless given."""
+    settings = {"target": target, "schedule": schedule, "connections": connections, "max_in_flight": max_in_flight,
+                "timeout_seconds": timeout_seconds, "interval_log": interval_log}
+    if tick_seconds is not None:
+        settings["tick_seconds"] = tick_seconds
+    return settings
 
 
 def measure(settings: dict, watch: Optional[Callable[[dict], None]] = None) -> dict:
