@@ -2,7 +2,7 @@
 `perf sched`, each runtime side by side, every hand-off's scheduling delay
 set against what the other CPUs were doing meanwhile.
 
-    .venv/bin/python bench/lab_handoffs.py [--impl linearpipe-0,linearpipe-10,multipipe-2,finelocking] [--cpus 2]
+    .venv/bin/python bench/lab_handoffs.py [--impl linearpipe-0,linearpipe-10,multipipe-2,finelocking] [--cpus 2] [--runs 1]
 
 Needs `perf` with the sched tracepoints (root, or kernel.perf_event_paranoid
 <= -1) and a quiet machine. For each implementation and runtime it records the
@@ -19,7 +19,12 @@ whole machine's scheduler events while `brewput lab coffee` measures one
   thread queued behind a busy CPU, or an idle CPU being woken) rather than
   while every kitchen thread was blocked, waiting for another; the model's CPU
   resource (a free CPU takes any waiting step at once) has neither;
-- migrations per latte (a kitchen thread switched in on another CPU than last).
+- migrations per latte (a kitchen thread switched in on another CPU than last);
+- where each wake-up of a kitchen thread was queued, from the raw events
+  (`sched_waking`, `sched_migrate_task`, `sched_switch`): on the waker's own
+  CPU, where it runs as soon as the waker sleeps, or on the other CPU, which
+  may be idle and slow to wake; the share sent to the other CPU, the share of
+  those waiting over 0.5 ms, and the median delay of each kind.
 
 Prints Markdown for docs/lab.md and bench/RESULTS.md and saves the figures
 as bench/lab_handoffs.json.
@@ -30,6 +35,7 @@ import argparse
 import bisect
 import json
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,6 +49,15 @@ RUNTIMES = ("threads", "tasks")
 ROW = re.compile(r"^\s*(\d+\.\d+)\s+\[(\d+)\]\s+(.*?)\[(\d+)(?:/(\d+))?\]\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$")
 # The part of each run analysed: after the warm-up's start, before the end's drain.
 SKIP_START_S, SKIP_END_S = 0.4, 0.1
+# A row of `perf script -F comm,tid,cpu,time,event,trace`: the running task, its
+# CPU, the time in s, the event and its fields.
+EVENT = re.compile(r"^\s*(.+?)\s+(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\S+):\s*(.*)$")
+WAKING = re.compile(r"comm=.* pid=(\d+) prio=-?\d+ target_cpu=(\d+)")
+MIGRATE = re.compile(r"comm=.* pid=(\d+) prio=-?\d+ orig_cpu=(\d+) dest_cpu=(\d+)")
+SWITCH = re.compile(r"prev_comm=.* prev_pid=(\d+) .*==> next_comm=.* next_pid=(\d+)")
+# On this VM an idle vCPU wakes in tens of µs or after about a millisecond: the
+# threshold separates the two.
+SLOW_WAKE_S = 0.5e-3
 
 
 def main() -> None:
@@ -50,23 +65,42 @@ def main() -> None:
     parser.add_argument("--impl", default="linearpipe-0,linearpipe-10,multipipe-2,finelocking")
     parser.add_argument("--cpus", type=int, default=2)
     parser.add_argument("--dur", default="1s")
+    # Where the kernel puts a woken thread varies from run to run: repeats show by how much.
+    parser.add_argument("--runs", type=int, default=1)
     args = parser.parse_args()
     rows = []
-    for implementation in args.impl.split(","):
-        for runtime in RUNTIMES:
-            print(f"{implementation}, {runtime} ...", file=sys.stderr)
-            rows.append(measure(implementation, runtime, args.cpus, args.dur))
+    for run in range(1, args.runs + 1):
+        for implementation in args.impl.split(","):
+            for runtime in RUNTIMES:
+                print(f"run {run}: {implementation}, {runtime} ...", file=sys.stderr)
+                rows.append({"run": run, **measure(implementation, runtime, args.cpus, args.dur)})
     (HERE / "lab_handoffs.json").write_text(json.dumps(rows, indent=1) + "\n")
-    print(f"`python bench/lab_handoffs.py {' '.join(sys.argv[1:])}`, {args.cpus} CPUs, one {args.dur} window each.\n")
-    print("| implementation | runtime | lattes/s | idle CPU per latte (ms) | wake-ups per latte | "
+    print(f"`python bench/lab_handoffs.py {' '.join(sys.argv[1:])}`, {args.cpus} CPUs, one {args.dur} window "
+          f"each, {args.runs} run(s).\n")
+    report(rows)
+
+
+def report(rows: list) -> None:
+    print("| run | implementation | runtime | lattes/s | idle CPU per latte (ms) | wake-ups per latte | "
           "delay per wake-up, mean / p99 (ms) | delay per latte (ms) | idle seen by perf (ms) | of it, with a "
           "kitchen thread runnable | migrations per latte |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['implementation']} | {r['runtime']} | {r['lattes_per_s']:.0f} | {r['idle_ms_per_latte']:.2f} | "
+        print(f"| {r['run']} | {r['implementation']} | {r['runtime']} | {r['lattes_per_s']:.0f} | "
+              f"{r['idle_ms_per_latte']:.2f} | "
               f"{r['wakeups_per_latte']:.2f} | {r['delay_mean_ms']:.3f} / {r['delay_p99_ms']:.2f} | "
               f"{r['delay_ms_per_latte']:.2f} | {r['idle_seen_ms_per_latte']:.2f} | "
               f"{r['idle_while_runnable_ms_per_latte']:.2f} | {r['migrations_per_latte']:.2f} |")
+    print("\nWake-ups of kitchen threads by the CPU they were queued on:\n")
+    print("| run | implementation | runtime | lattes/s | wake-ups | sent to the other CPU | of those, waiting over "
+          "0.5 ms (their median, ms) | median delay, same CPU / other CPU (ms) | mean delay per wake-up (ms) |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['run']} | {r['implementation']} | {r['runtime']} | {r['lattes_per_s']:.0f} | {r['wakeups']} | "
+              f"{r['other_cpu_share']:.1%} | {r['other_cpu_slow_share']:.0%} "
+              f"({milliseconds(r['other_cpu_slow_delay_median_ms'])}) | "
+              f"{milliseconds(r['same_cpu_delay_median_ms'])} / {milliseconds(r['other_cpu_delay_median_ms'])} | "
+              f"{r['wake_delay_mean_ms']:.3f} |")
 
 
 def measure(implementation: str, runtime: str, cpus: int, dur: str) -> dict:
@@ -79,15 +113,19 @@ def measure(implementation: str, runtime: str, cpus: int, dur: str) -> dict:
                            stderr=subprocess.DEVNULL, check=True)
         timehist = subprocess.run(["perf", "sched", "timehist", "-i", str(data)], capture_output=True, text=True,
                                   check=True).stdout
+        events = subprocess.run(["perf", "script", "-i", str(data), "-F", "comm,tid,cpu,time,event,trace"],
+                                capture_output=True, text=True, check=True).stdout
         results = json.loads(record.read_text())["scenarios"][0]["results"]
     lattes_per_s = results["classes"]["latte"]["throughput"] * 1e3
     cpu_ids = results["settings"]["cpu_ids"]
     idle_ms_per_latte = (1 - results["resources"]["cpu"]["utilization"]) * len(cpu_ids) * 1e3 / lattes_per_s
+    handoffs, (t0, t1, kitchen_tids) = analyse(timehist, cpu_ids, lattes_per_s)
     return {"implementation": implementation, "runtime": runtime, "lattes_per_s": lattes_per_s,
-            "idle_ms_per_latte": idle_ms_per_latte, **analyse(timehist, cpu_ids, lattes_per_s)}
+            "idle_ms_per_latte": idle_ms_per_latte, **handoffs, **wake_placement(events, t0, t1, kitchen_tids)}
 
 
-def analyse(timehist: str, cpu_ids: list, lattes_per_s: float) -> dict:
+def analyse(timehist: str, cpu_ids: list, lattes_per_s: float) -> tuple:
+    """The figures from timehist, and the window analysed with the kitchen's threads."""
     runs = []  # (start, end, cpu, tid, pid, comm, delay)
     for line in timehist.splitlines():
         m = ROW.match(line)
@@ -114,13 +152,74 @@ def analyse(timehist: str, cpu_ids: list, lattes_per_s: float) -> dict:
     runnable = merged(waiting)  # when some kitchen thread was woken but not yet running
     idle_s = sum(e - s for gaps in idle.values() for s, e in gaps)
     idle_runnable_s = sum(overlap(runnable, s, e) for gaps in idle.values() for s, e in gaps)
-    return {"window_s": span, "wakeups_per_latte": len(delays) / lattes,
-            "delay_mean_ms": 1e3 * sum(delays) / max(len(delays), 1),
-            "delay_p99_ms": 1e3 * delays[int(0.99 * (len(delays) - 1))] if delays else 0.0,
-            "delay_ms_per_latte": sum(delays) * 1e3 / lattes,
-            "idle_seen_ms_per_latte": idle_s * 1e3 / lattes,
-            "idle_while_runnable_ms_per_latte": idle_runnable_s * 1e3 / lattes,
-            "migrations_per_latte": migrations / lattes}
+    figures = {"window_s": span, "wakeups_per_latte": len(delays) / lattes,
+               "delay_mean_ms": 1e3 * sum(delays) / max(len(delays), 1),
+               "delay_p99_ms": 1e3 * delays[int(0.99 * (len(delays) - 1))] if delays else 0.0,
+               "delay_ms_per_latte": sum(delays) * 1e3 / lattes,
+               "idle_seen_ms_per_latte": idle_s * 1e3 / lattes,
+               "idle_while_runnable_ms_per_latte": idle_runnable_s * 1e3 / lattes,
+               "migrations_per_latte": migrations / lattes}
+    return figures, (t0, t1, {r[3] for r in kitchen})
+
+
+def wake_placement(events: str, t0: float, t1: float, kitchen_tids: set) -> dict:
+    """Each wake-up of a kitchen thread within [t0, t1], split by whether the
+    kernel queued it on the waker's CPU or the other one, with its delay until
+    it ran.
+
+    `sched_waking` fires on the waker's CPU and names the woken thread's last
+    CPU; if try_to_wake_up places it elsewhere, `sched_migrate_task` follows on
+    the same CPU at once (within tens of µs; a later one is load balancing).
+    The delay ends at the `sched_switch` onto the thread. A woken thread seen
+    switching out first was still on its CPU (woken before it slept): no
+    queueing, so not counted.
+    """
+    pending, same_cpu, other_cpu, any_waking = {}, [], [], False
+    for line in events.splitlines():
+        m = EVENT.match(line)
+        if not m:
+            continue
+        cpu, t, event, fields = int(m[3]), float(m[4]), m[5], m[6]
+        if event == "sched:sched_waking":
+            any_waking = True
+            w = WAKING.search(fields)
+            tid = int(w[1])
+            if tid in kitchen_tids and t0 <= t <= t1:
+                pending.setdefault(tid, {"at": t, "waker_cpu": cpu, "queued_on": int(w[2]), "placed": False})
+        elif event == "sched:sched_migrate_task":
+            g = MIGRATE.search(fields)
+            wake = pending.get(int(g[1]))
+            if wake and not wake["placed"] and cpu == wake["waker_cpu"] and t - wake["at"] < 50e-6:
+                wake["queued_on"], wake["placed"] = int(g[3]), True
+        elif event == "sched:sched_switch":
+            switch = SWITCH.search(fields)
+            pending.pop(int(switch[1]), None)
+            wake = pending.pop(int(switch[2]), None)
+            if wake:
+                (same_cpu if wake["queued_on"] == wake["waker_cpu"] else other_cpu).append(t - wake["at"])
+    if not any_waking:
+        sys.exit("lab_handoffs.py: `perf sched record` recorded no sched:sched_waking events (perf older than 4.6?)")
+    every = same_cpu + other_cpu
+    return {"wakeups": len(every),
+            "other_cpu_share": len(other_cpu) / max(len(every), 1),
+            "other_cpu_slow_share": sum(d > SLOW_WAKE_S for d in other_cpu) / max(len(other_cpu), 1),
+            "same_cpu_delay_median_ms": in_ms(median(same_cpu)),
+            "other_cpu_delay_median_ms": in_ms(median(other_cpu)),
+            "other_cpu_slow_delay_median_ms": in_ms(median([d for d in other_cpu if d > SLOW_WAKE_S])),
+            "wake_delay_mean_ms": 1e3 * sum(every) / max(len(every), 1)}
+
+
+def median(values: list) -> float | None:
+    """None when there is nothing to take the median of (a task runtime's processors are rarely woken)."""
+    return statistics.median(values) if values else None
+
+
+def in_ms(seconds: float | None) -> float | None:
+    return None if seconds is None else 1e3 * seconds
+
+
+def milliseconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 def lab_process(runs: list) -> int:
