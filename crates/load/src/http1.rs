@@ -253,11 +253,17 @@ impl Connection {
     }
 
     async fn skip_to_close(&mut self) -> Result<(), Broken> {
-        self.unread.clear();
-        while self.fill().await? {
+        loop {
             self.unread.clear();
+            match self.fill().await {
+                Ok(true) => {}
+                Ok(false) => return Ok(()),
+                // A TLS server that closes without close_notify ends such a body
+                // as surely as a TCP close: the body had no other end to reach.
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
+                Err(_) => return Err(Broken::Failed),
+            }
         }
-        Ok(())
     }
 }
 
@@ -493,11 +499,62 @@ mod tests {
         assert_eq!(exchanges(vec![], get(), 1), vec![Err("Failed".to_string())]);
     }
 
+    /// A stream that takes any write and reads `answer`, then fails as
+    /// tokio-rustls does when the peer closed without close_notify.
+    struct CutShort {
+        answer: &'static [u8],
+    }
+
+    impl AsyncRead for CutShort {
+        fn poll_read(mut self: std::pin::Pin<&mut Self>, _: &mut std::task::Context<'_>, buf: &mut tokio::io::ReadBuf<'_>)
+            -> std::task::Poll<io::Result<()>> {
+            if self.answer.is_empty() {
+                return std::task::Poll::Ready(Err(io::ErrorKind::UnexpectedEof.into()));
+            }
+            let n = self.answer.len().min(buf.remaining());
+            buf.put_slice(&self.answer[..n]);
+            self.answer = &self.answer[n..];
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    impl AsyncWrite for CutShort {
+        fn poll_write(self: std::pin::Pin<&mut Self>, _: &mut std::task::Context<'_>, buf: &[u8])
+            -> std::task::Poll<io::Result<usize>> {
+            std::task::Poll::Ready(Ok(buf.len()))
+        }
+        fn poll_flush(self: std::pin::Pin<&mut Self>, _: &mut std::task::Context<'_>) -> std::task::Poll<io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+        fn poll_shutdown(self: std::pin::Pin<&mut Self>, _: &mut std::task::Context<'_>) -> std::task::Poll<io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    #[test]
+    fn a_close_without_close_notify_ends_a_body_that_runs_to_the_close_and_breaks_any_other() {
+        let exchange = |answer: &'static [u8]| {
+            runtime().block_on(async {
+                Connection::new(Box::new(CutShort { answer })).exchange(&get()).await.map_err(|e| format!("{e:?}"))
+            })
+        };
+        assert_eq!(exchange(b"HTTP/1.1 200 OK\r\n\r\nto the end"), Ok(Answer { status: 200, reusable: false }));
+        assert_eq!(exchange(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nshort"), Err("Failed".to_string()));
+    }
+
     #[test]
     fn a_head_beyond_its_bound_is_refused_not_buffered() {
         let mut answer = b"HTTP/1.1 200 OK\r\nX-Big: ".to_vec();
         answer.resize(answer.len() + 2 * MOST_HEAD_BYTES, b'a');
         let answer: &'static [u8] = answer.leak();
-        assert_eq!(exchanges(vec![answer], get(), 1), vec![Err("Failed".to_string())]);
+        // In 4 KiB writes: a byte at a time would take seconds.
+        let got = runtime().block_on(async {
+            let (mut connection, server) = against(vec![answer], 4096).await;
+            let got = connection.exchange(&get()).await.map_err(|e| format!("{e:?}"));
+            drop(connection);
+            server.await.unwrap();
+            got
+        });
+        assert_eq!(got, Err("Failed".to_string()));
     }
 }
