@@ -32,7 +32,7 @@ Each point simulates 20,000 ms, the first 2,000 dropped. A point with nothing
 random (constant `w`, no noise) is one run; the others are seeds 1 to 5, whose
 mean is recorded with its 95 % confidence half-width (Student t).
 
-    nice -n 10 .venv/bin/python bench/lab_wake_model.py
+    nice -n 10 .venv/bin/python bench/lab_wake_model.py     # about 5 minutes on one core
 
 Prints Markdown for docs/lab.md and writes bench/lab_wake_model.json.
 """
