@@ -48,15 +48,16 @@ def test_a_tick_sends_what_falls_due_within_it_together():
     # 1 request per ms, woken every 4 ms: each wake sends the four due since the
     # last, r, r + 1, r + 2 and r + 3 ms late, r in [0, 1) the wakes' phase
     # against the schedule: a mean lag from 1.5 ms (in phase) to 2 ms (drifting),
-    # none a tick late. Woken for each (the default tick, 50 µs, is shorter than
-    # their spacing) they go on time.
+    # none a tick late but for the wake-up's own delay (the p99, not the max: a
+    # busy machine may hold up any one wake-up). Woken for each (the default
+    # tick, 50 µs, is shorter than their spacing) they go on time.
     with serving("const(0.1ms)", workers=4) as url:
         ticked = run(url, rate="1000", duration="2s", tick="4ms")
         default = run(url, rate="1000", duration="2s")
     for r in (ticked, default):
         assert r["load"]["sent"] == 2000 and abs(r["load"]["achieved_rate"] / 1000 - 1) < 0.01
     lag = ticked["classes"]["request"]["lag"]
-    assert 1.4 <= lag["mean"] <= 2.2 and lag["max"] < 4.5, lag
+    assert 1.4 <= lag["mean"] <= 2.2 and lag["p99"] < 4.25, lag
     assert default["classes"]["request"]["lag"]["mean"] < 0.5, default["classes"]["request"]["lag"]
 
 

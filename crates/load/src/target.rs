@@ -162,7 +162,8 @@ impl Http {
         // A kept-alive connection the server closed while idle is found out
         // only by sending on it: an idempotent request then goes again, once,
         // on a new connection (its time includes both).
-        for last_try in [false, true] {
+        let mut retried = false;
+        loop {
             let connection = match &mut link.0 {
                 Some(connection) => connection,
                 None => match self.connect().await {
@@ -180,13 +181,13 @@ impl Http {
                 }
                 Err(broken) => {
                     link.reset();
-                    if last_try || !Connection::retry_allowed(&broken, &self.request) {
+                    if retried || !Connection::retry_allowed(&broken, &self.request) {
                         return Outcome::Error(ErrorKind::Http);
                     }
+                    retried = true;
                 }
             }
         }
-        unreachable!("the last try returns")
     }
 }
 
