@@ -2,9 +2,10 @@
 
 A minimal keep-alive responder (crates/load/examples/responder.rs: one thread,
 a canned answer) is pinned to core 1 and each generator in turn to core 0, at
-a ladder of target rates, with constant pacing for every paced tool and
-Poisson arrivals for brewput (the only one of them that has them). For each
-run, over the same window of steady state:
+a ladder of target rates, with constant pacing for every paced tool,
+Poisson arrivals for brewput (the only one of them that has them), and brewput
+once more paced as the peers are (`--tick 1ms`: a millisecond's requests sent
+at once). For each run, over the same window of steady state:
 
 - rate held: requests the responder answered in the window (its own count,
   the same judge for every tool) per second, over the target;
