@@ -41,6 +41,12 @@ def print_coffee(console: Console, record: dict) -> None:
                   f"({' and '.join(runtimes)} runtime); "
                   "the talk: ideal 250/s per cpu, locking flat at 250/s, finelocking flat at 1000/s "
                   "from 4 cpus, multi-2 linear to 1500/s at 6.", highlight=False)
+    if "threads" in runtimes:
+        # Measured, not modelled: the cost is where the kernel puts each woken
+        # thread, which no station of a model sees (docs/lab.md, "The thread runtime").
+        console.print("The thread runtime pays a kernel wake-up per hand-off, its delay set by where the kernel "
+                      "puts the woken thread; the models have no such cost and are its upper bound "
+                      "(docs/lab.md, \"The thread runtime\").", highlight=False)
 
 
 def print_pool(console: Console, record: dict) -> None:
