@@ -92,6 +92,19 @@ def test_a_rate_is_per_the_models_time_unit(url, tmp_path):
     assert load["target_rate"] == pytest.approx(50.0) and load["sent"] == 50
 
 
+def test_a_tick_paces_the_measurement_as_load_tick_does(tmp_path):
+    # 500 requests a second woken every 4 ms: each wake sends the two due since
+    # the last, r and r + 2 ms late, r in [0, 2) the wakes' phase: a mean lag
+    # from 1 ms (in phase) to 2 ms (drifting). A server that answers at once, so
+    # that no answer wakes the loop between ticks (one would send what is due).
+    with serving("const(0.1ms)", workers=2) as fast:
+        ticked = run(study(tmp_path, fast, "500", "  tick: 4ms\n", models="{s: s.yaml}"), "--json")
+    assert ticked.returncode == 0, ticked.stderr
+    results = next(s for s in json.loads(ticked.stdout)["scenarios"] if s["engine"] == "load")["results"]
+    assert results["settings"]["tick_seconds"] == pytest.approx(0.004)
+    assert 0.9 <= results["classes"]["request"]["lag"]["mean"] <= 2.2, results["classes"]["request"]["lag"]
+
+
 def test_variants_at_the_same_rate_share_one_measurement(url, tmp_path):
     done = run(study(tmp_path, url, "0.05", models="{a: ms.yaml, b: {file: ms.yaml, set: {rate: 1}}}"), "--json")
     assert done.returncode == 0, done.stderr

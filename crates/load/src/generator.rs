@@ -29,9 +29,9 @@ use crate::target::{Link, Resolved, Target};
 pub const MAX_CONNECTIONS: usize = 10_000;
 pub const MAX_IN_FLIGHT: u64 = 1_000_000;
 
-/// The schedule wakes the loop at most once a tick: requests due closer
-/// together than this go out together, each at most a tick late (its lateness
-/// counted as lag and in its response time, as any). Waking costs a context
+/// The schedule wakes the loop at most once a tick: a request due in between
+/// goes out at the next wake (the tick's, or an answer's), at most a tick late
+/// (its lateness counted as lag and in its response time, as any). Waking costs a context
 /// switch, for the generator and for a server it wakes: per request at high
 /// rates that is most of a request's CPU (bench/RESULTS.md). wrk2 and oha
 /// tick every millisecond; 0 wakes for every request.

@@ -42,9 +42,10 @@ def load(
                                       help="Requests due but unanswered at most; more are dropped and counted."),
     timeout: str = typer.Option("10s", "--timeout", metavar="TIME", help="A request unanswered this long fails."),
     tick: Optional[str] = typer.Option(None, "--tick", metavar="TIME",
-                                       help="Wake to send at most once per TIME: requests due within it go out "
-                                            "together, up to TIME late (counted as lag). Longer saves CPU at high "
-                                            "rates; 0 wakes for every request.  [default: 50us]"),
+                                       help="Wake for the schedule at most once per TIME: a request due in "
+                                            "between goes out at the next wake (the tick's, or an answer's), up to "
+                                            "TIME late (counted as lag). Longer saves CPU at high rates; 0 wakes for "
+                                            "every request.  [default: 50us]"),
     method: Optional[str] = typer.Option(None, "--method", help="The HTTP method.  [default: GET, POST with --body]"),
     header: List[str] = typer.Option([], "--header", "-H", metavar="'NAME: VALUE'",
                                      help="Send this header with every request (repeatable; replaces the default "

@@ -96,7 +96,8 @@ def _measure(options: dict, rate: float) -> dict:
     else:
         name, kind, where = options["exec"], "exec", load_options.exec_target(options["exec"])
     settings = run_settings(where, schedule, connections=options["connections"],
-                            max_in_flight=options["max_in_flight"], timeout_seconds=options["timeout"])
+                            max_in_flight=options["max_in_flight"], timeout_seconds=options["timeout"],
+                            tick_seconds=options["tick"])
     results = to_results(measure(settings), target=name, method=kind, settings=settings)
     judge([parse_threshold(text) for text in options["thresholds"]], results)
     return results

@@ -153,6 +153,8 @@ class LoadOptions(Strict):
     connections = Field(_load_whole("connections"), default=16)
     max_in_flight = Field(_load_whole("max_in_flight"), default=10_000)
     timeout = Field(_load_time("timeout"), default="10s")
+    tick = Field(Maybe(_load_text(lambda text: _options().tick(text), "a time with its unit, e.g. 1ms")),
+                 default=None, description="wake to send at most once per tick, as --tick [default: the generator's]")
     method = Field(Maybe(_load_text(lambda text: _options().method(text), "an HTTP method")), default=None,
                    description="the HTTP method [default: GET, or POST with a body]")
     headers = Field(ListOf(_load_text(lambda text: ": ".join(_options().header(text)), "a header, Name: value")),
@@ -287,7 +289,7 @@ def _load_options(spec: StudySpec, origin: Origin) -> Dict[str, Any]:
             files[name] = path
     return {"target": load.target, "exec": load.exec, "rate": load.rate, "duration": load.duration,
             "warmup": load.warmup, "arrivals": load.arrivals, "connections": load.connections,
-            "max_in_flight": load.max_in_flight, "timeout": load.timeout, "method": load.method,
+            "max_in_flight": load.max_in_flight, "timeout": load.timeout, "tick": load.tick, "method": load.method,
             "headers": list(load.headers), "body": files.get("body"), "cacert": files.get("cacert"),
             "insecure": load.insecure, "seed": load.seed, "thresholds": list(load.thresholds)}
 
