@@ -1,9 +1,10 @@
 //! A run: one thread, one event loop. The loop sends each request when its
 //! intended time comes (waking for it on a timer to the microsecond, at most
-//! once a tick: 50 µs unless the settings say otherwise), polls every request in flight, records what each one
-//! measured, and gives its connection to the next request waiting. No channel
-//! or lock of ours per request and no second thread to wake: a request costs
-//! its exchange (http1.rs, and the system calls) and little more.
+//! once a tick: 50 µs unless the settings say otherwise), polls every request
+//! in flight, records what each one measured, and gives its connection to the
+//! next request waiting. No channel or lock of ours per request and no second
+//! thread to wake: a request costs its exchange (http1.rs, and the system
+//! calls) and little more.
 //!
 //! A request is timed from its intended start whatever happens to it: when
 //! every connection is busy it waits in the in-flight window (its wait shows as
@@ -31,10 +32,10 @@ pub const MAX_IN_FLIGHT: u64 = 1_000_000;
 
 /// The schedule wakes the loop at most once a tick: a request due in between
 /// goes out at the next wake (the tick's, or an answer's), at most a tick late
-/// (its lateness counted as lag and in its response time, as any). Waking costs a context
-/// switch, for the generator and for a server it wakes: per request at high
-/// rates that is most of a request's CPU (bench/RESULTS.md). wrk2 and oha
-/// tick every millisecond; 0 wakes for every request.
+/// (its lateness counted as lag and in its response time, as any). Waking
+/// costs a context switch, for the generator and for a server it wakes: per
+/// request at high rates that is most of a request's CPU (bench/RESULTS.md).
+/// wrk2 and oha tick every millisecond; 0 wakes for every request.
 pub const DEFAULT_TICK_SECONDS: f64 = 50e-6;
 /// A longer tick would bunch a schedule's requests beyond recognition.
 pub const MAX_TICK_SECONDS: f64 = 0.1;
