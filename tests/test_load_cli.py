@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from brewput import _native
 from load_server import serving
 
 
@@ -62,6 +63,8 @@ def test_json_and_hgrm_files(url, tmp_path):
     results = json.loads(done.stdout)
     assert json.loads((tmp_path / "r.json").read_text()) == results
     assert results["engine"] == "load" and results["time_unit"] == "ms"
+    # No --tick given: the record says which the generator used.
+    assert results["settings"]["tick_seconds"] == _native.LOAD_DEFAULT_TICK_SECONDS
     request = results["classes"]["request"]
     for name, block in (("response", "response_time"), ("service", "service_time"), ("lag", "lag")):
         rows, footer = _parse_hgrm((tmp_path / "h" / f"{name}.hgrm").read_text())

@@ -61,11 +61,12 @@ def test_a_tick_sends_what_falls_due_within_it_together():
     assert default["classes"]["request"]["lag"]["mean"] < 0.5, default["classes"]["request"]["lag"]
 
 
-def test_the_tick_by_default_is_the_generators_and_the_help_says_which():
+def test_the_tick_by_default_is_the_generators_recorded_and_the_help_says_which():
     from brewput import _native
     from brewput.units import SECONDS
 
-    assert "tick_seconds" not in run_settings({}, {}, connections=1, max_in_flight=1, timeout_seconds=1)
+    settings = run_settings({}, {}, connections=1, max_in_flight=1, timeout_seconds=1)
+    assert settings["tick_seconds"] == _native.LOAD_DEFAULT_TICK_SECONDS
     result = CliRunner().invoke(app, ["load", "--help"], terminal_width=300)
     shown = re.search(r"\[default: ([0-9.]+)(us|ms)\]", result.output[result.output.index("--tick"):])
     assert float(shown[1]) * SECONDS[shown[2]] == pytest.approx(_native.LOAD_DEFAULT_TICK_SECONDS)

@@ -13,13 +13,12 @@ from ..errors import BrewputError
 
 def run_settings(target: dict, schedule: dict, *, connections: int, max_in_flight: int, timeout_seconds: float,
                  interval_log: Optional[str] = None, tick_seconds: Optional[float] = None) -> dict:
-    """What the generator takes (crates/load's settings), from checked parts;
-    the tick is the generator's own default unless given."""
-    settings = {"target": target, "schedule": schedule, "connections": connections, "max_in_flight": max_in_flight,
-                "timeout_seconds": timeout_seconds, "interval_log": interval_log}
-    if tick_seconds is not None:
-        settings["tick_seconds"] = tick_seconds
-    return settings
+    """What the generator takes (crates/load's settings), from checked parts.
+    The tick is the generator's own default unless given, and is written
+    either way, so that every record says how its requests were paced."""
+    return {"target": target, "schedule": schedule, "connections": connections, "max_in_flight": max_in_flight,
+            "timeout_seconds": timeout_seconds, "interval_log": interval_log,
+            "tick_seconds": _native.LOAD_DEFAULT_TICK_SECONDS if tick_seconds is None else tick_seconds}
 
 
 def measure(settings: dict, watch: Optional[Callable[[dict], None]] = None) -> dict:
