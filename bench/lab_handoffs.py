@@ -2,7 +2,7 @@
 `perf sched`, each runtime side by side, every hand-off's scheduling delay
 set against what the other CPUs were doing meanwhile.
 
-    .venv/bin/python bench/lab_handoffs.py [--impl linearpipe-0,linearpipe-10,multipipe-2,finelocking] [--cpus 2] [--runs 1]
+    .venv/bin/python bench/lab_handoffs.py [--impl linearpipe-0,linearpipe-10,multipipe-2,finelocking] [--cpus 2] [--runs 1] [--idle-poll]
 
 Needs `perf` with the sched tracepoints (root, or kernel.perf_event_paranoid
 <= -1) and a quiet machine. For each implementation and runtime it records the
@@ -22,20 +22,27 @@ whole machine's scheduler events while `brewput lab coffee` measures one
 - migrations per latte (a kitchen thread switched in on another CPU than last);
 - where each wake-up of a kitchen thread was queued, from the raw events
   (`sched_waking`, `sched_migrate_task`, `sched_switch`): on the waker's own
-  CPU, where it runs as soon as the waker sleeps, or on the other CPU, which
-  may be idle and slow to wake; the share sent to the other CPU, the share of
-  those waiting over 0.5 ms, and the median delay of each kind.
+  CPU, where it runs as soon as the waker sleeps, or on the other CPU; the
+  share sent to the other CPU, the share of
+  those waiting over 0.5 ms, and the median delay of each kind;
+- what held up each wake-up that waited over 0.5 ms: queued behind another
+  thread's stage on a busy CPU while another CPU idled (the kernel placed it
+  there and did not move it), or while every CPU was busy, or queued on a CPU
+  that stayed idle. `--idle-poll` makes idle CPUs poll rather than halt for the
+  whole measurement, to test whether a halted vCPU's wake-up is the cause.
 
 Prints Markdown for docs/lab.md and bench/RESULTS.md and saves the figures
-as bench/lab_handoffs.json.
+as bench/lab_handoffs.json (bench/lab_handoffs-idle-poll.json with --idle-poll).
 """
 from __future__ import annotations
 
 import argparse
 import bisect
+import contextlib
 import json
 import re
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -55,9 +62,11 @@ EVENT = re.compile(r"^\s*(.+?)\s+(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\S+):\s*(.*)$"
 WAKING = re.compile(r"comm=.* pid=(\d+) prio=-?\d+ target_cpu=(\d+)")
 MIGRATE = re.compile(r"comm=.* pid=(\d+) prio=-?\d+ orig_cpu=(\d+) dest_cpu=(\d+)")
 SWITCH = re.compile(r"prev_comm=.* prev_pid=(\d+) .*==> next_comm=.* next_pid=(\d+)")
-# On this VM an idle vCPU wakes in tens of µs or after about a millisecond: the
-# threshold separates the two.
+# A woken kitchen thread starts within tens of µs, or after about a millisecond
+# (one stage): the threshold separates the two.
 SLOW_WAKE_S = 0.5e-3
+# What held up a slow wake-up (wake_placement).
+SLOW_KINDS = ("behind_thread_other_idle", "behind_thread_all_busy", "idle_cpu")
 
 
 def main() -> None:
@@ -67,17 +76,33 @@ def main() -> None:
     parser.add_argument("--dur", default="1s")
     # Where the kernel puts a woken thread varies from run to run: repeats show by how much.
     parser.add_argument("--runs", type=int, default=1)
+    # Tests whether the slow wake-ups are idle vCPUs slow to leave halt: with the
+    # PM QoS request at 0 µs (as cyclictest makes), idle CPUs poll instead.
+    parser.add_argument("--idle-poll", action="store_true",
+                        help="hold /dev/cpu_dma_latency at 0 during the runs (root), so idle CPUs poll, not halt")
     args = parser.parse_args()
     rows = []
-    for run in range(1, args.runs + 1):
-        for implementation in args.impl.split(","):
-            for runtime in RUNTIMES:
-                print(f"run {run}: {implementation}, {runtime} ...", file=sys.stderr)
-                rows.append({"run": run, **measure(implementation, runtime, args.cpus, args.dur)})
-    (HERE / "lab_handoffs.json").write_text(json.dumps(rows, indent=1) + "\n")
+    with idle_polling() if args.idle_poll else contextlib.nullcontext():
+        for run in range(1, args.runs + 1):
+            for implementation in args.impl.split(","):
+                for runtime in RUNTIMES:
+                    print(f"run {run}: {implementation}, {runtime} ...", file=sys.stderr)
+                    rows.append({"run": run, "idle_poll": args.idle_poll,
+                                 **measure(implementation, runtime, args.cpus, args.dur)})
+    record = HERE / ("lab_handoffs-idle-poll.json" if args.idle_poll else "lab_handoffs.json")
+    record.write_text(json.dumps(rows, indent=1) + "\n")
     print(f"`python bench/lab_handoffs.py {' '.join(sys.argv[1:])}`, {args.cpus} CPUs, one {args.dur} window "
           f"each, {args.runs} run(s).\n")
     report(rows)
+
+
+@contextlib.contextmanager
+def idle_polling():
+    """Idle CPUs poll rather than halt while this is held: the kernel's PM QoS
+    request for 0 µs of wake-up latency, in force while the file stays open."""
+    with open("/dev/cpu_dma_latency", "wb", buffering=0) as request:
+        request.write(struct.pack("i", 0))
+        yield
 
 
 def report(rows: list) -> None:
@@ -101,6 +126,15 @@ def report(rows: list) -> None:
               f"({milliseconds(r['other_cpu_slow_delay_median_ms'])}) | "
               f"{milliseconds(r['same_cpu_delay_median_ms'])} / {milliseconds(r['other_cpu_delay_median_ms'])} | "
               f"{r['wake_delay_mean_ms']:.3f} |")
+    print("\nWake-ups waiting over 0.5 ms, by what held them up: queued behind another thread's stage while "
+          "another CPU idled, or while every CPU was busy, or queued on a CPU that stayed idle:\n")
+    print("| run | implementation | runtime | slow wake-ups | behind a thread, another CPU idle: share / ms per latte "
+          "| behind a thread, every CPU busy | on an idle CPU |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for r in rows:
+        cells = [f"{r[f'slow_{kind}_share']:.0%} / {r[f'slow_{kind}_ms_per_latte']:.2f}" for kind in SLOW_KINDS]
+        print(f"| {r['run']} | {r['implementation']} | {r['runtime']} | {r['slow_share']:.1%} | "
+              + " | ".join(cells) + " |")
 
 
 def measure(implementation: str, runtime: str, cpus: int, dur: str) -> dict:
@@ -121,7 +155,7 @@ def measure(implementation: str, runtime: str, cpus: int, dur: str) -> dict:
     idle_ms_per_latte = (1 - results["resources"]["cpu"]["utilization"]) * len(cpu_ids) * 1e3 / lattes_per_s
     handoffs, (t0, t1, kitchen_tids) = analyse(timehist, cpu_ids, lattes_per_s)
     return {"implementation": implementation, "runtime": runtime, "lattes_per_s": lattes_per_s,
-            "idle_ms_per_latte": idle_ms_per_latte, **handoffs, **wake_placement(events, t0, t1, kitchen_tids)}
+            "idle_ms_per_latte": idle_ms_per_latte, **handoffs, **wake_placement(events, t0, t1, kitchen_tids, cpu_ids, lattes_per_s * (t1 - t0))}
 
 
 def analyse(timehist: str, cpu_ids: list, lattes_per_s: float) -> tuple:
@@ -162,10 +196,10 @@ def analyse(timehist: str, cpu_ids: list, lattes_per_s: float) -> tuple:
     return figures, (t0, t1, {r[3] for r in kitchen})
 
 
-def wake_placement(events: str, t0: float, t1: float, kitchen_tids: set) -> dict:
+def wake_placement(events: str, t0: float, t1: float, kitchen_tids: set, cpu_ids: list, lattes: float) -> dict:
     """Each wake-up of a kitchen thread within [t0, t1], split by whether the
     kernel queued it on the waker's CPU or the other one, with its delay until
-    it ran.
+    it ran; and each slow one (over SLOW_WAKE_S) by what held it up.
 
     `sched_waking` fires on the waker's CPU and names the woken thread's last
     CPU; if try_to_wake_up places it elsewhere, `sched_migrate_task` follows on
@@ -174,7 +208,8 @@ def wake_placement(events: str, t0: float, t1: float, kitchen_tids: set) -> dict
     switching out first was still on its CPU (woken before it slept): no
     queueing, so not counted.
     """
-    pending, same_cpu, other_cpu, any_waking = {}, [], [], False
+    pending, wakes, any_waking = {}, [], False
+    switches = defaultdict(list)  # per CPU: (time, task id switched in; 0 is idle)
     for line in events.splitlines():
         m = EVENT.match(line)
         if not m:
@@ -194,19 +229,55 @@ def wake_placement(events: str, t0: float, t1: float, kitchen_tids: set) -> dict
         elif event == "sched:sched_switch":
             switch = SWITCH.search(fields)
             pending.pop(int(switch[1]), None)
+            switches[cpu].append((t, int(switch[2])))
             wake = pending.pop(int(switch[2]), None)
             if wake:
-                (same_cpu if wake["queued_on"] == wake["waker_cpu"] else other_cpu).append(t - wake["at"])
+                wakes.append((wake["at"], t, wake["queued_on"] == wake["waker_cpu"], wake["queued_on"]))
     if not any_waking:
         sys.exit("lab_handoffs.py: `perf sched record` recorded no sched:sched_waking events (perf older than 4.6?)")
+    same_cpu = [end - at for at, end, same, _ in wakes if same]
+    other_cpu = [end - at for at, end, same, _ in wakes if not same]
     every = same_cpu + other_cpu
-    return {"wakeups": len(every),
-            "other_cpu_share": len(other_cpu) / max(len(every), 1),
-            "other_cpu_slow_share": sum(d > SLOW_WAKE_S for d in other_cpu) / max(len(other_cpu), 1),
-            "same_cpu_delay_median_ms": in_ms(median(same_cpu)),
-            "other_cpu_delay_median_ms": in_ms(median(other_cpu)),
-            "other_cpu_slow_delay_median_ms": in_ms(median([d for d in other_cpu if d > SLOW_WAKE_S])),
-            "wake_delay_mean_ms": 1e3 * sum(every) / max(len(every), 1)}
+    figures = {"wakeups": len(every),
+               "other_cpu_share": len(other_cpu) / max(len(every), 1),
+               "other_cpu_slow_share": share_slow(other_cpu),
+               "same_cpu_delay_median_ms": in_ms(median(same_cpu)),
+               "other_cpu_delay_median_ms": in_ms(median(other_cpu)),
+               "other_cpu_slow_delay_median_ms": in_ms(median([d for d in other_cpu if d > SLOW_WAKE_S])),
+               "wake_delay_mean_ms": 1e3 * sum(every) / max(len(every), 1),
+               "slow_share": share_slow(every)}
+    # A slow wake-up was held up either on a CPU running another thread (the
+    # kernel queued it behind a stage and did not move it), with the other CPU
+    # idle meanwhile or busy too, or on a CPU that stayed idle (not started).
+    idle = {cpu: idle_intervals(switches[cpu], t0, t1) for cpu in cpu_ids}
+    held = defaultdict(list)
+    for at, end, _, queued_on in wakes:
+        wait = end - at
+        if wait <= SLOW_WAKE_S:
+            continue
+        if overlap(idle.get(queued_on, []), at, end) > wait / 2:
+            held["idle_cpu"].append(wait)
+        elif any(overlap(idle[cpu], at, end) > wait / 2 for cpu in cpu_ids if cpu != queued_on):
+            held["behind_thread_other_idle"].append(wait)
+        else:
+            held["behind_thread_all_busy"].append(wait)
+    for kind in SLOW_KINDS:
+        figures[f"slow_{kind}_share"] = len(held[kind]) / max(sum(map(len, held.values())), 1)
+        figures[f"slow_{kind}_ms_per_latte"] = 1e3 * sum(held[kind]) / lattes
+    return figures
+
+
+def idle_intervals(switches: list, t0: float, t1: float) -> list:
+    """When a CPU ran no task within [t0, t1], from its switches (in time order)."""
+    out = []
+    for (start, tid), (end, _) in zip(switches, switches[1:] + [(t1, None)]):
+        if tid == 0 and end > t0 and start < t1:
+            out.append((max(start, t0), min(end, t1)))
+    return out
+
+
+def share_slow(delays: list) -> float:
+    return sum(d > SLOW_WAKE_S for d in delays) / max(len(delays), 1)
 
 
 def median(values: list) -> float | None:

@@ -14,8 +14,8 @@ then queues for one. Which wake-ups pay `w`:
   every        every wake-up;
   waker_runs   only one whose waker keeps running (the woken thread needs the
                other CPU; a waker that sleeps hands its own CPU over at once);
-  cpu_idle     only one made while a CPU besides the waker's is idle (an idle
-               vCPU to wake).
+  cpu_idle     only one made while a CPU besides the waker's is idle (the
+               woken thread needs that CPU to take it).
 
 Inputs, all from committed records: the measured lattes/s and median latency
 from bench/lab_curves-threads.json (the lab's scenarios); `w` = the mean
