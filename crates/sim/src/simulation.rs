@@ -195,13 +195,37 @@ impl Simulation {
     }
 
     /// A job that is at no station moves to its `next` step, or waits for
-    /// room there.
+    /// room there: also when room came free in this event but others wait
+    /// for it (a closed customer with no think, back at once), since those
+    /// came first and `settle` lets them in first.
     fn move_from_outside(&mut self, job: u32) {
         let next = self.jobs[job].next;
-        match is_step(next).then(|| self.full_station(job, next, OUTSIDE)).flatten() {
-            Some(full) => self.stations[full as usize].senders.push_back(job),
-            None => self.depart(job),
+        if !is_step(next) {
+            return self.depart(job);
         }
+        if let Some(full) = self.full_station(job, next, OUTSIDE) {
+            return self.wait_outside(job, full);
+        }
+        if let Some(line) = self.line_for_room(job, next) {
+            self.to_admit.push(line);
+            return self.wait_outside(job, line);
+        }
+        self.depart(job);
+    }
+
+    /// The station of station step `step` if jobs wait for room there.
+    fn line_for_room(&self, job: u32, step: u32) -> Option<u32> {
+        let StepKind::Serve(serve) = &self.classes[self.jobs[job].class as usize].steps[step as usize].kind else {
+            return None;
+        };
+        (!self.stations[serve.station as usize].senders.is_empty()).then_some(serve.station)
+    }
+
+    /// The job, at no station, waits for room at `station`: a wait before its
+    /// service, counted in its waiting time when it gets in (`settle`).
+    fn wait_outside(&mut self, job: u32, station: u32) {
+        self.jobs[job].entered_station = self.now;
+        self.stations[station as usize].senders.push_back(job);
     }
 
     fn open_arrival(&mut self, class: u32) {
@@ -576,7 +600,14 @@ impl Simulation {
                 match still_full {
                     // A fork with room here may still wait for another branch's station.
                     Some(other) => self.stations[other as usize].senders.push_back(sender),
-                    None => self.depart(sender),
+                    None => {
+                        if here == OUTSIDE {
+                            // Not blocked on a server: it waited for room (wait_outside).
+                            let j = &mut self.jobs[sender];
+                            j.waited += self.now - j.entered_station;
+                        }
+                        self.depart(sender)
+                    }
                 }
             }
         }
