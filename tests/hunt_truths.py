@@ -842,11 +842,19 @@ FIGURES = [("classes", "throughput"), ("classes", "loss_probability"), ("classes
            ("classes", "response_time", "p90"), ("classes", "waiting_time", "p90"),
            ("stations", "utilization"), ("stations", "queue_length"), ("stations", "waiting"),
            ("stations", "response_time"), ("stations", "throughput")]
+TYPE_FIGURES = ("utilization",)
 
 
 def figures_of(res):
     """{(kind, name, figure...): value} of the figures FIGURES names, exact ones only."""
     out = {}
+    for name, row in res["stations"].items():
+        if row.get("exact") is False:
+            continue
+        for kind, figures in (row.get("server_types") or {}).items():
+            out[("stations", name, "server_types", kind, "utilization")] = (figures["utilization"], figures.get("utilization_ci"))
+            for cls, value in figures["served"].items():
+                out[("stations", name, "server_types", kind, "served", cls)] = (value, None)
     for path in FIGURES:
         for name, row in res[path[0]].items():
             if row.get("exact") is False:
@@ -1161,6 +1169,108 @@ def hunt_fork_dispatch(rng, tally, n):
         for i in range(c):
             st = res["stations"][f"b{i}"]
             tally.add(f"{kind}:little", rel(st["queue_length"], st["throughput"] * st["response_time"]), label)
+
+
+def hunt_typed(rng, tally, n):
+    """Typed servers under FCFS-ALIS: solved by the Adan-Weiss product form; the truth
+    here is the simulator (hunt simulate_random runs these models), and two checks
+    that need none: each type's work conserved (utilization x servers = what it served
+    x its mean), and every class's throughput its arrival rate."""
+    for _ in range(n):
+        types = {f"t{i}": int(rng.integers(1, 3)) for i in range(int(rng.integers(2, 4)))}
+        means = {t: float(rng.choice([0.5, 1.0])) for t in types}
+        k = int(rng.integers(2, 4))
+        names = list(types)
+        classes = {}
+        for r in range(k):
+            allowed = [t for t in names if rng.random() < 0.6] or [names[r % len(names)]]
+            classes[f"k{r}"] = {"rate": 1.0, "route": [{"station": "s", "served_by": {t: f"exp({means[t]})" for t in allowed}}]}
+        # load: scale the rates so the servers are 30 to 80 % busy were work spread evenly
+        capacity = sum(types[t] / means[t] for t in names)
+        lam = float(rng.uniform(0.3, 0.8)) * capacity / k
+        for r in range(k):
+            classes[f"k{r}"]["rate"] = round(lam, 6)
+        m = model({"s": {"servers": types, "take": "first_fit"}}, classes)
+        try:
+            res = solve_recorded(m)
+        except brewput.BrewputError as e:
+            tally.add("typed:refused", 0.0, str(e))
+            continue
+        st = res["stations"]["s"]
+        label = f"typed {types} means={means} {[(c, list(v['route'][0]['served_by'])) for c, v in classes.items()]} lam={lam}"
+        for t, row in st.get("server_types", {}).items():
+            work = sum(row["served"].values()) * means[t]
+            tally.add("typed:work conserved", rel(row["utilization"] * types[t], work), label)
+        for r in range(k):
+            tally.add("typed:X", rel(res["classes"][f"k{r}"]["throughput"], round(lam, 6)), label)
+
+
+def scipy_law(spec):
+    """The law of a distribution spec as scipy.stats sees it (None: atoms or a mixture)."""
+    kind = spec[0]
+    if kind == "exp":
+        return stats.expon(scale=spec[1])
+    if kind == "erlang":
+        return stats.gamma(a=spec[1], scale=spec[2] / spec[1])
+    if kind == "gamma":
+        return stats.gamma(a=1 / spec[2]**2, scale=spec[1] * spec[2]**2)
+    if kind == "lognormal":
+        s2 = math.log(1 + spec[2]**2)
+        return stats.lognorm(s=math.sqrt(s2), scale=spec[1] / math.sqrt(1 + spec[2]**2))
+    if kind == "uniform":
+        return stats.uniform(loc=spec[1], scale=spec[2] - spec[1])
+    if kind == "jitter":
+        return stats.uniform(loc=spec[1] - spec[2] / 2, scale=spec[2])
+    if kind == "normal":
+        return stats.truncnorm(a=-spec[1] / spec[2], b=np.inf, loc=spec[1], scale=spec[2])
+    return None
+
+
+def quantile(spec, p):
+    law = scipy_law(spec)
+    if law is not None:
+        return float(law.ppf(p))
+    if spec[0] == "hyperexp":
+        m, cv = spec[1], spec[2]
+        q = (1 + math.sqrt((cv**2 - 1) / (cv**2 + 1))) / 2
+        m1, m2 = m / (2 * q), m / (2 * (1 - q))
+        return optimize.brentq(lambda t: q * math.exp(-t / m1) + (1 - q) * math.exp(-t / m2) - (1 - p), 0, 100 * m2)
+    values = np.sort(np.array([spec[1]] if spec[0] == "const" else spec[1], float))
+    return float(values[math.ceil(p * len(values)) - 1])  # the smallest with F >= p
+
+
+def hunt_sampling(rng, tally, n):
+    """The engine's samplers: at a delay station the response time is one service, so
+    its simulated mean and percentiles are the law's (scipy.stats), within the run's
+    95 % interval (widened by the histogram's 2^-10 below the value)."""
+    kinds = ["exp", "erlang", "gamma", "lognormal", "uniform", "jitter", "normal", "hyperexp", "const"]
+    for i in range(n):
+        mean = float(rng.choice([0.001, 1.0, 250.0]))
+        spec = random_dist(np.random.default_rng(int(rng.integers(1 << 30))), mean)
+        if spec[0] == "empirical":
+            spec = random_dist(rng, mean) if False else (kinds[i % len(kinds)],)
+            spec = {"exp": ("exp", mean), "erlang": ("erlang", 3, mean), "gamma": ("gamma", mean, 0.7),
+                    "lognormal": ("lognormal", mean, 1.2), "uniform": ("uniform", 0.5 * mean, 1.5 * mean),
+                    "jitter": ("jitter", mean, mean), "normal": ("normal", mean, 0.8 * mean),
+                    "hyperexp": ("hyperexp", mean, 2.0), "const": ("const", mean)}[spec[0]]
+        text, m1, _ = dist_truth(spec)
+        m = model({"s": {"servers": "inf"}}, {"c": {"rate": 1.0, "route": [{"station": "s", "service": text}]}})
+        res = brewput.simulate(m, seed=int(rng.integers(1, 1000)), replications=5, customers=100_000)
+        rt = res["classes"]["c"]["response_time"]
+        label = f"{text}"
+        lo, hi = rt["mean_ci"]
+        tally.add(f"sampling:{spec[0]}:mean", 0.0 if lo <= m1 <= hi or abs(rt["mean"] - m1) <= 1e-8 * m1
+                  else abs(rt["mean"] - m1) / m1,
+                  f"{label} got {rt['mean']} {rt['mean_ci']} want {m1}", 1e-12)
+        for key, p in PERCENTILES:
+            want = quantile(spec, p / 100)
+            lo, hi = rt[key + "_ci"]
+            # a percentile is at most 2^-10 below the sample's: the truth is in [lo, hi / (1 - 2^-10)]
+            inside = lo * (1 - 1e-12) <= want <= hi / (1 - 2**-10) * (1 + 1e-12)
+            if spec[0] == "const":  # exact but for the clock's rounding of arrival and departure
+                inside = abs(rt[key] - want) <= 1e-8 * want
+            tally.add(f"sampling:{spec[0]}:{key}", 0.0 if inside else abs(rt[key] - want) / want,
+                      f"{label} got {rt[key]} {rt[key + '_ci']} want {want}", 1e-12)
 
 
 def main():
