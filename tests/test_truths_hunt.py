@@ -93,3 +93,58 @@ def test_the_wait_outside_is_in_the_waiting_time(population, servers, buffer, th
             ("stations", "s", ("queue_length",), inside)]:
         low, high = inside_ci(simulated, kind, name, *path)
         assert low <= truth <= high, (path, truth, low, high)
+
+
+# ---- bounds that were not bounds --------------------------------------------------------
+# solve printed, for every closed class alone, the pessimistic asymptotic bounds and the
+# balanced job bounds, which hold for product-form networks only. At a FIFO station of
+# non-exponential service an arriving customer finds the one in service with E[S^2] / 2 E[S]
+# left, more than its mean: two customers at hyperexp(1, 10) with think exp(5) had "bounds"
+# R in [1.167, 1.286] against a true 1.53. And a closed class whose customers balk thinks
+# again without completing, so Little's law N = X (R + Z) does not hold: 10 customers who
+# balk with 0.9 at a queue had R in [9, 10] against the exact 2.73 (their chain).
+
+def test_bounds_off_product_form_are_only_the_sure_ones():
+    model = {"brewput": 1, "name": "b", "stations": {"s": {}},
+             "classes": {"c": {"population": 2, "think": "exp(5)",
+                               "route": [{"station": "s", "service": "hyperexp(1, 10)"}]}}}
+    bounds = brewput.solve(model)["bounds"]["c"]
+    assert bounds["balanced_throughput"] is None and bounds["balanced_response_time"] is None
+    assert bounds["throughput"][0] is None and bounds["response_time"][1] is None
+    simulated = brewput.simulate(model, customers=400_000, seed=2)["classes"]["c"]
+    # the sure bounds hold: X <= min(N / (D + Z), 1 / D_max), R >= N / X_max - Z
+    assert simulated["throughput_ci"][1] <= bounds["throughput"][1]
+    assert simulated["response_time"]["mean_ci"][0] >= bounds["response_time"][0]
+    # and the balanced job bounds it printed before would not have: R <= 1.2857
+    assert simulated["response_time"]["mean_ci"][0] > 1.2857
+
+
+def finite_source_balking(population, think, mean, balk):
+    """The machine-repairman chain whose arrivals seeing w waiting balk with balk[w]
+    (the last held beyond): (throughput, mean response of the served)."""
+    rows, cols, rates = [], [], []
+    for n in range(population):
+        joins = 1 - balk[min(max(n - 1, 0), len(balk) - 1)]
+        rows += [n, n + 1]
+        cols += [n + 1, n]
+        rates += [(population - n) / think * joins, 1 / mean]
+    pi = stationary(rows, cols, rates, population + 1)
+    n = np.arange(population + 1)
+    throughput = (1 - pi[0]) / mean
+    return throughput, float(n @ pi) / throughput
+
+
+def test_bounds_of_customers_who_balk_hold():
+    model = {"brewput": 1, "name": "b", "stations": {"s": {}},
+             "classes": {"c": {"population": 10, "think": "exp(1)",
+                               "route": [{"station": "s", "service": "exp(1)", "balk": [0.9]}]}}}
+    throughput, response = finite_source_balking(10, 1.0, 1.0, [0.9])
+    solved = brewput.solve(model)
+    c, bounds = solved["classes"]["c"], solved["bounds"]["c"]
+    assert c["throughput"] == pytest.approx(throughput, rel=1e-9)
+    assert c["response_time"]["mean"] == pytest.approx(response, rel=1e-9)
+    low_x, high_x = bounds["throughput"]
+    low_r, high_r = bounds["response_time"]
+    assert (low_x is None or low_x <= throughput) and throughput <= high_x
+    assert low_r <= response and (high_r is None or response <= high_r)
+    assert bounds["balanced_throughput"] is None

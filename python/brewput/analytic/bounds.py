@@ -13,10 +13,15 @@ queue there):
 
 (Zahorjan, Sevcik, Eager and Galler 1982; K counts the queueing stations the
 class visits.) Response times here leave think out but include delay stations.
-They hold for product-form networks: a customer then finds at most the N - 1
-others ahead and each still needs its mean. With other classes present only the
-capacity bounds X <= N / (D + Z) and X <= 1 / D_max are sure, so the rest is left out;
-for a class that forks (its branches at once) only X <= 1 / D_max is.
+The lower bounds on X (and upper on R) hold for product-form networks: a customer
+then finds at most the N - 1 others ahead and each still needs its mean. Where a
+station is not product form (FIFO with non-exponential service: an arrival finds
+the job in service with more than its mean left, E[S^2] / 2 E[S]), or with other
+classes present, only the capacity bounds X <= N / (D + Z) and X <= 1 / D_max are
+sure, with R >= N / X_max - Z by Little, so the rest is left out. A closed class
+whose customers give up (balk or renege, then think again) completes fewer cycles
+than N / (R + Z), so Little's law does not bound its R: only R >= D (plus delay
+stations) is left. For a class that forks (its branches at once) only X <= 1 / D_max is.
 """
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
+from .closed import product_form_stations
 from .network import Network
 
 Interval = Tuple[Optional[float], Optional[float]]  # (lower, upper); None: no bound known
@@ -53,8 +59,9 @@ class Bounds:
     balanced_response_time: Optional[Interval] = None
 
 
-def class_bounds(net: Network, r: int) -> Optional[Bounds]:
-    """Bounds for class r, or None when it visits no queueing station (nothing limits it)."""
+def class_bounds(net: Network, r: int, gives_up: bool = False) -> Optional[Bounds]:
+    """Bounds for class r, or None when it visits no queueing station (nothing limits it).
+    `gives_up`: the class's customers may balk or renege."""
     queueing = ~net.is_delay & (net.demand[r] > 0)
     if not queueing.any():
         return None
@@ -72,7 +79,9 @@ def class_bounds(net: Network, r: int) -> Optional[Bounds]:
     think = float(net.think[r])  # response times leave think out, keep delay stations in
     common["saturation_population"] = (d + z) / d_max
     x_up = min(n / (d + z), 1 / d_max)
-    if len(net.classes) > 1:
+    if gives_up:
+        return Bounds(**common, throughput=(None, x_up), response_time=(d + z - think, None))
+    if len(net.classes) > 1 or not product_form_stations(net)[0][queueing].all():
         return Bounds(**common, throughput=(None, x_up), response_time=(n / x_up - think, None))
     x_low = n / (n * d + z)
     balanced = {}
@@ -85,7 +94,9 @@ def class_bounds(net: Network, r: int) -> Optional[Bounds]:
                   **balanced)
 
 
-def network_bounds(net: Network) -> Dict[str, dict]:
-    """Every class's bounds, keyed by class name, as plain dicts (for the results schema)."""
-    found = {name: class_bounds(net, r) for r, name in enumerate(net.classes)}
+def network_bounds(net: Network, gives_up: Optional[np.ndarray] = None) -> Dict[str, dict]:
+    """Every class's bounds, keyed by class name, as plain dicts (for the results schema);
+    `gives_up` (R,): whether each class's customers may balk or renege."""
+    found = {name: class_bounds(net, r, bool(gives_up is not None and gives_up[r]))
+             for r, name in enumerate(net.classes)}
     return {name: asdict(b) for name, b in found.items() if b is not None}

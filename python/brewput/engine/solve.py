@@ -45,7 +45,9 @@ def solve(
     except MemoryError:  # sizing.py estimates every method first; this is the last line of defence
         raise OptionError("method", f"{model.file or model.name} does not fit in this machine's memory; "
                                     "use a smaller model or brewput simulate", value=method) from None
-    return solution_results(model, net, sol, network_bounds(net))
+    # A closed class with a loss probability has customers who balk or renege.
+    gives_up = None if sol.loss_probability is None else ~net.is_open
+    return solution_results(model, net, sol, network_bounds(net, gives_up))
 
 
 def _solve_network(net, method: str):
