@@ -1273,6 +1273,80 @@ def hunt_sampling(rng, tally, n):
                       f"{label} got {rt[key]} {rt[key + '_ci']} want {want}", 1e-12)
 
 
+def laplace(spec, s_):
+    """E[exp(-s A)] of a distribution spec, by its closed form or scipy.integrate."""
+    kind = spec[0]
+    if kind == "const":
+        return math.exp(-s_ * spec[1])
+    if kind == "exp":
+        return 1 / (1 + s_ * spec[1])
+    if kind == "erlang":
+        return (1 + s_ * spec[2] / spec[1]) ** -spec[1]
+    if kind == "hyperexp":
+        m, cv = spec[1], spec[2]
+        p = (1 + math.sqrt((cv**2 - 1) / (cv**2 + 1))) / 2
+        return p / (1 + s_ * m / (2 * p)) + (1 - p) / (1 + s_ * m / (2 * (1 - p)))
+    if kind == "empirical":
+        return float(np.mean(np.exp(-s_ * np.array(spec[1], float))))
+    law = scipy_law(spec)
+    lo, hi = law.ppf(0), law.ppf(1 - 1e-15)
+    return integrate.quad(lambda t: math.exp(-s_ * t) * law.pdf(t), lo, hi, limit=200, epsabs=1e-14)[0]
+
+
+def hunt_gi_m_1(rng, tally, n):
+    """The engine's open arrivals of any law into one exponential server: GI/M/1 is
+    exact (sigma = A*(mu (1 - sigma)), W = sigma / (mu (1 - sigma))), though solve only
+    approximates it (Allen-Cunneen, marked). Simulated over 8 seeds against it."""
+    seeds = 8
+    for _ in range(n):
+        gap = 1.0
+        spec = random_dist(rng, gap)
+        text, m1, _ = dist_truth(spec)
+        rho = float(rng.uniform(0.3, 0.85))
+        mean = round(rho * m1, 6)
+        mu = 1 / mean
+        sigma = optimize.brentq(lambda x: laplace(spec, mu * (1 - x)) - x, 0, 1 - 1e-9, xtol=1e-14)
+        W = sigma / (mu * (1 - sigma))
+        m = model({"s": {}}, {"c": {"arrivals": text, "route": [{"station": "s", "service": f"exp({mean})"}]}})
+        got = [brewput.simulate(m, seed=seed, replications=4, customers=CUSTOMERS)["classes"]["c"]["waiting_time"]["mean"]
+               for seed in range(1, seeds + 1)]
+        se = np.std(got, ddof=1) / math.sqrt(seeds)
+        z = abs(np.mean(got) - W) / max(se, 1e-9 * W)
+        tally.add(f"GI/M/1:{spec[0]}", z / 100, f"z={z:.3g} {text} service exp({mean}) sim W {np.mean(got):.6g} truth {W:.6g} se {se:.3g}", 0.05)
+
+
+def hunt_bounds(rng, tally, n):
+    """A closed class alone: the bounds solve gives must hold for the truth, the chain
+    where the network is product form, else the simulator's interval (any service law)."""
+    for _ in range(n):
+        k = int(rng.integers(1, 3))
+        N = int(rng.integers(1, 8))
+        P, exit_p = random_routes(rng, k, 0.3)
+        cs = [int(rng.choice([1, 1, 2, 0])) for _ in range(k)]
+        specs = [random_dist(rng, float(rng.choice([0.2, 0.5, 1.0]))) for _ in range(k)]
+        think = float(rng.choice([0.5, 2.0]))
+        stations = {f"s{i}": {"servers": cs[i] if cs[i] else "inf"} for i in range(k)}
+        route = [{"id": f"t{i}", "station": f"s{i}", "service": dist_truth(specs[i])[0], "next": next_of(P, exit_p, i)}
+                 for i in range(k)]
+        m = model(stations, {"c": {"population": N, "think": f"exp({think})", "route": route}})
+        res = solve_recorded(m)
+        b = res["bounds"].get("c")
+        if b is None:
+            continue
+        sim = brewput.simulate(m, seed=int(rng.integers(1, 1000)), replications=5, customers=100_000)["classes"]["c"]
+        # twice the 95 % half-width: a bound can equal the truth (one customer: X = 1 / cycle)
+        x_lo, x_hi = (2 * v - sim["throughput"] for v in sim["throughput_ci"])
+        r_lo, r_hi = (2 * v - sim["response_time"]["mean"] for v in sim["response_time"]["mean_ci"])
+        label = f"bounds N={N} c={cs} {[dist_truth(sp)[0] for sp in specs]} Z={think} X in {sim['throughput_ci']} R in {sim['response_time']['mean_ci']} bounds {b}"
+        for key, lo_sim, hi_sim in (("throughput", x_lo, x_hi), ("response_time", r_lo, r_hi),
+                                    ("balanced_throughput", x_lo, x_hi), ("balanced_response_time", r_lo, r_hi)):
+            if not b.get(key):
+                continue
+            low, high = b[key]
+            broken = (low is not None and hi_sim < low * (1 - 1e-9)) or (high is not None and lo_sim > high * (1 + 1e-9))
+            tally.add(f"bounds:{key}", 1.0 if broken else 0.0, label, 0.5)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", type=int, default=20)
