@@ -148,3 +148,46 @@ def test_bounds_of_customers_who_balk_hold():
     assert (low_x is None or low_x <= throughput) and throughput <= high_x
     assert low_r <= response and (high_r is None or response <= high_r)
     assert bounds["balanced_throughput"] is None
+
+
+# ---- Little's law at a station where jobs renege ----------------------------------------
+# docs/results.md said every station row keeps L = throughput x response_time. Jobs who
+# renege are in L while they wait but are served nowhere, and both engines count only
+# the served in throughput and response time (as the docs now say). The truth: the
+# Erlang A chain (M/M/1+M), and a tagged arrival's wait until it is served.
+
+def test_a_station_where_jobs_renege_holds_them_in_l_not_in_x_or_r():
+    lam, mean, patience = 2.4464520480424827, 0.5, 3.0
+    top = 400
+    rows, cols, rates = [], [], []
+    for n in range(top):
+        rows += [n, n + 1]
+        cols += [n + 1, n]
+        rates += [lam, 1 / mean + n / patience]  # from n + 1 present: one in service, n waiting
+    pi = stationary(rows, cols, rates, top + 1)
+    n = np.arange(top + 1)
+    present, waiting = float(n @ pi), float(np.maximum(n - 1, 0) @ pi)
+    served = (1 - pi[0]) / mean
+    # a tagged arrival (PASTA) finding n present has j = n - 1 ahead in line (none, and the
+    # server free, at n = 0); the line moves at 1/mean + j/patience, it reneges at 1/patience
+    theta = 1 / patience
+    p_served, t_served = [1.0], [0.0]  # index j + 1; j = -1: the server is free
+    for j in range(top):
+        move = 1 / mean + j * theta
+        p_served.append(move / (move + theta) * p_served[-1])
+        t_served.append(p_served[-1] / (move + theta) + move / (move + theta) * t_served[-1])
+    ahead = np.maximum(n - 1, -1) + 1
+    wait_served = float(pi @ np.array(t_served)[ahead]) / float(pi @ np.array(p_served)[ahead])
+    model = {"brewput": 1, "name": "renege", "stations": {"s": {}}, "classes": {"c": {
+        "rate": lam, "route": [{"station": "s", "service": f"exp({mean})", "patience": f"exp({patience})"}]}}}
+    station = brewput.solve(model)["stations"]["s"]
+    assert station["queue_length"] == pytest.approx(present, rel=1e-9)
+    assert station["waiting"] == pytest.approx(waiting, rel=1e-9)
+    assert station["throughput"] == pytest.approx(served, rel=1e-9)
+    assert station["response_time"] == pytest.approx(wait_served + mean, rel=1e-9)
+    assert station["queue_length"] > 1.1 * station["throughput"] * station["response_time"]
+    simulated = brewput.simulate(model, customers=200_000, seed=1)["stations"]["s"]
+    for figure, truth in [("queue_length", present), ("waiting", waiting), ("throughput", served),
+                          ("response_time", wait_served + mean)]:
+        low, high = simulated[figure + "_ci"]
+        assert low <= truth <= high, (figure, truth, low, high)
