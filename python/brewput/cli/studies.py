@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from ..errors import BrewputError
+from ..errors import BrewputError, ModelError, OptionError
 from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, ReportOption, SchedulerOption,
                      WholeOption, WorkersOption, app, command_line, err, out, parse_sets, progress_bar, user_errors)
 from .scenarios import check_folder, check_outputs, prepare, run_experiment, write_outputs
@@ -99,8 +99,13 @@ def demo(
 
     check_outputs(report=report)
     with progress_bar(enabled=True, label="scenarios") as progress:
-        record = coffee_record(customers=customers, replications=replications, noise=noise,
-                               command=command_line(), workers=workers, progress=progress)
+        try:
+            record = coffee_record(customers=customers, replications=replications, noise=noise,
+                                   command=command_line(), workers=workers, progress=progress)
+        except ModelError as e:  # the study's models refuse the noise: the option is at fault, not their files
+            if noise is None:
+                raise
+            raise OptionError("noise", e.problem, value=f"{noise:g}") from None
     if record["interrupted"]:
         if record["scenarios"]:
             write_outputs(record, None, report)

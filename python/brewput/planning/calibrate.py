@@ -229,7 +229,7 @@ def calibrate(path, *, kind: str = "mmc", servers: int = 1, upto: Optional[float
     by_utilization = use_utilization and kind == "mmc" and all(s.utilization is not None for s in used)
     needed = 2 if by_utilization else params + 1
     if len(used) < needed:
-        upto_text = f" with throughput up to {upto:g}" if upto is not None else ""
+        upto_text = f" with throughput up to {upto:g} (--upto)" if upto is not None else ""
         raise BrewputError(f"{path}: {len(used)} steps{upto_text}; the estimate and its interval need at least {needed}")
     x = np.array([s.throughput for s in used])
     r = np.array([s.response for s in used])

@@ -15,19 +15,24 @@ import re
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Tuple
 
-from ..errors import BrewputError
+from ..errors import BrewputError, OptionError
 from .answer import all_exact, answered
 
 _MERGE = re.compile(r"^merge\s+([A-Za-z0-9_-]+)\s*,\s*([A-Za-z0-9_-]+)$")
 _ADD = re.compile(r"^add-server\s+([A-Za-z0-9_-]+)(?:\s*\+\s*([1-9][0-9]{0,5}))?$")
 _SET = re.compile(r"^([A-Za-z0-9_.-]+)\s*=\s*(.+)$")
 MAX_CASES = 100
+_EXPECTED = "expected merge A,B, add-server A[+N] or PATH=VALUE"
+# What --merge and --add-server take, where the edit they make does not parse.
+_OPTION_EXPECTS = {"merge": "expected two stations, A,B",
+                   "add_server": "expected a station, or STATION+N with N a whole number from 1 to 999999"}
 
 
 @dataclass(frozen=True)
 class Case:
     name: str
     edits: Tuple[str, ...]  # as written; applied in order
+    option: str = "case"  # the option that gave it (merge, add_server, case): named when it is refused
 
 
 def parse_case(text: str) -> Case:
@@ -65,7 +70,7 @@ def edited(model, edit: str):
         message = str(e)
         raise BrewputError(message if message.startswith(("merge ", "add-server ")) else f"{edit}: {message}") \
             from None
-    raise BrewputError(f"{edit}: expected merge A,B, add-server A[+N] or PATH=VALUE")
+    raise BrewputError(f"{edit}: {_EXPECTED}")
 
 
 def variant(model, case: Case):
@@ -83,9 +88,29 @@ def check_cases(model, cases: Sequence[Case]) -> None:
     seen = set()
     for case in cases:
         if case.name in seen:
-            raise BrewputError(f"--case {case.name}: named twice")
+            raise OptionError(case.option, "named twice", value=case.name)
         seen.add(case.name)
-        variant(model, case)
+        try:
+            variant(model, case)
+        except BrewputError as e:
+            raise _refused(case, str(e)) from None
+
+
+def _refused(case: Case, message: str) -> OptionError:
+    """A case's refusal naming the option that gave it: `--merge a,z: ...`, `--case pooled: edit 'x': ...`."""
+    if case.option != "case":  # one edit, `merge A,B` or `add-server A`: the option says the keyword
+        written = case.edits[0].partition(" ")[2].strip()
+        problem = _without(case.edits[0], message)
+        return OptionError(case.option, _OPTION_EXPECTS[case.option] if problem == _EXPECTED else problem,
+                           value=written or "''")
+    if case.edits == (case.name,):
+        return OptionError("case", _without(case.name, message), value=case.name or "''")
+    return OptionError("case", message, value=case.name)
+
+
+def _without(edit: str, message: str) -> str:
+    """The problem of a message `EDIT: problem`."""
+    return message[len(edit) + 2:] if message.startswith(edit + ": ") else message
 
 
 def whatif(model, cases: Sequence[Case], seed: int = 1) -> dict:
@@ -123,6 +148,6 @@ def change(value: Optional[float], base: Optional[float]) -> Optional[float]:
 
 def cases_from(merges: Sequence[str], servers: Sequence[str], written: Sequence[str]) -> List[Case]:
     """The command's cases: each --merge and --add-server alone, then each --case."""
-    return ([Case(f"merge {m}", (f"merge {m}",)) for m in merges]
-            + [Case(f"add-server {s}", (f"add-server {s}",)) for s in servers]
+    return ([Case(f"merge {m}", (f"merge {m}",), "merge") for m in merges]
+            + [Case(f"add-server {s}", (f"add-server {s}",), "add_server") for s in servers]
             + [parse_case(text) for text in written])

@@ -1,0 +1,555 @@
+"""Hunts malformed input that escapes the one-line rule, by hand (pytest does not
+collect it: its name does not start with test_).
+
+    .venv/bin/python tests/hunt_inputs.py                    # every family of probes
+    .venv/bin/python tests/hunt_inputs.py --only options     # the families whose name starts so
+    .venv/bin/python tests/hunt_inputs.py --jobs 2 --show 40 # parallel runs, failures shown
+
+Every example model, study and record, and every command, gets mutated input
+(wrong types at every field, non-finite and huge numbers, unreadable files,
+malformed options and output paths, broken records...). Each probe runs as
+tests/corpus.py runs a case (its own folder, a memory cap, a timeout) and is
+flagged when it breaks the rule: an exit code not 0 or 2 (1 where the command
+says so), a Traceback, a panic or a Python warning on stderr, more than four
+stderr lines on exit 2, an exit-2 line naming none of what the probe broke, a
+hang or a memory blow-up. Failures are grouped by a normalised first stderr line,
+so that a class of failure shows once, with how many probes hit it.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Dict, Iterator, List, Mapping, Sequence, Tuple, Union
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).parent))
+from corpus import MODEL, Case, run_case  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+FAST_SIM = ["--customers", "2000", "--replications", "2", "--threads", "1"]
+
+Files = Mapping[str, Union[str, bytes]]
+
+
+@dataclass(frozen=True)
+class Probe:
+    family: str
+    id: str
+    argv: Sequence[str]
+    files: Files = field(default_factory=dict)
+    names: Sequence[str] = ()  # any one of them must appear on an exit-2 stderr
+    codes: Tuple[int, ...] = (0, 2)
+    setup: Callable[[Path], None] = None  # e.g. chmod, mkfifo, symlink loops
+    timeout: float = 20.0
+
+
+# ---------------------------------------------------------------- bad values
+
+HUGE_INT = "1" + "0" * 400
+BAD_VALUES: List[Tuple[str, object]] = [
+    ("str", "abc"), ("empty-str", ""), ("null", None), ("true", True), ("list", [1, 2]), ("empty-list", []),
+    ("map", {"a": 1}), ("empty-map", {}), ("zero", 0), ("neg", -1), ("neg-zero", -0.0), ("frac", 0.5),
+    ("1e308", 1e308), ("inf", float("inf")), ("-inf", float("-inf")), ("nan", float("nan")),
+    ("10**400", int(HUGE_INT)), ("1e-320", 1e-320), ("long-str", "x" * 100_000), ("neg-huge", -1e308),
+    ("dollar", "${nope}"), ("dollar-cycle", "${x + 1}"),
+]
+
+
+def _dump(data) -> str:
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10**6)
+
+
+def _paths(node, path=()) -> Iterator[Tuple]:
+    yield path
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _paths(value, path + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _paths(value, path + (index,))
+
+
+def _set(data, path, value):
+    data = copy.deepcopy(data)
+    if not path:
+        return value
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return data
+
+
+def _shape(path, named=("stations", "classes", "params", "resources", "models", "servers", "types",
+                        "branches", "marks", "measures", "charts", "sweep", "set", "variants")) -> Tuple:
+    """A field's path with user-given names and list indices folded, so that the same field
+    of two stations or classes is probed once."""
+    shape, after_named = [], False
+    for item in path:
+        shape.append("#" if isinstance(item, int) else ("*" if after_named else item))
+        after_named = not isinstance(item, int) and item in named and not after_named
+    return tuple(shape)
+
+
+def _field_names(path) -> List[str]:
+    named = [str(p) for p in path if not isinstance(p, int)]
+    return named[-1:] if named else []
+
+
+def _example_files() -> Dict[str, str]:
+    """Every example file, by its path under examples/ (studies name models by relative path)."""
+    return {str(p.relative_to(EXAMPLES)): p.read_text() for p in EXAMPLES.rglob("*")
+            if p.is_file() and p.suffix in (".yaml", ".csv", ".md")}
+
+
+def model_fields() -> Iterator[Probe]:
+    seen = set()
+    examples = _example_files()
+    models = [name for name, text in examples.items() if name.endswith(".yaml") and "\nmodels:" not in text]
+    for name in sorted(models):
+        data = yaml.safe_load(examples[name])
+        for path in _paths(data):
+            for label, value in BAD_VALUES:
+                key = (_shape(path), label)
+                if key in seen:
+                    continue
+                seen.add(key)
+                text = _dump(_set(data, path, value))
+                files = {**examples, name: text}
+                where = ".".join(map(str, path)) or "top"
+                names = [name, *_field_names(path)]
+                yield Probe("model-fields", f"solve:{name}:{where}={label}", ["solve", name], files, names)
+                yield Probe("model-fields", f"simulate:{name}:{where}={label}", ["simulate", name, *FAST_SIM],
+                            files, names)
+
+
+def study_fields() -> Iterator[Probe]:
+    seen = set()
+    examples = _example_files()
+    studies = [name for name, text in examples.items() if name.endswith(".yaml") and "\nmodels:" in text]
+    for name in sorted(studies):
+        data = yaml.safe_load(examples[name])
+        data["engines"] = [e for e in data.get("engines", []) if e != "load"] or ["solve"]
+        data.pop("load", None)
+        for path in _paths(data):
+            for label, value in BAD_VALUES:
+                key = (_shape(path), label)
+                if key in seen:
+                    continue
+                seen.add(key)
+                files = {**examples, name: _dump(_set(data, path, value))}
+                where = ".".join(map(str, path)) or "top"
+                yield Probe("study-fields", f"run:{name}:{where}={label}",
+                            ["run", name, "--customers", "500", "--replications", "2", "--workers", "1"],
+                            files, [name, *_field_names(path)], codes=(0, 1, 2))
+
+
+# ---------------------------------------------------------------- files of every kind
+
+def _loop(folder: Path, name: str) -> None:
+    (folder / name).symlink_to(folder / name)
+
+
+def _fifo(folder: Path, name: str) -> None:
+    os.mkfifo(folder / name)
+
+
+def _unreadable(folder: Path, name: str) -> None:
+    (folder / name).write_text("brewput: 1\n")
+    (folder / name).chmod(0)
+
+
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{c}: &{c} [{', '.join(['*' + p] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+
+BAD_FILES: List[Tuple[str, object]] = [
+    ("empty", ""), ("blank", "\n\n  \n"), ("comment-only", "# nothing\n"), ("null-doc", "null\n"),
+    ("number-doc", "42\n"), ("list-doc", "- a\n- b\n"), ("string-doc", "hello\n"),
+    ("binary", bytes(range(256)) * 4), ("bom-only", b"\xef\xbb\xbf"), ("tabs", "brewput:\t1\n\tstations: {}\n"),
+    ("two-docs", "brewput: 1\n---\nbrewput: 1\n"), ("dup-keys", "brewput: 1\nbrewput: 1\n"),
+    ("bomb", BOMB), ("deep", "a: " + "[" * 5000 + "]" * 5000 + "\n"), ("latin1", "name: caf\xe9\n".encode("latin-1")),
+    ("json-trunc", '{"brewput": 1, "stations": {'), ("yaml-error", "a: b: c\n"), ("unclosed-quote", 'a: "x\n'),
+    ("huge-line", "a: " + "x" * 3_000_000 + "\n"), ("merge-key", "a: &x {b: 1}\nc: {<<: *x}\n"),
+    ("set-tag", "!!set {a, b}\n"), ("python-tag", "!!python/object:os.system {}\n"), ("crlf", MODEL.replace("\n", "\r\n")),
+    ("cr-only", MODEL.replace("\n", "\r")),
+]
+BAD_PLACES: List[Tuple[str, Callable[[Path, str], None]]] = [
+    ("symlink-loop", _loop), ("fifo", _fifo), ("unreadable", _unreadable),
+]
+
+
+def _file_commands(name: str) -> List[Tuple[str, List[str], Files]]:
+    """Every command that reads a file, with `name` as that file (the other files valid)."""
+    model = {"ok.yaml": MODEL}
+    return [
+        ("solve", ["solve", name], {}),
+        ("simulate", ["simulate", name, *FAST_SIM], {}),
+        ("compare", ["compare", name, "--customers", "2000", "--replications", "2"], {}),
+        ("run", ["run", name, "--customers", "500", "--replications", "2", "--workers", "1"], {}),
+        ("report", ["report", name, "-o", "rep"], {}),
+        ("calibrate", ["calibrate", name], {}),
+        ("fit-usl", ["fit", "usl", name], {}),
+        ("plan", ["plan", name, "--vary", "n=1..3", "--slo", "mean<=10s"], {}),
+        ("whatif", ["whatif", name, "--add-server", "desk"], {}),
+        ("doe", ["doe", name, "--factor", "rate=0.2,0.4", "--factor", "stations.desk.servers=1,2",
+                 "--customers", "500", "--replications", "2"], {}),
+        ("study-model", ["run", "s.yaml", "--customers", "500", "--replications", "2", "--workers", "1"],
+         {"s.yaml": f"brewput: 1\nmodels: {{m: {name}}}\nengines: [solve]\n", **model}),
+        ("serve-service", ["serve", "--service", f"empirical({name})", "--for", "1s", "--port", "0"], {}),
+    ]
+
+
+def files() -> Iterator[Probe]:
+    for suffix in (".yaml", ".json", ".csv"):
+        name = "f" + suffix
+        for command, argv, extra in _file_commands(name):
+            for label, content in BAD_FILES:
+                yield Probe("files", f"{command}:{name}={label}", argv, {**extra, name: content}, [name])
+            for label, make in BAD_PLACES:
+                yield Probe("files", f"{command}:{name}={label}", argv, extra, [name],
+                            setup=lambda folder, make=make, name=name: make(folder, name))
+            yield Probe("files", f"{command}:{name}=missing", argv, extra, [name])
+            yield Probe("files", f"{command}:{name}=directory", argv, {**extra, f"{name}/x": "x"}, [name])
+    # an empirical file of every bad kind, named by a model
+    for label, content in BAD_FILES + [("csv-nan", "1\nnan\n"), ("csv-inf", "1\ninf\n"), ("csv-neg", "1\n-2\n"),
+                                       ("csv-header-only", "t\n"), ("csv-words", "a\nb\n"), ("csv-1e400", "1e400\n")]:
+        model = MODEL.replace("exp(0.5)", "empirical(t.csv)")
+        for command in ("solve", "simulate"):
+            argv = [command, "m.yaml", *(FAST_SIM if command == "simulate" else [])]
+            yield Probe("files", f"{command}:empirical={label}", argv, {"m.yaml": model, "t.csv": content},
+                        ["t.csv"])
+
+
+# ---------------------------------------------------------------- distributions and expressions
+
+DISTRIBUTIONS = ["const", "exp", "erlang", "gamma", "lognormal", "uniform", "normal", "hyperexp", "jitter",
+                 "empirical", "weibull", "det", "pareto"]
+ARGUMENTS = ["", "1", "1, 2", "1, 2, 3", "-1", "0", "0, 0", "1, 0", "1, -1", "2, 1", "1e308, 1e308", "nan",
+             "inf", "1, inf", "1ms", "1 parsecs", "1, 2ms", "abc", "[1, 2]", "[]", "1,", ",", "1 2", "((1))",
+             "${nope}", "1e-300", "1e300, 1e-300", "0.5, 1000", "3.5, 1", "1e5, 1", "10001, 1", "'1'"]
+SERVICES = ["exp", "exp(", "exp)", "exp(1))", "(1)", "exp(1)(2)", "exp(1) + 1", "exp (1)", "EXP(1)", "exp[1]",
+            "{dist: exp}", "{dist: exp, mean: 1, cv: 2}", "{dist: gamma, mean: 1}", "{dist: nope, mean: 1}",
+            "{mean: 1}", "{dist: [exp]}", "{dist: empirical, values: []}", "{dist: empirical, values: [nan]}",
+            "{dist: empirical, values: 3}", "{dist: empirical, file: 3}", "{dist: empirical, file: ''}",
+            "{dist: empirical, values: [1], file: t.csv}", "${1/0}", "${x}", "'${2**2000}'", "'${-1}'",
+            "'exp(${1e400})'", "'exp(${nan})'", "'exp(${\"a\"})'", "'exp(${[1]})'", "'exp(${__import__})'",
+            "'exp(${(1).__class__})'", "'exp(${1 if 1 else 2})'", "'exp(${lambda: 1})'", "'exp(${9**9**9})'",
+            "'exp(${1e308*10})'", "'exp(${-0.0})'", "'exp(${10**400})'", "'exp(${int(1e300)})'"]
+
+
+def distributions() -> Iterator[Probe]:
+    services = [f"'{d}({a})'" for d in DISTRIBUTIONS for a in ARGUMENTS] + SERVICES
+    fields = {"service": lambda s: MODEL.replace("exp(0.5)", s),
+              "arrivals": lambda s: MODEL.replace("rate: 1", f"arrivals: {s}"),
+              "think": lambda s: MODEL.replace("rate: 1", f"population: 2\n    think: {s}")}
+    for where, make in fields.items():
+        for service in services:
+            text = make(service)
+            names = ["m.yaml", where]
+            yield Probe("dists", f"solve:{where}={service}", ["solve", "m.yaml"], {"m.yaml": text}, names)
+            yield Probe("dists", f"simulate:{where}={service}", ["simulate", "m.yaml", *FAST_SIM],
+                        {"m.yaml": text}, names)
+
+
+PARAMS = [("undefined", "{n: '${m}'}"), ("self", "{n: '${n}'}"), ("cycle", "{n: '${m}', m: '${n}'}"),
+          ("string", "{n: abc}"), ("list", "{n: [1]}"), ("map", "{n: {a: 1}}"), ("null", "{n: null}"),
+          ("bool", "{n: true}"), ("nan", "{n: .nan}"), ("inf", "{n: .inf}"), ("huge", "{n: 1e308}"),
+          ("neg", "{n: -1}"), ("zero", "{n: 0}"), ("frac", "{n: 1.5}"), ("div0", "{n: '${1/0}'}"),
+          ("mod0", "{n: '${1 % 0}'}"), ("pow", "{n: '${10 ** 10 ** 10}'}"), ("sqrt-neg", "{n: '${sqrt(-1)}'}"),
+          ("log0", "{n: '${log(0)}'}"), ("name-bad", "{'n n': 1}"), ("name-dollar", "{'${n}': 1}"),
+          ("name-number", "{1: 1}"), ("long-chain", "{" + ", ".join(f"p{i}: '${{p{i + 1}}}'" for i in range(500))
+                                                    + ", p500: 1, n: '${p0}'}"),
+          ("exp-overflow", "{n: '${exp(1000)}'}"), ("unknown-func", "{n: '${foo(1)}'}"),
+          ("attribute", "{n: '${n.real}'}"), ("subscript", "{n: '${[1][0]}'}"), ("compare", "{n: '${1 < 2}'}"),
+          ("string-lit", "{n: '${\"1\"}'}"), ("nested", "{n: '${${1}}'}"), ("unclosed", "{n: '${1'}"),
+          ("empty", "{n: '${}'}"), ("ceil-huge", "{n: '${ceil(1e308)}'}"), ("round-nan", "{n: '${round(0/1)}'}")]
+
+
+def params() -> Iterator[Probe]:
+    base = MODEL.replace("stations:", "params: PARAMS\nstations:").replace("servers: 1", "servers: '${n}'")
+    for label, text in PARAMS:
+        model = base.replace("PARAMS", text)
+        for command in (["solve", "m.yaml"], ["simulate", "m.yaml", *FAST_SIM]):
+            yield Probe("params", f"{command[0]}:params={label}", command, {"m.yaml": model}, ["m.yaml", "n", "param"])
+    ok = MODEL.replace("stations:", "params: {n: 1}\nstations:").replace("servers: 1", "servers: '${n}'")
+    for value in ["", "abc", "nan", "inf", "-1", "0", "1.5", "1e400", HUGE_INT, "${n}", "n", "m+1", "1/0",
+                  "10**10**10", "(", "n=1", "__import__('os')", "1e308*10", "'1'", "[1]"]:
+        for command in (["solve", "m.yaml"], ["simulate", "m.yaml", *FAST_SIM]):
+            yield Probe("params", f"{command[0]}:--set n={value}", [*command, "--set", f"n={value}"], {"m.yaml": ok},
+                        ["--set", "n"])
+        yield Probe("params", f"solve:--set nope={value}", ["solve", "m.yaml", "--set", f"nope={value}"],
+                    {"m.yaml": ok}, ["--set", "nope"])
+
+
+# ---------------------------------------------------------------- options of every command
+
+NUMBERS = ["", "-1", "0", "-0", "0.5", "1e400", HUGE_INT, "nan", "inf", "-inf", "abc", "1e9", "1e18", "2**64",
+           "0x10", "1_000", " 1", "1 ", "1ms", "1s", "1 parsec"]
+RANGES = ["1..", "..3", "3..1", "1..1e9", "1..1", "1,,2", ",", "1:", ":1:1", "1:0:0", "1:2:0", "1:2:-1",
+          "0.1:0.9:1e-12", "nan..3", "1..inf", "a..b", "1..3..5", "1,2,nan", "=", "1;2"]
+PATHS = ["missing/out.json", ".", "/proc/out.json", "out.unknown", "out", "", "/dev/null", "out.json/",
+         "sub/out.csv", "f.yaml"]
+
+# The command, a base argv that works and is cheap, and its options with the kind of value each takes.
+COMMANDS: List[Tuple[str, List[str], Dict[str, str]]] = [
+    ("simulate", ["simulate", "m.yaml", "--customers", "2000", "--replications", "2"],
+     {"--seed": "n", "--replications": "n", "--customers": "n", "--horizon": "n", "--warmup": "n",
+      "--threads": "n", "--sweep": "sweep", "-o": "path", "--report": "dir", "--hgrm": "dir", "--workers": "n",
+      "--executor": "word", "--scheduler": "word", "--set": "set"}),
+    ("solve", ["solve", "m.yaml"],
+     {"--method": "word", "--sweep": "sweep", "-o": "path", "--report": "dir", "--workers": "n", "--set": "set"}),
+    ("compare", ["compare", "m.yaml", "--customers", "2000", "--replications", "2"],
+     {"--method": "word", "--seed": "n", "--replications": "n", "--customers": "n", "--level": "n", "--set": "set"}),
+    ("run", ["run", "s.yaml", "--customers", "500", "--replications", "2", "--workers", "1"],
+     {"--seed": "n", "--replications": "n", "--customers": "n", "-o": "path", "--report": "dir", "--hgrm": "dir",
+      "--workers": "n", "--set": "set"}),
+    ("demo", ["demo", "--customers", "200", "--replications", "2", "--workers", "1"],
+     {"--customers": "n", "--replications": "n", "--noise": "n", "--report": "dir", "--workers": "n"}),
+    ("report", ["report", "rec.json", "-o", "rep"], {"-o": "dir"}),
+    ("examples", ["examples", "ex"], {}),
+    ("schema", ["schema", "model"], {}),
+    ("balance", ["balance", "--centres", "4"],
+     {"--centres": "n", "--mean": "n", "--sigma": "n", "--seed": "n", "--chart": "path", "--report": "dir"}),
+    ("calibrate", ["calibrate", "rec.json"],
+     {"-o": "path", "--kind": "word", "--servers": "n", "--upto": "n", "--model": "word"}),
+    ("plan", ["plan", "m.yaml", "--vary", "stations.desk.servers=1..3", "--slo", "mean<=10s"],
+     {"--slo": "slo", "--vary": "vary", "--cost": "cost", "--years": "n", "--discount": "n",
+      "--shrinkage": "n", "--seed": "n", "-o": "path", "--report": "dir", "--set": "set"}),
+    ("whatif", ["whatif", "m.yaml", "--add-server", "desk"],
+     {"--merge": "merge", "--add-server": "word", "--case": "case", "--seed": "n", "-o": "path",
+      "--report": "dir", "--set": "set"}),
+    ("doe", ["doe", "m.yaml", "--factor", "rate=0.2,0.4", "--factor", "stations.desk.servers=1,2",
+             "--customers", "500", "--replications", "2"],
+     {"--factor": "vary", "--fraction": "word", "--response": "word", "--replications": "n", "--customers": "n",
+      "--seed": "n", "--chart": "path", "-o": "path", "--report": "dir", "--set": "set"}),
+    ("fit", ["fit", "usl", "u.csv"],
+     {"--n": "word", "--x": "word", "--model": "word", "-o": "path", "--chart": "path", "--report": "dir"}),
+    ("serve", ["serve", "--port", "0", "--for", "0.5s"],
+     {"--workers": "n", "--service": "word", "--port": "n", "--queue": "n", "--seed": "n", "--for": "n",
+      "--host": "word"}),
+]
+KIND_VALUES = {
+    "n": NUMBERS, "sweep": [f"n={r}" for r in RANGES] + ["", "n", "=1", "nope=1,2", "n=", "rate=1..3"],
+    "path": PATHS, "dir": PATHS + ["rec.json"], "word": ["", "nope", "-", "a b", "[x]", "\x01", "é", "x" * 10_000],
+    "set": ["", "n", "=1", "n=", "nope=1"], "slo": ["", "mean", "mean<", "mean<=", "mean<=abc", "nope<=1",
+                                                      "mean<=nan", "mean<=-1", "mean<=1 parsec", "p150<=1", "mean>=inf",
+                                                      "utilization<=200%", "mean<=1e400", "mean<<1", "wait_p0<=1"],
+    "vary": ["", "n", "n=", "nope=1..3", "stations.desk.servers=0", "stations.desk.servers=-1..3",
+             "stations.nope.servers=1..2", "stations.desk.servers=1..1e9", "rate=nan,1",
+             "stations.desk.servers=abc", "stations=1,2", "classes.c.route=1,2", "stations.desk.servers=1..",
+             "rate=1e400,1", "rate=0,1"],
+    "cost": ["", "n", "n=", "stations.desk.servers=abc", "stations.desk.servers=-1",
+             "stations.desk.servers=nan", "stations.desk.servers=1,2,3", "nope=1", "stations.desk.servers=1,",
+             "stations.desk.servers=inf"],
+    "merge": ["", "desk", "desk,desk", "desk,nope", "nope,desk", ",", "desk,", "a,b,c"],
+    "case": ["", "x", "x:", ": merge desk", "x: nope", "x: add-server nope", "x: stations.desk.servers=abc",
+             "x: stations.desk.servers=-1", "x: stations.desk.servers=nan", "x: classes.c.rate=1e400",
+             "x: merge desk,desk", "x; y", "x: stations.nope.servers=1", "x: a=b=c"],
+}
+
+
+RATE_MODEL = MODEL.replace("brewput: 1", "brewput: 1\ntime_unit: s\nparams: {rate: 0.2}").replace(
+    "rate: 1", "rate: '${rate}'")
+
+
+def _command_files() -> Dict[str, str]:
+    study = "brewput: 1\nmodels: {m: m.yaml}\nengines: [solve, simulate]\nsweep: {rate: [0.2, 0.4]}\n"
+    return {"m.yaml": RATE_MODEL, "s.yaml": study, "u.csv": (EXAMPLES / "data/usl/raytracer.csv").read_text(),
+            "f.yaml": MODEL, "out.json/x": "x", "sub": "a file"}
+
+
+def options() -> Iterator[Probe]:
+    files = _command_files()
+    for command, base, opts in COMMANDS:
+        for option, kind in opts.items():
+            for value in KIND_VALUES[kind]:
+                argv = [*base, option, value]
+                names = [option]
+                if kind in ("path", "dir") and value.strip():
+                    names.append(value.rstrip("/"))
+                if kind in ("set", "sweep", "vary", "cost") and "=" in value:
+                    names.append("params." + value.partition("=")[0])
+                yield Probe("options", f"{command} {option} {value[:40]!r}", argv, files, names,
+                            codes=(0, 1, 2) if command == "fit" else (0, 2),
+                            setup=_record_setup if "rec.json" in argv else None)
+    # positional arguments left out, doubled, or of the wrong kind
+    for command, base, _ in COMMANDS:
+        yield Probe("options", f"{command} no-arguments", [command], files, [])
+        yield Probe("options", f"{command} extra-argument", [*base, "extra"], files, [])
+        yield Probe("options", f"{command} --nope", [*base, "--nope"], files, ["--nope"])
+
+
+# ---------------------------------------------------------------- records (report, calibrate, fit)
+
+_RECORDS: Dict[str, str] = {}
+
+
+def _make_records() -> Dict[str, str]:
+    """Valid records made by brewput itself: a solve sweep over the rate, a simulate sweep, one results JSON."""
+    if _RECORDS:
+        return _RECORDS
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "m.yaml").write_text(RATE_MODEL.replace("exp(0.5)", "exp(0.2)"))
+        runs = {"solve-sweep.json": ["solve", "m.yaml", "--sweep", "rate=1,2,3,4", "-o", "solve-sweep.json"],
+                "sim-sweep.json": ["simulate", "m.yaml", "--sweep", "rate=1,2,3", "--customers", "2000",
+                                   "--replications", "2", "-o", "sim-sweep.json", "--workers", "1"]}
+        for name, argv in runs.items():
+            subprocess.run([sys.executable, "-m", "brewput", *argv], cwd=folder, capture_output=True, check=True)
+            _RECORDS[name] = (folder / name).read_text()
+        done = subprocess.run([sys.executable, "-m", "brewput", "solve", "m.yaml", "--json"], cwd=folder,
+                              capture_output=True, text=True, check=True)
+        _RECORDS["results.json"] = done.stdout
+    return _RECORDS
+
+
+def _record_setup(folder: Path) -> None:
+    (folder / "rec.json").write_text(_make_records()["solve-sweep.json"])
+
+
+RECORD_VALUES = [(label, value) for label, value in BAD_VALUES
+                 if label in ("str", "null", "list", "map", "neg", "nan", "1e308", "10**400")]
+
+
+def records() -> Iterator[Probe]:
+    seen = set()
+    users = [("report", ["report", "rec.json", "-o", "rep"]), ("calibrate", ["calibrate", "rec.json"]),
+             ("fit", ["fit", "usl", "rec.json"])]
+    for record, text in _make_records().items():
+        data = json.loads(text)
+        for command, argv in users if record.endswith("sweep.json") else users[:1]:
+            for cut in (0, 1, len(text) // 3, len(text) // 2, len(text) - 1):
+                yield Probe("records", f"{command}:{record}:cut-{cut}", argv, {"rec.json": text[:cut]}, ["rec.json"],
+                            codes=(0, 1, 2))
+            for path in _paths(data):
+                for label, value in RECORD_VALUES:
+                    key = (command, record, _shape(path), label)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    bad = json.dumps(_set(data, path, value))
+                    where = ".".join(map(str, path)) or "top"
+                    yield Probe("records", f"{command}:{record}:{where}={label}", argv, {"rec.json": bad},
+                                ["rec.json"], codes=(0, 1, 2))
+    tables = {"missing-column": "processors\n1\n2\n3\n4\n", "nan-cells": "processors,throughput\n1,nan\n2,3\n4,5\n8,9\n",
+              "empty": "", "header-only": "processors,throughput\n", "blank-line": "processors,throughput\n\n1,2\n",
+              "quoted": 'processors,throughput\n"1",2\n2,"4"\n4,8\n8,16\n', "semicolons": "processors;throughput\n1;2\n2;4\n",
+              "dup-header": "processors,processors\n1,2\n2,4\n4,8\n8,16\n", "bom": "\ufeffprocessors,throughput\n1,2\n2,4\n4,7\n8,12\n",
+              "huge": "processors,throughput\n1,1e308\n2,1e308\n4,1e308\n8,1e308\n",
+              "tiny": "processors,throughput\n1,1e-320\n2,1e-320\n4,1e-320\n8,1e-320\n",
+              "same-x": "processors,throughput\n1,2\n2,2\n4,2\n8,2\n", "decreasing": "processors,throughput\n1,8\n2,4\n4,2\n8,1\n",
+              "negative-n": "processors,throughput\n-1,2\n2,4\n4,7\n8,12\n", "zero-x": "processors,throughput\n1,0\n2,0\n4,0\n8,0\n",
+              "extra-cells": "processors,throughput\n1,2,3\n2,4\n4,7\n8,12\n", "wide": "a," * 5000 + "b\n",
+              "one-col-many": "processors,throughput\n" + "".join(f"{i},{i}\n" for i in range(1, 200_000)),
+              "fraction-n": "processors,throughput\n0.5,2\n1.5,4\n2.5,7\n3.5,12\n",
+              "huge-n": "processors,throughput\n1,2\n1e300,4\n1e301,7\n1e302,12\n"}
+    for label, table in tables.items():
+        yield Probe("records", f"fit:csv={label}", ["fit", "usl", "u.csv"], {"u.csv": table}, ["u.csv"],
+                    codes=(0, 1, 2))
+        yield Probe("records", f"fit:csv={label}+chart", ["fit", "usl", "u.csv", "--chart", "c.png", "-o", "f.csv"],
+                    {"u.csv": table}, ["u.csv"], codes=(0, 1, 2))
+        yield Probe("records", f"calibrate:csv={label}", ["calibrate", "u.csv"], {"u.csv": table}, ["u.csv"])
+
+
+FAMILIES: Dict[str, Callable[[], Iterator[Probe]]] = {
+    "options": options, "files": files, "dists": distributions, "params": params, "records": records,
+    "study-fields": study_fields, "model-fields": model_fields,
+}
+
+
+# ---------------------------------------------------------------- running and judging
+
+def judge(probe: Probe) -> Tuple[Probe, List[str], str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        case = Case(probe.id, probe.argv, probe.files, timeout=probe.timeout, memory_mb=2048)
+        for name, content in probe.files.items():
+            path = folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+        if probe.setup:
+            probe.setup(folder)
+        try:
+            done = run_case(replace(case, files={}), folder)
+        except subprocess.TimeoutExpired:
+            return probe, [f"hang (over {probe.timeout:g} s)"], ""
+        finally:
+            for path in folder.rglob("*"):  # chmod 000 files would outlive the folder
+                if not path.is_symlink():
+                    path.chmod(0o700)
+    stderr = done.stderr
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    problems = []
+    if "Traceback" in stderr:
+        problems.append("traceback: " + (lines[-1] if lines else ""))
+    if "panicked" in stderr:
+        problems.append("panic")
+    if "Warning" in stderr:
+        problems.append("warning: " + next(line for line in lines if "Warning" in line))
+    if done.returncode not in probe.codes:
+        problems.append(f"exit {done.returncode}")
+    if done.returncode == 2:
+        if len(lines) > 4:
+            problems.append(f"{len(lines)} stderr lines")
+        if not lines:
+            problems.append("exit 2 without a line")
+        elif probe.names and not any(name in stderr for name in probe.names):
+            problems.append(f"names none of {list(probe.names)}")
+    return probe, problems, stderr
+
+
+def _normalise(text: str) -> str:
+    text = re.sub(r"/tmp/[^ :'\"]+", "TMP", text)
+    text = re.sub(r"\d+(\.\d+)?(e[+-]?\d+)?", "N", text)
+    return text[:150]
+
+
+def main(argv: Sequence[str] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="run the families (or probe ids) starting with this")
+    parser.add_argument("--grep", default="", help="run only the probes whose id contains this")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--show", type=int, default=3, help="examples shown of each class of failure")
+    parser.add_argument("--list", action="store_true", help="list the probes, run none")
+    args = parser.parse_args(argv)
+    probes = [p for name, family in FAMILIES.items() if name.startswith(args.only) or args.only.startswith(name)
+              for p in family() if p.id.startswith(args.only) or name.startswith(args.only)]
+    probes = [p for p in probes if args.grep in p.id]
+    if args.list:
+        print("\n".join(p.id for p in probes))
+        return 0
+    print(f"{len(probes)} probes", file=sys.stderr)
+    classes: Dict[str, List[Tuple[Probe, str]]] = defaultdict(list)
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for done, (probe, problems, stderr) in enumerate(pool.map(judge, probes), 1):
+            for problem in problems:
+                classes[f"[{probe.family}] {_normalise(problem)}"].append((probe, stderr))
+            if done % 200 == 0:
+                print(f"... {done}/{len(probes)}, {len(classes)} classes of failure", file=sys.stderr)
+    for label, hits in sorted(classes.items(), key=lambda item: -len(item[1])):
+        print(f"\n=== {len(hits)} x {label}")
+        for probe, stderr in hits[:args.show]:
+            print(f"  {probe.id}\n    brewput {' '.join(map(repr, probe.argv))}")
+            for line in stderr.strip().splitlines()[-3:]:
+                print(f"    | {line[:300]}")
+    print(f"\n{len(probes)} probes, {len(classes)} classes of failure")
+    return 1 if classes else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
