@@ -1166,6 +1166,11 @@ def hunt_fork_dispatch(rng, tally, n):
         label = f"{kind} c={c} lam={lam} mean={mean}"
         tally.add(f"{kind}:R", rel(cl["response_time"]["mean"], R), f"{label} got {cl['response_time']['mean']} want {R}", 1e-8)
         tally.add(f"{kind}:exact", 0.0 if cl.get("exact") else 1.0, label)
+        if kind == "shared":  # one queue before c servers: M/M/c's percentiles too
+            for key, p in PERCENTILES:
+                want = mmc_response_quantile(lam, mu, c, p / 100)
+                tally.add(f"{kind}:R {key}", rel(cl["response_time"].get(key), want),
+                          f"{label} got {cl['response_time'].get(key)} want {want}", 1e-8)
         for i in range(c):
             st = res["stations"][f"b{i}"]
             tally.add(f"{kind}:little", rel(st["queue_length"], st["throughput"] * st["response_time"]), label)
@@ -1345,6 +1350,51 @@ def hunt_bounds(rng, tally, n):
             low, high = b[key]
             broken = (low is not None and hi_sim < low * (1 - 1e-9)) or (high is not None and lo_sim > high * (1 + 1e-9))
             tally.add(f"bounds:{key}", 1.0 if broken else 0.0, label, 0.5)
+
+
+def hunt_mixed_multiserver(rng, tally, n):
+    """Mixed networks whose multi-server station only one kind of class visits (exact,
+    docs/solve.md): a shared single-server station s0 (ps or fifo of one mean), and s1
+    of c servers that only the open or only the closed class visits."""
+    for _ in range(n):
+        c = int(rng.integers(2, 4))
+        who = str(rng.choice(["open", "closed"]))
+        kind0 = str(rng.choice(["ps", "fifo"]))
+        pop = int(rng.integers(1, 4))
+        think = float(rng.choice([0.5, 2.0]))
+        m0 = [float(rng.choice([0.1, 0.2])), 0.0]
+        m0[1] = m0[0] if kind0 == "fifo" else float(rng.choice([0.1, 0.3]))
+        m1 = float(rng.choice([0.3, 0.6]))
+        p1 = round(float(rng.uniform(0.2, 0.8)), 3)
+        visits = lambda r: (r == 0) == (who == "open")  # does class r (0 open, 1 closed) visit s1
+        routes, means = [], [[m0[0], m1], [m0[1], m1]]
+        for r in range(2):
+            P = np.zeros((2, 2)); ex = np.ones(2)
+            if visits(r):
+                P[0, 1] = p1; ex[0] = 1 - p1
+            routes.append((P, ex))
+        v0 = 1.0
+        lam_cap = min(0.5 / m0[0], (0.7 * c / (p1 * m1)) if who == "open" else math.inf)
+        lam = round(float(rng.uniform(0.2, 1.0)) * lam_cap, 4)
+        def route(r):
+            steps = [{"id": "t0", "station": "s0", "service": f"exp({means[r][0]})",
+                      "next": ({"t1": p1, "exit": round(1 - p1, 12)} if visits(r) else "exit")}]
+            if visits(r):
+                steps.append({"id": "t1", "station": "s1", "service": f"exp({m1})", "next": "exit"})
+            return steps
+        m = model({"s0": {"discipline": kind0}, "s1": {"servers": c}},
+                  {"o": {"rate": lam, "route": route(0)}, "c": {"population": pop, "think": f"exp({think})", "route": route(1)}})
+        res = solve_recorded(m)
+        X, L, edge = mixed_chain(lam, routes[0], pop, think, routes[1], 2, [1, c], means, 30)
+        label = f"mixed-multi s1 c={c} for {who} s0 {kind0} lam={lam} pop={pop} Z={think} means={means} p1={p1}"
+        if edge > 1e-12:
+            print(f"  (cut too close: {edge:.2g}) {label}")
+        for r, name in enumerate(("o", "c")):
+            cl = res["classes"][name]
+            tally.add("mixed-multi:exact", 0.0 if cl.get("exact") else 1.0, label)
+            tally.add("mixed-multi:X", rel(cl["throughput"], X[r]), f"{label} {name} got {cl['throughput']} want {X[r]}", 1e-7)
+            tally.add("mixed-multi:R", rel(cl["response_time"]["mean"], L[r].sum() / X[r]),
+                      f"{label} {name} got {cl['response_time']['mean']} want {L[r].sum() / X[r]}", 1e-7)
 
 
 def main():
