@@ -178,3 +178,28 @@ fn control_counts_customers_and_cancels() {
     let err = brewput_sim::run_controlled(&model, &settings(10_000, 3, None), &control).unwrap_err();
     assert_eq!(err, brewput_sim::SimError::Cancelled);
 }
+
+#[test]
+fn closed_customers_with_no_think_wait_outside_in_arrival_order() {
+    // Four customers, no think, at two exponential servers with no waiting room: two are
+    // served while two wait outside. Both servers are always busy, so X = 2 / 0.5 = 4 and,
+    // every customer cycling, R = N / X = 1 (Little), of which the wait outside is 0.5.
+    // A customer back in the instant it left must not take the place it freed ahead of
+    // those outside (they would wait for ever and R would be one service).
+    let model = CompiledModel {
+        stations: vec![station("s", Some(2), Some(2), Discipline::Fifo)],
+        resources: vec![],
+        classes: vec![brewput_sim::Class {
+            name: "job".into(),
+            priority: 0,
+            source: Source::Closed { population: 4, think: Dist::Const { value: 0.0 } },
+            steps: vec![step(0, Dist::Exp { mean: 0.5 }, None)],
+            marks: vec![],
+            measures: vec![],
+        }],
+    };
+    let s = run(&model, &settings(100_000, 10, None)).unwrap();
+    assert_covers("throughput", class0(&s).throughput, 4.0);
+    assert_covers("response", class0(&s).response_time.mean, 1.0);
+    assert_covers("wait outside", class0(&s).waiting_time.mean, 0.5);
+}
