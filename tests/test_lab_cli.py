@@ -67,8 +67,10 @@ def test_both_runtimes_side_by_side_share_one_prediction():
     # The thread runtime's figures are measured beside a model that is their upper bound, and the table says so.
     flat = " ".join(table.stdout.split())
     assert "The thread runtime pays a kernel wake-up per hand-off" in flat and "upper bound" in flat
+    assert "with 1 CPU (tasks and threads runtimes)" in flat
     tasks_only = brewput("lab", "coffee", "--impl", "ideal", "--cpus", "1", *QUICK)
     assert tasks_only.returncode == 0 and "kernel wake-up" not in tasks_only.stdout
+    assert "with 1 CPU (tasks runtime)" in " ".join(tasks_only.stdout.split())
 
 
 def test_pool_shows_the_seeds_table():

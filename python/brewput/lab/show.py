@@ -37,8 +37,9 @@ def print_coffee(console: Console, record: dict) -> None:
     measured = [s["results"]["settings"] for s in record["scenarios"] if s["engine"] == "lab"]
     cpus_used = {settings.get("cpus_used") for settings in measured}
     runtimes = sorted({settings["runtime"] for settings in measured})
-    console.print(f"Measured on this machine with {' / '.join(map(str, sorted(c for c in cpus_used if c)))} CPUs "
-                  f"({' and '.join(runtimes)} runtime); "
+    counts = sorted(c for c in cpus_used if c)
+    console.print(f"Measured on this machine with {' / '.join(map(str, counts))} {'CPU' if counts == [1] else 'CPUs'} "
+                  f"({' and '.join(runtimes)} runtime{'s' if len(runtimes) > 1 else ''}); "
                   "the talk: ideal 250/s per cpu, locking flat at 250/s, finelocking flat at 1000/s "
                   "from 4 cpus, multi-2 linear to 1500/s at 6.", highlight=False)
     if "threads" in runtimes:
