@@ -1009,7 +1009,11 @@ def hunt_mixed(rng, tally, n):
                              "c": {"population": pop, "think": f"exp({think})", "route": route(1)}})
         res = solve_recorded(m)
         label = f"mixed kinds={kinds} lam={lam} pop={pop} Z={think} means={means}"
-        X, L, edge = mixed_chain(lam, routes[0], pop, think, routes[1], k, servers, means, 24)
+        cut = 24
+        X, L, edge = mixed_chain(lam, routes[0], pop, think, routes[1], k, servers, means, cut)
+        while edge > 1e-13 and cut < 96:  # the open class cut where it leaves nothing
+            cut *= 2
+            X, L, edge = mixed_chain(lam, routes[0], pop, think, routes[1], k, servers, means, cut)
         if edge > 1e-12:
             print(f"  (cut too close: {edge:.2g} at the edge) {label}")
         for r, name in enumerate(("o", "c")):
@@ -1385,7 +1389,11 @@ def hunt_mixed_multiserver(rng, tally, n):
         m = model({"s0": {"discipline": kind0}, "s1": {"servers": c}},
                   {"o": {"rate": lam, "route": route(0)}, "c": {"population": pop, "think": f"exp({think})", "route": route(1)}})
         res = solve_recorded(m)
-        X, L, edge = mixed_chain(lam, routes[0], pop, think, routes[1], 2, [1, c], means, 30)
+        cut = 30
+        X, L, edge = mixed_chain(lam, routes[0], pop, think, routes[1], 2, [1, c], means, cut)
+        while edge > 1e-13 and cut < 120:
+            cut *= 2
+            X, L, edge = mixed_chain(lam, routes[0], pop, think, routes[1], 2, [1, c], means, cut)
         label = f"mixed-multi s1 c={c} for {who} s0 {kind0} lam={lam} pop={pop} Z={think} means={means} p1={p1}"
         if edge > 1e-12:
             print(f"  (cut too close: {edge:.2g}) {label}")
