@@ -808,14 +808,21 @@ def hunt_closed_multiclass(rng, tally, n):
         thinks = [float(rng.choice([0.5, 2.0])) for _ in range(R)]
         routes = [random_routes(rng, k, 0.2) for _ in range(R)]
         means = [[float(rng.choice([0.1, 0.3, 1.0])) for _ in range(k)] for _ in range(R)]
-        stations = {f"s{a}": ({"servers": servers[a], "discipline": "ps"} if servers[a] else {"servers": "inf"})
-                    for a in range(k)}
+        # fifo where the classes share the station's one mean: the same stationary counts
+        # as processor sharing (BCMP), so the chain below models it as ps
+        fifo = [bool(rng.random() < 0.5) for _ in range(k)]
+        for a in range(k):
+            if fifo[a]:
+                for r in range(1, R):
+                    means[r][a] = means[0][a]
+        stations = {f"s{a}": ({"servers": servers[a], "discipline": "fifo" if fifo[a] else "ps"} if servers[a]
+                              else {"servers": "inf"}) for a in range(k)}
         classes = {f"k{r}": {"population": pops[r], "think": f"exp({thinks[r]})",
                              "route": [{"id": f"t{a}", "station": f"s{a}", "service": f"exp({means[r][a]})",
                                         "next": next_of(*routes[r], a)} for a in range(k)]} for r in range(R)}
         m = model(stations, classes)
         X, L = closed_multiclass_chain(pops, k, routes, means, servers, thinks)
-        label = f"closed multiclass pops={pops} servers={servers} means={means} Z={thinks}"
+        label = f"closed multiclass pops={pops} servers={servers} fifo={fifo} means={means} Z={thinks}"
         for method in ("auto", "mva-exact", "convolution"):
             try:
                 res = solve_recorded(m, method=method)
