@@ -2,7 +2,12 @@
 found escaping the one-line rule, each fixed where the class is handled.
 
 Classes: an option's value refused by what it became (a what-if edit, a model
-param of the demo's study, a record's steps) without naming the option."""
+param of the demo's study, a record's steps) without naming the option; standard
+output that cannot be written (a full disk)."""
+import os
+import subprocess
+import sys
+
 import pytest
 
 from corpus import MODEL, Case, check, ids, run_case
@@ -52,3 +57,20 @@ def test_bad_input_found_by_the_hunt(case, tmp_path):
         made = run_case(Case("made-first", MADE_FIRST[case.id], case.files), tmp_path)
         assert made.returncode == 0, made.stderr
     check(case, tmp_path)
+
+
+# Standard output that cannot be written (a full disk: /dev/full): one line, exit code 2.
+UNWRITABLE_STDOUT = [["solve", "m.yaml"], ["solve", "m.yaml", "--json"], ["--help"], ["schema", "model"],
+                     ["simulate", "m.yaml", "--customers", "2000", "--replications", "2", "--json"],
+                     ["solve", "m.yaml", "--sweep", "n=1,2"], ["whatif", "m.yaml", "--add-server", "desk"]]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+@pytest.mark.parametrize("argv", UNWRITABLE_STDOUT, ids=[" ".join(a) for a in UNWRITABLE_STDOUT])
+def test_standard_output_that_cannot_be_written(argv, tmp_path):
+    (tmp_path / "m.yaml").write_text(TWO_DESKS.replace("servers: 1", "servers: '${n}'", 1))
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "brewput", *argv], cwd=tmp_path, stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.stderr == "error: standard output: cannot write: No space left on device\n"
+    assert done.returncode == 2

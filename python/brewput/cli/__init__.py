@@ -6,6 +6,7 @@ family of commands; importing them registers their commands on `app`, in the
 order `brewput --help` lists them.
 """
 import copy
+import os
 import sys
 
 import typer
@@ -31,7 +32,19 @@ def main() -> None:
             sys.exit(2)
         error_line(usage_message(e))
         sys.exit(2)
+    except OSError as e:  # every file's error is caught where it is written; this is stdout's (a full disk, /dev/full)
+        _drop_stdout()
+        error_line(f"{e.filename or 'standard output'}: cannot write: {e.strerror or e}")
+        sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _drop_stdout() -> None:
+    """Points stdout at the null device, so that what is still buffered does not fail
+    again (as a second message) when the interpreter flushes it at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _only_the_command_run(args) -> typer.Typer:
