@@ -195,22 +195,13 @@ impl Simulation {
     }
 
     /// A job that is at no station moves to its `next` step, or waits for
-    /// room there: also when room came free in this event but others wait
-    /// for it (a closed customer with no think, back at once), since those
-    /// came first and `settle` lets them in first.
+    /// room there.
     fn move_from_outside(&mut self, job: u32) {
         let next = self.jobs[job].next;
-        if !is_step(next) {
-            return self.depart(job);
+        match is_step(next).then(|| self.full_station(job, next, OUTSIDE)).flatten() {
+            Some(full) => self.wait_outside(job, full),
+            None => self.depart(job),
         }
-        if let Some(full) = self.full_station(job, next, OUTSIDE) {
-            return self.wait_outside(job, full);
-        }
-        if let Some(line) = self.line_for_room(job, next) {
-            self.to_admit.push(line);
-            return self.wait_outside(job, line);
-        }
-        self.depart(job);
     }
 
     /// The station of station step `step` if jobs wait for room there.
@@ -267,6 +258,13 @@ impl Simulation {
         self.marks.clear(job);
         if self.classes[class as usize].gives_up {
             self.measurement.offered(class, true);
+        }
+        // Back in the instant it left (no think), it may find the room it freed
+        // with others waiting outside for it: they came first, and `settle`
+        // lets them in first.
+        if let Some(line) = self.line_for_room(job, 0) {
+            self.to_admit.push(line);
+            return self.wait_outside(job, line);
         }
         self.move_from_outside(job);
     }
