@@ -3,7 +3,7 @@ found escaping the one-line rule, each fixed where the class is handled.
 
 Classes: an option's value refused by what it became (a what-if edit, a model
 param of the demo's study, a record's steps) without naming the option; standard
-output that cannot be written (a full disk)."""
+output that cannot be written (a full disk) or cannot encode a name (ASCII)."""
 import os
 import subprocess
 import sys
@@ -74,3 +74,19 @@ def test_standard_output_that_cannot_be_written(argv, tmp_path):
                               stderr=subprocess.PIPE, text=True, timeout=60)
     assert done.stderr == "error: standard output: cannot write: No space left on device\n"
     assert done.returncode == 2
+
+
+# Standard output that cannot encode a name (PYTHONIOENCODING=ascii): the name shown with `?`, no traceback.
+ASCII_STDOUT = [["solve", "m.yaml"], ["simulate", "m.yaml", "--customers", "2000", "--replications", "2"],
+                ["solve", "m.yaml", "--set", "n=2"], ["whatif", "m.yaml", "--add-server", "café"],
+                ["compare", "m.yaml", "--customers", "2000", "--replications", "2"]]
+
+
+@pytest.mark.parametrize("argv", ASCII_STDOUT, ids=[" ".join(a) for a in ASCII_STDOUT])
+def test_standard_output_that_cannot_encode_a_name(argv, tmp_path):
+    (tmp_path / "m.yaml").write_text(TWO_DESKS.replace("desk", "café").replace("servers: 1", "servers: '${n}'", 1))
+    done = subprocess.run([sys.executable, "-m", "brewput", *argv], cwd=tmp_path, capture_output=True,
+                          env={**os.environ, "PYTHONIOENCODING": "ascii"}, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert b"Traceback" not in done.stderr
+    assert b"caf?" in done.stdout

@@ -127,3 +127,17 @@ def test_the_merger_in_docs_planning_is_what_the_command_gives():
             delta = change(value, base["stations"][desk]["utilization"])
             cells.append(figure_text("share", value, "min") + ("" if row is base else f" ({delta:+.1%})"))
         assert "| " + " | ".join(cells) + " |" in doc, cells
+
+
+def test_stations_named_in_any_text_are_merged_and_given_servers(tmp_path):
+    """A station may be called `café` or `desk b`: the edits find it by that name and give
+    what they give the ASCII-named model (PDQ's merged helpdesk, Erlang C)."""
+    renamed = tmp_path / "two-sites.yaml"
+    renamed.write_text(TWO_SITES.read_text().replace("desk_a", "café").replace("desk_b", "desk b"))
+    written = whatif(brewput.load(renamed), cases_from(["café, desk b"], ["desk b+2"], []))
+    plain = whatif(brewput.load(TWO_SITES), cases_from(["desk_a,desk_b"], ["desk_b+2"], []))
+    for mine, theirs in zip(written["cases"], plain["cases"]):
+        assert mine["classes"] == theirs["classes"]
+    assert figures(written, "merge café, desk b")["classes"]["call_a"]["mean"] == pytest.approx(34.990830, rel=1e-6)
+    assert figures(written, "add-server desk b+2")["classes"]["call_b"]["mean"] == pytest.approx(
+        erlang_c_mean_response(8, 0.18, 30), rel=1e-9)

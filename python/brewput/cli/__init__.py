@@ -22,6 +22,10 @@ _USAGE_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "Usag
 def main() -> None:
     """Runs the command; a usage error (an unknown option, a value that does not
     parse, a missing argument) is one line naming the option, and exit code 2."""
+    # A stdout that cannot encode every character (PYTHONIOENCODING=ascii, a legacy locale)
+    # shows a station called `café` as `caf?` rather than failing on it.
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")
     command = typer.main.get_command(_only_the_command_run(sys.argv[1:]))
     try:
         code = command.main(prog_name="brewput", standalone_mode=False)

@@ -18,8 +18,9 @@ from typing import Any, List, Optional, Sequence, Tuple
 from ..errors import BrewputError, OptionError
 from .answer import all_exact, answered
 
-_MERGE = re.compile(r"^merge\s+([A-Za-z0-9_-]+)\s*,\s*([A-Za-z0-9_-]+)$")
-_ADD = re.compile(r"^add-server\s+([A-Za-z0-9_-]+)(?:\s*\+\s*([1-9][0-9]{0,5}))?$")
+# Station names are any text (`café`, `desk 2`) but for the commas and plus signs these edits are written with.
+_MERGE = re.compile(r"^merge\s+([^,;+]*[^,;+\s])\s*,\s*([^,;+]*[^,;+\s])$")
+_ADD = re.compile(r"^add-server\s+([^,;+]*[^,;+\s])(?:\s*\+\s*([1-9][0-9]{0,5}))?$")
 _SET = re.compile(r"^([A-Za-z0-9_.-]+)\s*=\s*(.+)$")
 MAX_CASES = 100
 _EXPECTED = "expected merge A,B, add-server A[+N] or PATH=VALUE"
