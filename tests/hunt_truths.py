@@ -1420,6 +1420,37 @@ def hunt_mixed_multiserver(rng, tally, n):
                       f"{label} {name} got {cl['response_time']['mean']} want {L[r].sum() / X[r]}", 1e-7)
 
 
+def hunt_sjf_classes(rng, tally, n):
+    """Two open classes of different continuous service laws at one SJF server: a job of
+    size x waits W0 / (1 - r(x))^2, r(x) = sum_c lam_c E[S_c; S_c <= x]; each class's
+    wait is that averaged over its own law (scipy.integrate)."""
+    for _ in range(n):
+        specs = []
+        for mean in (float(rng.choice([0.3, 0.5])), float(rng.choice([1.0, 2.0]))):
+            kind = str(rng.choice(["exp", "erlang", "uniform", "gamma"]))
+            specs.append({"exp": ("exp", mean), "erlang": ("erlang", int(rng.integers(2, 5)), mean),
+                          "uniform": ("uniform", 0.2 * mean, 1.8 * mean), "gamma": ("gamma", mean, 1.5)}[kind])
+        laws = [scipy_law(sp) for sp in specs]
+        texts, m1s, m2s = zip(*(dist_truth(sp) for sp in specs))
+        share = float(rng.uniform(0.2, 0.8))
+        load = float(rng.uniform(0.3, 0.85))
+        lams = [round(load * share / m1s[0], 6), round(load * (1 - share) / m1s[1], 6)]
+        W0 = sum(lam * m2 / 2 for lam, m2 in zip(lams, m2s))
+
+        def r(x):
+            return sum(lam * integrate.quad(lambda t, law=law: t * law.pdf(t), 0, x, limit=200)[0]
+                       for lam, law in zip(lams, laws))
+        m = model({"s": {"discipline": "sjf"}}, {f"k{i}": {"rate": lams[i], "route": [{"station": "s", "service": texts[i]}]}
+                                                  for i in range(2)})
+        res = solve_recorded(m)
+        label = f"sjf classes {texts} lams={lams}"
+        for i, law in enumerate(laws):
+            W = integrate.quad(lambda x: law.pdf(x) * W0 / (1 - r(x)) ** 2, 0, np.inf, limit=200, epsrel=1e-10)[0]
+            cl = res["classes"][f"k{i}"]
+            tally.add("sjf-classes:W", rel(cl["waiting_time"]["mean"], W), f"{label} k{i} got {cl['waiting_time']['mean']} want {W}", 1e-6)
+            tally.add("sjf-classes:exact", 0.0 if cl.get("exact") else 1.0, label)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", type=int, default=20)
