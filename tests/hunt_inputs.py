@@ -67,6 +67,9 @@ BAD_VALUES: List[Tuple[str, object]] = [
 ]
 
 
+NUMERIC = {"zero", "neg", "neg-zero", "frac", "1e308", "inf", "-inf", "nan", "10**400", "1e-320", "neg-huge"}
+
+
 def _dump(data) -> str:
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10**6)
 
@@ -131,8 +134,9 @@ def model_fields() -> Iterator[Probe]:
                 where = ".".join(map(str, path)) or "top"
                 names = [name, *_field_names(path)]
                 yield Probe("model-fields", f"solve:{name}:{where}={label}", ["solve", name], files, names)
-                yield Probe("model-fields", f"simulate:{name}:{where}={label}", ["simulate", name, *FAST_SIM],
-                            files, names)
+                if label in NUMERIC:  # the engine's own checks: what solve does not take apart
+                    yield Probe("model-fields", f"simulate:{name}:{where}={label}", ["simulate", name, *FAST_SIM],
+                                files, names)
 
 
 def study_fields() -> Iterator[Probe]:
@@ -404,7 +408,7 @@ def _make_records() -> Dict[str, str]:
         folder = Path(tmp)
         (folder / "m.yaml").write_text(RATE_MODEL.replace("exp(0.5)", "exp(0.2)"))
         runs = {"solve-sweep.json": ["solve", "m.yaml", "--sweep", "rate=1,2,3,4", "-o", "solve-sweep.json"],
-                "sim-sweep.json": ["simulate", "m.yaml", "--sweep", "rate=1,2,3", "--customers", "2000",
+                "sim-sweep.json": ["simulate", "m.yaml", "--sweep", "rate=1,2,3,4", "--customers", "2000",
                                    "--replications", "2", "-o", "sim-sweep.json", "--workers", "1"]}
         for name, argv in runs.items():
             subprocess.run([sys.executable, "-m", "brewput", *argv], cwd=folder, capture_output=True, check=True)
@@ -420,7 +424,7 @@ def _record_setup(folder: Path) -> None:
 
 
 RECORD_VALUES = [(label, value) for label, value in BAD_VALUES
-                 if label in ("str", "null", "list", "map", "neg", "nan", "1e308", "10**400")]
+                 if label in ("str", "null", "list", "neg", "nan", "10**400")]
 
 
 def records() -> Iterator[Probe]:
@@ -428,13 +432,15 @@ def records() -> Iterator[Probe]:
     users = [("report", ["report", "rec.json", "-o", "rep"]), ("calibrate", ["calibrate", "rec.json"]),
              ("fit", ["fit", "usl", "rec.json"])]
     for record, text in _make_records().items():
+        if record == "solve-sweep.json":  # the simulated sweep has every field it has, and more
+            continue
         data = json.loads(text)
         for command, argv in users if record.endswith("sweep.json") else users[:1]:
             for cut in (0, 1, len(text) // 3, len(text) // 2, len(text) - 1):
                 yield Probe("records", f"{command}:{record}:cut-{cut}", argv, {"rec.json": text[:cut]}, ["rec.json"],
                             codes=(0, 1, 2))
             for path in _paths(data):
-                for label, value in RECORD_VALUES:
+                for label, value in RECORD_VALUES if command != "report" else RECORD_VALUES[:3]:  # report: seconds each
                     key = (command, record, _shape(path), label)
                     if key in seen:
                         continue

@@ -3,7 +3,9 @@ found escaping the one-line rule, each fixed where the class is handled.
 
 Classes: an option's value refused by what it became (a what-if edit, a model
 param of the demo's study, a record's steps) without naming the option; standard
-output that cannot be written (a full disk) or cannot encode a name (ASCII)."""
+output that cannot be written (a full disk) or cannot encode a name (ASCII);
+measured throughputs whose fitted curve would overflow a double; more measured
+points than any curve has (a fit that would print a table for minutes)."""
 import os
 import subprocess
 import sys
@@ -22,6 +24,8 @@ def whatif(*args, id, names):
 
 
 DEMO = ["demo", "--customers", "200", "--replications", "2", "--workers", "1", "--report", "rep"]
+FIT = ["fit", "usl", "d.csv"]
+USL = "n,x\n1,{}\n2,{}\n4,{}\n8,{}\n"
 SWEEP_MODEL = MODEL.replace("brewput: 1", "brewput: 1\nparams: {rate: 0.2}").replace("rate: 1", "rate: '${rate}'")
 
 CASES = [
@@ -42,6 +46,19 @@ CASES = [
     Case("demo-noise-negative", [*DEMO, "--noise", "-1"], names=["--noise -1:", "width"]),
     Case("demo-noise-above-two", [*DEMO, "--noise", "2.5"], names=["--noise 2.5:", "width"]),
     Case("demo-noise-huge", [*DEMO, "--noise", "1e9"], names=["--noise 1e+09:", "width"]),
+    # Throughputs at the edges of a double: the fitted curve, λN and N/X would overflow.
+    Case("usl-throughput-1e308", FIT, {"d.csv": USL.format(*["1e308"] * 4)}, names=["d.csv", "throughput 1e+308", "1e+200"]),
+    Case("usl-throughput-1e201-chart", [*FIT, "--chart", "c.png"], {"d.csv": USL.format("1e199", "1.9e199", "3e199",
+                                                                                        "1e201")},
+         names=["d.csv", "throughput 1e+201"]),
+    Case("usl-throughput-subnormal", FIT, {"d.csv": USL.format(*["1e-320"] * 4)}, names=["d.csv", "throughput 9.99989e-321"]),
+    Case("usl-throughput-1e-250-json", [*FIT, "--json"], {"d.csv": USL.format("1e-250", "2e-250", "3e-250", "4e-250")},
+         names=["d.csv", "throughput 1e-250", "1e-200"]),
+    # More measured points than any curve has: refused before a table of them prints for minutes.
+    Case("usl-200k-rows", FIT, {"d.csv": "n,x\n" + "".join(f"{i},{i}\n" for i in range(1, 200_001))},
+         names=["d.csv", "200,000 rows", "10,000"], timeout=20),
+    Case("usl-10001-rows-no-header-names", FIT, {"d.csv": "a,b\n" + "".join(f"{i},{i}\n" for i in range(1, 10_002))},
+         names=["d.csv", "10,001 rows"], timeout=20),
     Case("calibrate-upto-below-every-step", ["calibrate", "r.json", "--upto", "0.05"],
          {"m.yaml": SWEEP_MODEL}, names=["r.json", "--upto", "0 steps"]),
 ]

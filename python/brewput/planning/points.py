@@ -20,6 +20,11 @@ from ..errors import BrewputError
 
 SUFFIXES = (".csv", ".parquet", ".json")
 MAX_BYTES = 64 * 2**20   # measurements are a few rows; a bigger file is not one
+MAX_POINTS = 10_000      # the same: more is a log of requests, not a curve (and its table would print for minutes)
+# The throughputs read: with N at most usl.MAX_N, what is shown of a fit (the fitted
+# curve, the ideal λN drawn past the last point, R = N/X) stays a finite double. The fit
+# itself takes any finite unit (fit_usl); a file's numbers this far out are in the wrong one.
+MIN_X, MAX_X = 1e-200, 1e200
 # Column names recognised without --n / --x, case-insensitive, in order of preference.
 N_NAMES = ("n", "concurrency", "load", "users", "clients", "vus", "threads", "workers", "processors", "cpus",
            "par", "population", "connections")
@@ -120,6 +125,7 @@ def _from_table(path: Path, suffix: str, n: Optional[str], x: Optional[str]) -> 
     columns = list(frame.columns)
     if not columns or len(frame) == 0:
         raise BrewputError(f"{path}: no rows; expected a header line and a row per measurement")
+    _check_at_most(str(path), len(frame), "rows")
     row_of = (lambda i: f"line {i + 2}") if suffix == ".csv" else (lambda i: f"row {i + 1}")
     x_col = _named(path, "--x", x, columns) if x is not None else _find(columns, X_NAMES)
     n_col = _named(path, "--n", n, columns) if n is not None else _find(columns, N_NAMES)
@@ -190,7 +196,17 @@ def _little(xs: List[float], rs: List[float], n_label: str, x_label: str, source
                   time_unit=time_unit)
 
 
+def _check_at_most(source: str, count: int, what: str) -> None:
+    if count > MAX_POINTS:
+        raise BrewputError(f"{source}: {count:,} {what}; a fit takes at most {MAX_POINTS:,} measured points")
+
+
 def _check_enough(points: Points, minimum: int) -> None:
+    _check_at_most(points.source, len(points.n), "points")
+    outside = [x for x in points.x if not MIN_X <= x <= MAX_X]
+    if outside:
+        raise BrewputError(f"{points.source}: throughput {outside[0]:g}; a fit takes throughputs from {MIN_X:g} "
+                           f"to {MAX_X:g} (measure them in another unit of time)")
     distinct = len(set(points.n))
     if distinct < minimum:
         count = f"{len(points.n)} points" + (f" at {distinct} distinct concurrencies" if distinct != len(points.n) else "")
