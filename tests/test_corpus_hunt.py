@@ -5,7 +5,9 @@ Classes: an option's value refused by what it became (a what-if edit, a model
 param of the demo's study, a record's steps) without naming the option; standard
 output that cannot be written (a full disk) or cannot encode a name (ASCII);
 measured throughputs whose fitted curve would overflow a double; more measured
-points than any curve has (a fit that would print a table for minutes)."""
+points than any curve has (a fit that would print a table for minutes); a record's
+simulation settings that no run has (calibrate)."""
+import json
 import os
 import subprocess
 import sys
@@ -61,18 +63,44 @@ CASES = [
          names=["d.csv", "10,001 rows"], timeout=20),
     Case("calibrate-upto-below-every-step", ["calibrate", "r.json", "--upto", "0.05"],
          {"m.yaml": SWEEP_MODEL}, names=["r.json", "--upto", "0 steps"]),
+    # A record's simulation settings read as they are: a count of replications no run has.
+    *(Case(f"calibrate-replications-{label}", ["calibrate", "r.json"], {"m.yaml": SWEEP_MODEL},
+           names=["r.json", "scenario 1", "settings.replications", "from 1 to 100,000"])
+      for label in ("10-to-the-400", "zero", "text", "fraction", "above-the-engines")),
 ]
 
 
-# Cases that need a record brewput makes first: the command that makes it.
-MADE_FIRST = {"calibrate-upto-below-every-step": ["solve", "m.yaml", "--sweep", "rate=0.1,0.2,0.3", "-o", "r.json"]}
+# Cases that need a record brewput makes first: the command that makes it, and what is then broken in it.
+SIMULATED_SWEEP = ["simulate", "m.yaml", "--sweep", "rate=0.1,0.2,0.3", "--customers", "2000", "--replications", "2",
+                   "--workers", "1", "-o", "r.json"]
+
+
+def replications(value):
+    def broken(record):
+        record["scenarios"][1]["results"]["settings"]["replications"] = value
+    return broken
+
+
+MADE_FIRST = {
+    "calibrate-upto-below-every-step": (["solve", "m.yaml", "--sweep", "rate=0.1,0.2,0.3", "-o", "r.json"], None),
+    "calibrate-replications-10-to-the-400": (SIMULATED_SWEEP, replications(10**400)),
+    "calibrate-replications-zero": (SIMULATED_SWEEP, replications(0)),
+    "calibrate-replications-text": (SIMULATED_SWEEP, replications("5")),
+    "calibrate-replications-fraction": (SIMULATED_SWEEP, replications(2.5)),
+    "calibrate-replications-above-the-engines": (SIMULATED_SWEEP, replications(100_001)),
+}
 
 
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))
 def test_bad_input_found_by_the_hunt(case, tmp_path):
     if case.id in MADE_FIRST:
-        made = run_case(Case("made-first", MADE_FIRST[case.id], case.files), tmp_path)
+        argv, broken = MADE_FIRST[case.id]
+        made = run_case(Case("made-first", argv, case.files), tmp_path)
         assert made.returncode == 0, made.stderr
+        if broken is not None:
+            record = json.loads((tmp_path / "r.json").read_text())
+            broken(record)
+            (tmp_path / "r.json").write_text(json.dumps(record))
     check(case, tmp_path)
 
 

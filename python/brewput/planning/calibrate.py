@@ -172,9 +172,9 @@ def read_steps(path, model: Optional[str] = None) -> tuple:
             raise BrewputError(f"{where}: no positive mean response time, which calibration needs")
         utilization, utilization_ci = _utilization(where, scenario["results"])
         response_ci = _response_ci(scenario["results"])
+        replications = _replications(where, scenario["results"])
         steps.append(Step(scenario["id"], throughput, response, utilization,
-                          _standard_error(response_ci, scenario["results"]),
-                          _standard_error(utilization_ci, scenario["results"])))
+                          _standard_error(response_ci, replications), _standard_error(utilization_ci, replications)))
     return sorted(steps, key=lambda s: s.throughput), units.pop()
 
 
@@ -186,14 +186,26 @@ def _response_ci(results: dict) -> Optional[list]:
     return (classes[0].get("response_time") or {}).get("mean_ci")
 
 
-def _standard_error(ci: Optional[list], results: dict) -> float:
+def _replications(where: str, results: dict) -> Optional[int]:
+    """The replications a simulated step ran (None where the record does not say)."""
+    from ..engine.simulate import MAX_REPLICATIONS
+
+    replications = (results.get("settings") or {}).get("replications")
+    if replications is None:
+        return None
+    if isinstance(replications, bool) or not isinstance(replications, int) or not 1 <= replications <= MAX_REPLICATIONS:
+        raise BrewputError(f"{where}: settings.replications: expected a whole number from 1 to "
+                           f"{MAX_REPLICATIONS:,}, got {repr(replications)[:40]}")
+    return replications
+
+
+def _standard_error(ci: Optional[list], replications: Optional[int]) -> float:
     """A replicated figure's standard error, from its Student-t interval over the
     replications (the engine's CONFIDENCE); 0 without one."""
     from .. import _native
 
-    replications = ((results.get("settings") or {}).get("replications"))
     if not (isinstance(ci, list) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci)
-            and isinstance(replications, int) and replications >= 2):
+            and replications is not None and replications >= 2):
         return 0.0
     return abs(ci[1] - ci[0]) / 2 / t_critical(_native.CONFIDENCE, replications - 1)
 
