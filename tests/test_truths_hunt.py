@@ -191,3 +191,32 @@ def test_a_station_where_jobs_renege_holds_them_in_l_not_in_x_or_r():
                           ("response_time", wait_served + mean)]:
         low, high = simulated[figure + "_ci"]
         assert low <= truth <= high, (figure, truth, low, high)
+
+
+# ---- the most a forking class can complete -----------------------------------------------
+# The check that keeps a `--horizon` run within what a replication can count bounds a
+# closed class's throughput by N over its cycle with no waiting. It summed every step,
+# a fork's branches too, though they run at once: 10 customers forking into const(1) and
+# const(1) + const(2) cycle in 3 time units, not 4, and complete 10/3 a time unit, not
+# at most 2.5. The bound is now the longest branch (a join of all), and nothing (a join
+# of fewer: the mean of a min is below every branch's mean).
+
+def test_most_throughput_takes_a_forks_branches_at_once():
+    from brewput.analytic.feasibility import most_throughput
+
+    def forking(join):
+        return brewput.Model.from_dict({
+            "brewput": 1, "name": "f", "stations": {"a": {"servers": "inf"}, "b": {"servers": "inf"}},
+            "classes": {"c": {"population": 10, "route": [
+                {"station": "a", "service": 1},
+                {"fork": {"x": [{"station": "a", "service": "const(1)"}],
+                          "y": [{"station": "b", "service": "const(1)"}, {"station": "b", "service": "const(2)"}]},
+                 "join": join}]}}})
+
+    # every time is a constant: the cycle is exactly 1 + max(1, 1 + 2) = 4 (join all), 1 + 1 (any)
+    assert most_throughput(forking("all"))["c"] == pytest.approx(10 / 4, rel=1e-12)
+    assert most_throughput(forking("any"))["c"] == pytest.approx(10 / 1, rel=1e-12)
+    for join, cycle in (("all", 4.0), ("any", 2.0)):
+        simulated = brewput.simulate(forking(join), customers=100_000, seed=1)["classes"]["c"]["throughput"]
+        assert simulated == pytest.approx(10 / cycle, rel=1e-6)
+        assert simulated <= most_throughput(forking(join))["c"] * (1 + 1e-9)

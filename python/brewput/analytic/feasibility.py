@@ -5,7 +5,8 @@ fast: no time passes, so a run stopped by a horizon never reaches it, and its
 throughput is infinite. And a horizon run lasts as many customers as the model
 completes in the warm-up plus the horizon: bounded above by each class's most
 throughput (an open class's arrival rate; a closed class's N over its cycle
-with no waiting, or its bottleneck's servers over its demand there), which
+with no waiting, a fork's branches taken at once, or its bottleneck's servers
+over its demand there), which
 refuses `--horizon 1e300` before it runs instead of after a Ctrl-C.
 """
 from __future__ import annotations
@@ -42,8 +43,9 @@ def most_throughput(model: Model) -> Dict[str, float]:
         if job_class.is_open:
             bounds[name] = 1.0 / job_class.interarrival.mean
             continue
-        route = list(zip(step_visits(job_class), (step for _, step in job_class.steps)))
-        cycle = job_class.think.mean + math.fsum(v * step.least_service_mean for v, step in route)
+        visits = step_visits(job_class)
+        route = list(zip(visits, (step for _, step in job_class.steps)))
+        cycle = job_class.think.mean + _least_walk(job_class, visits)
         limit = math.inf if cycle == 0 else job_class.population / cycle
         demand: Dict[tuple, float] = {}
         for v, step in route:
@@ -56,6 +58,32 @@ def most_throughput(model: Model) -> Dict[str, float]:
                 limit = min(limit, units / work)
         bounds[name] = limit
     return bounds
+
+
+def _least_walk(job_class, visits) -> float:
+    """The least mean time a customer of `job_class` spends on its route per cycle, no
+    waiting: its steps' work, a dispatch's branch walked in turn, but a fork's branches
+    at once, so a fork that joins all takes at least its longest branch's work (the
+    mean of a max is at least the max of the means) and one that joins fewer at least 0."""
+    paths = [path for path, _ in job_class.steps]
+    steps = [step for _, step in job_class.steps]
+    scopes = job_class.scopes()
+
+    def work(scope, branch=None) -> float:
+        total = []
+        for i, step in enumerate(steps):
+            if scopes[i] != scope or (branch is not None and paths[i][len(paths[scope]) + 1] != branch):
+                continue
+            kind = getattr(step, "kind", None)  # a station step has none
+            if kind == "fork":
+                joins_all = step.join_count == len(step.fork)
+                total.append(max(work(i, name) for name in step.fork) if joins_all else 0.0)
+            elif kind == "dispatch":
+                total.append(work(i))  # its branches' visits are already weighted by their choice
+            else:
+                total.append(visits[i] * step.least_service_mean)
+        return math.fsum(total)
+    return work(None)
 
 
 def check_run_ends(model: Model, horizon: Optional[float], warmup: Optional[float], max_customers: int) -> None:
