@@ -220,3 +220,92 @@ def test_most_throughput_takes_a_forks_branches_at_once():
         simulated = brewput.simulate(forking(join), customers=100_000, seed=1)["classes"]["c"]["throughput"]
         assert simulated == pytest.approx(10 / cycle, rel=1e-6)
         assert simulated <= most_throughput(forking(join))["c"] * (1 + 1e-9)
+
+
+
+# ---- a dispatch's branch does not block after service ------------------------------------
+# The model language said every job that finds its next station full blocks its server.
+# At the end of a dispatch's branch the engine lets the job go, and it waits outside
+# the next station holding nothing: what docs/model-language.md now says. Each version
+# against the chain of its own words: 6 closed customers, no think, a random dispatch
+# to station a or b (exp(1) each), then a rendezvous station z (exp(0.5), no room).
+
+def dispatch_into_rendezvous(blocking):
+    """Throughput from the chain. Without blocking: (at a, at b, z busy, waiting outside
+    z); with it: (at a, at b, z busy, a's job done and blocked, b's, which blocked first)."""
+    n = 6
+    if not blocking:
+        states = [(a, b, z, n - a - b - z) for a in range(n + 1) for b in range(n + 1 - a) for z in (0, 1)
+                  if n - a - b - z >= 0 and (z or n - a - b - z == 0)]
+    else:
+        states = [(a, b, 1 if (ba or bb) else z, ba, bb, first)
+                  for a in range(n + 1) for b in range(n + 1 - a) for z in (0, 1) if a + b + z == n
+                  for ba in (0, 1) for bb in (0, 1) for first in (0, 1)
+                  if ba <= (a > 0) and bb <= (b > 0) and (z or not (ba or bb)) and (first == 0 or (ba and bb))]
+        states = sorted(set(states))
+    index = {state: i for i, state in enumerate(states)}
+    rows, cols, rates = [], [], []
+
+    def go(frm, to, rate):
+        rows.append(index[frm]); cols.append(index[to]); rates.append(rate)
+    for st in states:
+        if not blocking:
+            a, b, z, out = st
+            for i, count in ((0, a), (1, b)):  # a or b finishes a job
+                if count:
+                    left = [a, b]
+                    left[i] -= 1
+                    go(st, (*left, 1, out) if not z else (*left, 1, out + 1), 1.0)
+            if z:  # z finishes: its customer goes back to a or b; the first outside comes in
+                for i in (0, 1):
+                    back = [a, b]
+                    back[i] += 1
+                    go(st, (*back, 1, out - 1) if out else (*back, 0, 0), 1.0)
+        else:
+            a, b, z, ba, bb, first = st  # first: 1 when a blocked before b (both blocked)
+            for i, count, blocked in ((0, a, ba), (1, b, bb)):
+                if count and not blocked:
+                    if not z:
+                        left = [a, b]
+                        left[i] -= 1
+                        go(st, (*left, 1, 0, 0, 0), 1.0)
+                    elif i == 0:
+                        go(st, (a, b, 1, 1, bb, 0 if not bb else 0), 1.0)  # b blocked first
+                    else:
+                        go(st, (a, b, 1, ba, 1, 1 if ba else 0), 1.0)  # a blocked first
+            if z:
+                for i in (0, 1):
+                    back = [a, b]
+                    back[i] += 1
+                    if ba and bb:
+                        moved = 0 if first else 1
+                        back[moved] -= 1
+                        go(st, (*back, 1, 0 if moved == 0 else 1, 0 if moved == 1 else 1, 0), 1.0)
+                    elif ba or bb:
+                        back[0 if ba else 1] -= 1
+                        go(st, (*back, 1, 0, 0, 0), 1.0)
+                    else:
+                        go(st, (*back, 0, 0, 0, 0), 1.0)
+    # every rate above is per unit mean: a and b finish at 1, z at 2 (split 1 + 1 over a, b)
+    pi = stationary(rows, cols, rates, len(states))
+    return 2.0 * float(sum(p for p, st in zip(pi, states) if st[2]))
+
+
+def test_a_dispatch_branch_ends_without_blocking_its_server():
+    branch = lambda station: [{"station": station, "service": "exp(1)"}]
+    dispatched = {"brewput": 1, "name": "d", "stations": {"a": {}, "b": {}, "z": {"buffer": 0}},
+                  "classes": {"c": {"population": 6, "route": [
+                      {"dispatch": {"x": branch("a"), "y": branch("b")}, "policy": "random"},
+                      {"station": "z", "service": "exp(0.5)"}]}}}
+    routed = {"brewput": 1, "name": "n", "stations": {"pick": {"servers": "inf"}, "a": {}, "b": {},
+                                                      "z": {"buffer": 0}},
+              "classes": {"c": {"population": 6, "route": [
+                  {"station": "pick", "service": 0, "next": {"ta": 0.5, "tb": 0.5}},
+                  {"id": "ta", "station": "a", "service": "exp(1)", "next": "tz"},
+                  {"id": "tb", "station": "b", "service": "exp(1)", "next": "tz"},
+                  {"id": "tz", "station": "z", "service": "exp(0.5)"}]}}}
+    for model, blocking in ((dispatched, False), (routed, True)):
+        truth = dispatch_into_rendezvous(blocking)
+        low, high = brewput.simulate(model, customers=300_000, seed=1)["classes"]["c"]["throughput_ci"]
+        assert low <= truth <= high, (blocking, truth, low, high)
+    assert dispatch_into_rendezvous(False) > 1.1 * dispatch_into_rendezvous(True)
