@@ -1,7 +1,8 @@
 """The corpus (tests/corpus.py): classes of bad input that tests/hunt_inputs.py
 found escaping the one-line rule, each fixed where the class is handled.
 
-Classes: an option's value refused by what it became (a what-if edit, a model
+Classes: a param's value (--set, --sweep, a study's set or sweep) that
+the model refuses where it is used, without naming the value given; an option's value refused by what it became (a what-if edit, a model
 param of the demo's study, a record's steps) without naming the option; standard
 output that cannot be written (a full disk) or cannot encode a name (ASCII);
 measured throughputs whose fitted curve would overflow a double; more measured
@@ -29,6 +30,9 @@ DEMO = ["demo", "--customers", "200", "--replications", "2", "--workers", "1", "
 FIT = ["fit", "usl", "d.csv"]
 USL = "n,x\n1,{}\n2,{}\n4,{}\n8,{}\n"
 SWEEP_MODEL = MODEL.replace("brewput: 1", "brewput: 1\nparams: {rate: 0.2}").replace("rate: 1", "rate: '${rate}'")
+PARAM_MODEL = SWEEP_MODEL.replace("params: {rate: 0.2}", "params: {rate: 0.2, n: 1}").replace(
+    "servers: 1", "servers: '${n}'")
+STUDY = "brewput: 1\nmodels: {{m: m.yaml}}\nengines: [solve]\n{}\n"
 
 CASES = [
     # An option's value refused by what it became, named as the option.
@@ -48,6 +52,20 @@ CASES = [
     Case("demo-noise-negative", [*DEMO, "--noise", "-1"], names=["--noise -1:", "width"]),
     Case("demo-noise-above-two", [*DEMO, "--noise", "2.5"], names=["--noise 2.5:", "width"]),
     Case("demo-noise-huge", [*DEMO, "--noise", "1e9"], names=["--noise 1e+09:", "width"]),
+    # A param's value the model refuses where it is used: the field, and the value given that made it so.
+    Case("set-rate-zero", ["solve", "m.yaml", "--set", "rate=0"], {"m.yaml": SWEEP_MODEL},
+         names=["m.yaml:7", "classes.c.rate", "(with rate=0)"]),
+    Case("set-two-one-refused", ["solve", "m.yaml", "--set", "rate=-1", "--set", "n=2"], {"m.yaml": PARAM_MODEL},
+         names=["m.yaml:7", "classes.c.rate", "(with rate=-1, n=2)"]),
+    Case("set-expression-servers-fraction", ["simulate", "m.yaml", "--set", "n=1/2"], {"m.yaml": PARAM_MODEL},
+         names=["m.yaml:4", "stations.desk.servers", "(with n='1/2')"]),
+    Case("sweep-rate-through-zero", ["solve", "m.yaml", "--sweep", "rate=0,0.5"], {"m.yaml": SWEEP_MODEL},
+         names=["m.yaml:7", "classes.c.rate", "(with rate=0)"]),
+    Case("study-set-servers-zero", ["run", "s.yaml"], {"m.yaml": PARAM_MODEL, "s.yaml": STUDY.format("set: {n: 0}")},
+         names=["m.yaml:4", "stations.desk.servers", "(with n=0)"]),
+    Case("study-sweep-servers-negative", ["run", "s.yaml"],
+         {"m.yaml": PARAM_MODEL, "s.yaml": STUDY.format("sweep: {n: [-1, 1]}")},
+         names=["m.yaml:4", "stations.desk.servers", "(with n=-1)"]),
     # Throughputs at the edges of a double: the fitted curve, λN and N/X would overflow.
     Case("usl-throughput-1e308", FIT, {"d.csv": USL.format(*["1e308"] * 4)}, names=["d.csv", "throughput 1e+308", "1e+200"]),
     Case("usl-throughput-1e201-chart", [*FIT, "--chart", "c.png"], {"d.csv": USL.format("1e199", "1.9e199", "3e199",

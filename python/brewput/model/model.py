@@ -35,9 +35,18 @@ class Model:
         return cls._new(copy.deepcopy(data), params or {}, Origin())
 
     @classmethod
-    def _new(cls, raw: Any, overrides: Mapping[str, Any], origin: Origin) -> Model:
+    def _new(cls, raw: Any, overrides: Mapping[str, Any], origin: Origin, given: Mapping[str, Any] = {}) -> Model:
+        """The model resolved with `overrides`; a field that the params just `given`
+        make invalid is refused naming them too: the field's own text (`${rate}`)
+        does not say where its value came from (--set, a sweep, a study's set)."""
         model = cls.__new__(cls)
-        model._resolve(raw, overrides, origin)
+        try:
+            model._resolve(raw, overrides, origin)
+        except ModelError as e:
+            if not given or e.path[:1] == ("params",) or not _resolves(raw, overrides, given, origin):
+                raise  # a param's own problem names it already; a model invalid without them is not theirs
+            values = ", ".join(f"{name}={show(value)}" for name, value in given.items())
+            raise ModelError(f"{e.problem} (with {values})", e.path, e.file, e.line) from None
         return model
 
     def _resolve(self, raw: Any, overrides: Mapping[str, Any], origin: Origin) -> None:
@@ -55,7 +64,7 @@ class Model:
 
     def with_params(self, **overrides: Union[Number, str]) -> Model:
         """The same model resolved again with some params replaced (strings are expressions)."""
-        return self._new(self._raw, {**self._overrides, **overrides}, self._origin)
+        return self._new(self._raw, {**self._overrides, **overrides}, self._origin, overrides)
 
     def with_edits(self, edits: Mapping[str, Any]) -> Model:
         """The same model with the fields at dotted paths replaced
@@ -133,6 +142,15 @@ class Model:
                 f"classes={list(self._spec.classes)})")
 
 
+def _resolves(raw: Any, overrides: Mapping[str, Any], given: Mapping[str, Any], origin: Origin) -> bool:
+    """Whether the model resolves with the `overrides` but those `given`."""
+    try:
+        Model.__new__(Model)._resolve(raw, {k: v for k, v in overrides.items() if k not in given}, origin)
+    except ModelError:
+        return False
+    return True
+
+
 def load(path: Union[str, Path, Mapping[str, Any]], params: Optional[Mapping[str, Any]] = None) -> Model:
     """Read, resolve and validate a model file (or a model document given as a
     mapping, as `Model.from_dict` takes); `params` overrides its params."""
@@ -142,7 +160,7 @@ def load(path: Union[str, Path, Mapping[str, Any]], params: Optional[Mapping[str
         raise ModelError(f"expected a Model, a mapping of model fields or a model file's path, "
                          f"got {type(path).__name__}")
     document = read(path, "model")
-    return Model._new(document.data, params or {}, document.origin)
+    return Model._new(document.data, params or {}, document.origin, params or {})
 
 
 def as_model(model: Union[Model, Mapping[str, Any], str, Path],
