@@ -1,7 +1,7 @@
 """The corpus (tests/corpus.py): classes of bad input that tests/hunt_inputs.py
 found escaping the one-line rule, each fixed where the class is handled.
 
-Classes: a param's value (--set, --sweep, a study's set or sweep) that
+Classes: a run until so many customers complete in which every arrival balks; a param's value (--set, --sweep, a study's set or sweep) that
 the model refuses where it is used, without naming the value given; an option's value refused by what it became (a what-if edit, a model
 param of the demo's study, a record's steps) without naming the option; standard
 output that cannot be written (a full disk) or cannot encode a name (ASCII);
@@ -28,6 +28,12 @@ def whatif(*args, id, names):
 
 DEMO = ["demo", "--customers", "200", "--replications", "2", "--workers", "1", "--report", "rep"]
 FIT = ["fit", "usl", "d.csv"]
+SIM = ["simulate", "m.yaml", "--customers", "1000", "--replications", "2"]
+SECOND_CLASS = "  d:\n    rate: 1\n    route:\n      - {{station: desk, service: exp(0.5), {}}}\n"
+
+
+def balking(balk):
+    return MODEL.replace("exp(0.5)}", f"exp(0.5), balk: {balk}}}")
 USL = "n,x\n1,{}\n2,{}\n4,{}\n8,{}\n"
 SWEEP_MODEL = MODEL.replace("brewput: 1", "brewput: 1\nparams: {rate: 0.2}").replace("rate: 1", "rate: '${rate}'")
 PARAM_MODEL = SWEEP_MODEL.replace("params: {rate: 0.2}", "params: {rate: 0.2, n: 1}").replace(
@@ -66,6 +72,20 @@ CASES = [
     Case("study-sweep-servers-negative", ["run", "s.yaml"],
          {"m.yaml": PARAM_MODEL, "s.yaml": STUDY.format("sweep: {n: [-1, 1]}")},
          names=["m.yaml:4", "stations.desk.servers", "(with n=-1)"]),
+    # A run until so many customers complete where every arrival balks: it would never end.
+    Case("simulate-balk-threshold-zero", SIM, {"m.yaml": balking("0")}, names=["m.yaml", "classes.c.route[0].balk",
+                                                                               "every arrival away"], timeout=20),
+    Case("simulate-balk-certain", SIM, {"m.yaml": balking("[1]")}, names=["classes.c.route[0].balk"], timeout=20),
+    Case("simulate-balk-certain-then-not", SIM, {"m.yaml": balking("[1, 0.5, 0]")}, names=["classes.c.route[0].balk"],
+         timeout=20),
+    Case("simulate-balk-two-classes", SIM, {"m.yaml": balking("0") + SECOND_CLASS.format("balk: [1.0]")},
+         names=["classes.c.route[0].balk"], timeout=20),
+    Case("simulate-balk-closed-class", SIM,
+         {"m.yaml": balking("0").replace("rate: 1", "population: 3\n    think: exp(1)")},
+         names=["classes.c.route[0].balk"], timeout=20),
+    Case("run-balk-threshold-zero", ["run", "s.yaml", "--customers", "1000"],
+         {"m.yaml": balking("0"), "s.yaml": STUDY.format("").replace("[solve]", "[simulate]")},
+         names=["classes.c.route[0].balk"], timeout=20),
     # Throughputs at the edges of a double: the fitted curve, λN and N/X would overflow.
     Case("usl-throughput-1e308", FIT, {"d.csv": USL.format(*["1e308"] * 4)}, names=["d.csv", "throughput 1e+308", "1e+200"]),
     Case("usl-throughput-1e201-chart", [*FIT, "--chart", "c.png"], {"d.csv": USL.format("1e199", "1.9e199", "3e199",
@@ -153,3 +173,16 @@ def test_standard_output_that_cannot_encode_a_name(argv, tmp_path):
     assert done.returncode == 0, done.stderr
     assert b"Traceback" not in done.stderr
     assert b"caf?" in done.stdout
+
+
+def test_a_class_that_balks_whole_beside_one_served_runs_to_its_end(tmp_path):
+    """Only when no class can complete a customer is the run refused: beside an M/M/1 at
+    50 % (served, its Little's-law mean 1 time unit), a class that always balks is all lost."""
+    import brewput
+
+    path = tmp_path / "m.yaml"
+    path.write_text(MODEL + SECOND_CLASS.format("balk: 0"))
+    res = brewput.simulate(brewput.load(path), customers=20_000, replications=2, seed=3)
+    assert res["classes"]["d"]["throughput"] == 0
+    assert res["classes"]["c"]["throughput"] == pytest.approx(1, rel=0.05)
+    assert res["classes"]["c"]["response_time"]["mean"] == pytest.approx(1, rel=0.1)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Dict, Optional
 
-from ..errors import BrewputError, Field, OptionError
+from ..errors import BrewputError, Field, OptionError, format_path
 from ..model import Model
 from .traffic import step_visits
 
@@ -86,12 +86,31 @@ def _least_walk(job_class, visits) -> float:
     return work(None)
 
 
+def turned_away_at(model: Model) -> Optional[str]:
+    """The field that turns every customer of every class away before any is served
+    (the balking of a class's first step: a threshold of 0 waiting, or certain
+    balking with none waiting), or None when some class can complete a customer."""
+    first = None
+    for name, job_class in model.classes.items():
+        path, step = job_class.steps[0]
+        balk = getattr(step, "balk", None)  # a fork or dispatch step has none
+        if balk is None or (balk[0] < 1 if isinstance(balk, list) else balk > 0):
+            return None
+        first = first or format_path(("classes", name, *path, "balk"))
+    return first
+
+
 def check_run_ends(model: Model, horizon: Optional[float], warmup: Optional[float], max_customers: int) -> None:
-    """Refuses a run that could not end: a zero-time cycle, or with a `horizon`
+    """Refuses a run that could not end: a zero-time cycle, a run stopped by its
+    completed customers where no customer is ever served, or with a `horizon`
     (and a `warmup` in time units) more customers per replication than
     `max_customers`, naming the horizon or the warm-up, whichever is the larger."""
     check_cycles_take_time(model)
     if horizon is None:
+        field = turned_away_at(model)
+        if field is not None:
+            raise BrewputError(f"{model.file or model.name}: {field} turns every arrival away, so no customer "
+                               f"is ever served and a run until so many customers complete would never end")
         return
     warmup = warmup or 0.0
     bounds = most_throughput(model)
