@@ -32,6 +32,21 @@ SIM = ["simulate", "m.yaml", "--customers", "1000", "--replications", "2"]
 SECOND_CLASS = "  d:\n    rate: 1\n    route:\n      - {{station: desk, service: exp(0.5), {}}}\n"
 
 
+SECOND_STEP_BALKS = MODEL.replace("desk: {servers: 1}", "desk: {servers: 1}\n  pay: {servers: 1}").replace(
+    "exp(0.5)}", "exp(0.5)}\n      - {station: pay, service: exp(0.2), balk: 0}")
+DISPATCH = """\
+brewput: 1
+stations: {{a: {{servers: 1}}, b: {{servers: 1}}}}
+classes:
+  c:
+    rate: 1
+    route:
+      - dispatch:
+          a: [{{station: a, service: exp(0.5), {}}}]
+          b: [{{station: b, service: exp(0.5), {}}}]
+"""
+
+
 def balking(balk):
     return MODEL.replace("exp(0.5)}", f"exp(0.5), balk: {balk}}}")
 USL = "n,x\n1,{}\n2,{}\n4,{}\n8,{}\n"
@@ -83,6 +98,10 @@ CASES = [
     Case("simulate-balk-closed-class", SIM,
          {"m.yaml": balking("0").replace("rate: 1", "population: 3\n    think: exp(1)")},
          names=["classes.c.route[0].balk"], timeout=20),
+    Case("simulate-balk-at-the-second-step", SIM, {"m.yaml": SECOND_STEP_BALKS}, names=["classes.c.route[1].balk"],
+         timeout=20),
+    Case("simulate-balk-in-every-dispatch-branch", SIM, {"m.yaml": DISPATCH.format("balk: 0", "balk: [1]")},
+         names=["classes.c.route[0].dispatch.a[0].balk"], timeout=20),
     Case("run-balk-threshold-zero", ["run", "s.yaml", "--customers", "1000"],
          {"m.yaml": balking("0"), "s.yaml": STUDY.format("").replace("[solve]", "[simulate]")},
          names=["classes.c.route[0].balk"], timeout=20),
@@ -186,3 +205,17 @@ def test_a_class_that_balks_whole_beside_one_served_runs_to_its_end(tmp_path):
     assert res["classes"]["d"]["throughput"] == 0
     assert res["classes"]["c"]["throughput"] == pytest.approx(1, rel=0.05)
     assert res["classes"]["c"]["response_time"]["mean"] == pytest.approx(1, rel=0.1)
+
+
+def test_a_dispatch_with_one_branch_balking_whole_runs_and_loses_its_share(tmp_path):
+    """A dispatch at random to a branch that turns everyone away and one that serves
+    (an M/M/1 fed half of the arrivals: 25 % busy, mean response 0.5/(1 - 0.25)) runs:
+    half the customers are lost, the others served as that queue serves them."""
+    import brewput
+
+    path = tmp_path / "m.yaml"
+    path.write_text(DISPATCH.format("balk: 0", "id: served"))
+    res = brewput.simulate(brewput.load(path), customers=20_000, replications=2, seed=3)
+    figures = res["classes"]["c"]
+    assert figures["throughput"] == pytest.approx(0.5, rel=0.05)
+    assert figures["response_time"]["mean"] == pytest.approx(0.5 / 0.75, rel=0.1)

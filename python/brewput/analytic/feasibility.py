@@ -86,18 +86,63 @@ def _least_walk(job_class, visits) -> float:
     return work(None)
 
 
+def turns_every_arrival_away(step) -> bool:
+    """A station step whose balking turns every arrival away: a threshold of 0 waiting,
+    or certain balking with none waiting (so none ever waits)."""
+    balk = getattr(step, "balk", None)  # a fork or dispatch step has none
+    if balk is None:
+        return False
+    return balk[0] >= 1 if isinstance(balk, list) else balk == 0
+
+
 def turned_away_at(model: Model) -> Optional[str]:
-    """The field that turns every customer of every class away before any is served
-    (the balking of a class's first step: a threshold of 0 waiting, or certain
-    balking with none waiting), or None when some class can complete a customer."""
+    """When no class can complete a customer because every way through each route
+    meets a step that turns every arrival away: the first such step's balk field;
+    else None."""
     first = None
     for name, job_class in model.classes.items():
-        path, step = job_class.steps[0]
-        balk = getattr(step, "balk", None)  # a fork or dispatch step has none
-        if balk is None or (balk[0] < 1 if isinstance(balk, list) else balk > 0):
+        if _can_complete(job_class):
             return None
-        first = first or format_path(("classes", name, *path, "balk"))
+        blocking = next(path for path, step in job_class.steps if turns_every_arrival_away(step))
+        first = first or format_path(("classes", name, *blocking, "balk"))
     return first
+
+
+def _can_complete(job_class) -> bool:
+    """Whether some customer of `job_class` can reach the end of its route: a path
+    from its first step to an end through steps it can get past (a fork whose branches
+    that can end are enough for its join, a dispatch with a branch it may take that can
+    end, any station step that does not turn every arrival away)."""
+    steps = [step for _, step in job_class.steps]
+    routing = job_class.routing()
+    ends: Dict[int, bool] = {}
+
+    def passable(i: int) -> bool:
+        step = steps[i]
+        kind = getattr(step, "kind", None)
+        if kind == "fork":
+            return sum(scope_ends(first) for first in job_class.branch_starts(i)) >= step.join_count
+        if kind == "dispatch":
+            return any(share > 0 and scope_ends(first)
+                       for first, share in zip(job_class.branch_starts(i), step.shares()))
+        return not turns_every_arrival_away(step)
+
+    def scope_ends(first: int) -> bool:  # a scope (the route, a branch) from its first step
+        if first not in ends:
+            seen, todo, ends[first] = {first}, [first], False
+            while todo and not ends[first]:
+                i = todo.pop()
+                if not passable(i):
+                    continue
+                for target, p in routing[i]:
+                    if p > 0 and target is None:
+                        ends[first] = True
+                    elif p > 0 and target not in seen:
+                        seen.add(target)
+                        todo.append(target)
+        return ends[first]
+
+    return scope_ends(0)
 
 
 def check_run_ends(model: Model, horizon: Optional[float], warmup: Optional[float], max_customers: int) -> None:
@@ -109,8 +154,9 @@ def check_run_ends(model: Model, horizon: Optional[float], warmup: Optional[floa
     if horizon is None:
         field = turned_away_at(model)
         if field is not None:
-            raise BrewputError(f"{model.file or model.name}: {field} turns every arrival away, so no customer "
-                               f"is ever served and a run until so many customers complete would never end")
+            raise BrewputError(f"{model.file or model.name}: {field} turns every arrival away, and every way "
+                               f"through the routes meets such a step, so no customer ever completes and a run "
+                               f"until so many complete would never end")
         return
     warmup = warmup or 0.0
     bounds = most_throughput(model)
