@@ -7,7 +7,8 @@ param of the demo's study, a record's steps) without naming the option; standard
 output that cannot be written (a full disk) or cannot encode a name (ASCII);
 measured throughputs whose fitted curve would overflow a double; more measured
 points than any curve has (a fit that would print a table for minutes); a record's
-simulation settings that no run has (calibrate)."""
+simulation settings that no run has (calibrate); a swept param whose values are
+of mixed kinds, numbers and text (report, fit, calibrate)."""
 import json
 import os
 import subprocess
@@ -120,6 +121,17 @@ CASES = [
          names=["d.csv", "10,001 rows"], timeout=20),
     Case("calibrate-upto-below-every-step", ["calibrate", "r.json", "--upto", "0.05"],
          {"m.yaml": SWEEP_MODEL}, names=["r.json", "--upto", "0 steps"]),
+    # A swept param's values of mixed kinds (sorted together by every table and chart).
+    Case("report-swept-param-text-in-a-scenario", ["report", "r.json", "-o", "rep"], {"m.yaml": SWEEP_MODEL},
+         names=["r.json", "scenarios[0].params.rate", "'abc'", "numbers"]),
+    Case("report-swept-param-true-in-a-scenario", ["report", "r.json", "-o", "rep"], {"m.yaml": SWEEP_MODEL},
+         names=["r.json", "scenarios[2].params.rate", "True"]),
+    Case("report-swept-param-text-in-the-sweep", ["report", "r.json", "-o", "rep"], {"m.yaml": SWEEP_MODEL},
+         names=["r.json", "sweep.rate[1]", "'fast'"]),
+    Case("fit-swept-param-text-in-a-scenario", ["fit", "usl", "r.json"], {"m.yaml": SWEEP_MODEL},
+         names=["r.json", "scenarios[1].params.rate", "'1'"]),
+    Case("calibrate-swept-param-null-in-the-sweep", ["calibrate", "r.json"], {"m.yaml": SWEEP_MODEL},
+         names=["r.json", "sweep.rate[1]"]),
     # A record's simulation settings read as they are: a count of replications no run has.
     *(Case(f"calibrate-replications-{label}", ["calibrate", "r.json"], {"m.yaml": SWEEP_MODEL},
            names=["r.json", "scenario 1", "settings.replications", "from 1 to 100,000"])
@@ -138,7 +150,21 @@ def replications(value):
     return broken
 
 
+def swept(where, value):
+    def broken(record):
+        if where == "sweep":
+            record["sweep"]["rate"][1] = value
+        else:
+            record["scenarios"][where]["params"]["rate"] = value
+    return broken
+
+
 MADE_FIRST = {
+    "report-swept-param-text-in-a-scenario": (SIMULATED_SWEEP, swept(0, "abc")),
+    "report-swept-param-true-in-a-scenario": (SIMULATED_SWEEP, swept(2, True)),
+    "report-swept-param-text-in-the-sweep": (SIMULATED_SWEEP, swept("sweep", "fast")),
+    "fit-swept-param-text-in-a-scenario": (SIMULATED_SWEEP, swept(1, "1")),
+    "calibrate-swept-param-null-in-the-sweep": (SIMULATED_SWEEP, swept("sweep", None)),
     "calibrate-upto-below-every-step": (["solve", "m.yaml", "--sweep", "rate=0.1,0.2,0.3", "-o", "r.json"], None),
     "calibrate-replications-10-to-the-400": (SIMULATED_SWEEP, replications(10**400)),
     "calibrate-replications-zero": (SIMULATED_SWEEP, replications(0)),

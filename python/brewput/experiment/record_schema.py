@@ -155,11 +155,27 @@ class Record(Part):
         for name, values in sweep.items():
             if isinstance(values, list) and not values:
                 raise ValueError(f"sweep.{name}: expected a non-empty list of values")
+            # A swept param's values are sorted together (tables, charts): all numbers or all text.
+            numbers = isinstance(values, list) and _is_number(values[0])
+            for k, value in enumerate(values if isinstance(values, list) else ()):
+                if _is_number(value) != numbers:
+                    raise ValueError(f"sweep.{name}[{k}]: {_brief(value)} among {_kind(numbers)}")
             for i, scenario in enumerate(scenarios):
                 params = scenario.get("params") if isinstance(scenario, dict) else None
                 if isinstance(params, dict) and name not in params:
                     raise ValueError(f"scenarios[{i}].params: missing the swept param {name}")
+                if isinstance(params, dict) and isinstance(values, list) and _is_number(params[name]) != numbers:
+                    raise ValueError(f"scenarios[{i}].params.{name}: {_brief(params[name])}, but the sweep's "
+                                     f"values are {_kind(numbers)}")
         return record
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _kind(numbers: bool) -> str:
+    return "numbers" if numbers else "text"
 
 
 _PROBLEMS = {  # pydantic's checks in our words
