@@ -1,7 +1,8 @@
 """The corpus (tests/corpus.py): classes of bad input that tests/hunt_inputs.py
 found escaping the one-line rule, each fixed where the class is handled.
 
-Classes: a run until so many customers complete in which every arrival balks; a param's value (--set, --sweep, a study's set or sweep) that
+Classes: a study's model that is no model file (a folder, a device, not UTF-8)
+named without the study's field; a run until so many customers complete in which every arrival balks; a param's value (--set, --sweep, a study's set or sweep) that
 the model refuses where it is used, without naming the value given; an option's value refused by what it became (a what-if edit, a model
 param of the demo's study, a record's steps) without naming the option; standard
 output that cannot be written (a full disk) or cannot encode a name (ASCII);
@@ -106,6 +107,17 @@ CASES = [
     Case("run-balk-threshold-zero", ["run", "s.yaml", "--customers", "1000"],
          {"m.yaml": balking("0"), "s.yaml": STUDY.format("").replace("[solve]", "[simulate]")},
          names=["classes.c.route[0].balk"], timeout=20),
+    # A study's model that is no model file at all: named by the study's field too.
+    Case("study-model-empty-name", ["run", "s.yaml"], {"s.yaml": "brewput: 1\nmodels: {m: ''}\nengines: [solve]\n"},
+         names=["s.yaml:2", "models.m.file", "directory"]),
+    Case("study-model-a-folder", ["run", "s.yaml"],
+         {"s.yaml": "brewput: 1\nmodels: {m: sub}\nengines: [solve]\n", "sub/x.yaml": MODEL},
+         names=["s.yaml:2", "models.m.file", "sub", "directory"]),
+    Case("study-model-dev-zero", ["run", "s.yaml"], {"s.yaml": "brewput: 1\nmodels: {m: /dev/zero}\n"},
+         names=["s.yaml:2", "models.m.file", "/dev/zero", "not a regular file"]),
+    Case("study-model-latin-1", ["run", "s.yaml"],
+         {"s.yaml": "brewput: 1\nmodels: {m: {file: m.yaml}}\n", "m.yaml": "brewput: 1\nname: caf\xe9\n".encode("latin-1")},
+         names=["s.yaml:2", "models.m.file", "m.yaml", "not UTF-8"]),
     # Throughputs at the edges of a double: the fitted curve, λN and N/X would overflow.
     Case("usl-throughput-1e308", FIT, {"d.csv": USL.format(*["1e308"] * 4)}, names=["d.csv", "throughput 1e+308", "1e+200"]),
     Case("usl-throughput-1e201-chart", [*FIT, "--chart", "c.png"], {"d.csv": USL.format("1e199", "1.9e199", "3e199",

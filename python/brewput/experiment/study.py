@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 from ..analytic.methods import METHODS
 from ..engine.simulate import DEFAULT_REPLICATIONS, MAX_CUSTOMERS, MAX_REPLICATIONS, MAX_SEED, run_settings
-from ..errors import BrewputError, FieldError, OptionError
+from ..errors import BrewputError, FieldError, ModelError, OptionError
 from ..model import Model, load
 from ..model.limits import MAX_INTEGER, MAX_STUDY_MODELS, MAX_TIME, MIN_TIME
 from ..model.fields import Field, ListOf, MapOf, Maybe, Problems, Shorthand, Strict, Text, Value
@@ -318,7 +318,12 @@ def _load_model(spec: StudySpec, label: str, origin: Origin, files: Dict[str, Mo
     if not Path(file).exists():
         raise origin.error(("models", label, "file"), f"no model file {file}")
     if file not in files:
-        files[file] = load(file)
+        try:
+            files[file] = load(file)
+        except ModelError as e:
+            if e.path or e.line is not None:  # a problem inside the model names its own file and line
+                raise
+            raise origin.error(("models", label, "file"), f"{file}: {e.problem}") from None  # not a model file at all
     model = files[file]
     params = {**spec.set, **ref.set}
     for where, names in ((("set",), spec.set), (("models", label, "set"), ref.set), (("sweep",), spec.sweep)):
