@@ -1,7 +1,7 @@
 """The corpus (tests/corpus.py): classes of bad input that tests/hunt_inputs.py
 found escaping the one-line rule, each fixed where the class is handled.
 
-Classes: a study's model that is no model file (a folder, a device, not UTF-8)
+Classes: plan prices whose present value overflows; a study's model that is no model file (a folder, a device, not UTF-8)
 named without the study's field; a run until so many customers complete in which every arrival balks; a param's value (--set, --sweep, a study's set or sweep) that
 the model refuses where it is used, without naming the value given; an option's value refused by what it became (a what-if edit, a model
 param of the demo's study, a record's steps) without naming the option; standard
@@ -118,6 +118,12 @@ CASES = [
     Case("study-model-latin-1", ["run", "s.yaml"],
          {"s.yaml": "brewput: 1\nmodels: {m: {file: m.yaml}}\n", "m.yaml": "brewput: 1\nname: caf\xe9\n".encode("latin-1")},
          names=["s.yaml:2", "models.m.file", "m.yaml", "not UTF-8"]),
+    # Prices whose present value would overflow to inf (shown, and written as JSON's invalid Infinity).
+    *(Case(f"plan-cost-{label}", ["plan", "m.yaml", "--vary", "n=1..3", "--slo", "mean<=10s", "--cost", f"n={price}",
+                                  "--no-confirm", "-o", "p.json"], {"m.yaml": PARAM_MODEL.replace(
+                                      "brewput: 1", "brewput: 1\ntime_unit: s")},
+           names=["--cost", f"n={price}", "from 0 to 1e+15"])
+      for label, price in (("1e308", "1e308"), ("running-1e308", "1,1e308"), ("1e16", "1e16"), ("inf", "inf"))),
     # Throughputs at the edges of a double: the fitted curve, λN and N/X would overflow.
     Case("usl-throughput-1e308", FIT, {"d.csv": USL.format(*["1e308"] * 4)}, names=["d.csv", "throughput 1e+308", "1e+200"]),
     Case("usl-throughput-1e201-chart", [*FIT, "--chart", "c.png"], {"d.csv": USL.format("1e199", "1.9e199", "3e199",

@@ -8,6 +8,11 @@ from dataclasses import dataclass
 from typing import Dict, Mapping, Sequence
 
 
+#: The most one unit may cost (bought, or run for a year): any count of units a plan
+#: varies, over its years, then sums to a finite present value.
+MAX_PRICE = 1e15
+
+
 def npv(rate: float, flows: Sequence[float]) -> float:
     """The present value of `flows[t]` paid at the start of year t, discounted at `rate` a year."""
     return sum(flow / (1 + rate) ** t for t, flow in enumerate(flows))
@@ -67,8 +72,8 @@ def parse_costs(options: Sequence[str], varied: Mapping[str, object]) -> Dict[st
             amounts = [float(p) for p in parts]
         except ValueError:
             amounts = []
-        if not (1 <= len(amounts) <= 2 and all(math.isfinite(a) and a >= 0 for a in amounts)):
-            raise OptionError("cost", "expected a price and an optional running cost a year, numbers of at "
-                                      "least 0, e.g. servers=5000,1200", value=option)
+        if not (1 <= len(amounts) <= 2 and all(0 <= a <= MAX_PRICE for a in amounts)):
+            raise OptionError("cost", "expected a price and an optional running cost a year, numbers from 0 "
+                                      f"to {MAX_PRICE:g}, e.g. servers=5000,1200", value=option)
         costs[name] = Cost(*amounts)
     return costs
