@@ -12,7 +12,9 @@ tests/corpus.py runs a case (its own folder, a memory cap, a timeout) and is
 flagged when it breaks the rule: an exit code not 0 or 2 (1 where the command
 says so), a Traceback, a panic or a Python warning on stderr, more than four
 stderr lines on exit 2, an exit-2 line naming none of what the probe broke, a
-hang or a memory blow-up. Failures are grouped by a normalised first stderr line,
+hang or a memory blow-up, NaN or Infinity in what --json prints. The
+environment family runs each command's usual input with a standard output that
+cannot be written (/dev/full) or cannot encode a name (PYTHONIOENCODING=ascii). Failures are grouped by a normalised first stderr line,
 so that a class of failure shows once, with how many probes hit it.
 """
 from __future__ import annotations
@@ -53,6 +55,8 @@ class Probe:
     codes: Tuple[int, ...] = (0, 2)
     setup: Callable[[Path], None] = None  # e.g. chmod, mkfifo, symlink loops
     timeout: float = 20.0
+    env: Mapping[str, str] = field(default_factory=dict)  # set for the run (PYTHONIOENCODING=ascii)
+    stdout: str = ""  # a file stdout goes to instead of a pipe (/dev/full)
 
 
 # ---------------------------------------------------------------- bad values
@@ -469,7 +473,28 @@ def records() -> Iterator[Probe]:
         yield Probe("records", f"calibrate:csv={label}", ["calibrate", "u.csv"], {"u.csv": table}, ["u.csv"])
 
 
+def environment() -> Iterator[Probe]:
+    """Every command's usual run with a standard output that cannot be written (a full
+    disk) or cannot encode a name (ASCII), and one whose input names are not ASCII."""
+    unicode_model = RATE_MODEL.replace("desk", "café")
+    files = {**_command_files(), "m.yaml": unicode_model}
+    for command, base, _ in COMMANDS:
+        if command in ("serve", "demo"):  # a server's loop; the demo's minute of simulation
+            continue
+        argv = ["café" if a == "desk" else a for a in base]
+        argv = [a.replace("stations.desk.", "stations.café.") for a in argv]
+        setup = _record_setup if "rec.json" in argv else None
+        yield Probe("environment", f"{command} > /dev/full", argv, files, [], setup=setup, stdout="/dev/full")
+        yield Probe("environment", f"{command} ascii", argv, files, [], setup=setup,
+                    env={"PYTHONIOENCODING": "ascii"}, codes=(0, 1) if command == "fit" else (0,))
+        yield Probe("environment", f"{command} --help > /dev/full", [command, "--help"], files, [],
+                    stdout="/dev/full", codes=(2,))
+        yield Probe("environment", f"{command} --json", [*argv, "--json"], files, [], setup=setup,
+                    codes=(0, 1, 2))
+
+
 FAMILIES: Dict[str, Callable[[], Iterator[Probe]]] = {
+    "environment": environment,
     "options": options, "files": files, "dists": distributions, "params": params, "records": records,
     "study-fields": study_fields, "model-fields": model_fields,
 }
@@ -491,7 +516,7 @@ def judge(probe: Probe) -> Tuple[Probe, List[str], str]:
         if probe.setup:
             probe.setup(folder)
         try:
-            done = run_case(replace(case, files={}), folder)
+            done = _run(probe, case, folder)
         except subprocess.TimeoutExpired:
             return probe, [f"hang (over {probe.timeout:g} s)"], ""
         finally:
@@ -507,6 +532,8 @@ def judge(probe: Probe) -> Tuple[Probe, List[str], str]:
         problems.append("panic")
     if "Warning" in stderr:
         problems.append("warning: " + next(line for line in lines if "Warning" in line))
+    if "--json" in probe.argv and re.search(r"\b(NaN|-?Infinity)\b", done.stdout):
+        problems.append("NaN or Infinity in JSON (not JSON)")
     if done.returncode not in probe.codes:
         problems.append(f"exit {done.returncode}")
     if done.returncode == 2:
@@ -517,6 +544,21 @@ def judge(probe: Probe) -> Tuple[Probe, List[str], str]:
         elif probe.names and not any(name in stderr for name in probe.names):
             problems.append(f"names none of {list(probe.names)}")
     return probe, problems, stderr
+
+
+def _run(probe: Probe, case: Case, folder: Path) -> subprocess.CompletedProcess:
+    if not (probe.env or probe.stdout):
+        return run_case(replace(case, files={}), folder)
+    command = [sys.executable, "-m", "brewput", *probe.argv]
+    options = dict(cwd=folder, env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "RAYON_NUM_THREADS": "2",
+                                    **probe.env},
+                   text=True, errors="replace", timeout=probe.timeout, stdin=subprocess.DEVNULL)
+    if not probe.stdout:
+        return subprocess.run(command, capture_output=True, **options)
+    with open(probe.stdout, "w") as out:
+        done = subprocess.run(command, stdout=out, stderr=subprocess.PIPE, **options)
+    done.stdout = ""
+    return done
 
 
 def _normalise(text: str) -> str:
