@@ -1,15 +1,22 @@
 """The corpus (tests/corpus.py): classes of bad input that tests/hunt_inputs.py
-found escaping the one-line rule, each fixed where the class is handled.
+found escaping the one-line rule.
 
-Classes: plan prices whose present value overflows; a study's model that is no model file (a folder, a device, not UTF-8)
-named without the study's field; a run until so many customers complete in which every arrival balks; a param's value (--set, --sweep, a study's set or sweep) that
-the model refuses where it is used, without naming the value given; an option's value refused by what it became (a what-if edit, a model
-param of the demo's study, a record's steps) without naming the option; standard
-output that cannot be written (a full disk) or cannot encode a name (ASCII);
-measured throughputs whose fitted curve would overflow a double; more measured
-points than any curve has (a fit that would print a table for minutes); a record's
-simulation settings that no run has (calibrate); a swept param whose values are
-of mixed kinds, numbers and text (report, fit, calibrate)."""
+Classes, each fixed where it is handled:
+- an option's value refused by what it became (a what-if edit, the demo's model
+  param, a record's steps) without naming the option;
+- a param's value (--set, --sweep, a study's set or sweep) that the model
+  refuses where it is used, without naming the value given;
+- a run until so many customers complete in which every way through every route
+  meets a step that turns every arrival away (it ran for ever);
+- a study's model that is no model file (a folder, a device, not UTF-8), named
+  without the study's field;
+- plan prices whose present value overflows to inf;
+- measured throughputs whose fitted curve would overflow a double, and more
+  measured points than any curve has (a table printed for minutes);
+- a record's simulation settings that no run has (calibrate), and a swept
+  param whose values mix numbers and text (report, fit, calibrate);
+- standard output that cannot be written (a full disk) or cannot encode a name
+  (ASCII)."""
 import json
 import os
 import subprocess
@@ -32,8 +39,6 @@ DEMO = ["demo", "--customers", "200", "--replications", "2", "--workers", "1", "
 FIT = ["fit", "usl", "d.csv"]
 SIM = ["simulate", "m.yaml", "--customers", "1000", "--replications", "2"]
 SECOND_CLASS = "  d:\n    rate: 1\n    route:\n      - {{station: desk, service: exp(0.5), {}}}\n"
-
-
 SECOND_STEP_BALKS = MODEL.replace("desk: {servers: 1}", "desk: {servers: 1}\n  pay: {servers: 1}").replace(
     "exp(0.5)}", "exp(0.5)}\n      - {station: pay, service: exp(0.2), balk: 0}")
 DISPATCH = """\
@@ -49,8 +54,12 @@ classes:
 """
 
 
+
+
 def balking(balk):
     return MODEL.replace("exp(0.5)}", f"exp(0.5), balk: {balk}}}")
+
+
 USL = "n,x\n1,{}\n2,{}\n4,{}\n8,{}\n"
 SWEEP_MODEL = MODEL.replace("brewput: 1", "brewput: 1\nparams: {rate: 0.2}").replace("rate: 1", "rate: '${rate}'")
 PARAM_MODEL = SWEEP_MODEL.replace("params: {rate: 0.2}", "params: {rate: 0.2, n: 1}").replace(
