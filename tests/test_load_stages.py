@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 import pytest
+from scipy.special import lambertw
 
 from brewput.analytic.queues import mmc
 from brewput.loadtest import measure
@@ -103,14 +104,17 @@ def test_a_stage_beyond_capacity_drifts_and_solve_refuses_it(tmp_path):
     assert stages[1]["response_time"]["mean"] > 10 * stages[0]["response_time"]["mean"]
     assert "unstable" in rows[1]["engines"]["solve"]["refused"]
     assert any("unstable" in w for w in rows[1]["engines"]["simulate"]["warnings"])
-    # The first stage: D/M/1 at 50 % (constant arrivals, whose wait solve
-    # takes as half M/M/1's), its relative errors those of its own measurement.
+    # The first stage: D/M/1 at 50 % (constant arrivals), exact: R = s / (1 - sigma),
+    # sigma = -rho W0(-exp(-1 / rho) / rho); its relative errors those of its own measurement.
+    sigma = float(np.real(-0.5 * lambertw(-2 * np.exp(-2.0))))
     solve = rows[0]["engines"]["solve"]
-    assert solve["mean"] == pytest.approx(5 + (mmc(100.0, 0.005, 1).response * 1e3 - 5) / 2, rel=1e-9)
+    assert solve["mean"] == pytest.approx(5 / (1 - sigma), rel=1e-9)
     measured = stages[0]["response_time"]
-    assert solve["relative_error"]["mean"] == pytest.approx((measured["mean"] - solve["mean"]) / solve["mean"])
-    for figure in ("p50", "p90", "p99"):  # solve's D/M/1 has a mean only: no error where no prediction
-        assert (solve[figure] is None) == (solve["relative_error"][figure] is None)
+    for figure in ("mean", "p50", "p90", "p99"):  # R is exponential: p = -ln(1 - q) s / (1 - sigma)
+        if figure != "mean":
+            q = int(figure[1:]) / 100
+            assert solve[figure] == pytest.approx(-np.log1p(-q) * 5 / (1 - sigma), rel=1e-9)
+        assert solve["relative_error"][figure] == pytest.approx((measured[figure] - solve[figure]) / solve[figure])
     assert table.returncode == 0, table.stderr
     assert "drifting" in table.stdout and "refused" in table.stdout
     assert "stage 1-1.5 s: solve:" in table.stdout and "unstable" in table.stdout

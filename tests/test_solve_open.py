@@ -184,9 +184,10 @@ def test_fifo_multiserver_with_unequal_means_is_allen_cunneen():
 
 
 def test_non_poisson_arrivals_at_one_station_use_their_scv():
-    # D/M/1 at rho 0.5 by Kingman: Wq = rho / (1 - rho) x (0 + 1) / 2 x s = 0.5.
-    sol = solve(one_station({}, c={"arrivals": 2, "service": "exp(1)"}))
-    assert sol.response_time == pytest.approx([1.5], rel=1e-12)
+    # D/M/2 at rho 0.25 by Allen-Cunneen: Wq = Wq(M/M/2) x (0 + 1) / 2, Wq(M/M/2) = C / (2 mu - lam)
+    # = 0.1 / 1.5. (One server would be GI/M/1, exact: tests/test_solve_gim1.py.)
+    sol = solve(one_station({"servers": 2}, c={"arrivals": 2, "service": "exp(1)"}))
+    assert sol.response_time == pytest.approx([1 + 0.1 / 1.5 / 2], rel=1e-12)
     assert sol.station_method == ["allen-cunneen"] and not sol.exact_class.any()
     assert sol.percentiles == {} and "not Poisson" in sol.notes[0]
 

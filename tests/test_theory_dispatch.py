@@ -9,7 +9,8 @@ from scipy.integrate import solve_ivp
 
 import markov
 import theory
-from brewput.analytic.dispatch import dispatch, erlang_gm1_root
+from brewput.analytic import gim1
+from brewput.analytic.dispatch import dispatch
 from brewput.errors import BrewputError
 
 
@@ -54,8 +55,9 @@ def test_round_robin_is_erlang_into_mm1(stations, rho):
     assert result.wait == pytest.approx(truth - s, rel=1e-9)
 
 
-def test_round_robin_root_is_rho_for_poisson():
-    assert erlang_gm1_root(0.6, 1.0, 1) == pytest.approx(0.6, rel=1e-12)
+def test_the_gi_m_1_root_is_rho_for_poisson():
+    # Exponential gaps of mean 1 / 0.6 at service mean 1: sigma = rho = 0.6, tau = 0.4.
+    assert gim1.tau(gim1.gamma_complement(1.0, 1 / 0.6), 1.0) == pytest.approx(0.4, rel=1e-12)
 
 
 def two_stations(lam, mu, policy, line=70):

@@ -5,10 +5,7 @@ per job, and the mean number of jobs present over all stations.
 - `random`: each job to a station drawn uniformly, so each station is M/M/1 at
   lam / c (Poisson splitting). Exact.
 - `round_robin`: job n to station n mod c, so each station sees Erlang-c gaps
-  (the sum of c Exp(lam)): E_c/M/1. A GI/M/1 queue waits Wq = sigma / (mu (1 - sigma)),
-  sigma the root in (0, 1) of sigma = A*(mu (1 - sigma)), A*(x) = (lam / (lam + x))^c
-  the Laplace transform of the gap (Kleinrock 1975, Queueing Systems I, section 6.4).
-  Exact.
+  (the sum of c Exp(lam)): E_c/M/1, a GI/M/1 queue (gim1.py). Exact.
 - `shared`: one queue feeding every station: M/M/c (queues.mmc). Exact.
 - `power_of_d`: each job samples d stations and joins the shortest. In the limit
   of many stations (the supermarket model: Vvedenskaya, Dobrushin and Karpelevich
@@ -23,6 +20,7 @@ import math
 from dataclasses import dataclass
 
 from ..errors import BrewputError
+from . import gim1
 from .queues import mmc
 
 POLICIES = ("random", "round_robin", "shared", "power_of_d")
@@ -46,9 +44,8 @@ def dispatch(policy: str, lam: float, s: float, stations: int, choices: int = 2)
     if policy == "random":
         per = mmc(lam / stations, s, 1)
         return Dispatched(per.wait, per.response, stations * per.in_system, True, "mm1-split")
-    if policy == "round_robin":
-        sigma = erlang_gm1_root(lam, 1.0 / s, stations)
-        response = s / (1.0 - sigma)
+    if policy == "round_robin":  # each station's gaps: erlang(stations, stations / lam)
+        response = s / gim1.tau(gim1.gamma_complement(stations, stations / lam), s)
         return Dispatched(response - s, response, lam * response, True, "erlang-gm1")
     if policy == "shared":
         means = mmc(lam, s, stations)
@@ -62,23 +59,6 @@ def dispatch(policy: str, lam: float, s: float, stations: int, choices: int = 2)
         return Dispatched(response - s, response, stations * per_station, False, "supermarket-mean-field")
     raise BrewputError(f"dispatch: policy {policy!r} has no closed form here (covered: {', '.join(POLICIES)}); "
                        "use brewput simulate")
-
-
-def erlang_gm1_root(lam: float, mu: float, phases: int) -> float:
-    """The GI/M/1 root sigma in (0, 1) for Erlang-`phases` gaps of phase rate lam:
-    sigma = (lam / (lam + mu (1 - sigma)))^phases. The difference of the two sides is
-    positive below the root and negative between it and 1 (the slope at 1 is
-    1 / rho - 1 > 0), so bisection on [0, 1] cannot miss; written here so that no
-    scipy import is paid."""
-    lo, hi = 0.0, 1.0
-    while True:
-        mid = (lo + hi) / 2.0
-        if mid in (lo, hi):  # no float between them
-            return mid
-        if (lam / (lam + mu * (1.0 - mid))) ** phases > mid:
-            lo = mid
-        else:
-            hi = mid
 
 
 def supermarket_mean_queue(rho: float, choices: int) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -63,6 +63,9 @@ class Network:
     #: Per class, each route step as (station, expected visits per customer, service
     #: distribution): for the methods that need the whole distribution, not its moments.
     steps: Tuple[Tuple[Tuple[int, float, Distribution], ...], ...] = ()
+    #: (R,) each open class's law of the time between arrivals (None for closed
+    #: classes): for the methods that need the whole law, not its moments (GI/M/1).
+    interarrival: Tuple[Optional[Distribution], ...] = ()
     #: (R,) whether each class forks: its branches run at once, so its demands
     #: add up to more than its time in the network (bounds.py keeps only 1 / D_max).
     forks: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
@@ -136,6 +139,7 @@ def network_of(model: Model) -> Network:
         arrival_rate=np.array([1 / c.interarrival.mean if c.is_open else 0.0 for c in jobs]),
         arrival_scv=np.array([c.interarrival.scv if c.is_open else 0.0 for c in jobs]),
         arrival_poisson=np.array([c.is_open and c.interarrival.is_exponential for c in jobs]),
+        interarrival=tuple(c.interarrival if c.is_open else None for c in jobs),
         population=np.array([0 if c.is_open else int(c.population) for c in jobs]),
         think=np.array([0.0 if c.is_open else c.think.mean for c in jobs]),
         priority=np.array([c.priority for c in jobs]),

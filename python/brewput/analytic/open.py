@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import _native
 from ..errors import BrewputError
-from . import mg1k, queues, sizing, sjf
+from . import gim1, mg1k, queues, sizing, sjf
 from .network import Network, Unsupported, shortest_job_first
 from .solution import Solution
 
@@ -66,14 +66,14 @@ def solve_open(net: Network) -> Solution:
     not_product = [net.stations[m] for m in visited if not stations[m].product_form]
     poisson_inside = poisson and (direct or not not_product)
     exact_station = np.array([
-        st.exact and (poisson_inside or st.method in ("infinite-server", "idle")) for st in stations])
+        st.exact and (poisson_inside or st.method in ("infinite-server", "idle", "gi-m-1")) for st in stations])
     notes = [st.note for st in stations if st.note]
     if not poisson and not exact_station.all():
         notes.append("arrivals are not Poisson: " + (
             f"Allen-Cunneen takes their scv ({ca2:.3g}), other formulas take them as Poisson" if direct
             else "inside a network every station is solved as if fed by Poisson arrivals (scv 1)")
             + " (approximate)")
-    elif not poisson_inside:
+    elif poisson and not poisson_inside:
         notes.append(
             f"not product-form: {', '.join(not_product)}; the flows between stations are then not "
             f"Poisson, and every station is solved as if fed by Poisson arrivals (approximate)")
@@ -98,8 +98,7 @@ def solve_open(net: Network) -> Solution:
         exact_class=np.array([exact_station[net.visits[r] > 0].all() for r in range(len(net.classes))]),
         exact_station=exact_station,
         station_method=[st.method for st in stations],
-        percentiles=_percentiles(net, visited[0], flow[:, visited[0]], stations[visited[0]])
-        if direct and poisson else {},
+        percentiles=_percentiles(net, visited[0], flow[:, visited[0]], stations[visited[0]]) if direct else {},
         loss_probability=np.full(len(net.classes), loss) if np.isfinite(net.capacity[visited]).any() else None,
         notes=notes,
     )
@@ -162,6 +161,10 @@ def _station(net: Network, m: int, flow: np.ndarray, ca2: float, direct: bool) -
     if discipline == "ps":
         slowdown = queues.processor_sharing(lam, mean, c).response / mean
         return _Station(s * slowdown * used, "processor-sharing", True, True)
+    renewal = _renewal_arrivals(net, m, flow, direct)
+    if renewal is not None and c == 1 and exponential:
+        t = gim1.tau(renewal, mean)
+        return _Station((gim1.means(lam, mean, t).wait + s) * used, "gi-m-1", True, True)
     poisson = abs(ca2 - 1.0) <= TOL
     if poisson and exponential:
         wait, method, exact = queues.mmc(lam, mean, c).wait, "erlang-c", True
@@ -179,6 +182,16 @@ def _station(net: Network, m: int, flow: np.ndarray, ca2: float, direct: bool) -
         method = "cobham" if exact else "cobham-allen-cunneen"
         return _Station((waits + s) * used, method, exact, False, note=note)
     return _Station((wait + s) * used, method, exact, exponential, note=note)
+
+
+def _renewal_arrivals(net: Network, m: int, flow: np.ndarray, direct: bool):
+    """1 - A* of the time between arrivals at station m (gim1.py) when they are
+    one open class's own, not Poisson and of a law with a known transform; else
+    None. Several classes' arrivals together are no renewal process."""
+    fed = np.flatnonzero(flow > 0)
+    if not direct or len(fed) != 1 or net.arrival_poisson[fed[0]] or net.discipline[m] == "lifo":
+        return None
+    return gim1.complement_transform(net.interarrival[fed[0]])
 
 
 def _finite_station(net: Network, m: int, c: int, k: int, flow: np.ndarray, mean: float,
@@ -255,11 +268,19 @@ def _service_law(net: Network, m: int, flow: np.ndarray, count: int):
 
 def _percentiles(net: Network, m: int, flow: np.ndarray, station: _Station) -> dict:
     """Exact waiting- and response-time percentiles of the one station of an
-    open model, when it is M/M/c FCFS (all classes then share them)."""
-    if station.method != "erlang-c" or net.discipline[m] == "lifo":
+    open model, when it is M/M/c FCFS with Poisson arrivals (all classes then
+    share them) or GI/M/1 FCFS (one class)."""
+    lam = float(flow.sum())
+    mean = float(flow @ net.service[:, m]) / lam
+    if station.method == "gi-m-1":
+        t = gim1.tau(_renewal_arrivals(net, m, flow, True), mean)
+        figures = {"response_time": {k: gim1.response_quantile(q, mean, t) for k, q in PERCENTILES.items()},
+                   "waiting_time": {k: gim1.wait_quantile(q, mean, t) for k, q in PERCENTILES.items()},
+                   "exact": True, "method": "gi-m-1"}
+        return {r: figures for r in range(len(net.classes))}
+    if station.method != "erlang-c" or net.discipline[m] == "lifo" or not net.arrival_poisson.all():
         return {}
-    lam, c = float(flow.sum()), int(net.servers[m])
-    return mmc_percentiles(lam, float(flow @ net.service[:, m]) / lam, c, len(net.classes))
+    return mmc_percentiles(lam, mean, int(net.servers[m]), len(net.classes))
 
 
 def mmc_percentiles(lam: float, mean: float, c: int, classes: int) -> dict:
