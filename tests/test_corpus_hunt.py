@@ -15,6 +15,8 @@ Classes, each fixed where it is handled:
   measured points than any curve has (a table printed for minutes);
 - a record's simulation settings that no run has (calibrate), and a swept
   param whose values mix numbers and text (report, fit, calibrate);
+- figures a hand-edited record made negative (report: a chart's axis from 0
+  made empty, and matplotlib's warning);
 - standard output that cannot be written (a full disk) or cannot encode a name
   (ASCII)."""
 import json
@@ -148,6 +150,10 @@ CASES = [
          names=["d.csv", "10,001 rows"], timeout=20),
     Case("calibrate-upto-below-every-step", ["calibrate", "r.json", "--upto", "0.05"],
          {"m.yaml": SWEEP_MODEL}, names=["r.json", "--upto", "0 steps"]),
+    # Figures a hand-edited record made negative: drawn where they are, without matplotlib's warning.
+    *(Case(label, ["report", "r.json", "-o", "rep"], {"m.yaml": SWEEP_MODEL}, names=["report: rep"], code=0)
+      for label in ("report-throughput-negative", "report-utilization-negative", "report-p95-negative-huge",
+                    "report-p50-negative")),
     # A swept param's values of mixed kinds (sorted together by every table and chart).
     Case("report-swept-param-text-in-a-scenario", ["report", "r.json", "-o", "rep"], {"m.yaml": SWEEP_MODEL},
          names=["r.json", "scenarios[0].params.rate", "'abc'", "numbers"]),
@@ -186,7 +192,20 @@ def swept(where, value):
     return broken
 
 
+def figure(path, value):
+    def broken(results):
+        for key in path[:-1]:
+            results = results[key]
+        results[path[-1]] = value
+    return broken
+
+
+SOLVED = ["solve", "m.yaml", "--json"]  # one results JSON, on stdout
 MADE_FIRST = {
+    "report-throughput-negative": (SOLVED, figure(("classes", "c", "throughput"), -1)),
+    "report-utilization-negative": (SOLVED, figure(("stations", "desk", "utilization"), -0.5)),
+    "report-p95-negative-huge": (SOLVED, figure(("classes", "c", "response_time", "p95"), -1e300)),
+    "report-p50-negative": (SOLVED, figure(("classes", "c", "response_time", "p50"), -1)),
     "report-swept-param-text-in-a-scenario": (SIMULATED_SWEEP, swept(0, "abc")),
     "report-swept-param-true-in-a-scenario": (SIMULATED_SWEEP, swept(2, True)),
     "report-swept-param-text-in-the-sweep": (SIMULATED_SWEEP, swept("sweep", "fast")),
@@ -207,6 +226,8 @@ def test_bad_input_found_by_the_hunt(case, tmp_path):
         argv, broken = MADE_FIRST[case.id]
         made = run_case(Case("made-first", argv, case.files), tmp_path)
         assert made.returncode == 0, made.stderr
+        if "--json" in argv:
+            (tmp_path / "r.json").write_text(made.stdout)
         if broken is not None:
             record = json.loads((tmp_path / "r.json").read_text())
             broken(record)

@@ -142,7 +142,7 @@ def _panel(ax, panel: Panel, crowded: bool) -> None:
     if panel.x_ticks:
         ax.set_xticks([v for v, _ in panel.x_ticks], [_plain(t) for _, t in panel.x_ticks])
         ax.minorticks_off()
-    if panel.y_from_zero:
+    if panel.y_from_zero and ax.get_ylim()[1] > 0:  # a hand-edited record's negative figures: drawn where they are
         ax.set_ylim(bottom=0)
     ax.set_title(_plain(panel.title), fontsize=FONT)
     ax.set_xlabel(_plain(panel.x_label), fontsize=FONT - 1)
