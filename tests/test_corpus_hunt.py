@@ -17,6 +17,7 @@ Classes, each fixed where it is handled:
   param whose values mix numbers and text (report, fit, calibrate);
 - figures a hand-edited record made negative (report: a chart's axis from 0
   made empty, and matplotlib's warning);
+- a file name longer than the system takes, raised before anything runs;
 - standard output that cannot be written (a full disk) or cannot encode a name
   (ASCII)."""
 import json
@@ -62,6 +63,7 @@ def balking(balk):
     return MODEL.replace("exp(0.5)}", f"exp(0.5), balk: {balk}}}")
 
 
+LONG = "z" * 5000  # past every file system's 255 bytes a name and Linux's 4096 a path
 USL = "n,x\n1,{}\n2,{}\n4,{}\n8,{}\n"
 SWEEP_MODEL = MODEL.replace("brewput: 1", "brewput: 1\nparams: {rate: 0.2}").replace("rate: 1", "rate: '${rate}'")
 PARAM_MODEL = SWEEP_MODEL.replace("params: {rate: 0.2}", "params: {rate: 0.2, n: 1}").replace(
@@ -135,6 +137,20 @@ CASES = [
                                       "brewput: 1", "brewput: 1\ntime_unit: s")},
            names=["--cost", f"n={price}", "from 0 to 1e+15"])
       for label, price in (("1e308", "1e308"), ("running-1e308", "1,1e308"), ("1e16", "1e16"), ("inf", "inf"))),
+    # A file name longer than the system takes (ENAMETOOLONG), raised by the checks run before anything.
+    Case("long-name-simulate-output", ["simulate", "m.yaml", "-o", LONG + ".json"], {"m.yaml": MODEL},
+         names=[LONG[:50], "File name too long"]),
+    Case("long-name-solve-report", ["solve", "m.yaml", "--report", LONG], {"m.yaml": MODEL},
+         names=[LONG[:50], "File name too long"]),
+    Case("long-name-hgrm", ["simulate", "m.yaml", "--customers", "500", "--hgrm", LONG], {"m.yaml": MODEL},
+         names=[LONG[:50], "File name too long"]),
+    Case("long-name-examples", ["examples", LONG], names=[LONG[:50], "File name too long"]),
+    Case("long-name-balance-chart", ["balance", "--centres", "4", "--chart", LONG + ".png"],
+         names=[LONG[:50], "File name too long"]),
+    Case("long-name-whatif-output", ["whatif", "m.yaml", "--add-server", "desk", "-o", LONG + ".json"], WHATIF,
+         names=[LONG[:50], "File name too long"]),
+    Case("long-name-study-model", ["run", "s.yaml"], {"s.yaml": f"brewput: 1\nmodels: {{m: {LONG}.yaml}}\n"},
+         names=["s.yaml:2", "models.m.file", "File name too long"]),
     # Throughputs at the edges of a double: the fitted curve, λN and N/X would overflow.
     Case("usl-throughput-1e308", FIT, {"d.csv": USL.format(*["1e308"] * 4)}, names=["d.csv", "throughput 1e+308", "1e+200"]),
     Case("usl-throughput-1e201-chart", [*FIT, "--chart", "c.png"], {"d.csv": USL.format("1e199", "1.9e199", "3e199",

@@ -36,9 +36,9 @@ def main() -> None:
             sys.exit(2)
         error_line(usage_message(e))
         sys.exit(2)
-    except OSError as e:  # every file's error is caught where it is written; this is stdout's (a full disk, /dev/full)
+    except OSError as e:  # stdout's (a full disk, /dev/full): every file's is caught where the file is used
         _drop_stdout()
-        error_line(f"{e.filename or 'standard output'}: cannot write: {e.strerror or e}")
+        error_line(f"{e.filename}: {e.strerror or e}" if e.filename else f"standard output: cannot write: {e.strerror or e}")
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
 

@@ -315,7 +315,11 @@ def _simulate_options(options: SimulateOptions) -> Dict[str, Any]:
 def _load_model(spec: StudySpec, label: str, origin: Origin, files: Dict[str, Model]) -> Model:
     ref = spec.models[label]
     file = os.path.normpath(origin.base_dir / ref.file)
-    if not Path(file).exists():
+    try:
+        exists = Path(file).exists()
+    except OSError as e:  # a name too long for the system, say
+        raise origin.error(("models", label, "file"), f"{file[:200]}: {e.strerror or e}") from None
+    if not exists:
         raise origin.error(("models", label, "file"), f"no model file {file}")
     if file not in files:
         try:
