@@ -229,6 +229,9 @@ def files() -> Iterator[Probe]:
                 yield Probe("files", f"{command}:{name}={label}", argv, extra, [name],
                             setup=lambda folder, make=make, name=name: make(folder, name))
             yield Probe("files", f"{command}:{name}=missing", argv, extra, [name])
+            long = "z" * 5000 + suffix
+            yield Probe("files", f"{command}:{name}=name-too-long", [long if a == name else a for a in argv], extra,
+                        [long[:50]])
             yield Probe("files", f"{command}:{name}=directory", argv, {**extra, f"{name}/x": "x"}, [name])
     # an empirical file of every bad kind, named by a model
     for label, content in BAD_FILES + [("csv-nan", "1\nnan\n"), ("csv-inf", "1\ninf\n"), ("csv-neg", "1\n-2\n"),
@@ -308,7 +311,7 @@ NUMBERS = ["", "-1", "0", "-0", "0.5", "1e400", HUGE_INT, "nan", "inf", "-inf", 
 RANGES = ["1..", "..3", "3..1", "1..1e9", "1..1", "1,,2", ",", "1:", ":1:1", "1:0:0", "1:2:0", "1:2:-1",
           "0.1:0.9:1e-12", "nan..3", "1..inf", "a..b", "1..3..5", "1,2,nan", "=", "1;2"]
 PATHS = ["missing/out.json", ".", "/proc/out.json", "out.unknown", "out", "", "/dev/null", "out.json/",
-         "sub/out.csv", "f.yaml"]
+         "sub/out.csv", "f.yaml", "z" * 5000 + ".json", "z" * 300 + ".csv"]
 
 # The command, a base argv that works and is cheap, and its options with the kind of value each takes.
 COMMANDS: List[Tuple[str, List[str], Dict[str, str]]] = [
