@@ -109,6 +109,14 @@ CASES = [
     Case("no-command", [], names=["missing command: brewput COMMAND"]),
     Case("no-lab-command", ["lab"], names=["missing command: brewput lab COMMAND"]),
     Case("unknown-command", ["simulat", "m.yaml"], M, names=["no such command 'simulat'"]),
+    # A folder option given an empty name (an unset shell variable) is refused, not read
+    # as the current folder, where a report would spread its files over what is there.
+    *[Case(f"empty-folder-{'-'.join(argv[:2]).strip('-')}-{option[2:]}", [*argv, option, ""], M,
+           names=[option, "empty name"])
+      for argv, option in ((RUN, "--report"), (RUN, "--hgrm"), (["solve", "m.yaml"], "--report"),
+                           (["lab", "coffee"], "--hgrm"), (["lab", "coffee"], "--report"),
+                           (["load", "http://127.0.0.1:9/"], "--hgrm"), (["load", "http://127.0.0.1:9/"], "--report"),
+                           (["run", "s.yaml"], "--report"), (["whatif", "m.yaml"], "--report"))],
 ]
 
 

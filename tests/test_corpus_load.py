@@ -199,6 +199,10 @@ CASES = [
     Case("serve-workers-zero", ["serve", "--workers", "0", "--for", "1s"], names=["--workers"]),
     Case("serve-workers-huge", ["serve", "--workers", "100000", "--for", "1s"], names=["--workers"]),
     Case("serve-queue-zero", ["serve", "--queue", "0", "--for", "1s"], names=["--queue"]),
+    # Workers within the limit whose threads a memory-capped process cannot start.
+    *[Case(f"serve-workers-beyond-memory-{workers}", ["serve", "--port", "0", "--workers", str(workers), "--for",
+                                                       "0.5s"], names=["--workers", "cannot run"], memory_mb=2000)
+      for workers in (1000, 4000)],
     Case("serve-port-too-big", ["serve", "--port", "70000", "--for", "1s"], names=["--port"]),
     Case("serve-port-word", ["serve", "--port", "http", "--for", "1s"], names=["--port"]),
     Case("serve-host-not-an-address", ["serve", "--host", "999.1.1.1", "--port", "0", "--for", "1s"],

@@ -11,6 +11,7 @@ import math
 import os
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Dict, List, Union
 
 import typer
@@ -176,6 +177,15 @@ def finite_number(text: Union[str, float]) -> float:
     return value
 
 
+def folder_path(text: Union[str, Path]) -> Path:
+    """A folder option's path. An empty one (an unset shell variable) is refused
+    rather than read as the current folder, where a report would spread its
+    files over whatever is there."""
+    if str(text) == "":
+        raise typer.BadParameter("expected a folder, got an empty name")
+    return Path(text)
+
+
 def parse_sets(pairs: List[str]) -> Dict[str, Union[int, float, str]]:
     """`--set name=value` pairs: a number stays a number; anything else (`cpus+1`,
     `2*n`) is a param expression, which the model layer evaluates and checks."""
@@ -227,14 +237,15 @@ SweepOption = typer.Option([], "--sweep", help="Vary a param: name=1..6, name=1,
 OutputOption = typer.Option(None, "-o", "--output",
                             help="Write the results: .csv or .parquet (the table), .json (the whole record).  "
                                  "[default: none]")
-ReportOption = typer.Option(None, "--report", help="Write an HTML report (charts, tables, models) into this folder.  "
-                                                   "[default: none]")
+ReportOption = typer.Option(None, "--report", parser=folder_path, metavar="DIR",
+                            help="Write an HTML report (charts, tables, models) into this folder.  [default: none]")
 #: A planning command's page: its tables, its charts and what it computed (record.json).
-PageOption = typer.Option(None, "--report", metavar="DIR",
+PageOption = typer.Option(None, "--report", metavar="DIR", parser=folder_path,
                           help="Also write an HTML report (tables, charts, what it computed) into this folder.  "
                                "[default: none]")
-HgrmOption = typer.Option(None, "--hgrm", help="Write each class's response-time percentile distribution as an "
-                                               ".hgrm file (HdrHistogram's format) into this folder.  [default: none]")
+HgrmOption = typer.Option(None, "--hgrm", parser=folder_path, metavar="DIR",
+                          help="Write each class's response-time percentile distribution as an .hgrm file "
+                               "(HdrHistogram's format) into this folder.  [default: none]")
 ExecutorOption = typer.Option("local", "--executor", help="Where scenarios run: local (processes) or dask.")
 SchedulerOption = typer.Option(None, "--scheduler", help="The Dask scheduler's address, with --executor dask "
                                                          "(tcp://HOST:8786).  [default: none]")

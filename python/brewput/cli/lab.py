@@ -12,8 +12,8 @@ from typing import Optional
 
 import typer
 
-from .common import (OutputOption, ReportOption, app, command_line, err, option_name, out, progress_bar, user_errors,
-                     warning_line)
+from .common import (OutputOption, ReportOption, app, command_line, err, folder_path, option_name, out, progress_bar,
+                     user_errors, warning_line)
 from .scenarios import check_outputs, write_outputs
 
 lab_app = typer.Typer(no_args_is_help=True, help="Measure real concurrent code on this machine's CPUs, beside its model.")
@@ -22,7 +22,7 @@ NiceOption = typer.Option(None, "--nice", metavar="N", help="Run the measurement
                                                             "priority, needs root) keeps other busy processes out of "
                                                             "the figures.  [default: as started]")
 RepetitionsOption = typer.Option("3", "--repetitions", metavar="N", help="Repetitions per scenario.")
-HgrmOption = typer.Option(None, "--hgrm", metavar="DIR", help="Write each measured latency distribution as an .hgrm file "
+HgrmOption = typer.Option(None, "--hgrm", metavar="DIR", parser=folder_path, help="Write each measured latency distribution as an .hgrm file "
                                                "(HdrHistogram's percentile format) into this folder.  [default: none]")
 
 

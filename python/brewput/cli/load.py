@@ -14,7 +14,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import SetOption, app, command_line, err, out, parse_sets, user_errors, warning_line
+from .common import SetOption, app, command_line, err, folder_path, out, parse_sets, user_errors, warning_line
 from .scenarios import check_folder, check_outputs, write_outputs
 
 THRESHOLD_BROKEN = 1
@@ -64,7 +64,7 @@ def load(
                                              "achieved_rate>=0.95*target (repeatable); a broken one exits 1.  [default: none]"),
     output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE.json",
                                           help="Write the results (JSON).  [default: none]"),
-    hgrm: Optional[Path] = typer.Option(None, "--hgrm", metavar="DIR",
+    hgrm: Optional[Path] = typer.Option(None, "--hgrm", metavar="DIR", parser=folder_path,
                                         help="Write response, service and lag as .hgrm files into DIR.  [default: none]"),
     hlog: Optional[Path] = typer.Option(None, "--hlog", metavar="FILE.hlog",
                                         help="Write each second's response, service and lag histograms as an "
@@ -78,7 +78,7 @@ def load(
                                         help="A run per rate, e.g. rate=100,200,400 or rate=100:500:100, into "
                                              "an experiment record; the first broken threshold ends it (the "
                                              "saturation point).  [default: none]"),
-    report: Optional[Path] = typer.Option(None, "--report", metavar="DIR",
+    report: Optional[Path] = typer.Option(None, "--report", metavar="DIR", parser=folder_path,
                                           help="With --sweep: an HTML report of the curves.  [default: none]"),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ):
@@ -290,4 +290,6 @@ def serve(
     except KeyboardInterrupt:
         err.print("stopped")
         return
+    except RuntimeError as e:  # its threads could not start (memory, a process limit)
+        raise BrewputError(f"--workers {settings['workers']}: {e}") from None
     err.print(f"served {summary['served']:,}, rejected {summary['rejected']:,} in {summary['seconds']:.1f} s")

@@ -9,7 +9,8 @@ import typer
 
 from ..errors import BrewputError, ModelError, OptionError
 from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, ReportOption, SchedulerOption,
-                     WholeOption, WorkersOption, app, command_line, err, out, parse_sets, progress_bar, user_errors)
+                     WholeOption, WorkersOption, app, command_line, err, folder_path, out, parse_sets, progress_bar,
+                     user_errors)
 from .scenarios import check_folder, check_outputs, prepare, run_experiment, write_outputs
 
 
@@ -91,7 +92,7 @@ def demo(
     noise: Optional[float] = NumberOption(
         None, "--noise", help="Grind, press and steam each last a uniform 1 ± noise/2 ms; 0 for exact stages.  "
                               "[default: the study's 0.5, the talk's measured jitter]"),
-    report: Path = typer.Option(Path("report"), "--report", help="Folder of the HTML report."),
+    report: Path = typer.Option(Path("report"), "--report", parser=folder_path, help="Folder of the HTML report."),
     workers: Optional[int] = WorkersOption,
 ):
     """Reproduce the coffee-shop talk: every implementation, 1 to 6 CPUs, and its report."""
