@@ -69,14 +69,19 @@ def _cap_memory(megabytes: int):
     return limit
 
 
-def run_case(case: Case, folder: Path) -> subprocess.CompletedProcess:
-    for name, content in case.files.items():
+def write_files(files: Mapping[str, Union[str, bytes]], folder: Path) -> None:
+    """A case's files, written into `folder` (text as UTF-8)."""
+    for name, content in files.items():
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(content, bytes):
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8")
+
+
+def run_case(case: Case, folder: Path) -> subprocess.CompletedProcess:
+    write_files(case.files, folder)
     argv = [arg.replace("{dir}", str(folder)) for arg in case.argv]
     env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "RAYON_NUM_THREADS": "2"}
     return subprocess.run([sys.executable, "-m", "brewput", *argv], cwd=folder, env=env,

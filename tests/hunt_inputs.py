@@ -36,7 +36,7 @@ from typing import Callable, Dict, Iterator, List, Mapping, Sequence, Tuple, Uni
 import yaml
 
 sys.path.insert(0, str(Path(__file__).parent))
-from corpus import MODEL, Case, run_case  # noqa: E402
+from corpus import MODEL, Case, run_case, write_files  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -510,13 +510,7 @@ def judge(probe: Probe) -> Tuple[Probe, List[str], str]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         case = Case(probe.id, probe.argv, probe.files, timeout=probe.timeout, memory_mb=2048)
-        for name, content in probe.files.items():
-            path = folder / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, bytes):
-                path.write_bytes(content)
-            else:
-                path.write_text(content, encoding="utf-8")
+        write_files(probe.files, folder)
         if probe.setup:
             probe.setup(folder)
         try:
