@@ -272,8 +272,8 @@ def _percentiles(net: Network, m: int, flow: np.ndarray, station: _Station) -> d
     share them) or GI/M/1 FCFS (one class)."""
     lam = float(flow.sum())
     mean = float(flow @ net.service[:, m]) / lam
-    if station.method == "gi-m-1":
-        t = gim1.tau(_renewal_arrivals(net, m, flow, True), mean)
+    if station.method == "gi-m-1":  # one class, whose mean response s / tau gives tau back
+        t = mean / float(station.response[flow > 0][0])
         figures = {"response_time": {k: gim1.response_quantile(q, mean, t) for k, q in PERCENTILES.items()},
                    "waiting_time": {k: gim1.wait_quantile(q, mean, t) for k, q in PERCENTILES.items()},
                    "exact": True, "method": "gi-m-1"}
