@@ -29,18 +29,24 @@ _PLAIN = dict(markup=False, emoji=False, highlight=False)
 
 
 class _Console:
-    """A rich Console made on first use, with these options."""
+    """A rich Console made on first use, with these options. What rich itself is
+    handed (a Progress's or a Live's console) is `.rich`, the Console: rich enters
+    it with `with`, which Python looks up on the type, past `__getattr__`."""
 
     def __init__(self, **options):
         self._options = options
         self._console = None
 
-    def __getattr__(self, name: str):
+    @property
+    def rich(self):
         if self._console is None:
             from rich.console import Console
 
             self._console = Console(**self._options)
-        return getattr(self._console, name)
+        return self._console
+
+    def __getattr__(self, name: str):
+        return getattr(self.rich, name)
 
 
 #: How wide what is printed into a pipe or a file is (on a terminal: the terminal's width).
@@ -217,7 +223,7 @@ def progress_bar(enabled: bool, label: str = "simulating"):
 
     count = (MofNCompleteColumn(),) if label == "scenarios" else ()
     columns = (TextColumn(label), BarColumn(), *count, TaskProgressColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=err, transient=True) as bar:
+    with Progress(*columns, console=err.rich, transient=True) as bar:
         task = bar.add_task("simulate", total=None)
         yield lambda done, total: bar.update(task, completed=done, total=total)
 

@@ -225,11 +225,10 @@ def _measure_live(settings: dict, enabled: bool) -> dict:
 
     if not (enabled and err.is_terminal):
         return measure(settings)
-    from rich.console import Console
     from rich.live import Live
     from rich.text import Text
 
-    with Live(Text("starting"), console=Console(stderr=True), transient=True, refresh_per_second=4) as live:
+    with Live(Text("starting"), console=err.rich, transient=True, refresh_per_second=4) as live:
         return measure(settings, watch=lambda progress: live.update(Text(live_line(progress))))
 
 
