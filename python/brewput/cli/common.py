@@ -1,5 +1,5 @@
 """What every command shares: the app, the two consoles, one-line user errors,
-the option parsers, the progress bar, and the options several commands take.
+the option parsers and the options several commands take.
 
 rich is imported when a command first prints through a console (about 15 ms of
 start-up that `--help`, `--version` and a one-line error need not pay)."""
@@ -10,7 +10,6 @@ import gc
 import math
 import os
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Dict, List, Union
 
@@ -210,22 +209,6 @@ def parse_sets(pairs: List[str]) -> Dict[str, Union[int, float, str]]:
         except ValueError:
             params[name] = value
     return params
-
-
-@contextmanager
-def progress_bar(enabled: bool, label: str = "simulating"):
-    """A progress callback drawing a transient bar on stderr when it is a terminal."""
-    if not (enabled and err.is_terminal):
-        yield None
-        return
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
-                               TimeRemainingColumn)
-
-    count = (MofNCompleteColumn(),) if label == "scenarios" else ()
-    columns = (TextColumn(label), BarColumn(), *count, TaskProgressColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=err.rich, transient=True) as bar:
-        task = bar.add_task("simulate", total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 def WholeOption(default, *names: str, help: str):

@@ -11,8 +11,9 @@ import typer
 from ..analytic.methods import METHODS
 from ..errors import BrewputError
 from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, ReportOption, SchedulerOption, SetOption,
-                     SweepOption, WholeOption, WorkersOption, app, parse_sets, progress_bar, show, show_line,
+                     SweepOption, WholeOption, WorkersOption, app, parse_sets, show, show_line,
                      user_errors, warning_line)
+from .progress import progress_bar
 from .scenarios import prepare, run_experiment, show_sweep, single_run_checks, single_run_outputs, sweep_record
 
 
@@ -60,7 +61,7 @@ def simulate(
                        show=show_sweep(as_json))
         return
     single_run_checks(output, report, executor, scheduler, workers, hgrm)
-    with progress_bar(enabled=not as_json) as progress:
+    with progress_bar(enabled=not as_json, steps=False) as progress:
         res = run_simulation(model, params=params, threads=threads, progress=progress, **options)
     for warning in res["warnings"]:
         warning_line(warning)
@@ -134,7 +135,7 @@ def compare(
         raise BrewputError(f"--level: expected a confidence level between 0 and 1, got {level}")
     params = parse_sets(set_) or None
     analytic = run_solve(model, params=params, method=method)
-    with progress_bar(enabled=not as_json) as progress:
+    with progress_bar(enabled=not as_json, steps=False) as progress:
         simulated = run_simulation(model, params=params, seed=seed, replications=replications,
                                    customers=customers, progress=progress)
     rows = compare_results(analytic, simulated, level)

@@ -12,8 +12,9 @@ from typing import Optional
 
 import typer
 
-from .common import (OutputOption, ReportOption, app, command_line, err, folder_path, option_name, out, progress_bar,
+from .common import (OutputOption, ReportOption, app, command_line, err, folder_path, option_name, out,
                      user_errors, warning_line)
+from .progress import progress_bar
 from .scenarios import check_outputs, write_outputs
 
 lab_app = typer.Typer(no_args_is_help=True, help="Measure real concurrent code on this machine's CPUs, beside its model.")
@@ -89,7 +90,7 @@ def lab_coffee(
     with progress_bar(enabled=not as_json, label="measuring") as progress:
         record = run_coffee_lab(implementations, cpu_counts, par=pars, settings=settings, predict=predict,
                                 runtimes=runtimes, distribution=hgrm is not None, command=command_line(),
-                                progress=progress and (lambda done, total, _: progress(done, total)))
+                                progress=progress)
     finish_lab(record, output, report, hgrm, as_json, print_coffee)
 
 
@@ -128,7 +129,7 @@ def lab_pool(
         record = run_pool_lab(task_count, work_ms, sizes or list(range(1, 2 * capped[0] + 1)), capped[0],
                               repetitions=reps, nice=nice_value, distribution=hgrm is not None,
                               command=command_line(),
-                              progress=progress and (lambda done, total, _: progress(done, total)))
+                              progress=progress)
     finish_lab(record, output, report, hgrm, as_json, print_pool)
 
 

@@ -10,7 +10,8 @@ from typing import Dict, List, Optional
 import typer
 
 from ..errors import OptionError
-from .common import PageOption, command_line, err, progress_bar, show_all, user_errors, warning_line
+from .common import PageOption, command_line, err, show_all, user_errors, warning_line
+from .progress import progress_bar
 from .lab import lab_app
 from .scenarios import check_outputs, write_each
 

@@ -9,7 +9,8 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import PageOption, WholeOption, app, command_line, err, parse_sets, progress_bar, show_all, user_errors
+from .common import PageOption, WholeOption, app, command_line, err, parse_sets, show_all, user_errors
+from .progress import progress_bar
 
 SHOWN = 12  # option rows printed; -o keeps them all
 

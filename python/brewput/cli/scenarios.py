@@ -13,7 +13,8 @@ from typing import Callable, List, Optional, Tuple
 import typer
 
 from ..errors import BrewputError
-from .common import command_line, err, error_line, out, progress_bar, warning_line
+from .common import command_line, err, error_line, out, warning_line
+from .progress import progress_bar
 
 
 def check_outputs(output: Optional[Path] = None, report: Optional[Path] = None,

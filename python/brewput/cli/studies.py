@@ -9,8 +9,9 @@ import typer
 
 from ..errors import BrewputError, ModelError, OptionError
 from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, ReportOption, SchedulerOption,
-                     WholeOption, WorkersOption, app, command_line, err, folder_path, out, parse_sets, progress_bar,
+                     WholeOption, WorkersOption, app, command_line, err, folder_path, out, parse_sets, 
                      user_errors)
+from .progress import progress_bar
 from .scenarios import check_folder, check_outputs, prepare, run_experiment, write_outputs
 
 

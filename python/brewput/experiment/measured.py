@@ -28,7 +28,7 @@ class Outcome:
 
 
 def measure_rates(scenarios: List[Scenario], done: Dict[int, dict], failed: Dict[int, str],
-                  tell: Callable[[], None]) -> Outcome:
+                  tell: Callable[[Scenario], None]) -> Outcome:
     """Measures the load scenarios into `done` (results) and `failed` (why not),
     calling `tell` as each finishes."""
     options = scenarios[0].options  # one load section per study: the same for all
@@ -45,11 +45,11 @@ def measure_rates(scenarios: List[Scenario], done: Dict[int, dict], failed: Dict
         except BrewputError as e:
             for scenario in at_rate:
                 failed[scenario.id] = f"{scenario.model} at {params_text(scenario.params)}: {e}"
-            tell()
+            tell(at_rate[0])
             continue
         for scenario in at_rate:
             done[scenario.id] = results
-        tell()
+        tell(at_rate[0])
         if results["load"]["interrupted"]:
             return Outcome(saturation=None, interrupted=True)
         broken = [t["threshold"] for t in results["load"]["thresholds"] if not t["held"]]

@@ -24,7 +24,7 @@ from .sweep import Combinations, Number, SweepError, check_size, sweep_values
 MODEL_ENGINES = ("simulate", "solve")  # what runs a model, anywhere: in a worker, on a Dask cluster
 ENGINES = MODEL_ENGINES + ("load",)  # load measures the service the models describe, here, one rate at a time
 # Called with (scenarios done, scenarios in all) as each one finishes.
-Progress = Callable[[int, int], None]
+Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True)
@@ -159,6 +159,11 @@ def run_scenario(scenario: Scenario, threads: Optional[int] = None) -> Tuple[Opt
         return None, f"{scenario.model} at {params_text(scenario.params)}: {e}"
 
 
+def describe(scenario: Scenario) -> str:
+    """A scenario as a progress line names it: `finelocking.yaml simulate cpus=4`."""
+    return f"{scenario.model} {scenario.engine} {params_text(scenario.params)}"
+
+
 def params_text(params: Mapping[str, Number]) -> str:
     return ", ".join(f"{name}={value}" for name, value in params.items()) or "its own params"
 
@@ -174,9 +179,9 @@ def run(record: dict, scenarios: Sequence[Scenario], executor,
     failed: Dict[int, str] = {}
     modelled, measured = _modelled_and_measured(scenarios)
 
-    def tell() -> None:
+    def tell(finished: Optional[Scenario] = None) -> None:
         if progress is not None:
-            progress(len(done) + len(failed), len(scenarios))
+            progress(len(done) + len(failed), len(scenarios), "" if finished is None else describe(finished))
 
     if measured:
         from .measured import check_reachable, measure_rates
@@ -192,7 +197,7 @@ def run(record: dict, scenarios: Sequence[Scenario], executor,
                     done[index] = results
                 else:
                     failed[index] = error
-                tell()
+                tell(modelled[position])
     except KeyboardInterrupt:
         record["interrupted"] = True
     if measured and not record["interrupted"]:

@@ -18,7 +18,7 @@ from .options import LIMITS, check_implementation
 from .talk import TalkRow
 
 # Called with (steps done, steps in all).
-Progress = Callable[[int, int], None]
+Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True)
@@ -105,8 +105,9 @@ def compare(tables: Dict[str, List[TalkRow]], *, measure_with: Optional[CoffeeSe
     for k, (name, row) in enumerate(rows):
         comparison = Comparison(name, row, predict(row))
         done += 1
+        point = f"{name}: {row.mode} at {row.maxprocs} cpus"
         if progress:
-            progress(done, total)
+            progress(done, total, f"predicted {point}")
         if k in to_measure:
             try:
                 results = measure(row, measure_with)
@@ -116,7 +117,7 @@ def compare(tables: Dict[str, List[TalkRow]], *, measure_with: Optional[CoffeeSe
             comparison = replace(comparison, measured=Figures.of(results), lab_results=results)
             done += 1
             if progress:
-                progress(done, total)
+                progress(done, total, f"measured {point}")
         elif measure_with is not None:
             comparison = replace(comparison, unmeasured=why_unmeasurable(row, machine_cpus))
         comparisons.append(comparison)

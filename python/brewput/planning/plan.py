@@ -130,7 +130,7 @@ def plan(model, objectives: Sequence[Objective], vary: Mapping[str, Sequence[Num
     for index in range(len(combinations)):
         options.append(evaluate(model, combinations[index], objectives, costs, years, rate, shrinkage))
         if progress is not None:
-            progress(index + 1, len(combinations))
+            progress(index + 1, len(combinations), ", ".join(f"{k}={v}" for k, v in combinations[index].items()))
     meeting = [i for i, o in enumerate(options) if o.meets]
     chosen = min(meeting, key=lambda i: (options[i].cost, i)) if meeting else None
     record = {"model": model.file or model.name, "time_unit": model.time_unit,

@@ -1,0 +1,70 @@
+"""Progress on long work, wherever the person waiting reads it.
+
+A terminal gets a live bar on stderr (transient: the tables it leaves are all
+that stays). A pipe or a CI log gets a line on stderr per finished step (a
+scenario, an option, a measurement), and for work counted in small units (the
+customers of one simulation) a line every few seconds, so that a long run is
+never silent and a log shows where it got to.
+
+Every command's callback is `progress(done, total, what="")`: `done` of `total`
+steps, and optionally what the step is (`measuring finelocking at 2 cpus`)."""
+from __future__ import annotations
+
+import sys
+import time
+from contextlib import contextmanager
+from typing import Callable, Iterator, Optional
+
+Progress = Callable[..., None]
+
+#: Seconds between two lines of fine-grained progress in a pipe.
+PIPED_EVERY = 5.0
+
+
+class _Lines:
+    """A line on stderr per step finished (`steps`), or every PIPED_EVERY seconds
+    of progress counted in small units; nothing for work done before the first."""
+
+    def __init__(self, label: str, steps: bool):
+        self._label, self._steps = label, steps
+        self._started = time.monotonic()
+        self._shown = (0, "")
+        self._last_line = self._started
+
+    def __call__(self, done: int, total: Optional[int], what: str = "") -> None:
+        now = time.monotonic()
+        if (done, what) == self._shown or (done == 0 and not what):
+            return
+        if not self._steps and done != total and now - self._last_line < PIPED_EVERY:
+            return
+        self._shown, self._last_line = (done, what), now
+        count = f"{done:,}/{total:,}" if total else f"{done:,}"
+        if not self._steps and total:
+            count = f"{100 * done / total:.0f} %"
+        detail = f": {what}" if what else ""
+        sys.stderr.write(f"{self._label} {count}{detail} ({now - self._started:.1f} s)\n")
+        sys.stderr.flush()
+
+
+@contextmanager
+def progress_bar(enabled: bool, label: str = "simulating", steps: bool = True) -> Iterator[Optional[Progress]]:
+    """A progress callback: a transient bar on a terminal's stderr, lines in a pipe
+    (see the module's doc); None when not `enabled` (the output is JSON, say).
+    `steps`: whether `done` counts whole steps worth a line each, or small units."""
+    from .common import err
+
+    if not enabled:
+        yield None
+        return
+    if not err.is_terminal:
+        yield _Lines(label, steps)
+        return
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
+                               TimeRemainingColumn)
+
+    count = (MofNCompleteColumn(),) if steps else ()
+    columns = (TextColumn(label), BarColumn(), *count, TaskProgressColumn(), TimeRemainingColumn(),
+               TextColumn("{task.fields[what]}"))
+    with Progress(*columns, console=err.rich, transient=True) as bar:
+        task = bar.add_task(label, total=None, what="")
+        yield lambda done, total, what="": bar.update(task, completed=done, total=total, what=what)
