@@ -30,7 +30,7 @@ def plan_command(
                                    help="What one unit of a varied NAME costs: bought now, and (optionally) to run "
                                         "for a year (repeatable).  [default: the fewest units]"),
     years: int = WholeOption(3, "--years", help="Years of running costs in the present value."),
-    discount: str = typer.Option("0%", "--discount", "--rate", metavar="RATE",
+    discount: str = typer.Option("0%", "--discount", metavar="RATE",
                                  help="Discount rate a year for the present value, e.g. 10% or 0.1."),
     shrinkage: str = typer.Option("0%", "--shrinkage", metavar="SHARE",
                                   help="The share of each unit's time lost to other work (breaks, training, "
