@@ -18,17 +18,31 @@ export PATH="$work/venv/bin:$PATH"
 mkdir "$work/user" && cd "$work/user"
 
 # step DESCRIPTION EXPECTED COMMAND...: COMMAND succeeds, says EXPECTED (a fixed
-# string), and prints no traceback or panic.
+# string), and prints no traceback or panic: piped, as a script or CI runs it, and
+# on a terminal (a pseudo-terminal from util-linux's `script`), as a person does,
+# where rich draws its live bars and the tables take the terminal's width.
+# PIPED_ONLY=1 step ...: piped only, for a command that cannot run twice as written.
 step() {
     local what=$1 expected=$2 log="$work/step.log"
     shift 2
     if ! "$@" >"$log" 2>&1; then
         echo "FAILED ($what): $*" >&2; cat "$log" >&2; exit 1
     fi
-    if grep -qE 'Traceback|panicked' "$log" || ! grep -qF -- "$expected" "$log"; then
-        echo "FAILED ($what, expected '$expected', no traceback): $*" >&2; cat "$log" >&2; exit 1
+    said "$what" "$expected" "$log" "$*"
+    [ -n "${PIPED_ONLY:-}" ] && { echo "ok  $what"; return; }
+    if ! COLUMNS=160 script -qec "$(printf '%q ' "$@")" /dev/null >"$log" 2>&1 </dev/null; then
+        echo "FAILED ($what, on a terminal): $*" >&2; cat "$log" >&2; exit 1
     fi
-    echo "ok  $what"
+    said "$what, on a terminal" "$expected" "$log" "$*"
+    echo "ok  $what (piped and on a terminal)"
+}
+
+# said WHAT EXPECTED LOG COMMAND: the LOG of COMMAND says EXPECTED and holds no
+# traceback, panic or lost stream.
+said() {
+    if grep -qE 'Traceback|panicked|lost sys\.std' "$3" || ! grep -qF -- "$2" "$3"; then
+        echo "FAILED ($1, expected '$2', no traceback): $4" >&2; cat "$3" >&2; exit 1
+    fi
 }
 
 # refused WHAT EXPECTED COMMAND...: COMMAND is refused with exit code 2 and one line saying EXPECTED.
@@ -53,7 +67,7 @@ step "__version__" "$version" python -c "import brewput; print(brewput.__version
 step "--help" "examples" brewput --help
 step "simulate --help" "--customers" brewput simulate --help
 
-step "examples ." "examples/mmc.yaml" brewput examples .
+PIPED_ONLY=1 step "examples ." "examples/mmc.yaml" brewput examples .
 refused "examples . again" "--force" brewput examples .
 step "examples . --force" "examples" brewput examples . --force
 
@@ -102,5 +116,13 @@ python -m pip install --quiet "$wheel[parquet]"
 step "sweep to Parquet" "rate" brewput solve examples/mmc.yaml --sweep c=3..6 --sweep rate=1,2,2.7 -o results.parquet
 step "Parquet readable" "12 scenarios" python -c \
     "import pandas; print(pandas.read_parquet('results.parquet').scenario.nunique(), 'scenarios')"
+
+# The README's first command on a terminal, from the checkout (built by now): the
+# build's progress, the demo's live bar and its tables.
+if ! (cd "$checkout" && script -qec "make demo" /dev/null) >"$work/demo.log" 2>&1 </dev/null; then
+    echo "FAILED (make demo, on a terminal)" >&2; cat "$work/demo.log" >&2; exit 1
+fi
+said "make demo, on a terminal" "Throughput (lattes per second)" "$work/demo.log" "make demo"
+echo "ok  make demo (on a terminal)"
 
 echo "the wheel's commands on $(python --version): all passed in $((SECONDS - started)) s"

@@ -1,0 +1,103 @@
+"""Every command as a person runs it: on a terminal.
+
+Every other test pipes a command's output, where rich draws nothing live; on a
+terminal the progress bars, the live load line and the tables at the terminal's
+width run instead, and once crashed every command that shows progress before it
+printed anything. Each command here runs on a pseudo-terminal, with stdout on it
+too and with stdout redirected to a file (`brewput ... > out.txt`), and must exit
+0, show its tables and print no traceback."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from load_server import serving
+from terminal import run_on_terminal
+
+BREWPUT = str(Path(sys.executable).parent / "brewput")
+
+# (what, expected text, arguments): the README's commands at sizes a test affords,
+# one for each command that shows progress or a live line.
+COMMANDS = [
+    ("demo", "Throughput (lattes per second)", ["demo", "--customers", "2000", "--replications", "2"]),
+    ("simulate", "desk", ["simulate", "examples/mmc.yaml", "--customers", "20000"]),
+    ("simulate --sweep", "scenarios", ["simulate", "examples/mmc.yaml", "--sweep", "c=3..5", "--customers", "5000",
+                                       "-o", "sweep.csv"]),
+    ("solve", "34.99", ["solve", "examples/helpdesk/merged.yaml"]),
+    ("solve --sweep", "Central-server model: 2 scenarios", ["solve", "examples/central-server.yaml", "--sweep", "users=10,50"]),
+    ("compare", "desk", ["compare", "examples/helpdesk/site-b.yaml", "--customers", "20000"]),
+    ("run", "finelocking", ["run", "examples/studies/coffee.yaml", "--customers", "2000", "--replications", "2",
+                            "-o", "study.json"]),
+    ("plan", "chosen: agents=14", ["plan", "examples/planning/call-centre.yaml", "--vary", "agents=10..20",
+                                   "--slo", "wait_mean<=20s", "--slo", "utilization<=85%", "--slo", "wait_p90<=1min"]),
+    ("whatif", "pooled", ["whatif", "examples/helpdesk/two-sites.yaml", "--merge", "desk_a,desk_b"]),
+    ("doe", "Coefficients", ["doe", "examples/coffee/linearpipe-1.yaml", "--factor", "cpus=1,4",
+                             "--factor", "noise=0,0.5", "--customers", "2000", "--replications", "2"]),
+    ("balance", "exact", ["balance", "--centres", "16"]),
+    ("fit usl", "N*", ["fit", "usl", "examples/data/usl/specsdm91.csv"]),
+    ("lab coffee", "ideal", ["lab", "coffee", "--impl", "ideal", "--cpus", "1", "--dur", "100ms", "--warmup", "10ms",
+                             "--repetitions", "2", "--predict"]),
+    ("lab pool", "threads", ["lab", "pool", "--tasks", "20", "--work", "1ms", "--threads", "1,2", "--repetitions", "1"]),
+    ("lab talk", "jitter", ["lab", "talk", "--table", "jitter", "--impl", "ideal"]),
+    ("schema", "$schema", ["schema", "model"]),
+]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """A user's folder: the examples copied in, as the README's first step does."""
+    path = tmp_path_factory.mktemp("user")
+    subprocess.run([BREWPUT, "examples", "."], cwd=path, check=True, capture_output=True)
+    return path
+
+
+def _clean(screen_text: str, command: str) -> None:
+    for sign in ("Traceback", "panicked", "lost sys.std", "TypeError", "object does not support"):
+        assert sign not in screen_text, f"{command}: {sign!r} on the terminal:\n{screen_text}"
+
+
+@pytest.mark.parametrize("what, expected, args", COMMANDS, ids=[c[0] for c in COMMANDS])
+def test_on_a_terminal(folder, what, expected, args):
+    screen = run_on_terminal([BREWPUT, *args], cwd=folder)
+    _clean(screen.text, what)
+    assert screen.code == 0, f"{what}: exit {screen.code} on a terminal:\n{screen.text}"
+    assert expected in screen.text, f"{what}: {expected!r} not shown on the terminal:\n{screen.text}"
+
+
+@pytest.mark.parametrize("what, expected, args", COMMANDS, ids=[c[0] for c in COMMANDS])
+def test_on_a_terminal_with_stdout_to_a_file(folder, what, expected, args):
+    """`brewput ... > out.txt` typed at a terminal: stderr (the bar, warnings) is
+    the terminal, stdout is not; the tables go whole to stdout, plain."""
+    screen = run_on_terminal([BREWPUT, *args], cwd=folder, stdout_on_terminal=False)
+    _clean(screen.text + screen.stdout, what)
+    assert screen.code == 0, f"{what}: exit {screen.code}:\n{screen.text}\n{screen.stdout}"
+    assert expected in screen.text + screen.stdout
+    assert "\x1b[" not in screen.stdout, f"{what}: escape codes in the redirected stdout"
+
+
+def test_load_shows_its_live_line_and_table_on_a_terminal(folder):
+    with serving(service="exp(2ms)", workers=2) as url:
+        screen = run_on_terminal([BREWPUT, "load", url, "--rate", "100", "--duration", "2s",
+                                  "--predict", "examples/server.yaml"], cwd=folder)
+    _clean(screen.text, "load")
+    assert screen.code == 0, screen.text
+    assert "measured beside" in screen.text
+
+
+def test_a_sweep_in_a_pipe_says_each_scenario_as_it_finishes(folder):
+    """Piped (a CI log): not silent until the end, a line per finished step."""
+    done = subprocess.run([BREWPUT, "simulate", "examples/mmc.yaml", "--sweep", "c=3..5", "--customers", "5000"],
+                          cwd=folder, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("scenarios ")]
+    assert [line.split(":")[0] for line in lines] == ["scenarios 1/3", "scenarios 2/3", "scenarios 3/3"]
+    assert sorted(line.split(": ")[1].split(" (")[0] for line in lines) == [
+        "mmc simulate c=3", "mmc simulate c=4", "mmc simulate c=5"]
+
+
+def test_a_json_run_in_a_pipe_prints_no_progress(folder):
+    """--json is for programs: stderr stays quiet, stdout is the JSON alone."""
+    done = subprocess.run([BREWPUT, "simulate", "examples/mmc.yaml", "--customers", "5000", "--json"],
+                          cwd=folder, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
