@@ -15,12 +15,10 @@ from urllib.parse import urlsplit
 
 from .. import _native
 from ..errors import BrewputError, FieldError, OptionError
-from ..units import NUMBER, TYPED_SECONDS, split_time
+from ..units import TYPED_SECONDS, split_time
 
-# A number with a unit inside a distribution: `exp(2ms)`, `lognormal(5ms, 0.5)`.
 # The characters RFC 3986 allows in a path and query, a percent sign only before two hex digits.
 _REQUEST_TARGET = re.compile(r"^(?:[A-Za-z0-9\-._~:/?@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$")
-_TIME_IN_CALL = re.compile(rf"({NUMBER})\s*({'|'.join(sorted(TYPED_SECONDS, key=len, reverse=True))})\b")
 
 MAX_SECONDS = 24 * 3600.0  # a run, a warm-up, a stage
 MAX_RATE = 10_000_000.0  # requests per second
@@ -243,9 +241,8 @@ def service_distribution(text: str) -> dict:
     seconds; a number may carry a unit (`2ms`), a bare number is seconds."""
     from ..model.distributions import parse_distribution
 
-    in_seconds = _TIME_IN_CALL.sub(lambda m: repr(float(m.group(1)) * TYPED_SECONDS[m.group(2)]), str(text))
     try:
-        distribution = parse_distribution(in_seconds)
+        distribution = parse_distribution(str(text), time_unit="s")
     except FieldError as e:
         raise OptionError("service", str(e), value=str(text)) from None
     if distribution.mean > 3600:

@@ -1,6 +1,11 @@
 """Distributions of the model language: each given by its mean (and spread), each
 knowing its mean and squared coefficient of variation (for the analytic solvers)
-and its compiled form (the sampling parameters the engine wants)."""
+and its compiled form (the sampling parameters the engine wants).
+
+A time is a bare number, in the model's time unit, or a number with its unit
+(`exp(4ms)`), converted to the model's unit: the same words mean the same time
+in a model file and in `brewput serve --service` (whose unit is the second).
+A ratio (`k`, `cv`) takes no unit."""
 from __future__ import annotations
 
 import csv
@@ -12,6 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Dict, Optional, Tuple
 
 from ..errors import FieldError
+from ..units import SECONDS, TYPED_SECONDS, split_time
 from .limits import MAX_CV, MAX_EMPIRICAL, MAX_PHASES, MAX_TIME, MIN_CV, MIN_TIME
 from .params import EXPRESSION_SCHEMA, or_expression
 from .source import UnreadableFile, read_text
@@ -306,29 +312,51 @@ PARAMETERS = {kind: tuple("mean" if f.name == "mu" else f.name for f in fields(c
               for kind, cls in KINDS.items()}
 
 
+# The parameters that are no times, so take no unit: a count of phases, a ratio.
+RATIOS = ("k", "cv")
+_UNITS = ", ".join(TYPED_SECONDS)
+_TYPED_TIME_SCHEMA = {"type": "string", "pattern": rf"^\s*[0-9.eE+-]+\s*({'|'.join(TYPED_SECONDS)})\s*$",
+                      "description": "a time with its unit, such as 4ms or 2min"}
+
+
 def json_schema() -> Dict[str, Any]:
     """What a JSON Schema says of a distribution in a model file."""
     number = or_expression({"type": "number", "minimum": 0})
+    time = {"anyOf": [*number["anyOf"], _TYPED_TIME_SCHEMA]}
     return {"anyOf": [
         number["anyOf"][0],
+        _TYPED_TIME_SCHEMA,
         {"type": "string", "pattern": rf"^\s*({'|'.join(KINDS)})\s*\(.*\)\s*$",
-         "description": "a distribution call such as exp(2) or gamma(2, 0.5)"},
+         "description": "a distribution call such as exp(2), exp(4ms) or gamma(2, 0.5)"},
         EXPRESSION_SCHEMA,
         {"type": "object", "required": ["dist"], "additionalProperties": False,
          "properties": {"dist": {"enum": list(KINDS)},
-                        **{name: number for name in sorted({n for names in PARAMETERS.values() for n in names})
+                        **{name: number if name in RATIOS else time
+                           for name in sorted({n for names in PARAMETERS.values() for n in names})
                            if name != "values"},
-                        "values": {"type": "array", "items": number, "minItems": 1},
+                        "values": {"type": "array", "items": time, "minItems": 1},
                         "file": {"type": "string", "minLength": 1}}},
     ]}
 
 
+def typed_time(text: str, time_unit: str) -> Optional[float]:
+    """`4ms` in a model counting in `time_unit` (0.004 in seconds, 4 in ms); None
+    when `text` is not a number with a unit of time."""
+    typed = split_time(text)
+    if typed is None or typed[1] not in TYPED_SECONDS:
+        return None
+    return typed[0] * TYPED_SECONDS[typed[1]] / SECONDS[time_unit]
+
+
 def parse_distribution(value: Any, base_dir: Path = Path("."),
-                       budget: Optional[EmpiricalBudget] = None) -> Distribution:
-    """A number, a string like `gamma(2, 0.5)`, a mapping like `{dist: gamma, mean: 2,
-    cv: 0.5}`, or a Distribution. Relative empirical files are read from `base_dir`;
-    empirical values are counted against `budget` (the model's, shared by its
-    distributions)."""
+                       budget: Optional[EmpiricalBudget] = None, time_unit: str = "s") -> Distribution:
+    """A number, a string like `gamma(2, 0.5)` or `exp(4ms)`, a mapping like `{dist:
+    gamma, mean: 2, cv: 0.5}`, or a Distribution, with its times in `time_unit` (a
+    time typed with its unit is converted to it). Relative empirical files are read
+    from `base_dir`; empirical values are counted against `budget` (the model's,
+    shared by its distributions)."""
+    if not (isinstance(time_unit, str) and time_unit in SECONDS):  # the time_unit: field names its own problem
+        time_unit = "s"
     budget = budget or EmpiricalBudget()
     if isinstance(value, Distribution):
         if isinstance(value, Empirical):
@@ -339,23 +367,26 @@ def parse_distribution(value: Any, base_dir: Path = Path("."),
             raise FieldError(f"expected a time >= 0, got {value!r}")
         return Const(value)
     if isinstance(value, str):
-        return _parse_string(value, base_dir, budget)
+        return _parse_string(value, base_dir, budget, time_unit)
     if isinstance(value, dict):
-        return _parse_mapping(value, base_dir, budget)
+        return _parse_mapping(value, base_dir, budget, time_unit)
     raise FieldError(f"expected a number, a distribution like exp(2) or a mapping with dist:, got {value!r}")
 
 
-def _parse_string(text: str, base_dir: Path, budget: EmpiricalBudget) -> Distribution:
+def _parse_string(text: str, base_dir: Path, budget: EmpiricalBudget, time_unit: str) -> Distribution:
+    constant = typed_time(text, time_unit)
+    if constant is not None:
+        return _make("const", {"value": constant}, base_dir, budget)
     call = _CALL.match(text)
     if not call:
-        raise FieldError(f"expected a number or a distribution like exp(2), got {text!r}")
+        raise FieldError(f"expected a number, a time like 4ms or a distribution like exp(2), got {text!r}")
     kind, inner = call.group(1), call.group(2).strip()
     names = _names(kind)
     if kind == "empirical":
         if inner.startswith("["):
             if not inner.endswith("]"):
                 raise FieldError(f"{text}: unclosed [")
-            args = {"values": [_arg(a, text) for a in inner[1:-1].split(",") if a.strip()]}
+            args = {"values": [_arg(a, text, "values", time_unit) for a in inner[1:-1].split(",") if a.strip()]}
         else:
             args = {"file": inner.strip("'\"")}
     else:
@@ -363,14 +394,15 @@ def _parse_string(text: str, base_dir: Path, budget: EmpiricalBudget) -> Distrib
         if len(parts) != len(names):
             raise FieldError(f"{text}: {kind} takes {len(names)} argument{'s' * (len(names) > 1)} "
                              f"({', '.join(names)}), got {len(parts)}")
-        args = dict(zip(names, (_arg(a, text) for a in parts)))
+        args = {name: _arg(a, text, name, time_unit) for name, a in zip(names, parts)}
     try:
         return _make(kind, args, base_dir, budget)
     except FieldError as e:
         raise FieldError(f"{text}: {e}") from None
 
 
-def _parse_mapping(mapping: Dict[str, Any], base_dir: Path, budget: EmpiricalBudget) -> Distribution:
+def _parse_mapping(mapping: Dict[str, Any], base_dir: Path, budget: EmpiricalBudget,
+                   time_unit: str) -> Distribution:
     if "dist" not in mapping:
         raise FieldError(f"a distribution mapping needs dist: (one of {', '.join(KINDS)})")
     kind = mapping["dist"]
@@ -380,6 +412,11 @@ def _parse_mapping(mapping: Dict[str, Any], base_dir: Path, budget: EmpiricalBud
     for key in args:
         if key not in allowed:
             raise FieldError(f"unknown field '{key}' for {kind} (expected: {', '.join(allowed)})", key)
+    for key, value in args.items():
+        if isinstance(value, str) and key != "file":
+            args[key] = _typed(value, key, time_unit, key)
+        elif key == "values" and isinstance(value, (list, tuple)):
+            args[key] = [_typed(v, key, time_unit, key) if isinstance(v, str) else v for v in value]
     return _make(kind, args, base_dir, budget)
 
 
@@ -389,15 +426,31 @@ def _names(kind: Any, *path: str) -> Tuple[str, ...]:
     return PARAMETERS[kind]
 
 
-def _arg(text: str, call: str) -> float:
+def _arg(text: str, call: str, name: str, time_unit: str) -> float:
+    """An argument of a call: a number, or for a time a number with its unit."""
     text = text.strip()
     for kind in (int, float):  # int first, so errors show `k ... got 0`, not 0.0
         try:
             return kind(text)
         except ValueError:
             pass
-    hint = " (write ${" + text + "} to use a param)" if text.isidentifier() else ""
-    raise FieldError(f"{call}: {text!r} is not a number{hint}")
+    if text.isidentifier():
+        raise FieldError(f"{call}: {text!r} is not a number (write ${{{text}}} to use a param)")
+    return _typed(text, name, time_unit, call)
+
+
+def _typed(text: str, name: str, time_unit: str, where: str) -> float:
+    """A time typed with its unit, in `time_unit`; a ratio with a unit, or no time at
+    all, is refused saying what to write."""
+    typed = split_time(text)
+    if typed is None:
+        raise FieldError(f"{where}: {text!r} is not a number")
+    if typed[1] not in TYPED_SECONDS:
+        raise FieldError(f"{where}: {text!r} has no unit of time: write one of {_UNITS}, e.g. 4ms")
+    if name in RATIOS:
+        raise FieldError(f"{where}: {name} is a {'count' if name == 'k' else 'ratio'} and takes no unit, "
+                         f"got {text!r}")
+    return typed_time(text, time_unit)
 
 
 def _make(kind: str, args: Dict[str, Any], base_dir: Path, budget: EmpiricalBudget) -> Distribution:

@@ -57,7 +57,8 @@ class Model:
         params = resolve_params(raw.get("params"), overrides, origin)
         data = substitute({k: v for k, v in raw.items() if k != "params"}, params, origin)
         try:
-            spec = ModelSpec.check({**data, "params": params}, {"base_dir": origin.base_dir})
+            spec = ModelSpec.check({**data, "params": params},
+                                   {"base_dir": origin.base_dir, "time_unit": data.get("time_unit", "s")})
         except (FieldError, Problems) as e:
             raise first_problem(e, origin) from None
         self._raw, self._overrides, self._origin, self._spec = raw, dict(overrides), origin, spec

@@ -29,7 +29,7 @@ PROBABILITY_TOLERANCE = 1e-9
 
 def _distribution(value: Any, context: Dict[str, Any]) -> Distribution:
     return parse_distribution(value, context.get("base_dir", Path(".")),
-                              context.setdefault("empirical", EmpiricalBudget()))
+                              context.setdefault("empirical", EmpiricalBudget()), context.get("time_unit", "s"))
 
 
 def _next(value: Any) -> Union[str, Dict[str, float]]:
