@@ -177,8 +177,9 @@ def test_the_command_prints_the_options_and_writes_the_plan(tmp_path):
 def test_no_option_meeting_every_objective_is_one_line(tmp_path):
     done = brewput_cli("plan", ROOT / "examples" / "mmc.yaml", "--vary", "c=1..3", "--slo", "wait_mean<1s",
                        "--no-confirm")
-    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
-    assert "no option meets every objective (wait_mean<1s)" in done.stderr
+    *progress, error = done.stderr.splitlines()
+    assert done.returncode == 2 and error.startswith("error: no option meets every objective (wait_mean<1s)")
+    assert [line.split(":")[0] for line in progress] == ["options 1/3", "options 2/3", "options 3/3"], done.stderr
 
 
 def test_the_call_centre_in_docs_planning_is_what_the_command_prints():
@@ -193,10 +194,34 @@ def test_the_call_centre_in_docs_planning_is_what_the_command_prints():
     record = json.loads(done.stdout)
     pasted = doc.split("chosen: agents=14", 1)[1].split("```", 1)[0]
     assert " ".join(("chosen: agents=14" + pasted).split()) == " ".join(summary(record).split())
+    assert record["objective_units"] == ["s", "%", "min"]
     for option in record["options"][12:15]:
-        figures = [f"{figure_text(f['kind'], f['figure'], 'min')} {'ok' if f['held'] else 'NO'}"
-                   for f in option["figures"]]
+        figures = [f"{figure_text(f['kind'], f['figure'], 'min', unit)} {'ok' if f['held'] else 'NO'}"
+                   for f, unit in zip(option["figures"], record["objective_units"])]
         agents, value, rota = option["values"]["agents"], number(option["cost"]), option["scheduled"]["agents"]
         bold = "**" if agents == 14 else ""
         row = (f"| {bold}{agents}{bold} | {' | '.join(figures)} | {bold}{value}{bold} | {bold}{rota}{bold} |")
         assert row in doc, row
+
+
+def test_each_objective_is_shown_in_the_unit_it_was_written_in():
+    """A model counting in minutes, objectives in s, ms, min, a fraction and per second:
+    each figure printed in its objective's unit, equal to Erlang C's computed here."""
+    from brewput.figures import number
+
+    done = brewput_cli("plan", CALL_CENTRE, "--vary", "agents=13,14", "--slo", "wait_mean<=20s", "--slo",
+                       "call.wait_mean<=20000ms", "--slo",
+                       "wait_p90<=1min", "--slo", "utilization<=0.85", "--slo", "throughput>=0.05", "--no-confirm")
+    assert done.returncode == 0, done.stderr
+    rows = {line.split("│")[1].strip(): [cell.strip() for cell in line.split("│")[3:8]]
+            for line in done.stdout.splitlines() if line.startswith("│")}
+    per_minute = 200 / 60
+    for agents in (13, 14):
+        truth = mmc(agents, per_minute, 3.0)  # minutes
+        wait_s, wait_ms, p90, occupancy, throughput = rows[str(agents)]
+        assert wait_s.rsplit(" ", 1)[0] == f"{number(truth['wait_mean'] * 60)} s"
+        assert wait_ms.rsplit(" ", 1)[0] == f"{number(truth['wait_mean'] * 60_000)} ms"
+        assert p90.rsplit(" ", 1)[0] == f"{number(truth['wait_p90'])} min"
+        assert occupancy.rsplit(" ", 1)[0] == number(truth["utilization"])
+        assert throughput.rsplit(" ", 1)[0] == f"{number(per_minute / 60)}/s"
+    assert rows["13"][0] == "17.12 s ok" and rows["13"][2].endswith("NO")  # not 0.2853 min beside 20 s

@@ -134,7 +134,8 @@ def plan(model, objectives: Sequence[Objective], vary: Mapping[str, Sequence[Num
     meeting = [i for i, o in enumerate(options) if o.meets]
     chosen = min(meeting, key=lambda i: (options[i].cost, i)) if meeting else None
     record = {"model": model.file or model.name, "time_unit": model.time_unit,
-              "objectives": [o.text for o in objectives], "vary": {k: list(v) for k, v in vary.items()},
+              "objectives": [o.text for o in objectives], "objective_units": [o.unit for o in objectives],
+              "vary": {k: list(v) for k, v in vary.items()},
               "costs": {k: {"purchase": c.purchase, "running": c.running} for k, c in costs.items()},
               "years": years, "discount_rate": rate, "shrinkage": shrinkage, "options": [o.as_dict() for o in options],
               "chosen": chosen, "confirmed": []}

@@ -10,7 +10,7 @@ from typing import Optional
 from ..report.page import write_page
 from ..report.spec import Bars, Chart, Line, Panel, color, marker
 from ..report.grid import grids_html
-from .show import coefficients_grid, doe_notes, plan_grids, runs_grid, summary, whatif_grid
+from .show import coefficients_grid, doe_notes, in_unit, objective_units, plan_grids, runs_grid, summary, whatif_grid
 
 
 def plan_chart(record: dict) -> Chart:
@@ -21,14 +21,17 @@ def plan_chart(record: dict) -> Chart:
     name = next(iter(record["vary"])) if single else "option"
     x = [next(iter(o["values"].values())) if single else i + 1 for i, o in enumerate(options)]
     panels = []
-    for k, text in enumerate(record["objectives"]):
+    for k, (text, written) in enumerate(zip(record["objectives"], objective_units(record))):
         kind = next((o["figures"][k]["kind"] for o in options if o["figures"]), "time")
-        scale = 100.0 if kind == "share" else 1.0
-        y = [None if not o["figures"] or o["figures"][k]["figure"] is None else o["figures"][k]["figure"] * scale
-             for o in options]
-        unit = {"time": record["time_unit"], "share": "%", "rate": f"per {record['time_unit']}"}[kind]
-        bound = _bound(text, record) * scale
-        panels.append(Panel(text, name, f"{text.split('<')[0].split('>')[0]} ({unit})", [
+
+        def shown(value: Optional[float]) -> Optional[float]:
+            return None if value is None else in_unit(kind, value, record["time_unit"], written)[0]
+
+        y = [shown(o["figures"][k]["figure"]) if o["figures"] else None for o in options]
+        unit = in_unit(kind, 1.0, record["time_unit"], written)[1]
+        label = "" if not unit else f" (per {unit[1:]})" if unit.startswith("/") else f" ({unit})"
+        bound = shown(_bound(text, record))
+        panels.append(Panel(text, name, f"{text.split('<')[0].split('>')[0]}{label}", [
             Line(label="figure", x=x, y=y, color=color(k), marker=marker(k)),
             Line(label="bound", x=x, y=[bound] * len(x), color=color(k), marker=None, dash="dash")]))
     cost_label = "present value" if record["costs"] else "units"

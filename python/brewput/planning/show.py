@@ -9,23 +9,40 @@ an HTML page (report.py; report/grid.py), so that the terminal and the report ne
 """
 from __future__ import annotations
 
-from typing import List, Optional, Union
+from typing import List, Optional, Tuple, Union
 
 from ..figures import number
 from ..report.grid import Grid
-from ..units import SECONDS, rate_unit
+from ..units import SECONDS, TYPED_SECONDS, rate_unit
 
 
-def figure_text(kind: str, value: Optional[float], time_unit: str) -> str:
-    """A figure in the model's time unit (times), as a percentage (shares) or per second or hour (rates)."""
+def in_unit(kind: str, value: float, time_unit: str, unit: str = "") -> Tuple[float, str]:
+    """A figure of a model in `time_unit` as (number, unit) in `unit`, the one its
+    objective was written in (slo.Objective.unit): a time's, `%` or `fraction`, `/s`.
+    Without one: times in the model's unit, shares as percentages, rates per second
+    or per the model's unit (units.rate_unit)."""
+    if kind == "time":
+        shown = unit or time_unit
+        return value * SECONDS[time_unit] / TYPED_SECONDS[shown], shown
+    if kind == "share":
+        return (value, "") if unit == "fraction" else (value * 100, "%")
+    shown = "s" if unit == "/s" else rate_unit(time_unit)
+    return value * SECONDS[shown] / SECONDS[time_unit], f"/{shown}"
+
+
+def figure_text(kind: str, value: Optional[float], time_unit: str, unit: str = "") -> str:
+    """A figure as `in_unit` gives it, with its unit: `17.12 s`, `76.9%`, `0.0031`, `12/s`."""
     if value is None:
         return "-"
-    if kind == "time":
-        return f"{number(value)} {time_unit}"
-    if kind == "share":
+    shown, word = in_unit(kind, value, time_unit, unit)
+    if kind == "share" and word == "%":
         return f"{value:.1%}"
-    shown = rate_unit(time_unit)
-    return f"{number(value * SECONDS[shown] / SECONDS[time_unit])}/{shown}"
+    return f"{number(shown)}{' ' if kind == 'time' else ''}{word}"
+
+
+def objective_units(record: dict) -> List[str]:
+    """The unit each objective of a plan was written in ("" in a record from before they were kept)."""
+    return record.get("objective_units") or [""] * len(record["objectives"])
 
 
 def _values(values: dict) -> str:
@@ -60,6 +77,7 @@ def shown_options(record: dict, most: Optional[int]) -> List[int]:
 
 def options_grid(record: dict, most: Optional[int]) -> Grid:
     unit = record["time_unit"]
+    written = objective_units(record)
     priced = bool(record["costs"])
     shrinkage = record["shrinkage"]
     rows = shown_options(record, most)
@@ -82,8 +100,8 @@ def options_grid(record: dict, most: Optional[int]) -> Grid:
         if option["problem"]:
             cells += [_short(option["problem"])] * len(record["objectives"])
         else:
-            cells += [f"{figure_text(f['kind'], f['figure'], unit)} {'ok' if f['held'] else 'NO'}"
-                      for f in option["figures"]]
+            cells += [f"{figure_text(f['kind'], f['figure'], unit, shown)} {'ok' if f['held'] else 'NO'}"
+                      for f, shown in zip(option["figures"], written)]
         if priced:
             cells += [number(option["purchase"]), number(option["running"]), number(option["cost"])]
         else:
@@ -100,10 +118,10 @@ def confirmed_grid(record: dict) -> Grid:
     grid = Grid("Confirmed by simulation (95 % intervals)", ["option", *record["objectives"]])
     for confirmed in record["confirmed"]:
         cells = [_values(confirmed["values"])]
-        for f in confirmed["figures"]:
+        for f, shown in zip(confirmed["figures"], objective_units(record)):
             interval = "" if f["interval"] is None else " [" + ", ".join(
-                figure_text(f["kind"], end, unit) for end in f["interval"]) + "]"
-            cells.append(f"{figure_text(f['kind'], f['figure'], unit)}{interval} {f['verdict']}")
+                figure_text(f["kind"], end, unit, shown) for end in f["interval"]) + "]"
+            cells.append(f"{figure_text(f['kind'], f['figure'], unit, shown)}{interval} {f['verdict']}")
         grid.rows.append(cells)
     return grid
 

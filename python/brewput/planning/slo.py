@@ -76,6 +76,9 @@ class Objective(Figure):
     text: str = ""
     op: str = "<"
     value: float = math.inf  # in the model's time unit (times and rates), or a fraction
+    #: The unit the bound was written in, which its figures are shown in: a time's
+    #: (`ms`, `min`), `%` or `fraction` for a share, `/s` for a rate (typed per second).
+    unit: str = ""
 
     def worst(self, results: dict) -> Tuple[Optional[str], Optional[float], bool]:
         """The part that holds the objective least well, its figure and whether
@@ -132,19 +135,22 @@ def parse_objective(text: str, model) -> Objective:
     figure_text, op, value_text = match.groups()
     figure = parse_figure(figure_text, model, whole=str(text))
     if figure.kind == "time":
-        value = _time(value_text, text) / SECONDS[model.time_unit]
+        seconds, unit = _time(value_text, text)
+        value = seconds / SECONDS[model.time_unit]
     elif figure.kind == "share":
-        value = _share(value_text, text)
+        value, unit = _share(value_text, text), "%" if value_text.endswith("%") else "fraction"
     else:
-        value = _number(value_text, text) * SECONDS[model.time_unit]  # typed per second
-    return Objective(scope=figure.scope, metric=figure.metric, text=str(text).strip(), op=op, value=value)
+        value, unit = _number(value_text, text) * SECONDS[model.time_unit], "/s"  # typed per second
+    return Objective(scope=figure.scope, metric=figure.metric, text=str(text).strip(), op=op, value=value,
+                     unit=unit)
 
 
-def _time(text: str, whole: str) -> float:
+def _time(text: str, whole: str) -> Tuple[float, str]:
+    """`20s` -> (20.0, "s"): the time in seconds and the unit it was written in."""
     typed = split_time(text)
     if typed is None or typed[1] not in TYPED_SECONDS or not (math.isfinite(typed[0]) and typed[0] > 0):
         raise OptionError("slo", "expected a time above 0 with its unit, e.g. 200ms or 2s", value=whole)
-    return typed[0] * TYPED_SECONDS[typed[1]]
+    return typed[0] * TYPED_SECONDS[typed[1]], typed[1]
 
 
 def _share(text: str, whole: str) -> float:
