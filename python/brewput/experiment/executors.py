@@ -15,12 +15,14 @@ import concurrent.futures
 import importlib.util
 import multiprocessing
 import os
+import pickle
 import re
 import signal
 from typing import Any, Callable, Iterable, Iterator, Optional, Tuple
 
 from ..engine.cancellable import cancel_when
 from ..errors import Field, OptionError
+from .spawning import SpawnWithoutMain, pickled
 
 EXECUTORS = ("local", "dask")
 
@@ -69,10 +71,11 @@ def _worker_start(stopping) -> None:
     cancel_when(stopping.is_set)
 
 
-def _unless_stopping(fn: Callable, item: Any) -> Any:
+def _unless_stopping(call: bytes) -> Any:
     # Scenarios already queued to a worker cannot be cancelled: they skip themselves.
     if _stopping.is_set():
         raise KeyboardInterrupt
+    fn, item = pickle.loads(call)
     return fn(item)
 
 
@@ -88,7 +91,8 @@ class LocalProcesses:
     def __enter__(self) -> LocalProcesses:
         # spawn, not fork: the parent has threads (the progress bar's), and a
         # forked child would inherit their locks in whatever state they were.
-        context = multiprocessing.get_context("spawn")
+        # Without the user's main script: it may have no __main__ guard (spawning.py).
+        context = SpawnWithoutMain()
         self._stopping = context.Event()
         self._pool = concurrent.futures.ProcessPoolExecutor(
             self.workers, mp_context=context, initializer=_worker_start, initargs=(self._stopping,))
@@ -104,13 +108,14 @@ class LocalProcesses:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     def _submit(self, fn: Callable, item: Any) -> concurrent.futures.Future:
+        call = pickled((fn, item))  # here, so that what a worker could not unpickle is refused here
         # A submit may start a worker, which inherits this thread's signal mask:
         # with SIGINT blocked meanwhile, a Ctrl-C cannot reach a worker still
         # importing (a traceback, and a pool that could hang shutting down); this
         # process gets its own as soon as the mask is restored.
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            return self._pool.submit(_unless_stopping, fn, item)
+            return self._pool.submit(_unless_stopping, call)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
