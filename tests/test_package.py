@@ -4,6 +4,7 @@ one home, the metadata a package index shows, help and shell completion.
 The installed wheel itself, run as a new user would, is tests/wheel_smoke.sh
 (`make wheel-test`, part of `make test`)."""
 import filecmp
+import json
 import os
 import re
 import subprocess
@@ -135,3 +136,25 @@ def test_shell_completion_completes_commands_and_options(words, expected, tmp_pa
     done = brewput_cli(cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
     assert expected in done.stdout.split()
+
+
+def test_dir_lists_the_public_api_for_tab_completion_without_loading_it(tmp_path):
+    # What IPython, Jupyter and the Python prompt (rlcompleter) offer after `brewput.`:
+    # dir() of the module, before any public name is loaded.
+    code = ("import json, rlcompleter, sys, brewput\n"
+            "listed = dir(brewput)\n"
+            "loaded = sorted(m for m in sys.modules if m.startswith('brewput.'))\n"
+            "completer = rlcompleter.Completer({'brewput': brewput})\n"
+            "offered = [completer.complete('brewput.s', i) for i in range(3)]\n"
+            "print(json.dumps({'listed': listed, 'loaded': loaded, 'offered': offered}))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    public = [name for name in seen["listed"] if not name.startswith("_")]
+    assert public == ["BrewputError", "CancelledError", "DeadlockError", "EngineError", "Model", "ModelError",
+                      "OptionError", "UnstableError", "load", "simulate", "solve", "sweep", "table"]
+    assert {"__version__", "__doc__", "__all__", "__name__"} <= set(seen["listed"])
+    assert seen["loaded"] == []  # listing loads nothing: start-up stays cheap
+    assert seen["offered"] == ["brewput.simulate(", "brewput.solve(", "brewput.sweep("]
+    # every name listed is there
+    assert all(hasattr(brewput, name) for name in seen["listed"])

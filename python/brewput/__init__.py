@@ -25,6 +25,11 @@ _PUBLIC = {
 __all__ = sorted(_PUBLIC)
 
 
+def __dir__():
+    # The public names, not yet loaded (and not import_module): what tab completion offers.
+    return sorted(set(__all__) | {name for name in globals() if name.startswith("__")})
+
+
 def __getattr__(name: str):
     if name not in _PUBLIC:
         raise AttributeError(f"module 'brewput' has no attribute {name!r}")
