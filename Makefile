@@ -9,7 +9,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 
 # Every dependency is declared once, in pyproject.toml: the package's with its extras,
 # the tools make runs (maturin, zig, auditwheel) in its `build` dependency group.
-EXTRAS := test,parquet,dask,bench
+EXTRAS := parquet,dask
 
 .PHONY: demo test build rust-test py-test wheel wheel-test bench clean
 
@@ -19,7 +19,7 @@ demo: build
 test: build rust-test py-test wheel-test
 
 build: $(STAMP)
-	$(PYTHON) -m pip install --quiet --no-build-isolation -e '.[$(EXTRAS)]'
+	$(PYTHON) -m pip install --quiet --no-build-isolation -e '.[$(EXTRAS)]' --group test --group bench
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)

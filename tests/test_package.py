@@ -9,7 +9,7 @@ import os
 import re
 import subprocess
 import sys
-from importlib.metadata import metadata, requires
+from importlib.metadata import metadata, requires, version
 from pathlib import Path
 
 import pytest
@@ -111,11 +111,34 @@ def test_the_metadata_a_package_index_shows():
     assert (CHECKOUT / "LICENSE").read_text().startswith("MIT License")
     assert meta["Description-Content-Type"].startswith("text/markdown")
     assert meta["Description"].startswith("# brewput")  # the README
-    assert "Typing :: Typed" in meta.get_all("Classifier")
+    classifiers = meta.get_all("Classifier")
+    assert "Typing :: Typed" in classifiers
     assert (PACKAGE / "py.typed").is_file()
-    # the extras the CLI's one-line hints name
-    assert {"parquet", "dask", "test", "bench"} <= set(meta.get_all("Provides-Extra"))
+    # a Python version classifier for each minor version from requires-python's
+    assert meta["Requires-Python"] == ">=3.9"
+    assert [c.rsplit(" ", 1)[1] for c in classifiers if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)] \
+        == ["3.9", "3.10", "3.11", "3.12", "3.13"]
+    assert "Programming Language :: Python :: 3 :: Only" in classifiers
+    assert any(c.startswith("Topic :: ") for c in classifiers)
+    # the license as an SPDX expression, which replaces the License classifiers (PEP 639)
+    assert not any(c.startswith("License :: ") for c in classifiers)
+    # the extras a user may want, which the CLI's one-line hints name; the test suite's
+    # and the benchmarks' tools are development groups (pyproject's dependency-groups)
+    assert set(meta.get_all("Provides-Extra")) == {"parquet", "dask"}
+    assert not any("extra ==" in r and ("test" in r or "bench" in r) for r in requires("brewput"))
     assert any(r.startswith("typer") and "<" in r for r in requires("brewput"))
+
+
+def test_make_build_installs_the_development_groups_here():
+    # The test suite and the benchmarks run in the environment `make build` made:
+    # every requirement of the test and bench groups is installed in it.
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11 and later
+    from packaging.requirements import Requirement
+
+    groups = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["dependency-groups"]
+    assert {"build", "test", "bench"} <= set(groups)
+    for requirement in map(Requirement, groups["test"] + groups["bench"]):
+        assert requirement.specifier.contains(version(requirement.name), prereleases=True), requirement
 
 
 def test_help_shows_flags_bare_and_defaults_unescaped(tmp_path):
