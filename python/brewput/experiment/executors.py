@@ -261,7 +261,8 @@ def executor(kind: str = "local", *, workers: Optional[int] = None, scheduler: O
         if workers is not None:
             raise OptionError("workers", "a Dask cluster has the workers it has; start more there")
         if importlib.util.find_spec("distributed") is None:
-            raise OptionError("executor", "needs Dask's distributed package: pip install 'brewput[dask]'",
+            # The package, not the extra 'brewput[dask]': a wheel file's user has no name for that.
+            raise OptionError("executor", "needs Dask's distributed package: pip install distributed",
                               value="dask")
         return DaskCluster(scheduler)
     if scheduler:

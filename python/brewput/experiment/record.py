@@ -73,6 +73,13 @@ def _format(path: Path) -> str:
     return suffix
 
 
+def without_pyarrow(path, doing: str) -> BrewputError:
+    """The error for Parquet without pyarrow. It names the package, not the extra
+    ('brewput[parquet]', which installs the same), since after installing a wheel
+    file there is no name to give an extra to."""
+    return BrewputError(f"{path}: {doing} Parquet needs pyarrow: pip install pyarrow")
+
+
 def check_path(path) -> Path:
     """Refuses an output file brewput cannot write, before any work is done: a
     suffix it does not write, a folder, a missing or read-only folder, or Parquet
@@ -90,7 +97,7 @@ def check_path(path) -> Path:
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise BrewputError(f"{path}: cannot write there (permission denied)")
     if suffix == ".parquet" and importlib.util.find_spec("pyarrow") is None:
-        raise BrewputError(f"{path}: writing Parquet needs pyarrow: pip install 'brewput[parquet]'")
+        raise without_pyarrow(path, "writing")
     return path
 
 
@@ -140,6 +147,8 @@ def load_table(path) -> "pandas.DataFrame":
         if suffix == ".csv":
             return whole_counts(pandas.read_csv(path))
         return whole_counts(pandas.read_parquet(path))
+    except ImportError:
+        raise without_pyarrow(path, "reading") from None
     except (OSError, ValueError) as e:  # pyarrow's and pandas' parse errors are ValueErrors
         raise BrewputError(f"{path}: cannot read the table: {e}") from None
 

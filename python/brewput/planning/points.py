@@ -94,7 +94,9 @@ def _read_frame(path: Path, suffix: str):
         else:
             frame = pandas.read_parquet(path)
     except ImportError:
-        raise BrewputError(f"{path}: reading Parquet needs pyarrow: pip install 'brewput[parquet]'") from None
+        from ..experiment.record import without_pyarrow
+
+        raise without_pyarrow(path, "reading") from None
     except UnicodeDecodeError as e:
         raise BrewputError(f"{path}: not UTF-8 text (byte {e.start})") from None
     except pandas.errors.EmptyDataError:
