@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import PageOption, WholeOption, app, command_line, err, parse_sets, show_all, user_errors
+from .common import PageOption, WholeOption, app, command_line, err, parse_sets, say, show_all, user_errors
 from .progress import progress_bar
 
 SHOWN = 12  # option rows printed; -o keeps them all
@@ -25,7 +25,17 @@ def plan_command(
                                        "STATION. before the metric for one (db.utilization<70%).  [default: none; give one or more]"),
     vary: List[str] = typer.Option([], "--vary", metavar="NAME=VALUES",
                                    help="A param, or a field by its path, and the values to try (repeatable): "
-                                        "servers=1..64, stations.web.servers=1..64, c=1,2,4,8.  [default: none; give one or more]"),
+                                        "servers=1..64, stations.web.servers=1..64, c=1,2,4,8. One that changes "
+                                        "only demand (a class's arrivals, population, think time, service time or "
+                                        "routing mix) is a scenario, answered on its own, and plan says so.  "
+                                        "[default: none; give one or more]"),
+    decide: List[str] = typer.Option([], "--decide", metavar="NAME=VALUES",
+                                     help="As --vary, always a decision to choose among (bought or set), even "
+                                          "where it changes demand (a population you admit).  [default: none]"),
+    scenario: List[str] = typer.Option([], "--scenario", metavar="NAME=VALUES",
+                                       help="As --vary, always demand: the cheapest option is found for each value "
+                                            "(each combination of scenarios), never bought: per_hour=30,90,120.  "
+                                            "[default: none]"),
     cost: List[str] = typer.Option([], "--cost", metavar="NAME=PRICE[,RUNNING]",
                                    help="What one unit of a varied NAME costs: bought now, and (optionally) to run "
                                         "for a year (repeatable).  [default: the fewest units]"),
@@ -49,7 +59,9 @@ def plan_command(
     from ..experiment.sweep import parse_sweeps
     from ..model import load
     from ..planning.npv import parse_costs, parse_discount, parse_share
+    from ..planning.per_scenario import check_costs, plan_per_scenario
     from ..planning.plan import check_vary, plan
+    from ..planning.roles import DEMAND, inferred_line, roles
     from ..planning.slo import parse_objective
     from .scenarios import check_json_outputs, write_json
 
@@ -65,12 +77,26 @@ def plan_command(
     if params:
         loaded = loaded.with_params(**params)
     objectives = [parse_objective(text, loaded) for text in slo]
-    varied = parse_sweeps(vary, option="--vary", verb="varied")
-    check_vary(loaded, varied)
-    costs = parse_costs(cost, varied)
+    given = {"--vary": parse_sweeps(vary, option="--vary", verb="varied"),
+             "--decide": parse_sweeps(decide, option="--decide", verb="decided"),
+             "--scenario": parse_sweeps(scenario, option="--scenario", verb="a scenario")}
+    check_vary(loaded, given)
+    inferred = roles(loaded, given["--vary"])
+    scenarios = {**{n: v for n, v in given["--vary"].items() if inferred[n].kind == DEMAND}, **given["--scenario"]}
+    decisions = {**{n: v for n, v in given["--vary"].items() if n not in scenarios}, **given["--decide"]}
+    if not decisions:
+        raise BrewputError(f"--vary: {', '.join(scenarios)} {'is' if len(scenarios) == 1 else 'are'} demand, and "
+                           "there is nothing to decide: vary what you can buy or set too, e.g. --vary servers=1..64 "
+                           "(or --decide NAME=VALUES to choose demand)")
+    costs = parse_costs(cost, {**decisions, **scenarios})
+    check_costs(costs, decisions, scenarios)
+    line = inferred_line(inferred)
+    if line:
+        say("plan", "bold", line)
+    settings = dict(costs=costs, years=years, rate=rate, shrinkage=lost, confirm=confirm, seed=seed)
     with progress_bar(enabled=not as_json, label="options") as progress:
-        record = plan(loaded, objectives, varied, costs=costs, years=years, rate=rate, shrinkage=lost, confirm=confirm, seed=seed,
-                      progress=progress)
+        record = plan_per_scenario(loaded, objectives, decisions, scenarios, progress=progress, **settings) \
+            if scenarios else plan(loaded, objectives, decisions, progress=progress, **settings)
     if as_json:
         print(json.dumps(record, indent=2))
     else:
@@ -83,6 +109,12 @@ def plan_command(
         from ..planning.report import write_plan_report
 
         err.print(f"report: {write_plan_report(report, record, command_line())}", soft_wrap=True)
-    if record["chosen"] is None:
+    if scenarios:
+        from ..planning.show import unanswered
+
+        if unanswered(record):
+            raise BrewputError(f"no option meets every objective ({', '.join(slo)}) at "
+                               f"{'; '.join(unanswered(record))} in the values tried: widen --vary or relax --slo")
+    elif record["chosen"] is None:
         raise BrewputError(f"no option meets every objective ({', '.join(slo)}) in the values tried: widen "
                            "--vary or relax --slo")

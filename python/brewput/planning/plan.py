@@ -53,24 +53,35 @@ def variant(model, values: Mapping[str, Number]):
     return varied.with_params(**params) if params else varied
 
 
-def check_vary(model, vary: Mapping[str, Sequence[Number]]) -> None:
-    """Every varied name exists (a param, or a path the model has) and every value
-    makes a valid model, refused before anything is solved."""
-    if not vary:
+def check_vary(model, given: Mapping[str, Mapping[str, Sequence[Number]]]) -> None:
+    """The varied names by the option that gave them ({"--vary": {name: values}, ...}):
+    something varied, not too many combinations in all, no name given twice, every
+    name one the model has (a param, or a path) and every value a valid model,
+    refused before anything is solved."""
+    every: Dict[str, Sequence[Number]] = {}
+    for option, vary in given.items():
+        for name in vary:
+            if name in every:
+                first = next(o for o, v in given.items() if name in v)
+                raise BrewputError(f"{option} {name}: {name} is varied twice (also {first})")
+        every.update(vary)
+    if not every:
         raise BrewputError("--vary: name at least one param or field to vary, e.g. --vary servers=1..64")
-    size = len(Combinations(vary))
+    size = len(Combinations(every))
     if size > MAX_OPTIONS:
-        raise BrewputError(f"--vary: {size:,} combinations, more than {MAX_OPTIONS:,}; narrow the ranges")
-    for name, values in vary.items():
-        if "." not in name and name not in model.params:
-            raise BrewputError(f"--vary {name}: the model has no param {name!r} (its params: "
-                               f"{', '.join(model.params) or 'none'}); a field is named by its path, "
-                               "e.g. stations.web.servers")
-        for value in values:
-            try:
-                variant(model, {name: value})
-            except BrewputError as e:
-                raise BrewputError(f"--vary {name}={value}: {e}") from None
+        raise BrewputError(f"{', '.join(o for o, v in given.items() if v)}: {size:,} combinations, more than "
+                           f"{MAX_OPTIONS:,}; narrow the ranges")
+    for option, vary in given.items():
+        for name, values in vary.items():
+            if "." not in name and name not in model.params:
+                raise BrewputError(f"{option} {name}: the model has no param {name!r} (its params: "
+                                   f"{', '.join(model.params) or 'none'}); a field is named by its path, "
+                                   "e.g. stations.web.servers")
+            for value in values:
+                try:
+                    variant(model, {name: value})
+                except BrewputError as e:
+                    raise BrewputError(f"{option} {name}={value}: {e}") from None
 
 
 def judge(objectives: Sequence[Objective], results: dict) -> List[dict]:

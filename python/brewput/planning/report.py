@@ -10,7 +10,8 @@ from typing import Optional
 from ..report.page import write_page
 from ..report.spec import Bars, Chart, Line, Panel, color, marker
 from ..report.grid import grids_html
-from .show import coefficients_grid, doe_notes, in_unit, objective_units, plan_grids, runs_grid, summary, whatif_grid
+from .show import (coefficients_grid, doe_notes, in_unit, objective_units, plan_grids, runs_grid, scenario_label,
+                   scenario_records, summary, whatif_grid)
 
 
 def plan_chart(record: dict) -> Chart:
@@ -65,9 +66,31 @@ def whatif_chart(record: dict) -> Chart:
                  "it is.", panels)
 
 
+def scenarios_chart(record: dict) -> Chart:
+    """The cheapest option of each scenario: each decision's value and the cost, one
+    bar per scenario (none where no option meets every objective)."""
+    labels = [scenario_label(one["scenario"]) for one in record["plans"]]
+    chosen = [None if one["chosen"] is None else one["options"][one["chosen"]] for one in record["plans"]]
+    cost_label = "present value" if record["costs"] else "units"
+    rows = [(name, [None if o is None else o["values"][name] for o in chosen]) for name in record["vary"]]
+    rows.append((cost_label, [None if o is None else o["cost"] for o in chosen]))
+    panels = [Panel(name, "scenario", name, [Bars(label="", categories=labels, y=y, colors=[color(k)] * len(y))])
+              for k, (name, y) in enumerate(rows)]
+    return Chart("plan", "The cheapest option for each scenario",
+                 f"For each scenario of {', '.join(record['scenarios'])}, the option chosen and its cost; a "
+                 "scenario with no bar has no option that meets every objective in the values tried.", panels)
+
+
 def write_plan_report(out_dir, record: dict, command: Optional[str]) -> Path:
-    notes = [summary(record)] if record["chosen"] is not None else ["No option meets every objective."]
-    return write_page(out_dir, f"Plan: {record['model']}", _meta(record), [plan_chart(record)],
+    if "plans" in record:
+        notes = [f"{scenario_label(one['scenario'])}: " + (summary(alone) if one["chosen"] is not None
+                                                             else "no option meets every objective.")
+                 for one, alone in zip(record["plans"], scenario_records(record))]
+        charts = [scenarios_chart(record)]
+    else:
+        notes = [summary(record)] if record["chosen"] is not None else ["No option meets every objective."]
+        charts = [plan_chart(record)]
+    return write_page(out_dir, f"Plan: {record['model']}", _meta(record), charts,
                       grids_html(plan_grids(record, None)), record, command, notes)
 
 

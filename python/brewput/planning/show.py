@@ -127,12 +127,79 @@ def confirmed_grid(record: dict) -> Grid:
 
 
 def plan_grids(record: dict, most: Optional[int]) -> List[Grid]:
+    """A plan's tables; a plan per scenario's: the answers, then each scenario's options (`most` None: all)."""
+    if "plans" in record:
+        return [scenarios_grid(record), *(grid for one in scenario_records(record)
+                                          for grid in plan_grids(one, most))]
     return [options_grid(record, most)] + ([confirmed_grid(record)] if record["confirmed"] else [])
 
 
 def plan_shown(record: dict, shown: int) -> List[Union[Grid, str]]:
-    """What `brewput plan` prints: its tables, then the chosen option in a line."""
+    """What `brewput plan` prints: its tables, then the chosen option in a line; with
+    scenarios, the one table of each scenario's answer (-o and --report keep the options)."""
+    if "plans" in record:
+        return [scenarios_grid(record)]
     return [*plan_grids(record, shown), *([summary(record)] if record["chosen"] is not None else [])]
+
+
+# A plan per scenario.
+
+def scenario_label(scenario: dict) -> str:
+    return _values(scenario)
+
+
+def scenario_records(record: dict) -> List[dict]:
+    """Each scenario's plan as a plan's record of its own (the model named with its scenario)."""
+    shared = {k: v for k, v in record.items() if k not in ("plans", "scenarios")}
+    return [{**shared, **{k: v for k, v in one.items() if k != "scenario"},
+             "model": f"{record['model']} at {scenario_label(one['scenario'])}"} for one in record["plans"]]
+
+
+def unanswered(record: dict) -> List[str]:
+    """The scenarios under which no option meets every objective."""
+    return [scenario_label(one["scenario"]) for one in record["plans"] if one["chosen"] is None]
+
+
+def scenarios_grid(record: dict) -> Grid:
+    """One row per scenario: its cheapest option, the option's figures and cost,
+    and whether simulation confirms it; or that no option meets every objective."""
+    unit = record["time_unit"]
+    priced = bool(record["costs"])
+    shrinkage = record["shrinkage"]
+    costs = ["purchase", "running a year", f"present value ({record['years']} y at {record['discount_rate']:.0%})"] \
+        if priced else ["units"]
+    columns = [*record["scenarios"], *record["vary"], *record["objectives"], *costs]
+    if shrinkage:
+        columns.append(f"scheduled (+{shrinkage:.0%} shrinkage)")
+    grid = Grid(f"{record['model']}: the cheapest option for each scenario of "
+                f"{', '.join(record['scenarios'])}, against {', '.join(record['objectives'])}",
+                [*columns, "confirmed"], left=0)
+    for one in record["plans"]:
+        cells = [number(v) for v in one["scenario"].values()]
+        if one["chosen"] is None:
+            grid.rows.append(cells + ["-"] * (len(columns) - len(cells)) + ["no option meets every objective"])
+            continue
+        option = one["options"][one["chosen"]]
+        cells += [number(v) for v in option["values"].values()]
+        cells += [figure_text(f["kind"], f["figure"], unit, shown)
+                  for f, shown in zip(option["figures"], objective_units(record))]
+        cells += [number(option["purchase"]), number(option["running"]), number(option["cost"])] if priced \
+            else [number(option["cost"])]
+        if shrinkage:
+            cells.append(_values(option["scheduled"]))
+        grid.rows.append(cells + [_confirmed(one["confirmed"])])
+    return grid
+
+
+def _confirmed(confirmed: List[dict]) -> str:
+    """Whether simulation confirms a scenario's chosen option: every objective held
+    within its 95 % interval, or which were not."""
+    if not confirmed:
+        return "not simulated"
+    first = confirmed[0]
+    if first["meets"]:
+        return "yes"
+    return "not: " + ", ".join(f"{f['slo']} {f['verdict']}" for f in first["figures"] if f["verdict"] != "held")
 
 
 def summary(record: dict) -> str:
