@@ -67,8 +67,8 @@ def test_the_command_infers_the_rate_is_demand_says_so_and_answers_per_rate(tmp_
                        "--slo", f"wait_mean<={BOUND}s", "--cost", "c=1000,200", "-o", tmp_path / "plan.json")
     assert done.returncode == 0, done.stderr
     said = [line for line in done.stderr.splitlines() if "demand" in line or "decision" in line]
-    assert said == ["plan: rate is demand (class customer's arrivals): a scenario, answered on its own; c is a "
-                    "decision (station desk's servers). Say otherwise with --decide NAME=VALUES or --scenario "
+    assert said == ["plan: rate is demand (the arrivals of class customer): a scenario, answered on its own; c is a "
+                    "decision (the servers of station desk). Say otherwise with --decide NAME=VALUES or --scenario "
                     "NAME=VALUES"]
     record = json.loads((tmp_path / "plan.json").read_text())
     assert record["scenarios"] == {"rate": RATES} and record["vary"] == {"c": SERVERS}
@@ -163,11 +163,11 @@ def test_the_report_holds_each_scenarios_answer(tmp_path):
 
 
 @pytest.mark.parametrize("name, kind, changes", [
-    ("calls", DEMAND, ["class call's arrivals"]),
-    ("aht", DEMAND, ["class call's service time"]),
-    ("agents", DECISION, ["station agents's servers"]),
-    ("stations.agents.servers", DECISION, ["station agents's servers"]),
-    ("classes.call.rate", DEMAND, ["class call's arrivals"]),
+    ("calls", DEMAND, ["the arrivals of class call"]),
+    ("aht", DEMAND, ["the service time of class call"]),
+    ("agents", DECISION, ["the servers of station agents"]),
+    ("stations.agents.servers", DECISION, ["the servers of station agents"]),
+    ("classes.call.rate", DEMAND, ["the arrivals of class call"]),
 ])
 def test_a_name_is_demand_when_all_it_changes_is_what_the_customers_bring(name, kind, changes):
     found = role(brewput.load(CALL_CENTRE), name, [1, 2, 3])
@@ -182,4 +182,39 @@ def test_a_population_is_demand_and_a_name_that_changes_servers_too_is_a_decisio
     assert role(model, "users", [5, 10]).kind == DEMAND
     both = role(model, "both", [1, 3])
     assert both.kind == DECISION and both.changes_demand
-    assert [what for _, what in both.changes] == ["station cpu's servers", "class user's population"]
+    assert [what for _, what in both.changes] == ["the servers of station cpu", "the population of class user"]
+
+
+def test_the_scenarios_in_docs_planning_are_what_the_command_prints():
+    from brewput.figures import number
+    from brewput.planning.show import figure_text
+
+    doc = (ROOT / "docs" / "planning.md").read_text()
+    command = doc.split("### Staffing for each call volume", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    args = command.replace("\\\n", " ").replace("'", "").split()[2:]  # after `brewput plan`
+    done = brewput_cli("plan", *[str(ROOT / a) if a.startswith("examples/") else a for a in args], "--json")
+    assert done.returncode == 0, done.stderr
+    said = next(line for line in done.stderr.splitlines() if line.startswith("plan: calls"))
+    assert said in doc
+    record = json.loads(done.stdout)
+    for one in record["plans"]:
+        option = one["options"][one["chosen"]]
+        figures = [figure_text(f["kind"], f["figure"], "min", unit)
+                   for f, unit in zip(option["figures"], record["objective_units"])]
+        row = (f"| {one['scenario']['calls']} | {option['values']['agents']} | {' | '.join(figures)} | "
+               f"{number(option['cost'])} | {option['scheduled']['agents']} | "
+               f"{'yes' if one['confirmed'][0]['meets'] else 'no'} |")
+        assert row in doc, row
+    # Erlang C's closed form (minutes): the fewest agents meeting all three objectives, per volume.
+    for one in record["plans"]:
+        per_minute = one["scenario"]["calls"] / 60
+        fewest = next(c for c in range(1, 41) if mmc_wait(c, per_minute, 3.0) * 60 <= 20
+                      and per_minute * 3 / c <= 0.85 and _p90(c, per_minute, 3.0) <= 1)
+        assert one["options"][one["chosen"]]["values"] == {"agents": fewest}
+        assert one["options"][one["chosen"]]["scheduled"] == {"agents": math.ceil(fewest / 0.7)}
+
+
+def _p90(c: int, rate: float, mean_service: float) -> float:
+    """M/M/c's 90th percentile of the wait: P(W > t) = C e^(-(c/S - rate) t)."""
+    waits = mmc_wait(c, rate, mean_service) * (c / mean_service - rate)  # Erlang C's P(wait)
+    return 0.0 if waits <= 0.1 else math.log(waits / 0.1) / (c / mean_service - rate)

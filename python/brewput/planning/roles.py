@@ -23,7 +23,7 @@ _STEP_DEMAND = {"service": "service time", "served_by": "service time", "patienc
 class Role:
     name: str
     kind: str                             # DECISION or DEMAND
-    changes: Tuple[Tuple[str, str], ...]  # (DECISION or DEMAND, what): (DEMAND, "class call's arrivals")
+    changes: Tuple[Tuple[str, str], ...]  # (DECISION or DEMAND, what): (DEMAND, "the arrivals of class call")
 
     @property
     def reason(self) -> str:
@@ -40,22 +40,22 @@ def changed(base: dict, other: dict) -> List[Tuple[str, str]]:
     resource, a class's priority or anything that reshapes a route a decision."""
     found: List[Tuple[str, str]] = []
     for mine, theirs in zip(base["stations"], other["stations"]):
-        found += [(DECISION, f"station {mine['name']}'s {key}") for key in _keys(mine, theirs)]
+        found += [(DECISION, f"the {key} of station {mine['name']}") for key in _keys(mine, theirs)]
     for mine, theirs in zip(base["resources"], other["resources"]):
         if mine != theirs:
-            found.append((DECISION, f"resource {mine['name']}"))
+            found.append((DECISION, f"the tokens of resource {mine['name']}"))
     for mine, theirs in zip(base["classes"], other["classes"]):
-        label = f"class {mine['name']}'s"
+        label = f"of class {mine['name']}"
         for key in _keys(mine, theirs):
             if key == "source":
-                found += [(DEMAND, f"{label} {_SOURCE_WORDS.get(part, part)}")
+                found += [(DEMAND, f"the {_SOURCE_WORDS.get(part, part)} {label}")
                           for part in _keys(mine["source"], theirs["source"])]
             elif key == "steps" and len(mine["steps"]) == len(theirs["steps"]):
                 for step, other_step in zip(mine["steps"], theirs["steps"]):
-                    found += [(DEMAND, f"{label} {_STEP_DEMAND[part]}") if part in _STEP_DEMAND
-                              else (DECISION, f"{label} route ({part})") for part in _keys(step, other_step)]
+                    found += [(DEMAND, f"the {_STEP_DEMAND[part]} {label}") if part in _STEP_DEMAND
+                              else (DECISION, f"the route ({part}) {label}") for part in _keys(step, other_step)]
             else:
-                found.append((DECISION, f"{label} {key}"))
+                found.append((DECISION, f"the {key} {label}"))
     return list(dict.fromkeys(found))
 
 
