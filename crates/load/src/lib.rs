@@ -15,6 +15,7 @@ mod http1;
 mod record;
 mod schedule;
 mod serve;
+mod slots;
 mod stages;
 mod target;
 mod tls;

@@ -17,6 +17,7 @@ use serde::Serialize;
 use crate::control::Figures;
 use crate::hlog::IntervalLog;
 use crate::schedule::ScheduleSpec;
+use crate::slots::{Slots, SlotsSummary};
 use crate::stages::{spans, Span};
 
 const SIGNIFICANT_DIGITS: u8 = 3;
@@ -104,6 +105,8 @@ pub struct Recorder {
     total_seconds: Option<f64>,
     /// One per stretch of the schedule (stages.rs), in order.
     stages: Vec<StageTally>,
+    /// The answers by slot of intended start, for batch-means intervals.
+    slots: Slots,
     interval_log: Option<IntervalLog>,
 }
 
@@ -243,6 +246,7 @@ impl Recorder {
             requests: spec.requests,
             total_seconds: spec.total_seconds(),
             stages: spans(spec).into_iter().map(|span| StageTally::new(span, spec.warmup_seconds)).collect(),
+            slots: Slots::default(),
             interval_log: None,
         }
     }
@@ -318,6 +322,7 @@ impl Recorder {
             }
         }
         if answered {
+            self.slots.answered(intended_ns, response, service);
             self.response.saturating_record(response.max(1));
             self.service.saturating_record(service.max(1));
             if let Some(log) = self.interval_log.as_mut() {
@@ -368,6 +373,7 @@ impl Recorder {
             achieved_rate: if elapsed > 0.0 { self.response.len() as f64 / elapsed } else { 0.0 },
             target_rate,
             stages,
+            slots: self.slots.summary(),
             sent_per_second: self.sent_per_second.clone(),
             late_seconds: LATE_NS as f64 * 1e-9,
             interrupted: false,
@@ -435,6 +441,8 @@ pub struct RunSummary {
     pub achieved_rate: f64,
     pub target_rate: f64,
     pub stages: Vec<StageSummary>,
+    /// The answers by equal slots of intended start (slots.rs).
+    pub slots: SlotsSummary,
     pub sent_per_second: Vec<u64>,
     pub late_seconds: f64,
     pub interrupted: bool,

@@ -219,17 +219,39 @@ def _run_sweep(settings: dict, rates: list, name: str, kind: str, thresholds: li
 
 
 def _measure_live(settings: dict, enabled: bool) -> dict:
-    """The run, with a live line on a terminal's stderr."""
+    """The run, with a live line on a terminal's stderr; in a pipe or a CI log
+    the same line every few seconds (progress.py's PIPED_EVERY), so that a
+    long run is never silent."""
     from ..loadtest import measure
     from ..loadtest.show import live_line
 
-    if not (enabled and err.is_terminal):
+    if not enabled:
         return measure(settings)
+    if not err.is_terminal:
+        return measure(settings, watch=_every_few_seconds(live_line))
     from rich.live import Live
     from rich.text import Text
 
     with Live(Text("starting"), console=err.rich, transient=True, refresh_per_second=4) as live:
         return measure(settings, watch=lambda progress: live.update(Text(live_line(progress))))
+
+
+def _every_few_seconds(line):
+    """A watch writing `line(progress)` to stderr at most every PIPED_EVERY seconds."""
+    import sys
+    import time
+
+    from .progress import PIPED_EVERY
+
+    last = [time.monotonic()]
+
+    def watch(progress: dict) -> None:
+        now = time.monotonic()
+        if now - last[0] >= PIPED_EVERY:
+            last[0] = now
+            sys.stderr.write(f"load {line(progress).strip()}\n")
+            sys.stderr.flush()
+    return watch
 
 
 def _write(results: dict, output: Optional[Path], hgrm: Optional[Path]) -> None:

@@ -7,9 +7,11 @@ the max and the .hgrm rows; the counts and rates under `load`, with a block
 per stage of the schedule (a ramp's tenths) under `load.stages`."""
 from __future__ import annotations
 
-from typing import List, Optional
+import math
+from typing import List, Optional, Tuple
 
 from .. import _native
+from ..measured import BUSY_MACHINE, LEVEL, Interval, batch_means
 from .options import shown_settings
 
 MS = 1e3
@@ -39,15 +41,58 @@ def times(block: dict) -> dict:
     return out
 
 
-def stage(summary: dict) -> dict:
+def stage(summary: dict, run: dict) -> dict:
     """A Rust `StageSummary`: the requests intended in one stage (or ramp
-    slice), their response times in ms as the schema's block."""
+    slice), their response times in ms as the schema's block; a steady
+    stage's mean with its batch-means interval over the run's slots inside it."""
     offered = summary["measured"] + summary["dropped"]
     out = {k: summary[k] for k in ("start_seconds", "end_seconds", "target_rate", "steady", "settled", "sent",
                                    "sent_rate", "measured", "answered", "failed", "dropped", "achieved_rate")}
     out.update(error_rate=(summary["failed"] + summary["dropped"]) / offered if offered else None,
                response_time=times(summary["response"]), service_time_mean=_ms(summary["service_mean"]))
+    if summary["steady"]:
+        mean = intervals(run, summary["start_seconds"], summary["end_seconds"])["response"]
+        out["response_time"]["mean_ci"] = _ci_ms(mean, out["response_time"]["mean"])
+    else:  # a ramp's slice: its rate changes across it, so its batches do not share one mean
+        out["response_time"]["mean_ci"] = None
     return out
+
+
+def _slots(summary: dict, start: float, end: float) -> Tuple[float, List[dict]]:
+    """The slot width and the whole measured slots (slots.rs) inside [start,
+    end) seconds of the schedule, empty ones included (a slot with no answer
+    is a rate of 0). The first slot with an answer is left out: the warm-up
+    may end inside it, so that only part of it was measured."""
+    slots, width = summary["slots"]["slots"], summary["slots"]["width_seconds"]
+    measured = next((k + 1 for k, slot in enumerate(slots) if slot["answered"]), len(slots))
+    first, last = max(measured, math.ceil(start / width - 1e-9)), math.floor(end / width + 1e-9)
+    empty = {"answered": 0, "response_sum": 0.0, "service_sum": 0.0}
+    return width, [slots[k] if k < len(slots) else empty for k in range(first, max(first, last))]
+
+
+def intervals(summary: dict, start: float, end: float) -> dict:
+    """Batch-means intervals over the measured part of [start, end): the mean
+    response and service times (seconds) and the answers per second."""
+    width, slots = _slots(summary, start, end)
+    answered = [s["answered"] for s in slots]
+    return {"response": batch_means([s["response_sum"] for s in slots], answered),
+            "service": batch_means([s["service_sum"] for s in slots], answered),
+            "rate": batch_means(answered, [width] * len(slots)), "batch_seconds": width * len(slots)}
+
+
+def _ci_ms(interval: Interval, value: Optional[float], factor: float = MS) -> Optional[list]:
+    """The interval about the figure shown (`value`, in the shown unit): its half-width moved there."""
+    if value is None or interval.half_width is None:
+        return None
+    half = interval.half_width * factor
+    return [value - half, value + half]
+
+
+def _batching(interval: Interval, seconds: float) -> dict:
+    """How an interval was made, as the results keep it."""
+    return {"level": LEVEL, "method": "batch means", "batches": interval.batches,
+            "batch_seconds": seconds / interval.batches if interval.batches else None, "lag1": interval.lag1,
+            "note": interval.note}
 
 
 def to_results(summary: dict, *, target: str, method: str, settings: dict) -> dict:
@@ -55,7 +100,13 @@ def to_results(summary: dict, *, target: str, method: str, settings: dict) -> di
     offered = counts["sent"] + counts["dropped"]
     errors = counts["failed"] + counts["dropped"]
     request = {block: times(summary[key]) for block, key in _BLOCKS.items()}
-    request.update(throughput=summary["achieved_rate"] / MS, completed=counts["answered"], lost=counts["dropped"],
+    stages = summary["stages"]
+    run = intervals(summary, stages[0]["start_seconds"], stages[-1]["end_seconds"])
+    request["response_time"]["mean_ci"] = _ci_ms(run["response"], request["response_time"]["mean"])
+    request["service_time"]["mean_ci"] = _ci_ms(run["service"], request["service_time"]["mean"])
+    request.update(throughput=summary["achieved_rate"] / MS,
+                   throughput_ci=_ci_ms(run["rate"], summary["achieved_rate"] / MS, 1 / MS),
+                   completed=counts["answered"], lost=counts["dropped"],
                    loss_probability=(counts["dropped"] / offered) if offered else None)
     results = {
         "model": target, "engine": "load", "method": method, "time_unit": "ms", "params": {},
@@ -67,8 +118,10 @@ def to_results(summary: dict, *, target: str, method: str, settings: dict) -> di
             "error_rate": (errors / offered) if offered else None,
             **{k: counts[k] for k in ("sent", "answered", "failed", "late", "dropped", "warmup", "answers", "errors")},
             "late_after_ms": summary["late_seconds"] * MS,
-            "stages": [stage(s) for s in summary["stages"]], "sent_per_second": summary["sent_per_second"],
+            "stages": [stage(s, summary) for s in stages], "sent_per_second": summary["sent_per_second"],
             "interrupted": summary["interrupted"],
+            "intervals": _batching(run["response"], run["batch_seconds"]),
+            "others_utilization": summary.get("others_share"),
         },
         "warnings": warnings(summary),
     }
@@ -95,4 +148,8 @@ def warnings(summary: dict) -> List[str]:
                      "busy): see lag")
     if counts["sent"] == 0:
         found.append("no request was measured (a run shorter than its warm-up?)")
+    others = summary.get("others_share")
+    if others is not None and others > BUSY_MACHINE:
+        found.append(f"other processes took {others:.0%} of the CPUs while this was measured (the target too, if it "
+                     "runs on this machine): the times include waits for a CPU")
     return found

@@ -23,9 +23,14 @@ def run_settings(target: dict, schedule: dict, *, connections: int, max_in_fligh
 
 def measure(settings: dict, watch: Optional[Callable[[dict], None]] = None) -> dict:
     """Runs the load `settings` describe and returns the generator's summary
-    (times in seconds); `watch` gets the live figures a few times a second.
+    (times in seconds) and `others_share`, the share of the CPUs other
+    processes took meanwhile (machine.py); `watch` gets the live figures a few
+    times a second.
     Ctrl-C stops the run and returns what it measured, marked `interrupted`."""
+    from .machine import CpuWatch
+
     control = _native.LoadControl()
+    cpu_watch = CpuWatch()
     tick = None if watch is None else (lambda: watch(json.loads(control.progress())))
     outcome: dict = {}
 
@@ -43,7 +48,9 @@ def measure(settings: dict, watch: Optional[Callable[[dict], None]] = None) -> d
         raise BrewputError(str(e)) from None
     except (ValueError, RuntimeError, _native.InternalError) as e:
         raise BrewputError(f"load: {e}") from None
-    return json.loads(outcome["summary"])
+    summary = json.loads(outcome["summary"])
+    summary["others_share"] = cpu_watch.others_share()
+    return summary
 
 
 def schedule_times(schedule: dict, most: int = 1_000_000) -> List[float]:

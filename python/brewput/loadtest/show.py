@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from .. import _native
+from ..measured import LEVEL_TEXT, interval_text, is_inside, not_trusted, verdict
 from .thresholds import Threshold
 
 _COLUMNS = (("response", "response_time"), ("service", "service_time"), ("lag", "lag"))
@@ -27,7 +28,8 @@ def print_results(console, results: dict, judged: List[Tuple[Threshold, Optional
     rows = [("mean", "mean")] + [(n, n) for n, _ in _native.PERCENTILES]
     far = [p for p, _ in request["response_time"]["spectrum"] if p > 99.9]
     for label, key in rows:
-        table.add_row(label, *(_ms(request[block].get(key)) for _, block in _COLUMNS))
+        table.add_row(label, *(_ms(request[block].get(key)) + _half(request[block].get(f"{key}_ci"))
+                               for _, block in _COLUMNS))
     for p in far:
         values = [dict((q, v) for q, v in request[block]["spectrum"]).get(p) for _, block in _COLUMNS]
         table.add_row(f"p{p:g}", *(_ms(v) for v in values))
@@ -40,14 +42,46 @@ def print_results(console, results: dict, judged: List[Tuple[Threshold, Optional
                   f"{load['elapsed_seconds']:.2f} s; sent {load['sent']:,}, answers: {answers}; errors: {errors}; "
                   f"dropped {load['dropped']:,}; late (> {load['late_after_ms']:g} ms) {load['late']:,}; "
                   f"error rate {error_rate}")
+    console.print(intervals_line(results), soft_wrap=True, highlight=False)
     predicted = results.get("predicted")
     if len(load["stages"]) > 1:
         print_stages(console, load["stages"], predicted)
     elif predicted:
         print_predicted(console, request["response_time"], predicted)
+    busy = not_trusted(load.get("others_utilization"))
+    if predicted and len(load["stages"]) == 1:
+        for engine, figures in predicted["engines"].items():
+            if "refused" not in figures:
+                console.print(f"{busy}{engine}'s mean response: " + verdict(
+                    request["response_time"]["mean"], request["response_time"]["mean_ci"], figures.get("mean"),
+                    "ms"), soft_wrap=True, highlight=False)
+    elif busy:
+        console.print(busy + "the times above include waits for a CPU", soft_wrap=True, highlight=False)
     for threshold, figure, held in judged:
         shown = "not measured" if figure is None else _figure(threshold, figure)
         console.print(f"threshold {threshold.text}: {'ok' if held else 'BROKEN'} ({shown})")
+
+
+def _half(ci: Optional[List[float]]) -> str:
+    """` ± h` after a figure with an interval."""
+    return "" if ci is None else f" ± {(ci[1] - ci[0]) / 2:.2g}"
+
+
+def intervals_line(results: dict) -> str:
+    """The intervals and how they were made: the batches, their correlation, what has none."""
+    request, load = results["classes"]["request"], results["load"]
+    made = load["intervals"]
+    if made["batches"] == 0:
+        return f"{LEVEL_TEXT} intervals: none ({made['note']})"
+    rate = request["throughput"] * 1e3
+    rate_ci = None if request["throughput_ci"] is None else [x * 1e3 for x in request["throughput_ci"]]
+    line = (f"{LEVEL_TEXT} intervals by batch means ({made['batches']} batches of {made['batch_seconds']:.3g} s, "
+            f"lag-1 correlation {made['lag1']:.2f}): mean response "
+            f"{interval_text(request['response_time']['mean'], request['response_time']['mean_ci'], 'ms')}, "
+            f"mean service {interval_text(request['service_time']['mean'], request['service_time']['mean_ci'], 'ms')}"
+            f", achieved {interval_text(rate, rate_ci)}/s; none on percentiles (one run's tail is too correlated "
+            "for an honest one)")
+    return line + (f"; {made['note']}" if made["note"] else "")
 
 
 def _figure(threshold: Threshold, figure: float) -> str:
@@ -78,7 +112,9 @@ def print_predicted(console, measured: dict, predicted: dict) -> None:
     for engine in engines:
         table.add_column(engine, justify="right")
     for figure in FIGURES:
-        table.add_row(figure, _ms(measured.get(figure)), *(_predicted_cell(f, figure) for f in engines.values()))
+        ci = measured.get(f"{figure}_ci")
+        table.add_row(figure, _ms(measured.get(figure)) + _half(ci),
+                      *(_predicted_cell(f, figure, ci) for f in engines.values()))
     console.print(table)
     for engine, figures in engines.items():
         if "refused" in figures:
@@ -106,23 +142,29 @@ def print_stages(console, stages: List[dict], predicted: Optional[dict]) -> None
         label = f"{stage['start_seconds']:.4g}-{stage['end_seconds']:.4g}"
         cells = [label, f"{stage['target_rate']:,.1f}", f"{stage['achieved_rate']:,.1f}", f"{stage['answered']:,}"]
         for figure in ("mean", "p99"):
-            cells.append(_ms(stage["response_time"].get(figure)))
-            cells += [_predicted_cell(row["engines"][engine], figure) for engine in engines]
+            shown = stage["response_time"]
+            cells.append(_ms(shown.get(figure)) + _half(shown.get(f"{figure}_ci")))
+            cells += [_predicted_cell(row["engines"][engine], figure, shown.get(f"{figure}_ci"))
+                      for engine in engines]
         table.add_row(*cells, _stage_note(stage))
         for engine, figures in row["engines"].items():
             notes += [f"stage {label} s: {engine}: {why}" for why in
                       ([figures["refused"]] if "refused" in figures else figures.get("warnings", []))]
+    if predicted:
+        table.caption = f"* a predicted mean outside the measured {LEVEL_TEXT} interval"
     console.print(table)
     for note in notes:
         console.print(note, soft_wrap=True)
 
 
-def _predicted_cell(figures: dict, figure: str) -> str:
-    """An engine's figure with its relative error, or that it refused."""
+def _predicted_cell(figures: dict, figure: str, measured_ci: Optional[List[float]] = None) -> str:
+    """An engine's figure with its relative error, or that it refused; `*`
+    when it lies outside the measured interval."""
     if "refused" in figures:
         return "refused"
     error = figures["relative_error"][figure]
-    return _ms(figures.get(figure)) + ("" if error is None else f" ({error:+.1%})")
+    outside = is_inside(measured_ci, figures.get(figure)) is False
+    return _ms(figures.get(figure)) + ("" if error is None else f" ({error:+.1%})") + ("*" if outside else "")
 
 
 def _stage_note(stage: dict) -> str:
@@ -140,7 +182,8 @@ def sweep_line(rate: float, results: dict, judged: List[Tuple[Threshold, Optiona
     """One rate's run as it ends, on stderr while the sweep goes on."""
     load, response = results["load"], results["classes"]["request"]["response_time"]
     broken = [t.text for t, _, ok in judged if not ok]
-    return (f"rate {rate:g}/s: achieved {load['achieved_rate']:,.1f}/s, mean {_ms(response['mean'])} ms, "
+    return (f"rate {rate:g}/s: achieved {load['achieved_rate']:,.1f}/s, mean {_ms(response['mean'])}"
+            f"{_half(response.get('mean_ci'))} ms, "
             f"p99 {_ms(response['p99'])} ms" + (f"; broke {', '.join(broken)}" if broken else ""))
 
 
@@ -167,7 +210,8 @@ def print_sweep(console, record: dict) -> None:
             continue
         rate, load, request = s["params"]["rate"], s["results"]["load"], s["results"]["classes"]["request"]
         error_rate = "-" if load["error_rate"] is None else f"{load['error_rate']:.2%}"
-        cells = [f"{rate:g}", f"{load['achieved_rate']:,.1f}", _ms(request["response_time"]["mean"]),
+        response = request["response_time"]
+        cells = [f"{rate:g}", f"{load['achieved_rate']:,.1f}", _ms(response["mean"]) + _half(response.get("mean_ci")),
                  _ms(request["response_time"]["p99"]), error_rate, _ms(request["lag"]["p99"]), f"{load['dropped']:,}"]
         for engine in engines:
             figures = predicted.get(rate, {}).get(engine, {}).get("response_time", {})

@@ -1,0 +1,138 @@
+"""Confidence intervals on measured figures (brewput/measured.py) against
+independent truths: batch means over synthetic streams whose mean is known
+(i.i.d. and AR(1), generated here) cover it at the stated level over many
+seeds; a load run against the demo server on loopback covers the M/M/c mean;
+a prediction is judged inside or outside; a busy machine's run says it is not
+trusted."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import signal, stats
+
+from brewput import _native
+from brewput.analytic.queues import mmc
+from brewput.loadtest import measure
+from brewput.loadtest import options as opt
+from brewput.loadtest.results import to_results
+from brewput.loadtest.run import run_settings
+from brewput.measured import (FEWEST_BATCHES, LEVEL, batch_means, is_inside, not_trusted, over_repetitions,
+                              verdict)
+from load_server import serving
+
+SEEDS = 400
+
+
+def _coverage_band(hits: int) -> None:
+    """`hits` of SEEDS intervals covered the truth: LEVEL within the binomial's
+    99.9 % band (a procedure that covered less or more would fall outside it)."""
+    sd = math.sqrt(LEVEL * (1 - LEVEL) / SEEDS)
+    z = stats.norm.ppf(0.9995)
+    assert LEVEL - z * sd <= hits / SEEDS <= LEVEL + z * sd, f"coverage {hits / SEEDS:.3f} over {SEEDS} seeds"
+
+
+def _ones(values):
+    return list(values), [1.0] * len(values)
+
+
+def test_the_level_is_the_engines_one():
+    assert LEVEL == _native.CONFIDENCE == 0.95
+
+
+def test_batch_means_of_iid_exponentials_cover_their_mean_at_the_level():
+    hits = 0
+    for seed in range(SEEDS):
+        x = np.random.default_rng(seed).exponential(2.0, 4000)
+        interval = batch_means(*_ones(x))
+        assert interval.batches == 40 or interval.note == ""  # independent: rarely made longer
+        hits += interval.covers(2.0)
+    _coverage_band(hits)
+
+
+def test_batch_means_of_an_ar1_stream_cover_its_mean_at_the_level():
+    # x_t = 0.9 x_(t-1) + e_t around 5: a correlation time of ~19 steps, which
+    # the batches of 500 are long beside. The i.i.d. interval over the same
+    # values would be sqrt((1 + 0.9) / (1 - 0.9)) ~ 4.4 times too narrow.
+    hits, naive_hits = 0, 0
+    for seed in range(SEEDS):
+        e = np.random.default_rng(seed).normal(0.0, 1.0, 20_000)
+        x = 5.0 + signal.lfilter([1.0], [1.0, -0.9], e)
+        interval = batch_means(*_ones(x))
+        hits += interval.covers(5.0)
+        naive = stats.t.ppf(0.5 + LEVEL / 2, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x))
+        naive_hits += abs(x.mean() - 5.0) <= naive
+    _coverage_band(hits)
+    assert naive_hits / SEEDS < 0.6, "the check is not vacuous: ignoring correlation undercovers"
+
+
+def test_a_stream_correlated_beyond_the_fewest_batches_says_so():
+    # 0.999: a correlation time of ~2000 steps, beside batches of 400.
+    e = np.random.default_rng(3).normal(0.0, 1.0, 4000)
+    interval = batch_means(*_ones(signal.lfilter([1.0], [1.0, -0.999], e)))
+    assert interval.batches == FEWEST_BATCHES and interval.lag1 > 0.3
+    assert "correlated" in interval.note and "too narrow" in interval.note
+
+
+def test_too_few_slots_give_no_interval_and_say_why():
+    interval = batch_means([1.0] * 9, [1.0] * 9)
+    assert interval.half_width is None and interval.ci is None and "10 batches" in interval.note
+    # A batch without answers has no mean: fewer, longer batches are tried.
+    sums, counts = [1.0, 0.0] * 20, [1.0, 0.0] * 20
+    assert batch_means(sums, counts).batches == 20
+
+
+def test_a_ratio_is_batched_as_sums_over_counts():
+    # Slots with 1 or 3 answers: each batch's mean is its sums over its counts,
+    # not the mean of slot means.
+    sums, counts = [3.0, 3.0] * 40, [1.0, 3.0] * 40
+    interval = batch_means(sums, counts)
+    assert interval.value == pytest.approx(6.0 / 4.0) and interval.half_width == pytest.approx(0.0)
+
+
+def test_repetitions_give_the_t_interval_about_the_figure():
+    values = [10.0, 12.0, 11.0, 13.0]
+    low, high = over_repetitions(11.4, values)
+    half = stats.t.ppf(0.975, 3) * np.std(values, ddof=1) / 2
+    assert (low, high) == pytest.approx((11.4 - half, 11.4 + half))
+    assert over_repetitions(11.4, [10.0]) is None and over_repetitions(None, values) is None
+
+
+def test_the_verdict_says_inside_or_outside_with_the_figures():
+    assert verdict(6.4, [6.0, 6.8], 6.667, "ms") == ("inside the 95 % interval: measured 6.4 ± 0.4 ms against "
+                                                      "6.667 predicted")
+    assert verdict(5.84, [5.44, 6.24], 6.667, "ms").startswith("outside the 95 % interval: measured 5.84 ± 0.4 ms")
+    assert verdict(5.84, None, 6.667).startswith("no interval to judge by")
+    assert (is_inside([1, 2], 3), is_inside(None, 3)) == (False, None)
+    assert not_trusted(0.05) == "" and not_trusted(0.57).startswith("Not trusted: other processes took 57%")
+
+
+def _settings(url, rate, duration, seed):
+    schedule = opt.schedule(rate_text=str(rate), arrivals="poisson", ramp_text=None, step_text=None,
+                            duration_text=duration, requests_text=None, warmup_text="0.25s", seed=seed)
+    return run_settings(opt.http_target(url).settings("GET"), schedule, connections=8, max_in_flight=10_000,
+                        timeout_seconds=10.0)
+
+
+def test_a_load_runs_interval_covers_the_mmc_mean():
+    # M/M/2 at 50 %: exp(5 ms) at 200/s on loopback for 4 s (~800 answers).
+    # The interval is about the service time (from the send), which the
+    # generator's own lateness does not enter; the loopback round trip it
+    # does include is measured alone (a zero service) and added to Erlang C.
+    with serving("const(0)", workers=2, seed=5) as url:
+        overhead = to_results(measure(_settings(url, 200, "1s", 1)), target=url, method="http",
+                              settings={})["classes"]["request"]["service_time"]
+    with serving("exp(5ms)", workers=2, seed=11) as url:
+        results = to_results(measure(_settings(url, 200, "4s", 2)), target=url, method="http", settings={})
+    service = results["classes"]["request"]["service_time"]
+    truth = mmc(200.0, 0.005, 2).response * 1e3 + overhead["mean"]
+    made = results["load"]["intervals"]
+    assert made["batches"] >= FEWEST_BATCHES and made["level"] == LEVEL
+    low, high = service["mean_ci"]
+    # Generous but from the run's own interval: it, widened by the overhead's own spread (its p90 less its mean).
+    slack = overhead["p90"] - overhead["mean"]
+    assert low - slack <= truth <= high + slack, (service["mean"], service["mean_ci"], truth, made)
+    assert high - low < 0.5 * truth, "an interval this wide would cover anything"
+    # The rate's interval is over the seeded Poisson schedule's own counts: it covers the 200/s it was drawn at.
+    rate_low, rate_high = results["classes"]["request"]["throughput_ci"]
+    assert rate_low * 1e3 <= 200.0 <= rate_high * 1e3, results["classes"]["request"]["throughput_ci"]
