@@ -67,3 +67,23 @@ def test_a_unit_where_none_belongs_is_one_line_saying_what_to_write(tmp_path, se
                             timeout=60)
     assert result.returncode == 2
     assert result.stderr.splitlines() == [f"error: {path}:10 classes.req.route[0].service: {problem}"]
+
+
+def test_the_json_schema_takes_a_time_with_its_unit_and_no_unit_on_a_ratio():
+    import json
+
+    jsonschema = pytest.importorskip("jsonschema")
+
+    done = subprocess.run([sys.executable, "-m", "brewput", "schema", "model"], capture_output=True, text=True,
+                          timeout=60)
+    schema = json.loads(done.stdout)
+    route = [{"station": "web", "service": "exp(4ms)"}, {"station": "web", "service": "250us"},
+             {"station": "web", "service": {"dist": "gamma", "mean": "2min", "cv": 0.5}},
+             {"station": "web", "service": {"dist": "empirical", "values": ["1ms", 0.002]}}]
+    model = {"brewput": 1, "time_unit": "ms", "stations": {"web": {}}, "classes": {"req": {"rate": 0.1,
+                                                                                           "route": route}}}
+    jsonschema.validate(model, schema)
+    brewput.Model(**model)  # and brewput reads what the schema takes
+    route[2]["service"]["cv"] = "0.5ms"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(model, schema)
