@@ -37,8 +37,9 @@ def plan_command(
                                             "(each combination of scenarios), never bought: per_hour=30,90,120.  "
                                             "[default: none]"),
     cost: List[str] = typer.Option([], "--cost", metavar="NAME=PRICE[,RUNNING]",
-                                   help="What one unit of a decision NAME costs (demand is not bought): bought now, and (optionally) to run "
-                                        "for a year (repeatable).  [default: the fewest units]"),
+                                   help="What one unit of a decision NAME costs (demand is not bought): bought "
+                                        "now, and (optionally) to run for a year (repeatable).  "
+                                        "[default: the fewest units]"),
     years: int = WholeOption(3, "--years", help="Years of running costs in the present value."),
     discount: str = typer.Option("0%", "--discount", metavar="RATE",
                                  help="Discount rate a year for the present value, e.g. 10% or 0.1."),

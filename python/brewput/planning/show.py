@@ -168,7 +168,7 @@ def scenarios_grid(record: dict) -> Grid:
     shrinkage = record["shrinkage"]
     costs = ["purchase", "running a year", f"present value ({record['years']} y at {record['discount_rate']:.0%})"] \
         if priced else ["units"]
-    columns = [*record["scenarios"], *record["vary"], *record["objectives"], *costs]
+    columns = [*record["scenarios"], *record["vary"], "engine", *record["objectives"], *costs]
     if shrinkage:
         columns.append(f"scheduled (+{shrinkage:.0%} shrinkage)")
     grid = Grid(f"{record['model']}: the cheapest option for each scenario of "
@@ -181,6 +181,7 @@ def scenarios_grid(record: dict) -> Grid:
             continue
         option = one["options"][one["chosen"]]
         cells += [number(v) for v in option["values"].values()]
+        cells.append(option["engine"] + ("" if option["exact"] else " (approx.)"))
         cells += [figure_text(f["kind"], f["figure"], unit, shown)
                   for f, shown in zip(option["figures"], objective_units(record))]
         cells += [number(option["purchase"]), number(option["running"]), number(option["cost"])] if priced \
