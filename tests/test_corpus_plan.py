@@ -3,7 +3,8 @@
 Classes: objectives that do not parse, name an unknown metric, class or
 station, or a value without its unit or out of range; a plan with nothing to
 meet or nothing to vary; varied names the model does not have (a param or a
-path), values that make an invalid model, too many combinations; costs of a
+path), values that make an invalid model, too many combinations; demand
+(--scenario) named badly, twice, alone or priced; costs of a
 name not varied, negative, not numbers or too many; discount rates, shrinkage
 and years out of range; outputs that cannot be written; no option in range
 that meets every objective. Each is one line and exit code 2, before
@@ -91,6 +92,23 @@ CASES = [
     # The model.
     Case("model-missing", ["plan", "none.yaml", "--vary", "c=1..8", "--slo", "mean<10s"], FILES,
          names=["none.yaml"]),
+    # Demand (scenarios) beside decisions.
+    Case("scenario-no-values", plan("--vary", "c=1..8", "--scenario", "rate", "--slo", "mean<10s"), FILES,
+         names=["--scenario rate", "name=values"]),
+    Case("scenario-unknown", plan("--vary", "c=1..8", "--scenario", "users=1,2", "--slo", "mean<10s"), FILES,
+         names=["--scenario users", "c, rate"]),
+    Case("scenario-invalid-value", plan("--vary", "c=1..8", "--scenario", "rate=0", "--slo", "mean<10s"), FILES,
+         names=["--scenario rate=0"]),
+    Case("scenario-also-varied", plan("--vary", "c=1..8", "--scenario", "c=1,2", "--slo", "mean<10s"), FILES,
+         names=["--scenario c", "twice", "--vary"]),
+    Case("decide-also-scenario", plan("--decide", "c=1..8", "--scenario", "c=1,2", "--slo", "mean<10s"), FILES,
+         names=["--scenario c", "twice", "--decide"]),
+    Case("only-demand", plan("--vary", "rate=1,2", "--slo", "mean<10s"), FILES,
+         names=["--vary", "rate is demand", "nothing to decide"]),
+    Case("cost-on-demand", plan("--vary", "c=1..8", "--vary", "rate=1,2", "--slo", "mean<10s", "--cost", "rate=5"),
+         FILES, names=["--cost rate", "demand"]),
+    Case("scenario-nothing-meets", plan("--vary", "c=1..8", "--scenario", "rate=1,50", "--slo", "mean<10s"), FILES,
+         names=["no option meets every objective", "rate=50"], max_lines=20),
     # Nothing in range meets the objectives: the answer, said in one line.
     Case("nothing-meets", plan("--vary", "c=1..3", "--slo", "wait_mean<1s"), FILES,
          names=["no option meets every objective", "wait_mean<1s"]),
