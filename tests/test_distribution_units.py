@@ -52,6 +52,10 @@ def test_every_form_takes_a_unit_on_its_times():
     empirical = mm1("ms", 0.1, "empirical([1ms, 0.002s, 3000µs])")
     assert service_of(empirical) == {"kind": "empirical", "values": [pytest.approx(v) for v in (1.0, 2.0, 3.0)]}
     assert service_of(mm1("min", 1, "90s")) == {"kind": "const", "value": 1.5}
+    with_param = brewput.Model(brewput=1, params={"m": 4}, stations={"web": {}}, classes={"req": {
+        "rate": 100, "route": [{"station": "web", "service": "exp(${m}ms)"}]}})
+    assert service_of(with_param) == {"kind": "exp", "mean": pytest.approx(0.004)}
+    assert service_of(with_param.with_params(m=2)) == {"kind": "exp", "mean": pytest.approx(0.002)}
 
 
 @pytest.mark.parametrize("service, problem", [
