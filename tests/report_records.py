@@ -59,6 +59,16 @@ def _two_params():
     return record("M/M/c at two loads", {"mmc": EXAMPLES / "mmc.yaml"}, {"c": [2, 3, 4], "rate": [1.0, 1.5]})
 
 
+@lru_cache(maxsize=None)
+def _unstable():
+    return record("M/M/c with too few servers", {"mmc": EXAMPLES / "mmc.yaml"}, {"c": [2, 3, 4, 6]})
+
+
+def unstable_record():
+    """M/M/c at rate 2.7 with c = 2 (offered 135 %: unstable, its queue grows with the run), 3, 4, 6."""
+    return copy.deepcopy(_unstable())
+
+
 def two_params_record():
     """M/M/c swept over c and the arrival rate: lines against c, one per rate."""
     return copy.deepcopy(_two_params())

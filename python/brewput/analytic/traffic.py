@@ -95,6 +95,10 @@ def open_offered_load(model: Model, growing: bool = False) -> OfferedLoad:
     )
 
 
+# The words of an instability warning, which reports look for in a scenario's warnings.
+UNSTABLE = "the model is unstable"
+
+
 def instability_warnings(model: Model) -> List[str]:
     """One line per station or resource that open arrivals load to 100 % or more."""
     if not any(c.is_open for c in model.classes.values()):
@@ -103,7 +107,7 @@ def instability_warnings(model: Model) -> List[str]:
     where = [("station", name, rho) for name, rho in load.stations.items()] + \
             [("resource", name, rho) for name, rho in load.resources.items()]
     return [
-        f"{kind} {name}: open arrivals offer utilization {rho:.3g} >= 1; the model is unstable "
+        f"{kind} {name}: open arrivals offer utilization {rho:.3g} >= 1; {UNSTABLE} "
         f"and its queues grow without bound (figures depend on the run length)"
         for kind, name, rho in where if rho >= 1.0
     ]

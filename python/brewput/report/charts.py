@@ -15,7 +15,8 @@ from ..experiment.record import CHARTS
 from ..figures import number
 from .data import ELEMENTS, LOST, ChartData, Series
 from .labels import end_labels
-from .spec import Bars, Box, Chart, Line, Panel, color, marker
+from .scale import fix_y_range
+from .spec import Bars, Box, Chart, Flag, Line, Panel, color, marker
 
 NAMES = CHARTS
 SPECTRUM_TO = 99.99
@@ -76,28 +77,51 @@ def _engine_dashes(data: ChartData) -> List[Tuple[str, str]]:
 
 
 def _labelled(panel: Panel) -> Panel:
-    """The panel with its lines named at their ends."""
+    """The panel with its y axis fixed (flagged points far above the rest kept off it) and
+    its lines named at their ends inside it."""
+    fix_y_range(panel)
     panel.labels = end_labels([item for item in panel.items if isinstance(item, Line)], panel.y_from_zero,
-                              panel.log_x)
+                              panel.log_x, panel.y_range)
     return panel
 
 
+def _steady(line: Line, unstable: List[bool], unit: str) -> List[Flag]:
+    """Takes the line's flagged points (and their band) off it, returning a Flag for each:
+    an unstable point's figure grows with the run, it is no point of the curve."""
+    flags = []
+    for k, flagged in enumerate(unstable):
+        if flagged and line.y[k] is not None:
+            flags.append(Flag(x=line.x[k], value=line.y[k], y=line.y[k], color=line.color,
+                              text=f"unstable: {number(line.y[k])}{unit}"))
+            line.y[k] = None
+            for band in (line.low, line.high):
+                if band is not None:
+                    band[k] = None
+    return flags
+
+
 def _panel(data: ChartData, series: List[Series], column: str, title: str, y_label: str,
-           scale: float = 1.0, style_of: Optional[Callable[[Series], Style]] = None) -> Panel:
+           scale: float = 1.0, style_of: Optional[Callable[[Series], Style]] = None, unit: str = "") -> Panel:
     """`column` of every series: lines against the swept param, or bars without a sweep.
-    A colour and marker per series base label unless `style_of` says otherwise."""
+    A colour and marker per series base label unless `style_of` says otherwise; `unit`
+    follows the value written beside an unstable point."""
     if style_of is None:
         by_base = _styles(s.base for s in series)
         style_of = lambda s: by_base[s.base]  # noqa: E731
     if data.x is not None:
-        items = [Line(label=s.label, x=list(s.rows[data.x]), y=_scaled(_values(s.rows, column), scale),
-                      color=style_of(s)[0], marker=style_of(s)[1], dash=s.dash, group=s.base,
-                      # every figure drawn is a count, a time, a rate or a share: none below zero
-                      low=_scaled(_values(s.rows, column + "_ci_low"), scale, floor=0.0),
-                      high=_scaled(_values(s.rows, column + "_ci_high"), scale))
-                 for s in series if _values(s.rows, column) is not None]
+        items, flags = [], []
+        for s in series:
+            if _values(s.rows, column) is None:
+                continue
+            line = Line(label=s.label, x=list(s.rows[data.x]), y=_scaled(_values(s.rows, column), scale),
+                        color=style_of(s)[0], marker=style_of(s)[1], dash=s.dash, group=s.base,
+                        # every figure drawn is a count, a time, a rate or a share: none below zero
+                        low=_scaled(_values(s.rows, column + "_ci_low"), scale, floor=0.0),
+                        high=_scaled(_values(s.rows, column + "_ci_high"), scale))
+            flags += _steady(line, [i in data.unstable for i in s.rows["scenario"]], unit)
+            items.append(line)
         return _labelled(Panel(title, data.x, y_label, items, x_ticks=_sweep_ticks(data),
-                               engines=_engine_dashes(data)))
+                               engines=_engine_dashes(data), flags=flags))
     items = []
     for engine in data.engines:
         mine = [s for s in series if s.engine == engine and _values(s.rows, column) is not None]
@@ -106,7 +130,10 @@ def _panel(data: ChartData, series: List[Series], column: str, title: str, y_lab
         def first(c):
             values = [(_values(s.rows, c) or [None])[0] for s in mine]
             return None if all(v is None for v in values) else values
-        items.append(Bars(label=engine if len(data.engines) > 1 else "", categories=[s.base for s in mine],
+        # an unstable scenario's bar says so under it: its height grows with the run
+        items.append(Bars(label=engine if len(data.engines) > 1 else "",
+                          categories=[s.base + (" (unstable)" if s.rows["scenario"].iloc[0] in data.unstable else "")
+                                      for s in mine],
                           y=_scaled(first(column), scale), colors=[style_of(s)[0] for s in mine],
                           hatched=engine != data.engines[0], low=_scaled(first(column + "_ci_low"), scale, 0.0),
                           high=_scaled(first(column + "_ci_high"), scale)))
@@ -127,7 +154,7 @@ def _bound_lines(data: ChartData, series: List[Series]) -> List[Line]:
 
 def throughput_chart(data: ChartData) -> Optional[Chart]:
     series = data.class_series()
-    panel = _panel(data, series, "throughput", "", data.rate_label())
+    panel = _panel(data, series, "throughput", "", data.rate_label(), unit=f"/{data.units.rate}")
     caption = ("Completed customers per second (per time unit for slow models) after warm-up. "
                "Higher is better; a line that flattens has hit a structural limit.")
     if data.x is not None:
@@ -143,8 +170,9 @@ def throughput_chart(data: ChartData) -> Optional[Chart]:
 def latency_chart(data: ChartData) -> Optional[Chart]:
     series = data.class_series()
     unit = data.units.time
-    panels = [_panel(data, series, "response_time_p50", "median", f"median response time ({unit})"),
-              _panel(data, series, "response_time_p95", "95th percentile", f"p95 response time ({unit})")]
+    panels = [_panel(data, series, "response_time_p50", "median", f"median response time ({unit})", unit=f" {unit}"),
+              _panel(data, series, "response_time_p95", "95th percentile", f"p95 response time ({unit})",
+                     unit=f" {unit}")]
     panels = [p for p in panels if p.items]
     caption = ("Response time from arrival (or the end of thinking) to completion: the median and the 95th "
                "percentile. Lower is better; rising latency at flat throughput is queueing.")
@@ -159,18 +187,21 @@ def latency_throughput_chart(data: ChartData) -> Optional[Chart]:
     styles = _styles(s.base for s in series)
     panels = []
     for column, title in (("response_time_p50", "median"), ("response_time_p95", "95th percentile")):
-        lines = []
+        lines, flags = [], []
         for s in series:
             x, y = _values(s.rows, "throughput"), _values(s.rows, column)
-            kept = [(a, b, v) for a, b, v in zip(x or [], y or [], s.rows[data.x]) if a is not None and b is not None]
+            kept = [(a, b, v, i) for a, b, v, i in zip(x or [], y or [], s.rows[data.x], s.rows["scenario"])
+                    if a is not None and b is not None]
             if not kept:
                 continue
-            lines.append(Line(label=s.label, x=[a for a, _, _ in kept], y=[b for _, b, _ in kept],
-                              color=styles[s.base][0], marker=styles[s.base][1], dash=s.dash,
-                              points=[f"{data.x}={v}" for _, _, v in kept], group=s.base))
+            line = Line(label=s.label, x=[a for a, _, _, _ in kept], y=[b for _, b, _, _ in kept],
+                        color=styles[s.base][0], marker=styles[s.base][1], dash=s.dash,
+                        points=[f"{data.x}={v}" for _, _, v, _ in kept], group=s.base)
+            flags += _steady(line, [i in data.unstable for _, _, _, i in kept], f" {data.units.time}")
+            lines.append(line)
         if lines:
             panels.append(_labelled(Panel(title, data.rate_label(), f"{title} response time ({data.units.time})",
-                                          lines, engines=_engine_dashes(data))))
+                                          lines, engines=_engine_dashes(data), flags=flags)))
     caption = (f"Latency against throughput, a point per value of {data.x}: the capacity planner's hockey "
                "stick. Along the flat blade more load costs no latency; where a line turns up steeply the "
                "system is at its limit and more load only queues.")
@@ -202,7 +233,7 @@ def utilization_chart(data: ChartData) -> Optional[Chart]:
     for model in data.models:
         series = data.element_series(model)
         panel = _panel(data, series, "utilization", model, "utilization (%)", scale=100.0,
-                       style_of=lambda s: styles[s.rows["name"].iloc[0]])
+                       style_of=lambda s: styles[s.rows["name"].iloc[0]], unit=" %")
         if panel.items:
             panels.append(panel)
     caption = ("How busy each station (servers serving) and resource (tokens held) is, named at the end "
@@ -244,7 +275,8 @@ def lost_chart(data: ChartData) -> Optional[Chart]:
     balking at the queue, running out of patience), with 95 % intervals."""
     series = data.class_series()
     words = {"full": "the station was full", "balked": "balked at the queue", "reneged": "ran out of patience"}
-    panels = [_panel(data, series, f"{LOST}{reason}", words.get(reason, reason), "customers lost (%)", scale=100.0)
+    panels = [_panel(data, series, f"{LOST}{reason}", words.get(reason, reason), "customers lost (%)", scale=100.0,
+                     unit=" %")
               for reason in data.loss_reasons()]
     panels = [p for p in panels if p.items]
     caption = ("The share of arriving customers lost, for each reason: turned away by a full station, "
@@ -260,8 +292,10 @@ def measures_chart(data: ChartData) -> Optional[Chart]:
         return None
     series = data.class_series()
     unit = data.units.time
-    panels = [_panel(data, series, "response_time_p50", "response time (arrival to done)", f"median ({unit})")]
-    panels += [_panel(data, series, f"measure_{name}_p50", name, f"median ({unit})") for name in names]
+    panels = [_panel(data, series, "response_time_p50", "response time (arrival to done)", f"median ({unit})",
+                     unit=f" {unit}")]
+    panels += [_panel(data, series, f"measure_{name}_p50", name, f"median ({unit})", unit=f" {unit}")
+               for name in names]
     panels = [p for p in panels if p.items]
     caption = ("Latency measured between marks on the route (the class's measures, e.g. from ordering or "
                "from paying to the drink), beside the response time from arrival to done: the median of "

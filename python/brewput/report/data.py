@@ -27,6 +27,22 @@ ELEMENTS = ("station", "server_type", "resource")
 LOST = "share_lost_"
 
 
+def _unstable(results: dict) -> bool:
+    """Whether a scenario's figures are no steady state: a model whose open arrivals offer
+    a station or resource 100 % or more (its queue grows for as long as the run lasts), or a
+    measured run that did not hold its rate (the service fell behind: the wait grows with it)."""
+    from ..analytic.traffic import UNSTABLE
+
+    if any(UNSTABLE in warning for warning in results.get("warnings") or ()):
+        return True
+    load = results.get("load")
+    if not load or not load.get("sent"):
+        return False
+    from ..loadtest.results import HELD_SHARE
+
+    return load["achieved_rate"] < HELD_SHARE * load["target_rate"]
+
+
 @dataclass(frozen=True)
 class Series:
     """One line of a chart: its rows of the flat table (sorted along x)."""
@@ -59,6 +75,7 @@ class ChartData:
         table = flat_table(record)
         unit = table["scenario"].map(lambda i: self.scenarios[i]["results"]["time_unit"])
         self.table = self._with_service_floor(self._to_display_units(table, unit))
+        self.unstable = {s["id"] for s in scenarios if _unstable(s["results"])}
 
     def _to_display_units(self, table, unit):
         time = unit.map(self.units.time_from)

@@ -6,7 +6,7 @@ from html import escape
 from typing import List, Optional, Sequence
 
 from ..figures import DIGITS
-from .spec import LABEL_ROOM, LEADER, Bars, Box, Chart, Line, Panel
+from .spec import LABEL_ROOM, LEADER, Bars, Box, Chart, Flag, Line, Panel
 
 COLUMNS = 3
 PANEL_HEIGHT = 450
@@ -49,6 +49,17 @@ def _line_traces(line: Line, show_legend: bool) -> list:
         marker={"size": 7, "symbol": line.marker or "circle"},
         text=[_plain(p) for p in line.points] if line.points else None, hovertemplate=hover))
     return traces
+
+
+def _flag_trace(flag: Flag):
+    """An unstable point: a hollow triangle in the line's colour (at the top edge when
+    clipped), "unstable" and its value written below it."""
+    import plotly.graph_objects as go
+
+    return go.Scatter(x=[flag.x], y=[flag.y], mode="markers+text", showlegend=False, cliponaxis=False,
+                      marker={"symbol": "triangle-up-open", "size": 13, "color": flag.color, "line": {"width": 2}},
+                      text=[_plain(flag.text + (" ↑" if flag.clipped else ""))], textposition="bottom right",
+                      textfont={"color": flag.color, "size": 11}, hovertemplate=_plain(flag.text) + "<extra></extra>")
 
 
 def _end_labels(fig, panel: Panel, row: int, col: int) -> List[dict]:
@@ -124,9 +135,13 @@ def figure(chart: Chart, titled: bool = True):
                 traces = [_box_trace(item)]
             for trace in traces:
                 fig.add_trace(trace, row=row, col=col)
+        for flag in panel.flags:
+            fig.add_trace(_flag_trace(flag), row=row, col=col)
         labels += _end_labels(fig, panel, row, col)
         fig.update_xaxes(title_text=_plain(panel.x_label), row=row, col=col)
         fig.update_yaxes(title_text=_plain(panel.y_label), row=row, col=col, rangemode="tozero" if panel.y_from_zero else None)
+        if panel.y_range is not None:
+            fig.update_yaxes(range=list(panel.y_range), row=row, col=col)
         if panel.log_x:
             fig.update_xaxes(type="log", row=row, col=col)
         if panel.x_ticks:

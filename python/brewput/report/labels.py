@@ -68,16 +68,23 @@ def _group_ends(lines: Sequence[Line]) -> List[Tuple[Tuple[float, float], Line, 
             for name, members in groups.items()]
 
 
-def end_labels(lines: Sequence[Line], from_zero: bool = True, log_x: bool = False) -> List[EndLabel]:
+def end_labels(lines: Sequence[Line], from_zero: bool = True, log_x: bool = False,
+               y_range: Optional[Tuple[float, float]] = None) -> List[EndLabel]:
     """A label per line (or group of lines) beside its last point, a row apart from the next
-    beside the same stretch of x; kept inside the panel's y range (half a row beyond it at most)."""
+    beside the same stretch of x; kept inside the panel's y axis when it is given (`y_range`,
+    a row being ROW of it), else within half a row of the lines' range."""
     ends = [((point[0], point[1]), (line, name)) for point, line, name in _group_ends(lines)]
     if not ends:
         return []
     if log_x:
         ends = [((math.log10(x), y), line) for (x, y), line in ends]
-    low, high = _range(lines, from_zero)
-    row = ROW * (high - low)
+    if y_range is None:
+        low, high = _range(lines, from_zero)
+        row = ROW * (high - low)
+        bottom, top = low - row / 2, high + row / 2
+    else:
+        row = ROW * (y_range[1] - y_range[0])
+        bottom, top = y_range[0] + row / 2, y_range[1] - row / 2
     xs = [point[0] for point, _ in ends]
     if not (math.isfinite(row) and math.isfinite(max(xs) - min(xs))):
         return []                                    # figures near the float limits: no room to reckon
@@ -86,9 +93,9 @@ def end_labels(lines: Sequence[Line], from_zero: bool = True, log_x: bool = Fals
         column.sort(key=lambda end: (end[0][1], end[1][1]))
         ys = _spread([point[1] for point, _ in column], row)
         for k in range(len(ys) - 1, -1, -1):         # down from the top ...
-            ys[k] = min(ys[k], high + row / 2 if k == len(ys) - 1 else ys[k + 1] - row)
+            ys[k] = min(ys[k], top if k == len(ys) - 1 else ys[k + 1] - row)
         for k in range(len(ys)):                     # ... and up from the bottom
-            ys[k] = max(ys[k], low - row / 2 if k == 0 else ys[k - 1] + row)
+            ys[k] = max(ys[k], bottom if k == 0 else ys[k - 1] + row)
         labels += [EndLabel(x=10 ** point[0] if log_x else point[0], y=y, at=point[1],
                             text=f"{GLYPHS.get(line.marker, '—')} {name}", color=line.color)
                    for (point, (line, name)), y in zip(column, ys)]

@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from .spec import LABEL_ROOM, LEADER, Bars, Box, Chart, Line, Panel
+from .spec import LABEL_ROOM, LEADER, Bars, Box, Chart, Flag, Line, Panel
 
 STYLES = {"solid": "-", "dash": "--", "dot": ":"}
 MARKERS = {"circle": "o", "square": "s", "diamond": "D", "triangle-up": "^", "triangle-down": "v",
@@ -41,6 +41,17 @@ def _line(ax, line: Line) -> None:
         ax.fill_between(line.x, _floats(line.low), _floats(line.high), color=line.color, alpha=0.18, linewidth=0)
     ax.plot(line.x, y, linestyle=STYLES[line.dash], color=line.color, linewidth=1.2 if line.marker is None else 2,
             marker=MARKERS.get(line.marker, ""), markersize=6, label=_plain(line.label) if line.legend else None)
+
+
+def _flags(ax, flags: List[Flag], size: float) -> None:
+    """Unstable points: a hollow triangle in the line's colour, at the top edge when clipped,
+    with "unstable" and the value written below it."""
+    for flag in flags:
+        ax.plot([flag.x], [flag.y], linestyle="none", marker="^", markersize=11, markerfacecolor="white",
+                markeredgecolor=flag.color, markeredgewidth=2, clip_on=False, zorder=5)
+        ax.annotate(_plain(flag.text + (" ↑" if flag.clipped else "")), xy=(flag.x, flag.y), xytext=(8, -6),
+                    textcoords="offset points", va="top", ha="left", fontsize=size, color=flag.color,
+                    annotation_clip=False)
 
 
 def _bars(ax, bars: List[Bars]) -> None:
@@ -137,12 +148,15 @@ def _panel(ax, panel: Panel, crowded: bool) -> None:
         ax.set_xscale("log")
     if lines:
         _end_labels(ax, panel, FONT - (4 if crowded else 2))
+        _flags(ax, panel.flags, FONT - (4 if crowded else 2))
     if lines and panel.engines:
         _engine_legend(ax, panel)
     if panel.x_ticks:
         ax.set_xticks([v for v, _ in panel.x_ticks], [_plain(t) for _, t in panel.x_ticks])
         ax.minorticks_off()
-    if panel.y_from_zero and ax.get_ylim()[1] > 0:  # a hand-edited record's negative figures: drawn where they are
+    if panel.y_range is not None:
+        ax.set_ylim(*panel.y_range)
+    elif panel.y_from_zero and ax.get_ylim()[1] > 0:  # a hand-edited record's negative figures: drawn where they are
         ax.set_ylim(bottom=0)
     ax.set_title(_plain(panel.title), fontsize=FONT)
     ax.set_xlabel(_plain(panel.x_label), fontsize=FONT - 1)
@@ -157,10 +171,12 @@ def write_png(chart: Chart, path) -> Path:
     # tick arithmetic overflow: the chart is still drawn, without numpy's warnings.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return _draw(chart, Path(path))
+        draw(chart).savefig(path, dpi=DPI)
+    return Path(path)
 
 
-def _draw(chart: Chart, path: Path) -> Path:
+def draw(chart: Chart):
+    """The chart as a matplotlib Figure (not yet rendered)."""
     from matplotlib.figure import Figure
 
     columns = min(len(chart.panels), COLUMNS)
@@ -178,5 +194,4 @@ def _draw(chart: Chart, path: Path) -> Path:
     for ax in axes[len(chart.panels):]:
         ax.set_visible(False)
     figure.suptitle(_plain(chart.title), y=1 - 0.2 / height, fontsize=FONT + 3)
-    figure.savefig(path, dpi=DPI)
-    return path
+    return figure

@@ -87,6 +87,20 @@ class EndLabel:
 
 
 @dataclass
+class Flag:
+    """A point that is no steady-state figure: a model offered more than it can serve (its
+    queue grows for as long as the run lasts) or a measured run whose service did not keep
+    up. Taken off its line and marked; where it lies far above the rest it is drawn at the
+    panel's top edge (`clipped`) with its value written, so that it squashes nothing."""
+    x: float
+    value: float
+    y: float            # where it is drawn: at its value, or at the top edge when clipped
+    text: str           # "unstable: 77,914 s"
+    color: str
+    clipped: bool = False
+
+
+@dataclass
 class Panel:
     title: str
     x_label: str
@@ -97,6 +111,8 @@ class Panel:
     y_from_zero: bool = True
     labels: List[EndLabel] = field(default_factory=list)
     engines: List[Tuple[str, str]] = field(default_factory=list)   # (dash, engine) when lines mix engines
+    flags: List[Flag] = field(default_factory=list)
+    y_range: Optional[Tuple[float, float]] = None   # the y axis, fixed where the chart placed names in it
 
 
 @dataclass
