@@ -22,8 +22,8 @@ def test_coffee_prints_measured_beside_predicted(tmp_path):
                   "-o", tmp_path / "lab.json")
     assert run.returncode == 0, run.stderr
     for words in ("Throughput (lattes per second)", "Median latency (ms)", "ideal", "locking",
-                  "/ 250 (", "measured / predicted"):
-        assert words in run.stdout
+                  "/ 250 (", "measured ± 95 % interval / predicted by the model"):
+        assert words in " ".join(run.stdout.split())  # the caption may wrap
     record = json.loads((tmp_path / "lab.json").read_text())
     assert record["brewput"] == "experiment" and record["sweep"] == {"cpus": [1]}
     pairs = [(s["model"], s["engine"], s["params"]["cpus"]) for s in record["scenarios"]]
@@ -77,7 +77,8 @@ def test_pool_shows_the_seeds_table():
     run = brewput("lab", "pool", "--tasks", "8", "--work", "1ms", "--threads", "1,2", "--cpus", "1",
                   "--repetitions", "1")
     assert run.returncode == 0, run.stderr
-    for words in ("Thread-pool sizing: 8 tasks of 1 ms on 1 CPUs", "8 (one per task)", "Fastest measured",
+    # The conclusion opens with "Not trusted: ..." on a busy machine, its "fastest measured" then in lower case.
+    for words in ("Thread-pool sizing: 8 tasks of 1 ms on 1 CPUs", "8 (one per task)", "astest measured",
                   "/ 8 ("):  # 8 tasks of 1 ms on one CPU: every shape's predicted makespan is 8 ms
         assert words in run.stdout
 

@@ -17,7 +17,8 @@ from brewput.loadtest import measure
 from brewput.loadtest import options as opt
 from brewput.loadtest.results import to_results
 from brewput.loadtest.run import run_settings
-from brewput.measured import (FEWEST_BATCHES, LEVEL, batch_means, is_inside, not_trusted, over_repetitions,
+from brewput.loadtest.show import conclusions
+from brewput.measured import (FEWEST_BATCHES, LEVEL, batch_means, concluded, is_inside, over_repetitions,
                               verdict)
 from load_server import serving
 
@@ -104,7 +105,27 @@ def test_the_verdict_says_inside_or_outside_with_the_figures():
     assert verdict(5.84, [5.44, 6.24], 6.667, "ms").startswith("outside the 95 % interval: measured 5.84 ± 0.4 ms")
     assert verdict(5.84, None, 6.667).startswith("no interval to judge by")
     assert (is_inside([1, 2], 3), is_inside(None, 3)) == (False, None)
-    assert not_trusted(0.05) == "" and not_trusted(0.57).startswith("Not trusted: other processes took 57%")
+    assert concluded(0.05, "Fastest: 2") == "Fastest: 2"
+    assert concluded(0.57, "Fastest: 2") == "Not trusted: other processes took 57% of the CPUs meanwhile; fastest: 2"
+
+
+def _judged(others_utilization):
+    """A one-rate run's results as to_results and --predict make them: 5.84 ± 0.4 ms beside 6.667."""
+    return {"classes": {"request": {"response_time": {"mean": 5.84, "mean_ci": [5.44, 6.24]}}},
+            "load": {"stages": [{}], "others_utilization": others_utilization},
+            "predicted": {"engines": {"solve": {"mean": 6.667}, "simulate": {"refused": "unstable"}}}}
+
+
+def test_a_busy_runs_conclusion_says_it_is_not_trusted():
+    quiet, busy = conclusions(_judged(0.02)), conclusions(_judged(0.57))
+    assert quiet == ["solve's mean response: outside the 95 % interval: measured 5.84 ± 0.4 ms against 6.667 "
+                     "predicted"]
+    assert busy == ["Not trusted: other processes took 57% of the CPUs meanwhile; " + quiet[0]]
+    # Without a prediction a busy run still says so; a quiet one has nothing to conclude.
+    quiet_run, busy_run = _judged(0.02), _judged(0.57)
+    for results in (quiet_run, busy_run):
+        del results["predicted"]
+    assert conclusions(quiet_run) == [] and conclusions(busy_run)[0].startswith("Not trusted: other processes took 57%")
 
 
 def _settings(url, rate, duration, seed):

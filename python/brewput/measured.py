@@ -161,8 +161,15 @@ def is_inside(ci: Optional[Sequence[float]], predicted: Optional[float]) -> Opti
     return ci[0] <= predicted <= ci[1]
 
 
-def not_trusted(others_share: Optional[float]) -> str:
-    """The words that open a conclusion drawn on a busy machine ('' on a quiet one)."""
-    if others_share is None or others_share <= BUSY_MACHINE:
-        return ""
-    return f"Not trusted: other processes took {others_share:.0%} of the CPUs meanwhile; "
+def is_busy(others_share: Optional[float]) -> bool:
+    """Whether other processes took so much of the CPUs that a measurement is not trusted."""
+    return others_share is not None and others_share > BUSY_MACHINE
+
+
+def concluded(others_share: Optional[float], conclusion: str) -> str:
+    """A measurement's conclusion, opened on a busy machine by why it is not trusted."""
+    if not is_busy(others_share):
+        return conclusion
+    # A short window read in /proc/stat's 10 ms ticks can count more than all of it.
+    return (f"Not trusted: other processes took {min(others_share, 1.0):.0%} of the CPUs meanwhile; "
+            + conclusion[:1].lower() + conclusion[1:])

@@ -106,6 +106,11 @@ pub struct Repetition {
     /// CPU time other processes used on the run's CPUs in the window (None
     /// where /proc/stat cannot be read): what a busy machine took away.
     pub others_cpu_s: Option<f64>,
+    /// This repetition's own response and service times (the run's `percentiles`,
+    /// no distribution): repetitions are independent, so their spread gives the
+    /// figures' confidence intervals.
+    pub response: Times,
+    pub service: Times,
 }
 
 /// Runs `f` on a new thread confined to the first `cpus` CPUs this process may
@@ -160,7 +165,7 @@ pub fn run_coffee(run: &CoffeeRun, control: &LabControl) -> Result<CoffeeReport,
                 break;
             }
             let kitchen = Arc::new(design.open(work, &runtime)?);
-            let measured = repeat(&runtime, &kitchen, run.par, &span, load.clone(), control);
+            let measured = repeat(&runtime, &kitchen, run.par, &span, load.clone(), &run.percentiles, control);
             drop(kitchen); // pipelines stop their baristas here, outside the window
             let (repetition, latencies) = measured?;
             if control.is_cancelled() {
@@ -245,6 +250,7 @@ fn repeat(
     par: usize,
     span: &Span,
     load: Option<(Gaps, usize)>,
+    percentiles: &[f64],
     control: &LabControl,
 ) -> Result<(Repetition, Latencies), LabError> {
     let start = Instant::now();
@@ -270,6 +276,8 @@ fn repeat(
         cpu_s: watched.cpu.as_secs_f64(),
         utilization: watched.cpu.as_secs_f64() / (watched.span.as_secs_f64() * watched.cpus as f64),
         others_cpu_s: watched.others.map(|d| d.as_secs_f64()),
+        response: latencies.response.summary(percentiles, false),
+        service: latencies.service.summary(percentiles, false),
     };
     Ok((repetition, latencies))
 }

@@ -55,6 +55,9 @@ pub struct PoolRepetition {
     /// CPU time other processes used on the run's CPUs meanwhile (None where
     /// /proc/stat cannot be read).
     pub others_cpu_s: Option<f64>,
+    /// This repetition's own task latencies (the run's `percentiles`, no
+    /// distribution), whose spread across repetitions gives the intervals.
+    pub latency: Times,
 }
 
 /// Runs the pool `run` describes, all repetitions. As for the coffee shop,
@@ -79,15 +82,18 @@ pub fn run_pool(run: &PoolRun, control: &LabControl) -> Result<PoolReport, LabEr
             let makespan = done.iter().max().copied().unwrap_or_default();
             let cpu = os::process_cpu_time().saturating_sub(cpu0);
             let others = busy0.zip(os::busy_time_on(&cpus)).map(|(b0, b1)| b1.saturating_sub(b0).saturating_sub(cpu));
+            let mut own = Recorder::default();
             for d in &done {
-                latency.record(*d);
+                own.record(*d);
             }
+            latency.merge(&own);
             repetitions.push(PoolRepetition {
                 makespan_s: makespan.as_secs_f64(),
                 throughput_per_s: run.tasks as f64 / makespan.as_secs_f64(),
                 cpu_s: cpu.as_secs_f64(),
                 utilization: cpu.as_secs_f64() / (makespan.as_secs_f64() * cpus.len() as f64),
                 others_cpu_s: others.map(|d| d.as_secs_f64()),
+                latency: own.summary(&run.percentiles, false),
             });
         }
         Ok((repetitions, latency))

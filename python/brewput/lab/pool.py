@@ -16,7 +16,7 @@ from ..errors import BrewputError
 from ..model import Model
 from . import native
 from .options import LIMITS
-from .results import SPECTRUM, busy_machine_warning, interval, others_share, times
+from .results import SPECTRUM, busy_machine_warning, interval, others_share, times, with_intervals
 
 PER_TASK = "thread-per-task"
 POOL = "pool"
@@ -50,7 +50,8 @@ def measure_pool(tasks: int, work_ms: float, threads: Optional[int], cpus: int, 
     throughput, throughput_ci = interval([r["throughput_per_s"] / 1e3 for r in reps])
     utilization, utilization_ci = interval([r["utilization"] for r in reps])
     task = {"throughput": throughput, "throughput_ci": throughput_ci, "makespan": makespan,
-            "makespan_ci": makespan_ci, "response_time": times(report["latency"]),
+            "makespan_ci": makespan_ci,
+            "response_time": with_intervals(times(report["latency"]), [r["latency"] for r in reps]),
             "completed": report["latency"]["count"], "lost": 0}
     return {"model": _label(threads), "engine": "lab", "method": "measured", "time_unit": "ms",
             "params": {"threads": tasks if threads is None else threads, "cpus": report["cpus"]},
@@ -124,6 +125,8 @@ def run_pool_lab(tasks: int, work_ms: float, threads: List[int], cpus: int, *, r
             add_scenario(record, _label(k), "lab", params, measure_pool(tasks, work_ms, k, cpus, repetitions, nice,
                                                                        distribution=distribution))
             add_scenario(record, _label(k), "simulate", params, predict_pool(tasks, work_ms, k, cpus))
+            if progress:
+                progress(len(record["scenarios"]), total, f"measured and modelled {what}")
     except KeyboardInterrupt:
         record["interrupted"] = True
     return record

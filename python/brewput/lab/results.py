@@ -10,6 +10,7 @@ import statistics
 from typing import List, Optional, Sequence, Tuple
 
 from .. import _native
+from ..measured import BUSY_MACHINE, over_repetitions
 
 SPECTRUM = tuple(_native.SPECTRUM)
 NAMED = tuple(_native.PERCENTILES)
@@ -38,6 +39,16 @@ def times(summary: dict) -> dict:
     return out
 
 
+def with_intervals(block: dict, repetitions: List[dict]) -> dict:
+    """A response_time `block` (ms) whose mean and named percentiles get their
+    intervals from the independent repetitions' own figures (`repetitions`:
+    Rust `Times` in microseconds): their spread about the figure over all."""
+    own = [times(r) for r in repetitions]
+    for key in ("mean", *(name for name, _ in NAMED)):
+        block[f"{key}_ci"] = over_repetitions(block[key], [o[key] for o in own])
+    return block
+
+
 def _distribution_ms(d: dict) -> dict:
     return {**d, "rows": [[value / 1e3, quantile, count] for value, quantile, count in d["rows"]],
             **{key: d[key] / 1e3 for key in ("mean", "std_deviation", "max")}}
@@ -53,9 +64,9 @@ def coffee_results(implementation: str, settings: dict, report: dict) -> dict:
     latte = {
         "throughput": throughput,
         "throughput_ci": throughput_ci,
-        "response_time": times(report["response"]),
+        "response_time": with_intervals(times(report["response"]), [r["response"] for r in reps]),
         "waiting_time": times(report["waiting"]),
-        "service_time": times(report["service"]),
+        "service_time": with_intervals(times(report["service"]), [r["service"] for r in reps]),
         "completed": sum(r["completed"] for r in reps),
         "offered": offered,
         "lost": dropped,
@@ -85,8 +96,6 @@ def coffee_results(implementation: str, settings: dict, report: dict) -> dict:
     }
 
 
-# Other processes' share of the run's CPUs above which a measurement says so.
-BUSY_MACHINE = 0.10
 BUSY_PREFIX = "other processes used"
 
 

@@ -7,9 +7,13 @@ from typing import List, Optional
 from rich.console import Console
 from rich.table import Table
 
-from ..figures import number, percent, signed_percent
+import statistics
+
+from ..figures import number, percent
+from ..measured import LEVEL, LEVEL_TEXT, concluded, interval_text
 from .results import BUSY_PREFIX
-from .table import lab_table, lost, median_ms, p99_ms, relative_error, throughput_per_s
+from .table import (PREDICTED_CAPTION, lab_table, lost, measured_cell, median_ci_ms, median_ms, p99_ci_ms, p99_ms,
+                    throughput_ci_per_s, throughput_per_s)
 
 
 def record_warnings(record: dict) -> List[str]:
@@ -25,23 +29,32 @@ def record_warnings(record: dict) -> List[str]:
     return others
 
 
+def busiest(record: dict) -> Optional[float]:
+    """The largest share of the CPUs other processes took during one of the
+    record's repetitions (as record_warnings says "up to"); None where unknown."""
+    return max((r["others_utilization"] for s in record["scenarios"] if s["engine"] == "lab"
+                for r in s["results"]["repetitions"] if r["others_utilization"] is not None), default=None)
+
+
 def print_coffee(console: Console, record: dict) -> None:
     swept = "par" if "par" in record["sweep"] else "cpus"
     unit = "customers" if swept == "par" else "cpu"
-    console.print(lab_table(record, "Throughput (lattes per second)", throughput_per_s, swept=swept, unit=unit))
-    console.print(lab_table(record, "Median latency (ms)", median_ms, swept=swept, unit=unit))
+    console.print(lab_table(record, "Throughput (lattes per second)", throughput_per_s, swept=swept, unit=unit,
+                            interval=throughput_ci_per_s))
+    console.print(lab_table(record, "Median latency (ms)", median_ms, swept=swept, unit=unit, interval=median_ci_ms))
     if any(s["results"]["settings"]["load"]["kind"] == "open" for s in record["scenarios"] if s["engine"] == "lab"):
-        console.print(lab_table(record, "p99 latency from the intended start (ms)", p99_ms, swept=swept, unit=unit))
+        console.print(lab_table(record, "p99 latency from the intended start (ms)", p99_ms, swept=swept, unit=unit,
+                                interval=p99_ci_ms))
         console.print(lab_table(record, "Orders dropped (request queue full)", lost, swept=swept, unit=unit,
                                 counts=True))
     measured = [s["results"]["settings"] for s in record["scenarios"] if s["engine"] == "lab"]
     cpus_used = {settings.get("cpus_used") for settings in measured}
     runtimes = sorted({settings["runtime"] for settings in measured})
     counts = sorted(c for c in cpus_used if c)
-    console.print(f"Measured on this machine with {' / '.join(map(str, counts))} {'CPU' if counts == [1] else 'CPUs'} "
+    console.print(concluded(busiest(record), f"Measured on this machine with {' / '.join(map(str, counts))} {'CPU' if counts == [1] else 'CPUs'} "
                   f"({' and '.join(runtimes)} runtime{'s' if len(runtimes) > 1 else ''}); "
                   "the talk: ideal 250/s per cpu, locking flat at 250/s, finelocking flat at 1000/s "
-                  "from 4 cpus, multi-2 linear to 1500/s at 6.", highlight=False)
+                  "from 4 cpus, multi-2 linear to 1500/s at 6."), highlight=False)
     if "threads" in runtimes:
         # Measured, not modelled: the cost is where the kernel puts each woken
         # thread, which no station of a model sees (docs/lab.md, "The thread runtime").
@@ -54,32 +67,82 @@ def print_pool(console: Console, record: dict) -> None:
     rows = {}
     for s in record["scenarios"]:
         rows.setdefault((s["model"], s["params"]["threads"]), {})[s["engine"]] = s["results"]
-    table = Table(title=record["title"], title_justify="left",
-                  caption="measured / predicted by the model (relative error)")
+    table = Table(title=record["title"], title_justify="left", caption=PREDICTED_CAPTION)
     for name in ("threads", "makespan (ms)", "tasks per second", "mean task latency (ms)", "cpu use"):
         table.add_column(name, justify="right")
     for (model, threads), engines in rows.items():
         lab, sim = engines.get("lab"), engines.get("simulate")
         table.add_row(f"{threads}" + (" (one per task)" if model == "thread-per-task" else ""),
-                      _pair(lab, sim, lambda r: r["classes"]["task"]["makespan"]),
-                      _pair(lab, sim, throughput_per_s),
-                      _pair(lab, sim, lambda r: r["classes"]["task"]["response_time"]["mean"]),
-                      _pair(lab, sim, lambda r: r["resources"]["cpu"]["utilization"], percent))
+                      _pair(lab, sim, lambda r: task(r)["makespan"], lambda r: task(r)["makespan_ci"]),
+                      _pair(lab, sim, throughput_per_s, throughput_ci_per_s),
+                      _pair(lab, sim, lambda r: task(r)["response_time"]["mean"],
+                            lambda r: task(r)["response_time"].get("mean_ci")),
+                      _pair(lab, sim, lambda r: r["resources"]["cpu"]["utilization"],
+                            lambda r: r["resources"]["cpu"]["utilization_ci"], percent, lambda h: f"{h:.1%}"))
     console.print(table)
-    best = min(((r["lab"]["classes"]["task"]["makespan"], r["lab"]["classes"]["task"]["response_time"]["mean"], k)
-                for (_, k), r in rows.items() if "lab" in r), default=None)
-    if best is not None:
-        console.print(f"Fastest measured: {best[2]} threads (makespan {number(best[0])} ms, mean latency "
-                      f"{number(best[1])} ms). Seed 003: for CPU-bound work the best pool has as many threads as "
-                      "cores; a thread per task finishes no sooner and every task waits till near the end.",
-                      highlight=False)
+    line = pool_conclusion(record)
+    if line:
+        console.print(line, highlight=False)
 
 
-def _pair(lab: Optional[dict], sim: Optional[dict], figure, written=number) -> str:
+def pool_conclusion(record: dict) -> Optional[str]:
+    """Seed 003's lesson checked against the measurement: the fastest pool
+    measured beside the model's best size, told apart only when the
+    repetitions' makespans differ significantly, and not trusted at all when
+    other processes took a noticeable share of the CPUs meanwhile."""
+    measured = {s["params"]["threads"]: s["results"] for s in record["scenarios"] if s["engine"] == "lab"}
+    predicted = {s["params"]["threads"]: s["results"]["classes"]["task"]["makespan"]
+                 for s in record["scenarios"] if s["engine"] == "simulate"}
+    if not measured:
+        return None
+    fastest = min(measured, key=lambda k: measured[k]["classes"]["task"]["makespan"])
+    lesson = ("Seed 003: for CPU-bound work the best pool has as many threads as cores; a thread per task finishes "
+              "no sooner and every task waits till near the end.")
+    first = f"fastest measured {fastest} threads ({_makespan(measured[fastest])})"
+    if predicted:
+        shortest = min(predicted.values())
+        # The model's best size: the fewest threads it finishes soonest with (more are no faster in it).
+        best = min(k for k, m in predicted.items() if m <= shortest * (1 + 1e-6))
+        first += "; " + _against_best(measured, fastest, best)
+    return concluded(busiest(record), first[0].upper() + first[1:] + ". " + lesson)
+
+
+def task(results: dict) -> dict:
+    return results["classes"]["task"]
+
+
+def _makespan(results: dict) -> str:
+    task = results["classes"]["task"]
+    return f"makespan {interval_text(task['makespan'], task['makespan_ci'], 'ms')}"
+
+
+def _against_best(measured: dict, fastest: int, best: int) -> str:
+    """The fastest measured size against the model's best, judged on the repetitions' makespans."""
+    if fastest == best:
+        return "the model's best size too"
+    if best not in measured:
+        return f"the model's best size, {best} threads, was not measured"
+    spans = [[r["makespan"] for r in measured[k]["repetitions"]] for k in (fastest, best)]
+    shown = f"{best} threads (the model's best size): {_makespan(measured[best])}"
+    if min(len(s) for s in spans) < 2:
+        return f"one repetition cannot tell it from {shown}"
+    if _differ(*spans):
+        return f"significantly faster than {shown}"
+    return f"indistinguishable at {LEVEL_TEXT} from {shown}"
+
+
+def _differ(a: List[float], b: List[float]) -> bool:
+    """Whether two sets of repetitions' figures have different means (Welch's t-test at LEVEL)."""
+    from scipy import stats
+
+    if statistics.pvariance(a) == 0 and statistics.pvariance(b) == 0:
+        return statistics.fmean(a) != statistics.fmean(b)
+    return bool(stats.ttest_ind(a, b, equal_var=False).pvalue < 1 - LEVEL)
+
+
+def _pair(lab: Optional[dict], sim: Optional[dict], figure, interval, written=number, half_written=None) -> str:
     m = None if lab is None else figure(lab)
+    ci = None if lab is None else interval(lab)
     p = None if sim is None else figure(sim)
-    text = "-" if m is None else written(m)
-    if p is not None:
-        error = relative_error(m, p)
-        text += f" / {written(p)}" + (f" ({signed_percent(error)})" if error is not None else "")
-    return text
+    return measured_cell(m, ci, p, written, has_prediction=p is not None,
+                         **({"half_written": half_written} if half_written else {})) or "-"

@@ -7,9 +7,16 @@ from typing import Callable, Dict, List, Optional, Tuple
 from rich.table import Table
 
 from ..figures import count, number, signed_percent
+from ..measured import LEVEL_TEXT, is_inside
 from ..units import rate_factor
 
 Figure = Callable[[dict], Optional[float]]
+Interval = Callable[[dict], Optional[List[float]]]
+
+#: The caption of a table whose measured figures carry intervals.
+MEASURED_CAPTION = f"measured ± its {LEVEL_TEXT} interval over the repetitions"
+PREDICTED_CAPTION = (f"measured ± {LEVEL_TEXT} interval / predicted by the model (relative error); "
+                     "* a prediction outside the measured interval")
 
 
 def throughput_per_s(results: dict) -> Optional[float]:
@@ -17,12 +24,44 @@ def throughput_per_s(results: dict) -> Optional[float]:
     return None if value is None else value * rate_factor(results["time_unit"], "s")
 
 
+def throughput_ci_per_s(results: dict) -> Optional[List[float]]:
+    ci = _class(results).get("throughput_ci")
+    return None if ci is None else [x * rate_factor(results["time_unit"], "s") for x in ci]
+
+
 def median_ms(results: dict) -> Optional[float]:
     return _class(results)["response_time"]["p50"]
 
 
+def median_ci_ms(results: dict) -> Optional[List[float]]:
+    return _class(results)["response_time"].get("p50_ci")
+
+
 def p99_ms(results: dict) -> Optional[float]:
     return _class(results)["response_time"]["p99"]
+
+
+def p99_ci_ms(results: dict) -> Optional[List[float]]:
+    return _class(results)["response_time"].get("p99_ci")
+
+
+def _half(h: float) -> str:
+    return f"{h:.2g}"
+
+
+def measured_cell(value: Optional[float], ci: Optional[List[float]], predicted: Optional[float], written=number,
+                  has_prediction: bool = False, half_written=_half) -> str:
+    """`measured ± h`, then ` / predicted (error)` with `*` when the
+    prediction lies outside the measured interval."""
+    text = "" if value is None else written(value)
+    if value is not None and ci is not None:
+        text += f" ± {half_written((ci[1] - ci[0]) / 2)}"
+    if has_prediction:
+        error = relative_error(value, predicted)
+        text += f" / {written(predicted)}"
+        text += f" ({signed_percent(error)})" if error is not None else ""
+        text += "*" if is_inside(ci, predicted) is False else ""
+    return text
 
 
 def lost(results: dict) -> Optional[float]:
@@ -55,8 +94,9 @@ def _cells(record: dict, swept: str) -> Tuple[List[str], List, Dict]:
 
 
 def lab_table(record: dict, title: str, figure: Figure, *, swept: str = "cpus", unit: str = "cpu",
-              counts: bool = False) -> Table:
-    """One figure of a record's scenarios: measured, and predicted beside it when present."""
+              counts: bool = False, interval: Optional[Interval] = None) -> Table:
+    """One figure of a record's scenarios: measured (± its `interval`), and
+    predicted beside it when present."""
     written = count if counts else number
     rows, columns, cells = _cells(record, swept)
     table = Table(title=title, title_justify="left", min_width=len(title))  # titles never wrap
@@ -68,14 +108,12 @@ def lab_table(record: dict, title: str, figure: Figure, *, swept: str = "cpus", 
         for x in columns:
             measured, predicted = cells.get((row, x, "lab")), cells.get((row, x, "simulate"))
             m = None if measured is None else figure(measured)
+            ci = None if measured is None or interval is None else interval(measured)
             p = None if predicted is None else figure(predicted)
-            text = "" if m is None else written(m)
-            if predicted is not None:
-                error = relative_error(m, p)
-                text += f" / {written(p)}"
-                text += f" ({signed_percent(error)})" if error is not None else ""
-            texts.append(text)
+            texts.append(measured_cell(m, ci, p, written, has_prediction=predicted is not None))
         table.add_row(row, *texts)
     if any(engine == "simulate" for *_, engine in cells):
-        table.caption = "measured / predicted by the model (relative error)"
+        table.caption = PREDICTED_CAPTION if interval else "measured / predicted by the model (relative error)"
+    elif interval:
+        table.caption = MEASURED_CAPTION
     return table

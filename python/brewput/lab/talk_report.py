@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from ..figures import number, signed_percent
+from ..measured import LEVEL_TEXT, concluded, is_inside
 from ..report.grid import Grid
 from ..report.spec import Chart, Line, Panel, color, marker
 from .options import LIMITS
-from .table import relative_error
+from .table import measured_cell, median_ci_ms, relative_error, throughput_ci_per_s
 from .talk_compare import Comparison
 
 # What varies along each table's rows beside the implementation (the talk's own layout).
@@ -25,6 +26,8 @@ ERROR_NOTE = ("talk vs model = (talk - model) / model{lab}. The talk's latency s
               "(time in its request queue is not counted), brewput's when the customer orders: the same where "
               "customers = CPUs (nobody waits for a worker), not beyond.")
 FIGURES = (("thru_per_s", "throughput, lattes/s"), ("p50_ms", "median latency, ms"))
+# Each figure's interval in a lab measurement's results.
+INTERVALS = {"thru_per_s": throughput_ci_per_s, "p50_ms": median_ci_ms}
 
 
 def talk_grids(comparisons: Sequence[Comparison], measured: bool) -> List[Grid]:
@@ -48,7 +51,10 @@ def _row(c: Comparison, figure: str, measured: bool) -> List[str]:
              _error(talk, model)]
     if measured:
         lab = None if c.measured is None else getattr(c.measured, figure)
-        cells += ["-" if lab is None else number(lab), _error(lab, model)]
+        ci = None if c.lab_results is None else INTERVALS[figure](c.lab_results)
+        # The lab ± its interval, and its error against the model marked * when the model lies outside it.
+        outside = "*" if is_inside(ci, model) is False else ""
+        cells += ["-" if lab is None else measured_cell(lab, ci, None), _error(lab, model) + outside]
     return cells
 
 
@@ -74,10 +80,20 @@ def talk_notes(comparisons: Sequence[Comparison], machine_cpus: Optional[int]) -
         crowded = sorted({c.talk.par for c in comparisons if c.talk.par > LIMITS["par"].high})
         if crowded:
             text += f"; {', '.join(f'{p:,}' for p in crowded)} customers are beyond the lab's limit"
+        if measured:
+            text += (f"; lab ± its {LEVEL_TEXT} interval over the repetitions, * where the model lies outside "
+                     "it")
         if any(c.unmeasured == "interrupted" for c in comparisons):
             text += "; interrupted by Ctrl-C at the last row, the points after it not shown"
-        notes.append(text + ".")
+        notes.append(concluded(_busiest(comparisons), text + "."))
     return notes
+
+
+def _busiest(comparisons: Sequence[Comparison]) -> Optional[float]:
+    from .show import busiest
+
+    return busiest({"scenarios": [{"engine": "lab", "results": c.lab_results}
+                                  for c in comparisons if c.lab_results is not None]})
 
 
 def _counts(values: List[int]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from .. import _native
-from ..measured import LEVEL_TEXT, interval_text, is_inside, not_trusted, verdict
+from ..measured import LEVEL_TEXT, concluded, interval_text, is_busy, is_inside, verdict
 from .thresholds import Threshold
 
 _COLUMNS = (("response", "response_time"), ("service", "service_time"), ("lag", "lag"))
@@ -48,18 +48,24 @@ def print_results(console, results: dict, judged: List[Tuple[Threshold, Optional
         print_stages(console, load["stages"], predicted)
     elif predicted:
         print_predicted(console, request["response_time"], predicted)
-    busy = not_trusted(load.get("others_utilization"))
-    if predicted and len(load["stages"]) == 1:
-        for engine, figures in predicted["engines"].items():
-            if "refused" not in figures:
-                console.print(f"{busy}{engine}'s mean response: " + verdict(
-                    request["response_time"]["mean"], request["response_time"]["mean_ci"], figures.get("mean"),
-                    "ms"), soft_wrap=True, highlight=False)
-    elif busy:
-        console.print(busy + "the times above include waits for a CPU", soft_wrap=True, highlight=False)
+    for line in conclusions(results):
+        console.print(line, soft_wrap=True, highlight=False)
     for threshold, figure, held in judged:
         shown = "not measured" if figure is None else _figure(threshold, figure)
         console.print(f"threshold {threshold.text}: {'ok' if held else 'BROKEN'} ({shown})")
+
+
+def conclusions(results: dict) -> List[str]:
+    """What the run says: each engine's mean beside the measured interval (with
+    --predict, one rate), or on a busy machine that the times cannot be trusted."""
+    request, load = results["classes"]["request"], results["load"]
+    busy, predicted = load.get("others_utilization"), results.get("predicted")
+    response = request["response_time"]
+    if predicted and len(load["stages"]) == 1:
+        return [concluded(busy, f"{engine}'s mean response: "
+                          + verdict(response["mean"], response["mean_ci"], figures.get("mean"), "ms"))
+                for engine, figures in predicted["engines"].items() if "refused" not in figures]
+    return [concluded(busy, "the times above include waits for a CPU")] if is_busy(busy) else []
 
 
 def _half(ci: Optional[List[float]]) -> str:
