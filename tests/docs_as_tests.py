@@ -32,6 +32,7 @@ Markers, an HTML comment on the lines just above a block (invisible on the page)
     <!-- docs-test: skip "REASON" -->          the block is not run: the run names it and says why
     <!-- docs-test: needs MODULE -->           skipped so (by name) where python cannot import MODULE
     <!-- docs-test: exit 2 -->                  every command of the block must end with code 2
+    <!-- docs-test: exit 1 "SUBSTRING" -->      the commands holding SUBSTRING must end with code 1
     <!-- docs-test: tolerance 5% -->           figures shown without ± within 5 % (a random run)
     <!-- docs-test: output of "SUBSTRING" -->  (on an output block) see above
 An unlabelled block that starts like a command (`$ ` or `brewput `) is an error: label
@@ -105,8 +106,9 @@ def parse_markers(text: str, where: str) -> dict:
     words = shlex.split(text)
     if words[:1] == ["skip"] and len(words) == 2:
         return {"skip": words[1]}
-    if words[:1] == ["exit"] and len(words) == 2 and words[1].isdigit():
-        return {"exit": int(words[1])}
+    if words[:1] == ["exit"] and len(words) in (2, 3) and words[1].isdigit():
+        # an exit code for every command of the block, or for those holding a string
+        return {"exit": {(words[2] if len(words) == 3 else ""): int(words[1])}}
     if words[:1] == ["tolerance"] and len(words) == 2 and re.fullmatch(r"\d+(\.\d+)?%", words[1]):
         return {"tolerance": float(words[1][:-1]) / 100}
     if words[:2] == ["output", "of"] and len(words) == 3:
@@ -134,7 +136,8 @@ def blocks_of(path: Path) -> list[Block]:
             raise DocError(f"{doc}:{i + 1}: a block that is never closed")
         markers, above = {}, i - 1
         while above >= 0 and (match := MARKER.match(lines[above])):
-            markers.update(parse_markers(match.group(1), f"{doc}:{above + 1}"))
+            for key, value in parse_markers(match.group(1), f"{doc}:{above + 1}").items():
+                markers[key] = {**markers.get(key, {}), **value} if key == "exit" else value
             above -= 1
         if "docs-test:" in lines[i - 1] and not markers:
             raise DocError(f"{doc}:{i}: a docs-test marker that is not one comment on its own line")
@@ -177,10 +180,10 @@ def complete(text: str) -> bool:
 
 def commands_of(block: Block) -> list[Command]:
     """A block's commands, each with its comment and the output the page shows for it."""
-    base = dict(doc=block.doc, exit_code=block.markers.get("exit", 0),
-                tolerance=block.markers.get("tolerance", 0.0))
+    base = dict(doc=block.doc, tolerance=block.markers.get("tolerance", 0.0))
     if block.language == "python":
-        return [Command(line=block.line + 1, text="\n".join(block.lines) + "\n", language="python", **base)]
+        return [Command(line=block.line + 1, text="\n".join(block.lines) + "\n", language="python",
+                        exit_code=block.markers.get("exit", {}).get("", 0), **base)]
     console = block.language == "console"
     commands: list[Command] = []
     pending: list[str] = []
@@ -214,6 +217,12 @@ def commands_of(block: Block) -> list[Command]:
         commands.append(Command(line=start, text=text, comment=comment, background=background, **base))
     if pending:
         raise DocError(f"{block.name}: a command that never ends (an open quote or a trailing \\)")
+    for wanted, code in block.markers.get("exit", {}).items():
+        holding = [command for command in commands if wanted in command.text]
+        if not holding:
+            raise DocError(f"{block.name}: its exit marker names {wanted!r}, which no command of the block holds")
+        for command in holding:
+            command.exit_code = code
     return commands
 
 
