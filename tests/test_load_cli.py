@@ -232,3 +232,19 @@ def test_a_sweep_table(url):
     assert done.returncode == 0, done.stderr
     assert all(f"│ {r:>7} │" in done.stdout for r in (20, 40, 60)), done.stdout
     assert done.stderr.count("rate ") >= 3  # a line per rate as it ends
+
+
+def test_a_run_in_a_pipe_says_where_it_is_every_few_seconds_and_prints_its_intervals(url, tmp_path):
+    from brewput.cli.progress import PIPED_EVERY
+
+    (tmp_path / "mm2.yaml").write_text(MM2)
+    seconds = PIPED_EVERY + 1.5
+    done = brewput("load", url, "--rate", "100", "--duration", f"{seconds}s", "--predict", str(tmp_path / "mm2.yaml"))
+    assert done.returncode == 0, done.stderr
+    live = [line for line in done.stderr.splitlines() if line.startswith("load ")]
+    assert len(live) == 1 and re.match(r"load +5\.\d s +\d+/s +in flight \d+ +p50 [\d.]+ ms", live[0]), done.stderr
+    text = " ".join(done.stdout.split())
+    assert "95 % intervals by batch means" in text and re.search(r"mean response [\d.]+ ± [\d.]+ ms", text), text
+    # One verdict per engine on the mean: inside or outside the measured interval.
+    verdicts = re.findall(r"(solve|simulate)'s mean response: (inside|outside) the 95 % interval: measured", text)
+    assert [engine for engine, _ in verdicts] == ["solve", "simulate"], text
