@@ -53,8 +53,8 @@ def _styles(keys) -> Dict[str, Style]:
 
 
 def _sweep_ticks(data: ChartData):
-    """A tick at each swept value, when there are few (cpus 1..6, not 1.2, 1.4 ...)."""
-    values = data.record["sweep"][data.x]
+    """A tick at each swept value that ran, when there are few (cpus 1..6, not 1.2, 1.4 ...)."""
+    values = data.ran()
     if len(values) > 12 or not all(isinstance(v, (int, float)) for v in values):
         return None
     return [(v, number(v)) for v in values]

@@ -161,13 +161,24 @@ class ChartData:
         rows = rows[rows["utilization"].notna()]
         return list(self._series(rows, lambda key: " · ".join(map(str, (key[2],) + key[3:]))))
 
+    def ran(self) -> list:
+        """The values of the first swept param that some scenario ran, in the sweep's order:
+        a sweep stopped early (a load sweep at its saturation point, Ctrl-C) ran fewer
+        than it planned."""
+        if self.x is None:
+            return []
+        ran = [s["params"].get(self.x) for s in self.scenarios.values()]
+        return [v for v in self.record["sweep"][self.x] if v in ran]
+
     def last_x(self) -> Optional[Tuple[str, object]]:
-        """The comparisons at one point of the sweep are at its last value."""
-        return None if self.x is None else (self.x, self.record["sweep"][self.x][-1])
+        """The comparisons at one point of the sweep are at the last value that ran."""
+        values = self.ran()
+        return (self.x, values[-1]) if values else None
 
     def at_last_x(self, series: Series) -> Optional[dict]:
         """The series' row at the last swept value, or its only row without a sweep."""
-        rows = series.rows if self.x is None else series.rows[series.rows[self.x] == self.last_x()[1]]
+        last = self.last_x()
+        rows = series.rows if last is None else series.rows[series.rows[self.x] == last[1]]
         return None if rows.empty else rows.iloc[-1].to_dict()
 
     def throughput_bounds(self, series: Series) -> Optional[List[Optional[float]]]:
