@@ -264,7 +264,11 @@ def test_standard_output_that_cannot_be_written(argv, tmp_path):
     with open("/dev/full", "w") as full:
         done = subprocess.run([sys.executable, "-m", "brewput", *argv], cwd=tmp_path, stdout=full,
                               stderr=subprocess.PIPE, text=True, timeout=60)
-    assert done.stderr == "error: standard output: cannot write: No space left on device\n"
+    # In a pipe a sweep says each finished scenario on stderr (cli/progress.py); then the one error line.
+    *progress, last = done.stderr.splitlines(keepends=True)
+    assert last == "error: standard output: cannot write: No space left on device\n"
+    assert all(line.startswith("scenarios ") for line in progress), done.stderr
+    assert len(progress) == (2 if "--sweep" in argv else 0)
     assert done.returncode == 2
 
 

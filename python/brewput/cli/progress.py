@@ -7,7 +7,9 @@ customers of one simulation) a line every few seconds, so that a long run is
 never silent and a log shows where it got to.
 
 Every command's callback is `progress(done, total, what="")`: `done` of `total`
-steps, and optionally what the step is (`measuring finelocking at 2 cpus`)."""
+steps, and optionally what: the step just finished where `done` grew with this
+call (`measured finelocking on 2 cpus`), the step under way otherwise (`measuring
+...`), which only the bar shows."""
 from __future__ import annotations
 
 import sys
@@ -23,21 +25,21 @@ PIPED_EVERY = 5.0
 
 class _Lines:
     """A line on stderr per step finished (`steps`), or every PIPED_EVERY seconds
-    of progress counted in small units; nothing for work done before the first."""
+    of progress counted in small units, and one when all are done."""
 
     def __init__(self, label: str, steps: bool):
         self._label, self._steps = label, steps
         self._started = time.monotonic()
-        self._shown = (0, "")
+        self._shown = 0
         self._last_line = self._started
 
     def __call__(self, done: int, total: Optional[int], what: str = "") -> None:
         now = time.monotonic()
-        if (done, what) == self._shown or (done == 0 and not what):
+        if done <= self._shown:
             return
         if not self._steps and done != total and now - self._last_line < PIPED_EVERY:
             return
-        self._shown, self._last_line = (done, what), now
+        self._shown, self._last_line = done, now
         count = f"{done:,}/{total:,}" if total else f"{done:,}"
         if not self._steps and total:
             count = f"{100 * done / total:.0f} %"

@@ -140,11 +140,15 @@ def run_coffee_lab(implementations: List[str], cpus: List[int], *, par: Optional
                              + (f" ({each.runtime})" if "runtime" in sweep else ""))
                 measured = measure_coffee(implementation, k, p, each, distribution=distribution)
                 add_scenario(record, implementation, "lab", params, measured)
+                if progress:
+                    progress(len(record["scenarios"]), total, f"measured {label}")
                 if predict:
                     if progress:
                         progress(len(record["scenarios"]), total, f"simulating {label}")
                     predicted = predicted or predict_coffee(implementation, k, p, settings)
                     add_scenario(record, implementation, "simulate", params, predicted)
+                    if progress:
+                        progress(len(record["scenarios"]), total, f"simulated {label}")
     except KeyboardInterrupt:
         record["interrupted"] = True
     if progress:
