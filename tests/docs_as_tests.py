@@ -264,16 +264,31 @@ def compare_output(shown: list[str], printed: str, tolerance: float) -> list[str
     for want in shown:
         if not want.strip() or want.strip().startswith("...") or not skeleton(want):
             continue
-        shape = skeleton(want)
-        k = next((j for j in range(at, len(lines)) if skeleton(lines[j]) == shape), None)
-        if k is None:
+        found = matching_line(want, lines, at)
+        if found is None:
             problems.append(f"shown but not printed (or out of order): {want.strip()}")
             continue
-        at = k + 1
-        for a, b in zip(figures_of(want), figures_of(lines[k])):
+        text, at = found
+        for a, b in zip(figures_of(want), figures_of(text)):
             if not figures_agree(a, b, tolerance):
-                problems.append(f"shown {a[2]!r}, printed {b[2]!r} in: {lines[k].strip()}")
+                problems.append(f"shown {a[2]!r}, printed {b[2]!r} in: {text.strip()}")
     return problems
+
+
+def matching_line(want: str, lines: list[str], start: int) -> tuple[str, int] | None:
+    """The first printed line from `start` shaped as `want`, or a few lines that a
+    terminal's width wrapped from one (a long title): the text and the line after it."""
+    shape = skeleton(want)
+    for j in range(start, len(lines)):
+        for wrapped in range(1, WRAPPED_LINES + 1):
+            text = " ".join(line.strip() for line in lines[j:j + wrapped])
+            if skeleton(text) == shape:
+                return text, j + wrapped
+    return None
+
+
+# A shown line may be printed wrapped over this many lines.
+WRAPPED_LINES = 3
 
 
 def comment_figures(comment: str) -> list[str]:

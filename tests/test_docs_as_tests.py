@@ -182,3 +182,9 @@ def test_every_command_of_the_page_runs_as_written(path):
     outcomes = runner.run_document(path, BIN, timeout=240, say=lambda _: None)
     failed = [runner.report_line(o) for o in outcomes if o.status == "FAIL"]
     assert not failed, "\n".join(failed)
+
+
+def test_a_shown_line_that_the_width_wrapped_is_found_across_lines():
+    printed = "fit of a.csv: load ->\nthroughput, 7 points   \n│ σ │ 0.02773 │\n"
+    assert runner.compare_output(["fit of a.csv: load -> throughput, 7 points", "│ σ │ 0.02773 │"], printed, 0) == []
+    assert runner.compare_output(["fit of a.csv: load -> throughput, 8 points"], printed, 0) != []
