@@ -100,9 +100,9 @@ def test_repetitions_give_the_t_interval_about_the_figure():
 
 
 def test_the_verdict_says_inside_or_outside_with_the_figures():
-    assert verdict(6.4, [6.0, 6.8], 6.667, "ms") == ("inside the 95 % interval: measured 6.4 ± 0.4 ms against "
+    assert verdict(6.4, [6.0, 6.8], 6.667, "ms") == ("inside the 95 % interval: measured 6.4 ± 0.40 ms against "
                                                       "6.667 predicted")
-    assert verdict(5.84, [5.44, 6.24], 6.667, "ms").startswith("outside the 95 % interval: measured 5.84 ± 0.4 ms")
+    assert verdict(5.84, [5.44, 6.24], 6.667, "ms").startswith("outside the 95 % interval: measured 5.84 ± 0.40 ms")
     assert verdict(5.84, None, 6.667).startswith("no interval to judge by")
     assert (is_inside([1, 2], 3), is_inside(None, 3)) == (False, None)
     assert concluded(0.05, "Fastest: 2") == "Fastest: 2"
@@ -118,7 +118,7 @@ def _judged(others_utilization):
 
 def test_a_busy_runs_conclusion_says_it_is_not_trusted():
     quiet, busy = conclusions(_judged(0.02)), conclusions(_judged(0.57))
-    assert quiet == ["solve's mean response: outside the 95 % interval: measured 5.84 ± 0.4 ms against 6.667 "
+    assert quiet == ["solve's mean response: outside the 95 % interval: measured 5.84 ± 0.40 ms against 6.667 "
                      "predicted"]
     assert busy == ["Not trusted: other processes took 57% of the CPUs meanwhile; " + quiet[0]]
     # Without a prediction a busy run still says so; a quiet one has nothing to conclude.

@@ -132,14 +132,24 @@ def batch_means(sums: Sequence[float], counts: Sequence[float], value: Optional[
                          "likely too narrow; a longer run makes the batches longer")
 
 
+def half_text(half: float) -> str:
+    """A half-width to two significant digits, written plainly: 0.041, 2.1, 270, 1,400."""
+    if half <= 0 or not math.isfinite(half):
+        return f"{half:g}"
+    decimals = 1 - math.floor(math.log10(half))
+    return f"{round(half, decimals):,.{max(decimals, 0)}f}"
+
+
+def ci_text(ci: Optional[Sequence[float]]) -> str:
+    """` ± h` for an interval [low, high], '' for none."""
+    return "" if ci is None else f" ± {half_text((ci[1] - ci[0]) / 2)}"
+
+
 def interval_text(value: Optional[float], ci: Optional[Sequence[float]], unit: str = "") -> str:
     """`5.84 ± 0.4 ms`, or the figure alone without an interval."""
     if value is None:
         return "-"
-    text = number(value)
-    if ci is not None:
-        text += f" ± {(ci[1] - ci[0]) / 2:.2g}"
-    return text + (f" {unit}" if unit else "")
+    return number(value) + ci_text(ci) + (f" {unit}" if unit else "")
 
 
 def verdict(measured: Optional[float], ci: Optional[Sequence[float]], predicted: Optional[float],

@@ -7,7 +7,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from rich.table import Table
 
 from ..figures import count, number, signed_percent
-from ..measured import LEVEL_TEXT, is_inside
+from ..measured import LEVEL_TEXT, half_text, is_inside
 from ..units import rate_factor
 
 Figure = Callable[[dict], Optional[float]]
@@ -45,12 +45,8 @@ def p99_ci_ms(results: dict) -> Optional[List[float]]:
     return _class(results)["response_time"].get("p99_ci")
 
 
-def _half(h: float) -> str:
-    return f"{h:.2g}"
-
-
 def measured_cell(value: Optional[float], ci: Optional[List[float]], predicted: Optional[float], written=number,
-                  has_prediction: bool = False, half_written=_half) -> str:
+                  has_prediction: bool = False, half_written=half_text) -> str:
     """`measured ± h`, then ` / predicted (error)` with `*` when the
     prediction lies outside the measured interval."""
     text = "" if value is None else written(value)

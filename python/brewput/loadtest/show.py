@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from .. import _native
-from ..measured import LEVEL_TEXT, concluded, interval_text, is_busy, is_inside, verdict
+from ..measured import LEVEL_TEXT, ci_text, concluded, interval_text, is_busy, is_inside, verdict
 from .thresholds import Threshold
 
 _COLUMNS = (("response", "response_time"), ("service", "service_time"), ("lag", "lag"))
@@ -28,7 +28,7 @@ def print_results(console, results: dict, judged: List[Tuple[Threshold, Optional
     rows = [("mean", "mean")] + [(n, n) for n, _ in _native.PERCENTILES]
     far = [p for p, _ in request["response_time"]["spectrum"] if p > 99.9]
     for label, key in rows:
-        table.add_row(label, *(_ms(request[block].get(key)) + _half(request[block].get(f"{key}_ci"))
+        table.add_row(label, *(_ms(request[block].get(key)) + ci_text(request[block].get(f"{key}_ci"))
                                for _, block in _COLUMNS))
     for p in far:
         values = [dict((q, v) for q, v in request[block]["spectrum"]).get(p) for _, block in _COLUMNS]
@@ -66,11 +66,6 @@ def conclusions(results: dict) -> List[str]:
                           + verdict(response["mean"], response["mean_ci"], figures.get("mean"), "ms"))
                 for engine, figures in predicted["engines"].items() if "refused" not in figures]
     return [concluded(busy, "the times above include waits for a CPU")] if is_busy(busy) else []
-
-
-def _half(ci: Optional[List[float]]) -> str:
-    """` ± h` after a figure with an interval."""
-    return "" if ci is None else f" ± {(ci[1] - ci[0]) / 2:.2g}"
 
 
 def intervals_line(results: dict) -> str:
@@ -119,7 +114,7 @@ def print_predicted(console, measured: dict, predicted: dict) -> None:
         table.add_column(engine, justify="right")
     for figure in FIGURES:
         ci = measured.get(f"{figure}_ci")
-        table.add_row(figure, _ms(measured.get(figure)) + _half(ci),
+        table.add_row(figure, _ms(measured.get(figure)) + ci_text(ci),
                       *(_predicted_cell(f, figure, ci) for f in engines.values()))
     console.print(table)
     for engine, figures in engines.items():
@@ -149,7 +144,7 @@ def print_stages(console, stages: List[dict], predicted: Optional[dict]) -> None
         cells = [label, f"{stage['target_rate']:,.1f}", f"{stage['achieved_rate']:,.1f}", f"{stage['answered']:,}"]
         for figure in ("mean", "p99"):
             shown = stage["response_time"]
-            cells.append(_ms(shown.get(figure)) + _half(shown.get(f"{figure}_ci")))
+            cells.append(_ms(shown.get(figure)) + ci_text(shown.get(f"{figure}_ci")))
             cells += [_predicted_cell(row["engines"][engine], figure, shown.get(f"{figure}_ci"))
                       for engine in engines]
         table.add_row(*cells, _stage_note(stage))
@@ -189,7 +184,7 @@ def sweep_line(rate: float, results: dict, judged: List[Tuple[Threshold, Optiona
     load, response = results["load"], results["classes"]["request"]["response_time"]
     broken = [t.text for t, _, ok in judged if not ok]
     return (f"rate {rate:g}/s: achieved {load['achieved_rate']:,.1f}/s, mean {_ms(response['mean'])}"
-            f"{_half(response.get('mean_ci'))} ms, "
+            f"{ci_text(response.get('mean_ci'))} ms, "
             f"p99 {_ms(response['p99'])} ms" + (f"; broke {', '.join(broken)}" if broken else ""))
 
 
@@ -217,7 +212,7 @@ def print_sweep(console, record: dict) -> None:
         rate, load, request = s["params"]["rate"], s["results"]["load"], s["results"]["classes"]["request"]
         error_rate = "-" if load["error_rate"] is None else f"{load['error_rate']:.2%}"
         response = request["response_time"]
-        cells = [f"{rate:g}", f"{load['achieved_rate']:,.1f}", _ms(response["mean"]) + _half(response.get("mean_ci")),
+        cells = [f"{rate:g}", f"{load['achieved_rate']:,.1f}", _ms(response["mean"]) + ci_text(response.get("mean_ci")),
                  _ms(request["response_time"]["p99"]), error_rate, _ms(request["lag"]["p99"]), f"{load['dropped']:,}"]
         for engine in engines:
             figures = predicted.get(rate, {}).get(engine, {}).get("response_time", {})
