@@ -313,21 +313,31 @@ class Outcome:
     detail: str = ""
 
 
-def wait_for_port(command: Command, process: subprocess.Popen, seconds: float = 20) -> None:
+def served_port(command: Command) -> int | None:
+    """The loopback port a background `brewput serve` listens on (8080 unless told)."""
+    if "brewput serve" not in command.text:
+        return None
+    port = re.search(r"--port[ =](\d+)", command.text)
+    return int(port.group(1)) if port else 8080
+
+
+def answers(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+        return True
+    except OSError:
+        return False
+
+
+def wait_for_port(port: int | None, process: subprocess.Popen, seconds: float = 20) -> None:
     """A server started in the background answers before the next command runs, as it
     has when a person types the next command."""
-    port = re.search(r"--port[ =](\d+)", command.text)
-    port = int(port.group(1)) if port else 8080 if "serve" in command.text else None
     if port is None:
         time.sleep(1)
         return
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
-        except OSError:
-            time.sleep(0.1)
+    while time.monotonic() < deadline and process.poll() is None and not answers(port):
+        time.sleep(0.1)
 
 
 def stop(process: subprocess.Popen) -> None:
@@ -371,28 +381,35 @@ def run_document(path: Path, bin_dir: Path, timeout: float, say=print) -> list[O
                     say(report_line(outcomes[-1]))
                     continue
                 for command in commands_of(block):
-                    if command.background:
+                    port = served_port(command) if command.background else None
+                    if port and answers(port):
+                        # the page's commands would measure another program's server
+                        outcomes.append(Outcome(command.name + " &", "FAIL", detail=f"port {port} is taken by "
+                                                "another program before the page's server started: stop it"))
+                    elif command.background:
                         log = work / f".background-{command.line}.log"
                         process = subprocess.Popen(["bash", "-c", command.text], cwd=work, env=env,
                                                    stdout=log.open("w"), stderr=subprocess.STDOUT,
                                                    start_new_session=True)
-                        wait_for_port(command, process)
-                        background.append((command, process, log))
-                        outcomes.append(Outcome(command.name + " &", "ok", detail="started in the background"))
-                        if process.poll() is not None:
-                            outcomes[-1] = Outcome(command.name + " &", "FAIL",
-                                                   detail=f"ended at once with code {process.returncode}:\n"
-                                                          + log.read_text())
+                        wait_for_port(port, process)
+                        if process.poll() is None:
+                            background.append((command, process, log))
+                            outcomes.append(Outcome(command.name + " &", "ok", detail="started in the background"))
+                        else:
+                            outcomes.append(Outcome(command.name + " &", "FAIL", detail=f"ended at once with code "
+                                                    f"{process.returncode}:\n{tail(log.read_text())}"))
                     else:
                         outcomes.append(run_command(command, work, env, timeout, printed_by))
                         commands.append(command)
                     say(report_line(outcomes[-1]))
         finally:
             for command, process, log in background:
+                ended = process.poll()
                 stop(process)
                 text = log.read_text(errors="replace")
-                if BROKEN.search(text):
-                    outcomes.append(Outcome(command.name + " &", "FAIL", detail="printed a traceback or panic:\n" + text))
+                if BROKEN.search(text) or ended:
+                    why = f"ended by itself with code {ended}" if ended else "printed a traceback or panic"
+                    outcomes.append(Outcome(command.name + " &", "FAIL", detail=f"{why}:\n{tail(text)}"))
                     say(report_line(outcomes[-1]))
     return outcomes
 
