@@ -18,7 +18,7 @@ from brewput.loadtest import options as opt
 from brewput.loadtest.results import to_results
 from brewput.loadtest.run import run_settings
 from brewput.loadtest.show import conclusions
-from brewput.measured import (FEWEST_BATCHES, LEVEL, batch_means, concluded, is_inside, over_repetitions,
+from brewput.measured import (FEWEST_BATCHES, LEVEL, batch_means, concluded, is_busy, is_inside, over_repetitions,
                               verdict)
 from load_server import serving
 
@@ -150,6 +150,13 @@ def test_a_load_runs_interval_covers_the_mmc_mean():
     made = results["load"]["intervals"]
     assert made["batches"] >= FEWEST_BATCHES and made["level"] == LEVEL
     low, high = service["mean_ci"]
+    if is_busy(results["load"]["others_utilization"]):
+        # Other processes' CPU waits are in the times (a crowded machine, measured
+        # near 98 % while this was written: the means then ran 5 to 130 % high):
+        # the interval cannot be held to the model, and the run must say so.
+        assert any("other processes took" in w for w in results["warnings"])
+        assert conclusions(results)[0].startswith("Not trusted: other processes took")
+        return
     # Generous but from the run's own interval: it, widened by the overhead's own spread (its p90 less its mean).
     slack = overhead["p90"] - overhead["mean"]
     assert low - slack <= truth <= high + slack, (service["mean"], service["mean_ci"], truth, made)

@@ -98,7 +98,7 @@ def pool_conclusion(record: dict) -> Optional[str]:
     fastest = min(measured, key=lambda k: measured[k]["classes"]["task"]["makespan"])
     lesson = ("Seed 003: for CPU-bound work the best pool has as many threads as cores; a thread per task finishes "
               "no sooner and every task waits till near the end.")
-    first = f"fastest measured {fastest} threads ({_makespan(measured[fastest])})"
+    first = f"fastest measured {_threads(fastest)} ({_makespan(measured[fastest])})"
     if predicted:
         shortest = min(predicted.values())
         # The model's best size: the fewest threads it finishes soonest with (more are no faster in it).
@@ -111,6 +111,10 @@ def task(results: dict) -> dict:
     return results["classes"]["task"]
 
 
+def _threads(k: int) -> str:
+    return f"{k} thread{'s' if k != 1 else ''}"
+
+
 def _makespan(results: dict) -> str:
     task = results["classes"]["task"]
     return f"makespan {interval_text(task['makespan'], task['makespan_ci'], 'ms')}"
@@ -121,9 +125,9 @@ def _against_best(measured: dict, fastest: int, best: int) -> str:
     if fastest == best:
         return "the model's best size too"
     if best not in measured:
-        return f"the model's best size, {best} threads, was not measured"
+        return f"the model's best size, {_threads(best)}, was not measured"
     spans = [[r["makespan"] for r in measured[k]["repetitions"]] for k in (fastest, best)]
-    shown = f"{best} threads (the model's best size): {_makespan(measured[best])}"
+    shown = f"{_threads(best)} (the model's best size): {_makespan(measured[best])}"
     if min(len(s) for s in spans) < 2:
         return f"one repetition cannot tell it from {shown}"
     if _differ(*spans):
