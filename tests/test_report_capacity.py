@@ -7,6 +7,7 @@ sweep stops there and 800 never runs.
 The report must read the runs that happened (its summary at rate=400, not the planned
 800), draw the threshold and the saturation point where the reader looks for them, and
 mark the run that could not hold its rate."""
+import copy
 import json
 import subprocess
 import sys
@@ -109,3 +110,55 @@ def test_a_sweep_stopped_early_is_summarised_at_its_last_run():
         assert first_figure(row["median (ms) at cpus=4"]) == pytest.approx(latte["response_time"]["p50"], rel=1e-3)
     assert not any("cpus=6" in column for column in table.columns)
     assert charts(record, ["latency_boxes"])[0].title.endswith("at cpus=4")
+
+
+def test_the_threshold_and_the_saturation_point_are_drawn_with_their_values(capacity):
+    record, _ = capacity
+    built = {chart.name: chart for chart in charts(record)}
+    median, p95, p99 = built["latency"].panels              # p99 has a panel of its own: the threshold judged it
+    assert p99.title == "99th percentile" and p99.y_label == "p99 response time (ms)"
+    (line,) = [item for item in p99.items if item.label.startswith("http")]
+    assert line.y[:2] == pytest.approx([measured(record)[r]["classes"]["request"]["response_time"]["p99"]
+                                        for r in (100, 200)])
+    (threshold,) = [g for g in p99.guides if g.axis == "y"]
+    assert (threshold.value, threshold.text) == (pytest.approx(300.0), "threshold p99<300ms")   # ms, the record's unit
+    assert p99.y_range[0] <= 300 <= p99.y_range[1]
+    assert not [g for g in median.guides + p95.guides if g.axis == "y"]
+    for panel in built["latency"].panels + built["throughput"].panels:
+        (saturation,) = [g for g in panel.guides if g.axis == "x"]
+        assert (saturation.value, saturation.text) == (400, "saturation: at 400/s p99<300ms broke")
+    # the PNG and the page draw them where the description says
+    axes = draw(built["latency"]).axes
+    horizontal = [l for l in axes[2].get_lines() if list(l.get_ydata()) == [300, 300]]
+    vertical = [l for ax in axes for l in ax.get_lines() if list(l.get_xdata()) == [400, 400]]
+    assert len(horizontal) == 1 and len(vertical) == 3
+    assert {"threshold p99<300ms", "saturation: at 400/s p99<300ms broke"} <= {t.get_text() for t in axes[2].texts}
+    fig = figure(built["latency"])
+    shapes = [(s.x0, s.x1, s.y0, s.y1, s.yref) for s in fig.layout.shapes]
+    assert (0, 1, 300, 300, "y3") in shapes and sum(s[:2] == (400, 400) for s in shapes) == 3
+    texts = [a.text for a in fig.layout.annotations]
+    assert "threshold p99&lt;300ms" in texts and texts.count("saturation: at 400/s p99&lt;300ms broke") == 3
+
+
+def test_thresholds_on_the_achieved_rate_are_drawn_on_the_throughput(capacity):
+    record, _ = capacity
+    record = copy.deepcopy(record)
+    for results in measured(record).values():
+        results["load"]["thresholds"] += [{"threshold": "achieved_rate>=150", "figure": 1.0, "held": True},
+                                          {"threshold": "achieved_rate>=0.95*target", "figure": 1.0, "held": True}]
+    panel = charts(record, ["throughput"])[0].panels[0]
+    assert [(g.value, g.text) for g in panel.guides if g.axis == "y"] == [(150, "threshold achieved_rate>=150")]
+    (along,) = [line for line in panel.items if line.label == "threshold achieved_rate>=0.95*target"]
+    assert along.x == [100, 200, 400] and along.y == pytest.approx([95, 190, 380]) and along.dash == "dot"
+
+
+def test_a_study_sweeping_the_rate_in_its_models_unit_has_the_saturation_at_that_value(capacity):
+    # examples/studies/server.yaml sweeps rate in requests per ms; the record's saturation is per second
+    record, _ = capacity
+    record = copy.deepcopy(record)
+    record["sweep"]["rate"] = [r / 1000 for r in record["sweep"]["rate"]]
+    for s in record["scenarios"]:
+        s["params"]["rate"] /= 1000
+    panel = charts(record, ["throughput"])[0].panels[0]
+    (saturation,) = [g for g in panel.guides if g.axis == "x"]
+    assert saturation.value == pytest.approx(0.4)

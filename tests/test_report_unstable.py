@@ -77,7 +77,10 @@ def test_the_interactive_chart_draws_the_axis_and_the_flag_as_described():
     fig = figure(chart)
     flags = [trace for trace in fig.data if trace.marker.symbol == "triangle-up-open"]
     assert [(trace.x[0], trace.y[0]) for trace in flags] == [(p.flags[0].x, p.flags[0].y) for p in chart.panels]
-    assert all(trace.text[0].startswith("unstable: ") and trace.cliponaxis is False for trace in flags)
+    assert all(trace.cliponaxis is False for trace in flags)
+    texts = [(a.x, a.y) for a in fig.layout.annotations if (a.text or "").startswith("unstable: ")]
+    assert texts == [(p.flags[0].x, p.flags[0].text_y) for p in chart.panels]
+    assert all(p.flags[0].text_y < p.flags[0].y for p in chart.panels)   # below the mark, inside the axis
     assert list(fig.layout.yaxis.range) == pytest.approx(chart.panels[0].y_range)
     assert list(fig.layout.yaxis2.range) == pytest.approx(chart.panels[1].y_range)
 

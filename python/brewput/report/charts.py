@@ -16,7 +16,7 @@ from ..figures import number
 from .data import ELEMENTS, LOST, ChartData, Series
 from .labels import end_labels
 from .scale import fix_y_range
-from .spec import Bars, Box, Chart, Flag, Line, Panel, color, marker
+from .spec import GUIDE_COLOR, Bars, Box, Chart, Flag, Guide, Line, Panel, color, marker
 
 NAMES = CHARTS
 SPECTRUM_TO = 99.99
@@ -31,8 +31,14 @@ def charts(record: dict, names: Optional[List[str]] = None) -> List[Chart]:
     it has no data for (a spectrum of solved results only, say)."""
     data = ChartData(record)
     wanted = names or record.get("charts") or list(NAMES)
-    built = (BUILDERS[name](data) for name in wanted if name in BUILDERS)
-    return [chart for chart in built if chart is not None]
+    built = [BUILDERS[name](data) for name in wanted if name in BUILDERS]
+    built = [chart for chart in built if chart is not None]
+    saturation = data.saturation()
+    if saturation is not None:   # where a load sweep's threshold broke, on every panel against the swept rate
+        for panel in (panel for chart in built for panel in chart.panels):
+            if panel.x_label == data.x and any(isinstance(item, Line) for item in panel.items):
+                panel.guides.append(Guide("x", saturation[0], saturation[1]))
+    return built
 
 
 def _finite(value) -> Optional[float]:
@@ -79,7 +85,7 @@ def _engine_dashes(data: ChartData) -> List[Tuple[str, str]]:
 def _labelled(panel: Panel) -> Panel:
     """The panel with its y axis fixed (flagged points far above the rest kept off it) and
     its lines named at their ends inside it."""
-    fix_y_range(panel)
+    fix_y_range(panel, [guide.value for guide in panel.guides if guide.axis == "y"])
     panel.labels = end_labels([item for item in panel.items if isinstance(item, Line)], panel.y_from_zero,
                               panel.log_x, panel.y_range)
     return panel
@@ -152,6 +158,27 @@ def _bound_lines(data: ChartData, series: List[Series]) -> List[Line]:
     return lines
 
 
+def _rate_thresholds(data: ChartData, panel: Panel) -> bool:
+    """The load runs' thresholds on the achieved rate drawn on the throughput panel: a line
+    at a rate per second (achieved_rate>=190), or along the fraction of each run's target
+    (achieved_rate>=0.95*target). Whether there were any."""
+    to_display = data.units.rate_from("s")
+    runs = [s for s in data.scenarios.values() if s["engine"] == "load" and s["params"].get(data.x) is not None]
+    runs.sort(key=lambda s: s["params"][data.x])
+    drawn = False
+    for threshold in data.thresholds():
+        if threshold.metric != "achieved_rate":
+            continue
+        if not threshold.of_target:
+            panel.guides.append(Guide("y", threshold.value * to_display, f"threshold {threshold.text}"))
+        elif runs:
+            panel.items.append(Line(label=f"threshold {threshold.text}", x=[s["params"][data.x] for s in runs],
+                                    y=[threshold.bound(s["results"]) * to_display for s in runs],
+                                    color=GUIDE_COLOR, dash="dot", marker=None, legend=False))
+        drawn = True
+    return drawn
+
+
 def throughput_chart(data: ChartData) -> Optional[Chart]:
     series = data.class_series()
     panel = _panel(data, series, "throughput", "", data.rate_label(), unit=f"/{data.units.rate}")
@@ -164,18 +191,57 @@ def throughput_chart(data: ChartData) -> Optional[Chart]:
             panel = _labelled(panel)
             caption += (" Dotted grey: the asymptotic bound from solve, the most the bottleneck allows "
                         "(1 / its demand) or the population allows (N / the demand of a whole cycle).")
+        if _rate_thresholds(data, panel):
+            panel = _labelled(panel)
+            caption += " Dark red: the load runs' thresholds on the achieved rate, and the saturation point."
     return Chart("throughput", f"Throughput{'' if data.x else ' per model'}", caption, [panel]) if panel.items else None
+
+
+def _statistic_title(statistic: str) -> str:
+    """A response-time statistic as a panel's title: p50 is the median, p999 the 99.9th percentile."""
+    from .. import _native
+
+    if statistic == "p50":
+        return "median"
+    percent = dict(_native.PERCENTILES).get(statistic)
+    return statistic if percent is None else f"{number(percent)}th percentile"
+
+
+def _response_thresholds(data: ChartData) -> Dict[str, List[Guide]]:
+    """The load runs' thresholds on the response time, as lines in display units, by statistic."""
+    from ..loadtest.thresholds import TIME_METRICS
+
+    guides: Dict[str, List[Guide]] = {}
+    to_display = data.units.time_from("s")
+    for threshold in data.thresholds():
+        if threshold.metric in TIME_METRICS and "_" not in threshold.metric:   # not service_ or lag_
+            guides.setdefault(threshold.metric, []).append(
+                Guide("y", threshold.value * to_display, f"threshold {threshold.text}"))
+    return guides
 
 
 def latency_chart(data: ChartData) -> Optional[Chart]:
     series = data.class_series()
     unit = data.units.time
-    panels = [_panel(data, series, "response_time_p50", "median", f"median response time ({unit})", unit=f" {unit}"),
-              _panel(data, series, "response_time_p95", "95th percentile", f"p95 response time ({unit})",
-                     unit=f" {unit}")]
+    thresholds = _response_thresholds(data)
+    # the median and p95, and any other statistic a load run's threshold judged (p99<50ms)
+    statistics = ["p50", "p95"] + [s for s in thresholds if s not in ("p50", "p95")]
+    panels = []
+    for statistic in statistics:
+        title = _statistic_title(statistic)
+        label = "median" if statistic == "p50" else statistic
+        panel = _panel(data, series, f"response_time_{statistic}", title, f"{label} response time ({unit})",
+                       unit=f" {unit}")
+        if panel.items and statistic in thresholds:
+            panel.guides += thresholds[statistic]
+            panel = _labelled(panel)
+        panels.append(panel)
     panels = [p for p in panels if p.items]
     caption = ("Response time from arrival (or the end of thinking) to completion: the median and the 95th "
                "percentile. Lower is better; rising latency at flat throughput is queueing.")
+    if thresholds:
+        caption += (" Dark red: the load runs' thresholds on the response time, and the rate where one broke "
+                    "(the saturation point).")
     return Chart("latency", "Latency", caption, panels) if panels else None
 
 
@@ -200,8 +266,9 @@ def latency_throughput_chart(data: ChartData) -> Optional[Chart]:
             flags += _steady(line, [i in data.unstable for _, _, _, i in kept], f" {data.units.time}")
             lines.append(line)
         if lines:
+            guides = _response_thresholds(data).get(column[len("response_time_"):], [])
             panels.append(_labelled(Panel(title, data.rate_label(), f"{title} response time ({data.units.time})",
-                                          lines, engines=_engine_dashes(data), flags=flags)))
+                                          lines, engines=_engine_dashes(data), flags=flags, guides=list(guides))))
     caption = (f"Latency against throughput, a point per value of {data.x}: the capacity planner's hockey "
                "stick. Along the flat blade more load costs no latency; where a line turns up steeply the "
                "system is at its limit and more load only queues.")

@@ -8,6 +8,7 @@ else per that unit.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
 
@@ -180,6 +181,36 @@ class ChartData:
         last = self.last_x()
         rows = series.rows if last is None else series.rows[series.rows[self.x] == last[1]]
         return None if rows.empty else rows.iloc[-1].to_dict()
+
+    def thresholds(self) -> list:
+        """The thresholds the record's load runs were judged by (loadtest/thresholds.py's
+        Threshold, values in seconds, per second or a share), each once."""
+        from ..loadtest.thresholds import parse_threshold
+
+        texts = dict.fromkeys(judged["threshold"] for s in self.scenarios.values()
+                              for judged in ((s["results"].get("load") or {}).get("thresholds") or ()))
+        thresholds = []
+        for text in texts:
+            try:
+                thresholds.append(parse_threshold(text))
+            except BrewputError:
+                continue  # a hand-edited record's: nothing to draw it at
+        return thresholds
+
+    def saturation(self) -> Optional[Tuple[object, str]]:
+        """Where a load sweep stopped because a threshold broke: the swept value of the run
+        at the record's saturation rate (per second; a study's swept rate may be in its
+        model's unit) and the line `brewput load` prints for it."""
+        from ..loadtest.show import saturation_line
+
+        saturation = self.record.get("saturation")
+        if not saturation or self.x is None:
+            return None
+        for s in self.scenarios.values():
+            load = s["results"].get("load") or {}
+            if s["engine"] == "load" and math.isclose(load.get("target_rate", math.nan), saturation["rate"]):
+                return s["params"][self.x], saturation_line(saturation)
+        return None
 
     def throughput_bounds(self, series: Series) -> Optional[List[Optional[float]]]:
         """The series' asymptotic upper bound on throughput at each of its rows, in display

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import math
 from html import escape
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from ..figures import DIGITS
-from .spec import LABEL_ROOM, LEADER, Bars, Box, Chart, Flag, Line, Panel
+from .spec import GUIDE_COLOR, LABEL_ROOM, LEADER, Bars, Box, Chart, Flag, Line, Panel
 
 COLUMNS = 3
 PANEL_HEIGHT = 450
@@ -52,14 +52,46 @@ def _line_traces(line: Line, show_legend: bool) -> list:
 
 
 def _flag_trace(flag: Flag):
-    """An unstable point: a hollow triangle in the line's colour (at the top edge when
-    clipped), "unstable" and its value written below it."""
+    """An unstable point: a hollow triangle in the line's colour (at the top edge when clipped)."""
     import plotly.graph_objects as go
 
-    return go.Scatter(x=[flag.x], y=[flag.y], mode="markers+text", showlegend=False, cliponaxis=False,
+    return go.Scatter(x=[flag.x], y=[flag.y], mode="markers", showlegend=False, cliponaxis=False,
                       marker={"symbol": "triangle-up-open", "size": 13, "color": flag.color, "line": {"width": 2}},
-                      text=[_plain(flag.text + (" ↑" if flag.clipped else ""))], textposition="bottom right",
-                      textfont={"color": flag.color, "size": 11}, hovertemplate=_plain(flag.text) + "<extra></extra>")
+                      hovertemplate=_plain(flag.text) + "<extra></extra>")
+
+
+def _flag_texts(fig, panel: Panel, row: int, col: int) -> List[dict]:
+    """ "unstable" and the value below each flag, where scale.py placed them, as annotations."""
+    subplot = fig.get_subplot(row, col)
+    x_ref, y_ref = (axis.plotly_name.replace("axis", "") for axis in (subplot.xaxis, subplot.yaxis))
+    return [{"x": math.log10(flag.x) if panel.log_x else flag.x, "y": flag.text_y, "xref": x_ref, "yref": y_ref,
+             "text": _plain(flag.text + (" ↑" if flag.clipped else "")), "showarrow": False, "xanchor": "left",
+             "xshift": 8, "font": {"color": flag.color, "size": 11}} for flag in panel.flags]
+
+
+def _guides(fig, panel: Panel, row: int, col: int) -> Tuple[List[dict], List[dict]]:
+    """The panel's thresholds (across it, named at the left above the line) and saturation
+    point (up it, named along it from the bottom on its right, as png.py) as shapes and
+    annotations, set on the figure at once."""
+    subplot = fig.get_subplot(row, col)
+    x_ref, y_ref = (axis.plotly_name.replace("axis", "") for axis in (subplot.xaxis, subplot.yaxis))
+    line = {"color": GUIDE_COLOR, "width": 1.4, "dash": "dashdot"}
+    font = {"color": GUIDE_COLOR, "size": 11}
+    shapes, annotations = [], []
+    for guide in panel.guides:
+        if guide.axis == "y":
+            shapes.append({"type": "line", "xref": f"{x_ref} domain", "x0": 0, "x1": 1, "yref": y_ref,
+                           "y0": guide.value, "y1": guide.value, "line": line})
+            annotations.append({"xref": f"{x_ref} domain", "x": 0, "yref": y_ref, "y": guide.value,
+                                "text": _plain(guide.text), "showarrow": False, "xanchor": "left",
+                                "yanchor": "bottom", "font": font})
+        else:
+            shapes.append({"type": "line", "xref": x_ref, "x0": guide.value, "x1": guide.value,
+                           "yref": f"{y_ref} domain", "y0": 0, "y1": 1, "line": line})
+            annotations.append({"xref": x_ref, "x": guide.value, "yref": f"{y_ref} domain", "y": 0,
+                                "text": _plain(guide.text), "showarrow": False, "textangle": -90,
+                                "xanchor": "left", "yanchor": "bottom", "xshift": 2, "font": font})
+    return shapes, annotations
 
 
 def _end_labels(fig, panel: Panel, row: int, col: int) -> List[dict]:
@@ -122,6 +154,7 @@ def figure(chart: Chart, titled: bool = True):
                         horizontal_spacing=0.08, vertical_spacing=0.12 if rows > 1 else 0.1)
     shown: List[str] = []
     labels: List[dict] = []
+    shapes: List[dict] = []
     for k, panel in enumerate(chart.panels):
         row, col = k // columns + 1, k % columns + 1
         for item in panel.items:
@@ -137,7 +170,10 @@ def figure(chart: Chart, titled: bool = True):
                 fig.add_trace(trace, row=row, col=col)
         for flag in panel.flags:
             fig.add_trace(_flag_trace(flag), row=row, col=col)
-        labels += _end_labels(fig, panel, row, col)
+        labels += _end_labels(fig, panel, row, col) + _flag_texts(fig, panel, row, col)
+        more_shapes, more_labels = _guides(fig, panel, row, col)
+        shapes += more_shapes
+        labels += more_labels
         fig.update_xaxes(title_text=_plain(panel.x_label), row=row, col=col)
         fig.update_yaxes(title_text=_plain(panel.y_label), row=row, col=col, rangemode="tozero" if panel.y_from_zero else None)
         if panel.y_range is not None:
@@ -147,7 +183,7 @@ def figure(chart: Chart, titled: bool = True):
         if panel.x_ticks:
             fig.update_xaxes(tickvals=[v for v, _ in panel.x_ticks], ticktext=[_plain(t) for _, t in panel.x_ticks],
                              row=row, col=col)
-    fig.update_layout(annotations=list(fig.layout.annotations) + labels)
+    fig.update_layout(annotations=list(fig.layout.annotations) + labels, shapes=shapes)
     fig.update_layout(title={"text": _plain(chart.title) if titled else ""}, template="plotly_white", barmode="group",
                       height=PANEL_HEIGHT * rows + (80 if titled else 40),
                       margin={"t": 80 if titled else 40, "l": 60, "r": 20, "b": 60})

@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from .spec import LABEL_ROOM, LEADER, Bars, Box, Chart, Flag, Line, Panel
+from .spec import GUIDE_COLOR, LABEL_ROOM, LEADER, Bars, Box, Chart, Flag, Guide, Line, Panel
 
 STYLES = {"solid": "-", "dash": "--", "dot": ":"}
 MARKERS = {"circle": "o", "square": "s", "diamond": "D", "triangle-up": "^", "triangle-down": "v",
@@ -45,13 +45,29 @@ def _line(ax, line: Line) -> None:
 
 def _flags(ax, flags: List[Flag], size: float) -> None:
     """Unstable points: a hollow triangle in the line's colour, at the top edge when clipped,
-    with "unstable" and the value written below it."""
+    with "unstable" and the value written below it (scale.py places the texts)."""
     for flag in flags:
         ax.plot([flag.x], [flag.y], linestyle="none", marker="^", markersize=11, markerfacecolor="white",
                 markeredgecolor=flag.color, markeredgewidth=2, clip_on=False, zorder=5)
-        ax.annotate(_plain(flag.text + (" ↑" if flag.clipped else "")), xy=(flag.x, flag.y), xytext=(8, -6),
-                    textcoords="offset points", va="top", ha="left", fontsize=size, color=flag.color,
+        ax.annotate(_plain(flag.text + (" ↑" if flag.clipped else "")), xy=(flag.x, flag.text_y), xytext=(8, 0),
+                    textcoords="offset points", va="center", ha="left", fontsize=size, color=flag.color,
                     annotation_clip=False)
+
+
+def _guides(ax, guides: List[Guide], size: float) -> None:
+    """Thresholds across the panel, named at their left end above the line; the saturation
+    point up it, named along it from the bottom on its right, where past saturation only
+    the flags at the top edge are (the names at the lines' ends sit by the lines' last points)."""
+    for guide in guides:
+        common = {"color": GUIDE_COLOR, "fontsize": size, "textcoords": "offset points", "annotation_clip": False}
+        if guide.axis == "y":
+            ax.axhline(guide.value, color=GUIDE_COLOR, linestyle="-.", linewidth=1.4, zorder=1.5)
+            ax.annotate(_plain(guide.text), xy=(0, guide.value), xycoords=("axes fraction", "data"), xytext=(4, 3),
+                        ha="left", va="bottom", **common)
+        else:
+            ax.axvline(guide.value, color=GUIDE_COLOR, linestyle="-.", linewidth=1.4, zorder=1.5)
+            ax.annotate(_plain(guide.text), xy=(guide.value, 0), xycoords=("data", "axes fraction"), xytext=(4, 4),
+                        ha="left", va="bottom", rotation=90, **common)
 
 
 def _bars(ax, bars: List[Bars]) -> None:
@@ -131,7 +147,7 @@ def _engine_legend(ax, panel: Panel) -> None:
 
     handles = [Line2D([], [], color="black", linestyle=STYLES[dash], linewidth=2, label=_plain(engine))
                for dash, engine in panel.engines]
-    ax.legend(handles=handles, fontsize=FONT - 3, loc="upper left")
+    ax.legend(handles=handles, fontsize=FONT - 3, loc="best")   # clear of the lines and thresholds drawn
 
 
 def _panel(ax, panel: Panel, crowded: bool) -> None:
@@ -149,6 +165,7 @@ def _panel(ax, panel: Panel, crowded: bool) -> None:
     if lines:
         _end_labels(ax, panel, FONT - (4 if crowded else 2))
         _flags(ax, panel.flags, FONT - (4 if crowded else 2))
+        _guides(ax, panel.guides, FONT - (4 if crowded else 2))
     if lines and panel.engines:
         _engine_legend(ax, panel)
     if panel.x_ticks:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import List, Optional, Tuple
 
+from .labels import ROW
 from .spec import Line, Panel
 
 # A flagged point higher than the stable points by more than this share of their range
@@ -56,5 +57,19 @@ def fix_y_range(panel: Panel, more: Optional[List[float]] = None) -> Optional[Tu
         return None
     for flag in panel.flags:
         flag.y = top if flag.clipped else flag.value
+    _place_texts(panel, ROW * (top - bottom))
     panel.y_range = (bottom, top)
     return panel.y_range
+
+
+def _place_texts(panel: Panel, row: float) -> None:
+    """Each flag's text a row below it, and a row below the text of the flag above it at the
+    same x (a model and its measurement both unstable at one rate): never one on another."""
+    by_x: dict = {}
+    for flag in panel.flags:
+        by_x.setdefault(flag.x, []).append(flag)
+    for flags in by_x.values():
+        above = None
+        for flag in sorted(flags, key=lambda flag: -flag.y):
+            flag.text_y = flag.y - row if above is None else min(flag.y - row, above - row)
+            above = flag.text_y

@@ -98,6 +98,21 @@ class Flag:
     text: str           # "unstable: 77,914 s"
     color: str
     clipped: bool = False
+    text_y: Optional[float] = None   # where its text is written, below it (a row below the flag above)
+
+
+@dataclass
+class Guide:
+    """A reference line across a panel, named beside it: a load run's threshold
+    (axis "y", horizontal) or the saturation point where a threshold broke (axis "x",
+    vertical)."""
+    axis: str           # "x" | "y"
+    value: float
+    text: str
+
+
+# The guides' colour: dark red, apart from the palette's red (#d62728) and the bounds' grey.
+GUIDE_COLOR = "#8b0000"
 
 
 @dataclass
@@ -112,6 +127,7 @@ class Panel:
     labels: List[EndLabel] = field(default_factory=list)
     engines: List[Tuple[str, str]] = field(default_factory=list)   # (dash, engine) when lines mix engines
     flags: List[Flag] = field(default_factory=list)
+    guides: List[Guide] = field(default_factory=list)
     y_range: Optional[Tuple[float, float]] = None   # the y axis, fixed where the chart placed names in it
 
 
