@@ -164,3 +164,28 @@ def test_a_load_runs_interval_covers_the_mmc_mean():
     # The rate's interval is over the seeded Poisson schedule's own counts: it covers the 200/s it was drawn at.
     rate_low, rate_high = results["classes"]["request"]["throughput_ci"]
     assert rate_low * 1e3 <= 200.0 <= rate_high * 1e3, results["classes"]["request"]["throughput_ci"]
+
+
+def test_the_cpu_watch_counts_a_burning_process_among_the_others():
+    # A child burning one of this process's CPUs for the whole window: at least
+    # most of a CPU's time, of len(cpus) CPUs, is the others' (the child is
+    # not waited for until after the reading, so none of it counts as ours).
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from brewput.loadtest.machine import CpuWatch
+
+    cpus = os.sched_getaffinity(0)
+    burner = subprocess.Popen([sys.executable, "-c", f"import os, time; os.sched_setaffinity(0, {{{min(cpus)}}})\n"
+                                                     "t = time.time()\nwhile time.time() - t < 3: pass"])
+    try:
+        time.sleep(0.3)  # started and burning
+        watch = CpuWatch()
+        time.sleep(1.5)
+        share = watch.others_share()
+    finally:
+        burner.kill()
+        burner.wait()
+    assert share is not None and 0.7 / len(cpus) <= share <= 1.0, share

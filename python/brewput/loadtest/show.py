@@ -216,10 +216,19 @@ def print_sweep(console, record: dict) -> None:
                  _ms(request["response_time"]["p99"]), error_rate, _ms(request["lag"]["p99"]), f"{load['dropped']:,}"]
         for engine in engines:
             figures = predicted.get(rate, {}).get(engine, {}).get("response_time", {})
-            to_ms = _to_ms(record, engine, rate)
-            cells += [_ms(scaled(figures.get("mean"), to_ms)), _ms(scaled(figures.get("p99"), to_ms))]
+            to_ms = _to_ms(record, engine, rate) if figures else 1.0
+            mean = scaled(figures.get("mean"), to_ms)
+            outside = "*" if is_inside(response.get("mean_ci"), mean) is False else ""
+            cells += [_ms(mean) + outside, _ms(scaled(figures.get("p99"), to_ms))]
         table.add_row(*cells)
+    if engines:
+        table.caption = f"mean ± its {LEVEL_TEXT} interval; * a predicted mean outside it"
     console.print(table)
+    shares = [s["results"]["load"].get("others_utilization") for s in record["scenarios"] if s["engine"] == "load"]
+    busiest = max((x for x in shares if x is not None), default=None)
+    if is_busy(busiest):
+        console.print(concluded(busiest, "the curve above includes waits for a CPU"), soft_wrap=True,
+                      highlight=False)
     if record["saturation"]:
         console.print(saturation_line(record["saturation"]))
     for failure in record["failed"]:
