@@ -4,11 +4,12 @@
 VENV   ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-# maturin, started by pip for the editable build, must be found on PATH
+# maturin, and zig for the release wheel, are found on PATH
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
 # Every dependency is declared once, in pyproject.toml: the package's with its extras,
-# the tools make runs (maturin, zig, auditwheel) in its `build` dependency group.
+# the tools make runs (maturin, zig, auditwheel) in its `build` dependency group, the
+# tests' and benchmarks' in its `test` and `bench` groups (not user extras).
 EXTRAS := parquet,dask
 
 .PHONY: demo test build rust-test py-test wheel wheel-test bench clean
@@ -18,10 +19,14 @@ demo: build
 
 test: build rust-test py-test wheel-test
 
+# maturin develop, not pip's quiet editable build: cargo's own progress (a bar on a
+# terminal, a line per crate in a log) shows the minutes of the first build.
 build: $(STAMP)
-	$(PYTHON) -m pip install --quiet --no-build-isolation -e '.[$(EXTRAS)]' --group test --group bench
+	@echo "make: building brewput (the Rust engine, then the package) into $(VENV)"
+	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release --extras $(EXTRAS) --group test,bench
 
 $(STAMP): pyproject.toml
+	@echo "make: a virtualenv in $(VENV), with pip and the build tools (maturin, zig, auditwheel)"
 	python3 -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --upgrade pip
 	$(PYTHON) -m pip install --quiet --group build

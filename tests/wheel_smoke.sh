@@ -2,7 +2,7 @@
 # The wheel as a new user gets it: a fresh virtualenv, a plain `pip install` of the
 # built wheel (no test dependencies), then the README's commands run from a folder
 # outside the checkout. Any failing command, traceback or panic fails the check.
-#   usage: [PYTHON=python3.9] tests/wheel_smoke.sh dist/brewput-VERSION-....whl
+#   usage: [PYTHON=python3.10] tests/wheel_smoke.sh dist/brewput-VERSION-....whl
 set -euo pipefail
 [ $# -eq 1 ] && [ -f "$1" ] || { echo "usage: $0 WHEEL (one built wheel)" >&2; exit 2; }
 wheel=$(realpath "$1")
@@ -83,8 +83,8 @@ step "Python API" "3.72" python -c \
     "import brewput; print(brewput.solve('examples/mmc.yaml')['classes']['customer']['response_time']['mean'])"
 step "sweep to CSV" "cpus" brewput simulate examples/coffee/finelocking.yaml --sweep cpus=1..6 --customers 5000 -o results.csv
 [ -s results.csv ] || { echo "FAILED: no results.csv" >&2; exit 1; }
-refused "Parquet without the extra" "brewput[parquet]" brewput solve examples/mmc.yaml --sweep c=3..6 -o results.parquet
-refused "Dask without the extra" "brewput[dask]" brewput simulate examples/mmc.yaml --sweep c=3..4 --executor dask \
+refused "Parquet without pyarrow" "pip install pyarrow" brewput solve examples/mmc.yaml --sweep c=3..6 -o results.parquet
+refused "Dask without distributed" "pip install distributed" brewput simulate examples/mmc.yaml --sweep c=3..4 --executor dask \
     --scheduler tcp://127.0.0.1:8786
 step "schema for editors" '"$schema"' brewput schema model
 step "study with a report" "finelocking" brewput run examples/studies/coffee.yaml --customers 2000 --replications 2 \
