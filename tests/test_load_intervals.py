@@ -42,13 +42,15 @@ def test_the_level_is_the_engines_one():
 
 
 def test_batch_means_of_iid_exponentials_cover_their_mean_at_the_level():
-    hits = 0
+    hits, longer = 0, 0
     for seed in range(SEEDS):
         x = np.random.default_rng(seed).exponential(2.0, 4000)
         interval = batch_means(*_ones(x))
-        assert interval.batches == 40 or interval.note == ""  # independent: rarely made longer
         hits += interval.covers(2.0)
+        longer += interval.batches < 40
     _coverage_band(hits)
+    # Independent batches look correlated only as often as the one-sided test's 5 % says.
+    assert longer <= 0.1 * SEEDS, longer
 
 
 def test_batch_means_of_an_ar1_stream_cover_its_mean_at_the_level():
@@ -149,6 +151,8 @@ def test_a_load_runs_interval_covers_the_mmc_mean():
     truth = mmc(200.0, 0.005, 2).response * 1e3 + overhead["mean"]
     made = results["load"]["intervals"]
     assert made["batches"] >= FEWEST_BATCHES and made["level"] == LEVEL
+    # Whole slots of the measured 3.75 s: the first, a partial last and fewer than a batch's left out.
+    assert 0.8 * 3.75 <= made["batches"] * made["batch_seconds"] <= 3.75, made
     low, high = service["mean_ci"]
     if is_busy(results["load"]["others_utilization"]):
         # Other processes' CPU waits are in the times (a crowded machine, measured

@@ -26,8 +26,8 @@ from .figures import number
 
 LEVEL = _native.CONFIDENCE
 LEVEL_TEXT = f"{LEVEL * 100:g} %"
-#: The batch counts tried, most first: each half the one before, so that a
-#: correlated run is tried again with batches twice as long.
+#: The fewest batches tried at each step, most first: each half the one
+#: before, so that a correlated run is tried again with batches twice as long.
 BATCH_COUNTS = (40, 20, 10)
 FEWEST_BATCHES = BATCH_COUNTS[-1]
 #: Other processes' share of the CPUs above which a measurement is not trusted.
@@ -96,18 +96,20 @@ def batch_means(sums: Sequence[float], counts: Sequence[float], value: Optional[
     """The interval by batch means of a ratio (a mean response: response-time
     sums over answers; a rate: answers over seconds) measured in consecutive
     equal slots, `sums[k] / counts[k]` the k-th slot's. The slots are grouped
-    into BATCH_COUNTS batches, the earliest slots left out when they do not
-    divide evenly (the run's start is the least steady part). `value`: the
-    figure the interval is about (default: the ratio over every slot)."""
+    into batches of n // B slots for each B of BATCH_COUNTS (so B to 2B - 1
+    batches), the earliest slots left out when they do not divide evenly (the
+    run's start is the least steady part). `value`: the figure the interval
+    is about (default: the ratio over every slot)."""
     total = math.fsum(counts)
     if value is None:
         value = math.fsum(sums) / total if total else math.nan
     n = len(sums)
     tried, failed = None, None
-    for batches in BATCH_COUNTS:
-        size = n // batches
+    for fewest in BATCH_COUNTS:
+        size = n // fewest
         if size == 0:
             continue
+        batches = n // size  # from `fewest` to under twice as many, so that fewer than `size` slots go unused
         first = n - batches * size
         means = []
         for b in range(batches):
@@ -122,7 +124,7 @@ def batch_means(sums: Sequence[float], counts: Sequence[float], value: Optional[
             # The fewest batches are a weak test of their own (the lag-1 of ten
             # means is spread over ±0.5): batches correlated at twice as many
             # stay suspect there.
-            if not _correlated(r, batches) and (failed is None or batches != FEWEST_BATCHES):
+            if not _correlated(r, batches) and (failed is None or fewest != FEWEST_BATCHES):
                 return tried
             failed = (batches, r) if _correlated(r, batches) or failed is None else failed
     if tried is None:

@@ -77,7 +77,7 @@ def intervals(summary: dict, start: float, end: float) -> dict:
     answered = [s["answered"] for s in slots]
     return {"response": batch_means([s["response_sum"] for s in slots], answered),
             "service": batch_means([s["service_sum"] for s in slots], answered),
-            "rate": batch_means(answered, [width] * len(slots)), "batch_seconds": width * len(slots)}
+            "rate": batch_means(answered, [width] * len(slots)), "slot_seconds": width, "slots": len(slots)}
 
 
 def _ci_ms(interval: Interval, value: Optional[float], factor: float = MS) -> Optional[list]:
@@ -88,11 +88,12 @@ def _ci_ms(interval: Interval, value: Optional[float], factor: float = MS) -> Op
     return [value - half, value + half]
 
 
-def _batching(interval: Interval, seconds: float) -> dict:
-    """How an interval was made, as the results keep it."""
+def _batching(interval: Interval, slot_seconds: float, slots: int) -> dict:
+    """How an interval was made, as the results keep it: a batch is a whole
+    number of slots (measured.batch_means)."""
     return {"level": LEVEL, "method": "batch means", "batches": interval.batches,
-            "batch_seconds": seconds / interval.batches if interval.batches else None, "lag1": interval.lag1,
-            "note": interval.note}
+            "batch_seconds": slot_seconds * (slots // interval.batches) if interval.batches else None,
+            "lag1": interval.lag1, "note": interval.note}
 
 
 def to_results(summary: dict, *, target: str, method: str, settings: dict) -> dict:
@@ -120,7 +121,7 @@ def to_results(summary: dict, *, target: str, method: str, settings: dict) -> di
             "late_after_ms": summary["late_seconds"] * MS,
             "stages": [stage(s, summary) for s in stages], "sent_per_second": summary["sent_per_second"],
             "interrupted": summary["interrupted"],
-            "intervals": _batching(run["response"], run["batch_seconds"]),
+            "intervals": _batching(run["response"], run["slot_seconds"], run["slots"]),
             "others_utilization": summary.get("others_share"),
         },
         "warnings": warnings(summary),
