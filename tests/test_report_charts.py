@@ -181,3 +181,36 @@ def test_user_text_is_drawn_as_written(tmp_path, name):
     escaped = name.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     assert escaped in {trace.name for trace in fig.data}
     assert not any("<b>" in (a.text or "") for a in fig.layout.annotations)
+
+
+def test_solved_and_simulated_are_told_apart_by_line_style():
+    # one model, one colour: simulated solid with its 95 % band and filled markers, solved dashed
+    # on top of it, cased in white, with smaller hollow markers; the legends say which is which
+    from brewput.report.png import draw
+
+    chart = by_name(mixed_record())["latency"]
+    for panel in chart.panels:
+        simulated, solved = (next(line for line in panel.items if line.label == f"mmc ({engine})")
+                             for engine in ("simulate", "solve"))
+        assert simulated.color == solved.color
+        assert (simulated.dash, solved.dash) == ("solid", "dash")
+        assert simulated.low is not None and solved.low is None
+        assert panel.engines == [("solid", "simulate"), ("dash", "solve")]
+    for ax in draw(chart).axes:
+        drawn = {line.get_linestyle(): line for line in ax.get_lines() if line.get_marker() == "o"}
+        simulated, solved = drawn["-"], drawn["--"]
+        assert solved.get_markerfacecolor() == "white" and simulated.get_markerfacecolor() != "white"
+        assert solved.get_markersize() < simulated.get_markersize() and solved.get_zorder() > simulated.get_zorder()
+        assert solved.get_path_effects()                                   # the white casing
+        legend = ax.get_legend()
+        assert [t.get_text() for t in legend.get_texts()] == ["simulate", "solve"]
+        assert [h.get_linestyle() for h in legend.legend_handles] == ["-", "--"]
+        assert legend.legend_handles[1].get_markerfacecolor() == "white"
+    traces = list(figure(chart).data)
+    names = [trace.name for trace in traces]
+    simulated, solved = names.index("mmc (simulate)"), names.index("mmc (solve)")
+    assert simulated < solved                                              # drawn on top of it
+    assert traces[solved].line.dash == "dash" and traces[solved].marker.symbol == "circle-open"
+    assert traces[simulated].line.dash == "solid" and traces[simulated].marker.symbol == "circle"
+    casing = traces[solved - 1]
+    assert casing.line.color == "white" and casing.line.width > traces[solved].line.width and casing.showlegend is False

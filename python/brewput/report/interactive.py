@@ -6,7 +6,8 @@ from html import escape
 from typing import List, Optional, Sequence, Tuple
 
 from ..figures import DIGITS
-from .spec import GUIDE_COLOR, LABEL_ROOM, LEADER, Bars, Box, Chart, Flag, Line, Panel
+from .spec import (BESIDE_MARKER_SIZE, GUIDE_COLOR, LABEL_ROOM, LEADER, MARKER_SIZE, Bars, Box, Chart, Flag, Line,
+                   Panel, beside)
 
 COLUMNS = 3
 PANEL_HEIGHT = 450
@@ -42,11 +43,18 @@ def _line_traces(line: Line, show_legend: bool) -> list:
                 fill="toself", fillcolor=_rgba(line.color, 0.18), line={"width": 0}, hoverinfo="skip",
                 legendgroup=line.label, showlegend=False, name=_plain(f"{line.label} 95 % CI")))
     hover = f"%{{text}}: %{{y:.{DIGITS}g}}<extra>%{{fullData.name}}</extra>" if line.points else None
+    on_top = beside(line)
+    if on_top and line.dash == "dash":  # cased in white: its dashes show where it lies on the solid line
+        traces.append(go.Scatter(x=list(line.x), y=_clean(line.y), mode="lines", line={"color": "white", "width": 5},
+                                 hoverinfo="skip", legendgroup=line.label, showlegend=False))
+    symbol = line.marker or "circle"
+    # plotly's marker sizes are pixels across, the PNG's points: 7 px beside the PNG's 6 pt, as before
+    size = (BESIDE_MARKER_SIZE if on_top else MARKER_SIZE) * 7 / MARKER_SIZE
     traces.append(go.Scatter(
         x=list(line.x), y=_clean(line.y), mode="lines" if line.marker is None else "lines+markers",
         name=_plain(line.label), legendgroup=line.label, showlegend=show_legend and line.legend,
         line={"color": line.color, "dash": line.dash, "width": 1.2 if line.marker is None else 2},
-        marker={"size": 7, "symbol": line.marker or "circle"},
+        marker={"size": size, "symbol": f"{symbol}-open" if on_top else symbol},
         text=[_plain(p) for p in line.points] if line.points else None, hovertemplate=hover))
     return traces
 
@@ -157,7 +165,9 @@ def figure(chart: Chart, titled: bool = True):
     shapes: List[dict] = []
     for k, panel in enumerate(chart.panels):
         row, col = k // columns + 1, k % columns + 1
-        for item in panel.items:
+        # plotly draws in the order given: the lines beside another engine's go on top of it, dotted last
+        for item in sorted(panel.items, key=lambda item: isinstance(item, Line) and beside(item)
+                           and (1 if item.dash == "dash" else 2)):
             first = item.label not in shown
             shown.append(item.label)
             if isinstance(item, Line):

@@ -12,7 +12,8 @@ import warnings
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from .spec import GUIDE_COLOR, LABEL_ROOM, LEADER, Bars, Box, Chart, Flag, Guide, Line, Panel
+from .spec import (BESIDE_MARKER_SIZE, GUIDE_COLOR, LABEL_ROOM, LEADER, MARKER_SIZE, Bars, Box, Chart, Flag, Guide,
+                   Line, Panel, beside)
 
 STYLES = {"solid": "-", "dash": "--", "dot": ":"}
 MARKERS = {"circle": "o", "square": "s", "diamond": "D", "triangle-up": "^", "triangle-down": "v",
@@ -35,12 +36,27 @@ def _floats(values: Optional[Sequence[Optional[float]]]) -> Optional[List[float]
     return None if values is None else [math.nan if v is None else v for v in values]
 
 
+def _line_style(dash: str, marker: Optional[str], color: str, on_top: bool) -> dict:
+    """How a line is drawn, in the chart and in its legend alike: a line beside another
+    engine's (spec.beside) above it with smaller hollow markers, a dashed one cased in white."""
+    from matplotlib import patheffects
+
+    style = {"linestyle": STYLES[dash], "color": color, "linewidth": 1.2 if marker is None else 2,
+             "marker": MARKERS.get(marker, ""), "markersize": MARKER_SIZE}
+    if on_top:
+        style.update(markerfacecolor="white", markersize=BESIDE_MARKER_SIZE, markeredgewidth=1.3,
+                     zorder=3 if dash == "dash" else 4)
+        if dash == "dash":
+            style["path_effects"] = [patheffects.withStroke(linewidth=4.5, foreground="white")]
+    return style
+
+
 def _line(ax, line: Line) -> None:
     y = _floats(line.y)
     if line.low is not None and line.high is not None:
         ax.fill_between(line.x, _floats(line.low), _floats(line.high), color=line.color, alpha=0.18, linewidth=0)
-    ax.plot(line.x, y, linestyle=STYLES[line.dash], color=line.color, linewidth=1.2 if line.marker is None else 2,
-            marker=MARKERS.get(line.marker, ""), markersize=6, label=_plain(line.label) if line.legend else None)
+    ax.plot(line.x, y, label=_plain(line.label) if line.legend else None,
+            **_line_style(line.dash, line.marker, line.color, beside(line)))
 
 
 def _flags(ax, flags: List[Flag], size: float) -> None:
@@ -142,10 +158,10 @@ def _label_room(ax, panel: Panel, size: float) -> float:
 
 
 def _engine_legend(ax, panel: Panel) -> None:
-    """With lines named at their ends, the legend only says what each dash means."""
+    """With lines named at their ends, the legend only says what each dash (and hollow marker) means."""
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], color="black", linestyle=STYLES[dash], linewidth=2, label=_plain(engine))
+    handles = [Line2D([], [], label=_plain(engine), **_line_style(dash, "circle", "black", dash != "solid"))
                for dash, engine in panel.engines]
     ax.legend(handles=handles, fontsize=FONT - 3, loc="best")   # clear of the lines and thresholds drawn
 

@@ -41,6 +41,19 @@ class Line:
                                              # share one name at their ends
 
 
+def beside(line: Line) -> bool:
+    """Whether a line is the second or third engine's figures of a model (solved beside
+    simulated, simulated beside measured: dashed or dotted, with markers), which often lie
+    on the first engine's line. Both drawings put it on top with smaller hollow markers, so
+    that where the two coincide each shows (a ring in a dot); a dashed line is cased in
+    white, its dashes showing on the solid line under it, and a dotted one drawn above both."""
+    return line.dash != "solid" and line.marker is not None
+
+
+# The markers of a line beside another engine's, against the others' (points in the PNG).
+MARKER_SIZE, BESIDE_MARKER_SIZE = 6.0, 4.0
+
+
 @dataclass
 class Bars:
     """One bar per category, with optional error bars (low, high)."""
