@@ -1,16 +1,21 @@
 """Names at the ends of a panel's lines, in place of a legend the eye must match
 by colour: each name in its line's colour with its marker, beside the line's
 last point. Lines that end together (five coffee shops at the same throughput)
-get their names stacked there, none on top of another."""
+get their names stacked there, none on top of another: any two names whose ends are
+nearer in x than a name can be wide are at least a row (a name's height) apart."""
 from __future__ import annotations
 
 import math
 from typing import List, Optional, Sequence, Tuple
 
-from .spec import EndLabel, Line
+from .spec import LABEL_ROOM, LEADER, EndLabel, Line
 
-ROW = 0.045           # the height of a name, as a share of the panel's y range
-X_NEAR = 0.1          # names of ends this share of the x range apart can collide
+# The height of a name, as a share of the panel's y range: the drawings keep each panel
+# tall enough for it (png.py's rows of panels, interactive.py's PANEL_HEIGHT; tested).
+ROW = 0.045
+# Names of ends nearer in x than this share of the x range can collide: a name stands a
+# leader off its end and is as wide as the room made for names at the right of the axis.
+X_NEAR = LABEL_ROOM + LEADER
 GLYPHS = {"circle": "●", "square": "■", "diamond": "◆", "triangle-up": "▲", "triangle-down": "▼",
           "x": "✕", "cross": "✚"}
 
@@ -85,7 +90,10 @@ def end_labels(lines: Sequence[Line], from_zero: bool = True, log_x: bool = Fals
     else:
         row = ROW * (y_range[1] - y_range[0])
         bottom, top = y_range[0] + row / 2, y_range[1] - row / 2
-    xs = [point[0] for point, _ in ends]
+    # the x range the drawings make the label room from: every point's, not only the ends'
+    xs = [x for line in lines for x in line.x
+          if isinstance(x, (int, float)) and math.isfinite(x) and (x > 0 or not log_x)]
+    xs = [math.log10(x) for x in xs] if log_x else xs
     if not (math.isfinite(row) and math.isfinite(max(xs) - min(xs))):
         return []                                    # figures near the float limits: no room to reckon
     labels = []
