@@ -77,7 +77,7 @@ def intervals_line(results: dict) -> str:
     rate = request["throughput"] * 1e3
     rate_ci = None if request["throughput_ci"] is None else [x * 1e3 for x in request["throughput_ci"]]
     line = (f"{LEVEL_TEXT} intervals by batch means ({made['batches']} batches of {made['batch_seconds']:.3g} s, "
-            f"lag-1 correlation {made['lag1']:.2f}): mean response "
+            f"lag-1 correlation {made['lag1']:.2f} over twice as many): mean response "
             f"{interval_text(request['response_time']['mean'], request['response_time']['mean_ci'], 'ms')}, "
             f"mean service {interval_text(request['service_time']['mean'], request['service_time']['mean_ci'], 'ms')}"
             f", achieved {interval_text(rate, rate_ci)}/s; none on percentiles (one run's tail is too correlated "
