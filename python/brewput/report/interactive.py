@@ -10,7 +10,14 @@ from .spec import (BESIDE_MARKER_SIZE, GUIDE_COLOR, LABEL_ROOM, LEADER, MARKER_S
                    Panel, beside)
 
 COLUMNS = 3
-PANEL_HEIGHT = 450
+# Pixels: a panel's plot (at ROW of it a name of LABEL_FONT fits: labels.py), the gap between
+# rows of panels (the upper one's tick labels and axis title, the lower one's title: no more),
+# the margin under the last row (its tick labels and axis title) and the font of the names
+# at the lines' ends.
+PANEL_HEIGHT = 360
+ROW_GAP = 90
+BOTTOM = 60
+LABEL_FONT = 11
 
 
 def _plain(text: str) -> str:
@@ -74,7 +81,7 @@ def _flag_texts(fig, panel: Panel, row: int, col: int) -> List[dict]:
     x_ref, y_ref = (axis.plotly_name.replace("axis", "") for axis in (subplot.xaxis, subplot.yaxis))
     return [{"x": math.log10(flag.x) if panel.log_x else flag.x, "y": flag.text_y, "xref": x_ref, "yref": y_ref,
              "text": _plain(flag.text + (" ↑" if flag.clipped else "")), "showarrow": False, "xanchor": "left",
-             "xshift": 8, "font": {"color": flag.color, "size": 11}} for flag in panel.flags]
+             "xshift": 8, "font": {"color": flag.color, "size": LABEL_FONT}} for flag in panel.flags]
 
 
 def _guides(fig, panel: Panel, row: int, col: int) -> Tuple[List[dict], List[dict]]:
@@ -84,7 +91,7 @@ def _guides(fig, panel: Panel, row: int, col: int) -> Tuple[List[dict], List[dic
     subplot = fig.get_subplot(row, col)
     x_ref, y_ref = (axis.plotly_name.replace("axis", "") for axis in (subplot.xaxis, subplot.yaxis))
     line = {"color": GUIDE_COLOR, "width": 1.4, "dash": "dashdot"}
-    font = {"color": GUIDE_COLOR, "size": 11}
+    font = {"color": GUIDE_COLOR, "size": LABEL_FONT}
     shapes, annotations = [], []
     for guide in panel.guides:
         if guide.axis == "y":
@@ -126,7 +133,7 @@ def _end_labels(fig, panel: Panel, row: int, col: int) -> List[dict]:
             "x": x, "y": label.at, "ax": x + LEADER * span, "ay": label.y, "xref": x_ref, "yref": y_ref,
             "axref": x_ref, "ayref": y_ref, "text": _plain(label.text), "xanchor": "left", "align": "left",
             "showarrow": True, "arrowhead": 0, "arrowwidth": 0.7, "arrowcolor": label.color,
-            "font": {"color": label.color, "size": 11}})
+            "font": {"color": label.color, "size": LABEL_FONT}})
     return annotations
 
 
@@ -158,8 +165,11 @@ def figure(chart: Chart, titled: bool = True):
 
     columns = min(len(chart.panels), COLUMNS)
     rows = math.ceil(len(chart.panels) / columns)
+    # the gap between rows in pixels, not a share of the height: a share grew with the rows
+    # (0.12 of a four-row chart's height left 209 px blank between the panels)
+    plot_height = PANEL_HEIGHT * rows + ROW_GAP * (rows - 1)
     fig = make_subplots(rows=rows, cols=columns, subplot_titles=[_plain(p.title) for p in chart.panels],
-                        horizontal_spacing=0.08, vertical_spacing=0.12 if rows > 1 else 0.1)
+                        horizontal_spacing=0.08, vertical_spacing=ROW_GAP / plot_height if rows > 1 else 0.1)
     shown: List[str] = []
     labels: List[dict] = []
     shapes: List[dict] = []
@@ -194,9 +204,9 @@ def figure(chart: Chart, titled: bool = True):
             fig.update_xaxes(tickvals=[v for v, _ in panel.x_ticks], ticktext=[_plain(t) for _, t in panel.x_ticks],
                              row=row, col=col)
     fig.update_layout(annotations=list(fig.layout.annotations) + labels, shapes=shapes)
+    top = 80 if titled else 40
     fig.update_layout(title={"text": _plain(chart.title) if titled else ""}, template="plotly_white", barmode="group",
-                      height=PANEL_HEIGHT * rows + (80 if titled else 40),
-                      margin={"t": 80 if titled else 40, "l": 60, "r": 20, "b": 60})
+                      height=plot_height + top + BOTTOM, margin={"t": top, "l": 60, "r": 20, "b": BOTTOM})
     return fig
 
 

@@ -23,6 +23,7 @@ WIDTH, SLIDE_HEIGHT = 16.0, 9.0   # inches at DPI: 1600 x 900 at scale 2
 DPI = 200
 ROW = 4.6                         # inches per row of panels when there are several rows
 TITLE = 0.7                       # inches above the panels for the chart's title
+GAP, GAP_ROTATED = 0.95, 1.6      # inches between rows of panels (with rotated category names)
 FONT = 13
 
 
@@ -216,11 +217,14 @@ def draw(chart: Chart):
     rows = math.ceil(len(chart.panels) / columns)
     height = SLIDE_HEIGHT if rows == 1 else ROW * rows + TITLE
     figure = Figure(figsize=(WIDTH, height))
-    # fixed margins in inches: a layout engine would take as long as the drawing
+    # fixed margins in inches: a layout engine would take as long as the drawing; the gap
+    # between rows is the lower panel's title and the upper one's ticks and axis title, no more
     rotated = any(isinstance(item, (Bars, Box)) for panel in chart.panels for item in panel.items)
-    figure.subplots_adjust(left=0.9 / WIDTH, right=1 - 0.3 / WIDTH, top=1 - (TITLE + 0.1) / height,
-                           bottom=(1.6 if rotated else 0.8) / height, wspace=0.25,
-                           hspace=(1.6 if rotated else 1.0) / (height / rows))
+    top, bottom = TITLE + 0.1, (1.6 if rotated else 0.8)
+    gap = GAP_ROTATED if rotated else GAP
+    axes_height = (height - top - bottom - gap * (rows - 1)) / rows
+    figure.subplots_adjust(left=0.9 / WIDTH, right=1 - 0.3 / WIDTH, top=1 - top / height, bottom=bottom / height,
+                           wspace=0.25, hspace=gap / axes_height)
     axes = figure.subplots(rows, columns, squeeze=False).flatten()
     for ax, panel in zip(axes, chart.panels):
         _panel(ax, panel, crowded=columns > 1)
