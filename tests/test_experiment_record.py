@@ -188,7 +188,12 @@ def test_when_every_scenario_fails_there_is_one_line_and_no_output(tmp_path):
     out = tmp_path / "results.json"
     run = brewput_cli("solve", "examples/mmc.yaml", "--sweep", "rate=3,4", "-o", out)
     assert run.returncode == 2
-    assert run.stderr.strip().splitlines() == [
-        "error: every scenario failed; the first: mmc at rate=3: station desk: utilization 1 >= 1, "
-        "the open model is unstable; no steady state exists"]
+    *progress, error = run.stderr.strip().splitlines()
+    assert error == ("error: every scenario failed; the first: mmc at rate=3: station desk: utilization 1 >= 1, "
+                     "the open model is unstable; no steady state exists")
+    # a line per scenario as it finished, in a pipe (cli/progress.py), saying it failed
+    # (in the order they finished, which worker processes do not fix)
+    assert [line.split(":")[0] for line in progress] == ["scenarios 1/2", "scenarios 2/2"]
+    assert sorted(line.split(": ")[1].split(" (")[0] for line in progress) == [
+        "mmc solve rate=3 failed", "mmc solve rate=4 failed"]
     assert not out.exists()

@@ -181,7 +181,8 @@ def run(record: dict, scenarios: Sequence[Scenario], executor,
 
     def tell(finished: Optional[Scenario] = None) -> None:
         if progress is not None:
-            progress(len(done) + len(failed), len(scenarios), "" if finished is None else describe(finished))
+            what = "" if finished is None else describe(finished) + (" failed" if finished.id in failed else "")
+            progress(len(done) + len(failed), len(scenarios), what)
 
     if measured:
         from .measured import check_reachable, measure_rates
