@@ -6,8 +6,8 @@ from html import escape
 from typing import List, Optional, Sequence, Tuple
 
 from ..figures import DIGITS
-from .spec import (BESIDE_MARKER_SIZE, GUIDE_COLOR, LABEL_ROOM, LEADER, MARKER_SIZE, Bars, Box, Chart, Flag, Line,
-                   Panel, beside)
+from .spec import (BESIDE_MARKER_SIZE, CHARACTER, GUIDE_COLOR, LABEL_ROOM, LEADER, MARKER_SIZE, Bars, Box, Chart, Flag,
+                   Line, Panel, beside, label_room)
 
 COLUMNS = 3
 # Pixels: a panel's plot (at ROW of it a name of LABEL_FONT fits: labels.py), the gap between
@@ -18,6 +18,10 @@ PANEL_HEIGHT = 360
 ROW_GAP = 90
 BOTTOM = 60
 LABEL_FONT = 11
+# Pixels across: the report's page at its widest (page.py's 1400 px less its padding), the
+# figure's margins, and the space between columns of panels (a share of the width).
+PAGE_WIDTH, MARGIN_LEFT, MARGIN_RIGHT = 1350, 60, 20
+SPACING = 0.08
 
 
 def _plain(text: str) -> str:
@@ -109,10 +113,23 @@ def _guides(fig, panel: Panel, row: int, col: int) -> Tuple[List[dict], List[dic
     return shapes, annotations
 
 
-def _end_labels(fig, panel: Panel, row: int, col: int) -> List[dict]:
+def _panel_width(chart: Chart) -> float:
+    """A panel's plot width in pixels on the report's page, to make room for long names: the
+    page is at most PAGE_WIDTH wide (page.py), plotly's legend at the right takes its longest
+    name, the panels share the rest with make_subplots' spacing between them."""
+    names = [item.label for panel in chart.panels for item in panel.items
+             if isinstance(item, Line) and item.legend] or [""]
+    legend = max(len(name) for name in names) * CHARACTER * 12 + 40
+    columns = min(len(chart.panels), COLUMNS)
+    plot = PAGE_WIDTH - MARGIN_LEFT - MARGIN_RIGHT - legend
+    return max(plot * (1 - SPACING * (columns - 1)) / columns, 1.0)
+
+
+def _end_labels(fig, panel: Panel, row: int, col: int, width: float) -> List[dict]:
     """The names at the lines' ends as annotations, each with a thin leader to its line's
-    last point, in room made for them at the right of the x axis. Returned, to be set on
-    the figure at once (one call per label would take seconds for eleven models)."""
+    last point, in room made for them at the right of the x axis (panels `width` pixels
+    wide). Returned, to be set on the figure at once (one call per label would take seconds
+    for eleven models)."""
     xs = [x for item in panel.items if isinstance(item, Line) for x in item.x
           if isinstance(x, (int, float)) and math.isfinite(x)]
     if not xs:
@@ -123,7 +140,8 @@ def _end_labels(fig, panel: Panel, row: int, col: int) -> List[dict]:
     span = (high - low) or abs(high) or 1.0
     if not panel.labels or not math.isfinite(span * (1 + LABEL_ROOM)):
         return []
-    fig.update_xaxes(range=[low - 0.03 * span, high + LABEL_ROOM * span], row=row, col=col)
+    room = label_room(panel.labels, LABEL_FONT, width)
+    fig.update_xaxes(range=[low - 0.03 * span, high + room * span], row=row, col=col)
     subplot = fig.get_subplot(row, col)
     x_ref, y_ref = (axis.plotly_name.replace("axis", "") for axis in (subplot.xaxis, subplot.yaxis))
     annotations = []
@@ -169,8 +187,9 @@ def figure(chart: Chart, titled: bool = True):
     # (0.12 of a four-row chart's height left 209 px blank between the panels)
     plot_height = PANEL_HEIGHT * rows + ROW_GAP * (rows - 1)
     fig = make_subplots(rows=rows, cols=columns, subplot_titles=[_plain(p.title) for p in chart.panels],
-                        horizontal_spacing=0.08, vertical_spacing=ROW_GAP / plot_height if rows > 1 else 0.1)
+                        horizontal_spacing=SPACING, vertical_spacing=ROW_GAP / plot_height if rows > 1 else 0.1)
     shown: List[str] = []
+    width = _panel_width(chart)
     labels: List[dict] = []
     shapes: List[dict] = []
     for k, panel in enumerate(chart.panels):
@@ -190,7 +209,7 @@ def figure(chart: Chart, titled: bool = True):
                 fig.add_trace(trace, row=row, col=col)
         for flag in panel.flags:
             fig.add_trace(_flag_trace(flag), row=row, col=col)
-        labels += _end_labels(fig, panel, row, col) + _flag_texts(fig, panel, row, col)
+        labels += _end_labels(fig, panel, row, col, width) + _flag_texts(fig, panel, row, col)
         more_shapes, more_labels = _guides(fig, panel, row, col)
         shapes += more_shapes
         labels += more_labels
@@ -206,7 +225,8 @@ def figure(chart: Chart, titled: bool = True):
     fig.update_layout(annotations=list(fig.layout.annotations) + labels, shapes=shapes)
     top = 80 if titled else 40
     fig.update_layout(title={"text": _plain(chart.title) if titled else ""}, template="plotly_white", barmode="group",
-                      height=plot_height + top + BOTTOM, margin={"t": top, "l": 60, "r": 20, "b": BOTTOM})
+                      height=plot_height + top + BOTTOM,
+                      margin={"t": top, "l": MARGIN_LEFT, "r": MARGIN_RIGHT, "b": BOTTOM})
     return fig
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from .spec import (BESIDE_MARKER_SIZE, GUIDE_COLOR, LABEL_ROOM, LEADER, MARKER_SIZE, Bars, Box, Chart, Flag, Guide,
-                   Line, Panel, beside)
+                   Line, Panel, beside, label_room)
 
 STYLES = {"solid": "-", "dash": "--", "dot": ":"}
 MARKERS = {"circle": "o", "square": "s", "diamond": "D", "triangle-up": "^", "triangle-down": "v",
@@ -147,15 +147,9 @@ def _end_labels(ax, panel: Panel, size: float) -> None:
 
 
 def _label_room(ax, panel: Panel, size: float) -> float:
-    """Room at the right of the x axis for the longest name, as a share of the data's
-    span: LABEL_ROOM, or more where a narrow panel of a grid would cut a long name."""
+    """spec.label_room for this axes, in points (72 to the inch)."""
     figure = ax.get_figure()
-    axes_inches = ax.get_position().width * figure.get_figwidth()
-    # a character of the label font is about 0.6 of its size wide (points, 72 to the inch)
-    needed = (max(len(label.text) for label in panel.labels) + 2) * 0.6 * size / 72 / axes_inches
-    if needed >= 0.75:
-        return 3.0  # the names then take three quarters of the panel: as much as the lines may give up
-    return max(LABEL_ROOM, (needed * 1.03 + LEADER) / (1 - needed))
+    return label_room(panel.labels, size, ax.get_position().width * figure.get_figwidth() * 72)
 
 
 def _engine_legend(ax, panel: Panel) -> None:

@@ -86,6 +86,18 @@ Item = Union[Line, Bars, Box]
 # and how far a label stands off its line's end (the same in the PNG and the page).
 LABEL_ROOM = 0.3
 LEADER = 0.03
+# A character of a name is about this share of its font size wide (both drawings).
+CHARACTER = 0.6
+
+
+def label_room(labels: Sequence["EndLabel"], font: float, axes_width: float) -> float:
+    """Room at the right of the x axis for the longest name, as a share of the data's span:
+    LABEL_ROOM, or more where a narrow panel of a grid would cut a long name. `font` and
+    `axes_width` in one unit (points in the PNG, pixels on the page)."""
+    needed = (max(len(label.text) for label in labels) + 2) * CHARACTER * font / axes_width
+    if needed >= 0.75:
+        return 3.0  # the names then take three quarters of the panel: as much as the lines may give up
+    return max(LABEL_ROOM, (needed * 1.03 + LEADER) / (1 - needed))
 
 
 @dataclass
