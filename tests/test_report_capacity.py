@@ -162,3 +162,14 @@ def test_a_study_sweeping_the_rate_in_its_models_unit_has_the_saturation_at_that
     panel = charts(record, ["throughput"])[0].panels[0]
     (saturation,) = [g for g in panel.guides if g.axis == "x"]
     assert saturation.value == pytest.approx(0.4)
+
+
+def test_the_distributions_at_the_last_run_say_it_was_unstable(capacity):
+    # the sweep's last run is the one that could not hold its rate: its boxes and spectrum say so
+    record, _ = capacity
+    built = {chart.name: chart for chart in charts(record)}
+    assert built["latency_boxes"].title.endswith(f"at rate={record['sweep']['rate'][2]}")
+    boxes = {box.label for box in built["latency_boxes"].panels[0].items}
+    assert any(label.startswith("http") and label.endswith(" (unstable)") for label in boxes)
+    names = {label.text.split(" ", 1)[1] for label in built["spectrum"].panels[0].labels}
+    assert any(name.startswith("http") and name.endswith(" (unstable)") for name in names)

@@ -275,6 +275,13 @@ def latency_throughput_chart(data: ChartData) -> Optional[Chart]:
     return Chart("latency_throughput", "Latency against throughput", caption, panels) if panels else None
 
 
+def _unstable_at_last(data: ChartData, series: Series) -> str:
+    """" (unstable)" where the series' scenario at the last swept value is unstable (a load
+    sweep's last run often is): a distribution of a queue growing with the run, said so."""
+    row = data.at_last_x(series)
+    return " (unstable)" if row and row["scenario"] in data.unstable else ""
+
+
 def latency_boxes_chart(data: ChartData) -> Optional[Chart]:
     series = data.class_series()
     styles = _styles(s.base for s in series)
@@ -283,7 +290,7 @@ def latency_boxes_chart(data: ChartData) -> Optional[Chart]:
         at = dict(zip(spectrum[0], spectrum[1]))
         if not all(_finite(at.get(p)) is not None for p in (5, 25, 50, 75, 95)):
             continue
-        boxes.append(Box(label=s.label, p5=at[5], p25=at[25], p50=at[50], p75=at[75], p95=at[95],
+        boxes.append(Box(label=s.label + _unstable_at_last(data, s), p5=at[5], p25=at[25], p50=at[50], p75=at[75], p95=at[95],
                          color=styles[s.base][0], hatched=s.engine != data.engines[0]))
     if not boxes:
         return None
@@ -324,9 +331,10 @@ def spectrum_chart(data: ChartData) -> Optional[Chart]:
         x = [1.0 / (1.0 - percents[i] / 100.0) for i in keep]
         low = [max(intervals[i][0], 0.0) for i in keep] if intervals else None
         high = [intervals[i][1] for i in keep] if intervals else None
-        lines.append(Line(label=s.label, x=x, y=[values[i] for i in keep], color=styles[s.base][0],
+        unstable = _unstable_at_last(data, s)
+        lines.append(Line(label=s.label + unstable, x=x, y=[values[i] for i in keep], color=styles[s.base][0],
                           marker=styles[s.base][1], dash=s.dash, low=low, high=high,
-                          points=[f"p{percents[i]:g}" for i in keep], group=s.base))
+                          points=[f"p{percents[i]:g}" for i in keep], group=s.base + unstable))
     if not lines:
         return None
     panel = _labelled(Panel("", "percentile", f"response time ({data.units.time})", list(lines),
