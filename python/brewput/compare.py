@@ -66,7 +66,7 @@ def _pairs(analytic: dict, simulated: dict) -> Iterator[Tuple[str, dict, dict, s
                 yield f"{name} {kind} served {label}", {"value": value}, holder, "value", a
 
 
-def compare_results(analytic: dict, simulated: dict, level: float = 0.95) -> List[Row]:
+def compare_results(analytic: dict, simulated: dict, level: float = _native.CONFIDENCE) -> List[Row]:
     widen = _widening(level, simulated["settings"]["replications"])
     rows = []
     for figure, a, s, key, owner in _pairs(analytic, simulated):

@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass
 from typing import Dict, Tuple
 
+from .. import _native
 from ..errors import OptionError
 
 MAX_CENTRES = 1_000_000
@@ -34,7 +35,7 @@ MAX_CENTRES = 1_000_000
 SAMPLE_BUDGET = 50_000_000
 BLOCK = 10_000_000
 MAX_DRAWS = 10_000
-CONFIDENCE = 0.95
+CONFIDENCE = _native.CONFIDENCE  # the engine's level, the one home of the 95 %
 
 
 def expected_max(centres: int) -> float:

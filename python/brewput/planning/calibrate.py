@@ -28,12 +28,13 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
+from .. import _native
 from ..errors import BrewputError
 from .intervals import finite, t_critical
 from .points import RATE, class_figures, record_scenarios, scenario_place
 
 KINDS = ("mmc", "mg1")
-LEVEL = 0.95
+LEVEL = _native.CONFIDENCE  # the engine's level, the one home of the 95 %
 
 
 @dataclass(frozen=True)
@@ -202,7 +203,6 @@ def _replications(where: str, results: dict) -> Optional[int]:
 def _standard_error(ci: Optional[list], replications: Optional[int]) -> float:
     """A replicated figure's standard error, from its Student-t interval over the
     replications (the engine's CONFIDENCE); 0 without one."""
-    from .. import _native
 
     if not (isinstance(ci, list) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci)
             and replications is not None and replications >= 2):

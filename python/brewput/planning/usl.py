@@ -21,13 +21,14 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
+from .. import _native
 from ..errors import BrewputError
 from .intervals import finite, t_critical
 
 #: The fewest measurements at distinct concurrencies: three coefficients, and at least
 #: one degree of freedom left for their errors.
 MIN_POINTS = 4
-LEVEL = 0.95
+LEVEL = _native.CONFIDENCE  # the engine's level, the one home of the 95 %
 #: The largest concurrency fitted: N(N - 1) stays far from overflow, and no
 #: measurement has more.
 MAX_N = 1e9
