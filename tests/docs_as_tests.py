@@ -33,6 +33,7 @@ Markers, an HTML comment on the lines just above a block (invisible on the page)
     <!-- docs-test: needs MODULE -->           skipped so (by name) where python cannot import MODULE
     <!-- docs-test: exit 2 -->                  every command of the block must end with code 2
     <!-- docs-test: exit 1 "SUBSTRING" -->      the commands holding SUBSTRING must end with code 1
+    <!-- docs-test: exit 0,1 "SUBSTRING" -->    ... with 0 or 1 (a threshold a measurement may or may not break)
     <!-- docs-test: tolerance 5% -->           figures shown without ± within 5 % (a random run)
     <!-- docs-test: output of "SUBSTRING" -->  (on an output block) see above
 An unlabelled block that starts like a command (`$ ` or `brewput `) is an error: label
@@ -75,7 +76,7 @@ class Command:
     language: str = "sh"
     comment: str = ""
     shown: list[str] = field(default_factory=list)  # output lines the page shows
-    exit_code: int = 0
+    exit_codes: tuple = (0,)  # any of these
     tolerance: float = 0.0
     background: bool = False
 
@@ -106,9 +107,9 @@ def parse_markers(text: str, where: str) -> dict:
     words = shlex.split(text)
     if words[:1] == ["skip"] and len(words) == 2:
         return {"skip": words[1]}
-    if words[:1] == ["exit"] and len(words) in (2, 3) and words[1].isdigit():
-        # an exit code for every command of the block, or for those holding a string
-        return {"exit": {(words[2] if len(words) == 3 else ""): int(words[1])}}
+    if words[:1] == ["exit"] and len(words) in (2, 3) and re.fullmatch(r"\d+(,\d+)*", words[1]):
+        # the exit codes of every command of the block, or of those holding a string
+        return {"exit": {(words[2] if len(words) == 3 else ""): tuple(int(c) for c in words[1].split(","))}}
     if words[:1] == ["tolerance"] and len(words) == 2 and re.fullmatch(r"\d+(\.\d+)?%", words[1]):
         return {"tolerance": float(words[1][:-1]) / 100}
     if words[:2] == ["output", "of"] and len(words) == 3:
@@ -183,7 +184,7 @@ def commands_of(block: Block) -> list[Command]:
     base = dict(doc=block.doc, tolerance=block.markers.get("tolerance", 0.0))
     if block.language == "python":
         return [Command(line=block.line + 1, text="\n".join(block.lines) + "\n", language="python",
-                        exit_code=block.markers.get("exit", {}).get("", 0), **base)]
+                        exit_codes=block.markers.get("exit", {}).get("", (0,)), **base)]
     console = block.language == "console"
     commands: list[Command] = []
     pending: list[str] = []
@@ -217,12 +218,12 @@ def commands_of(block: Block) -> list[Command]:
         commands.append(Command(line=start, text=text, comment=comment, background=background, **base))
     if pending:
         raise DocError(f"{block.name}: a command that never ends (an open quote or a trailing \\)")
-    for wanted, code in block.markers.get("exit", {}).items():
+    for wanted, codes in block.markers.get("exit", {}).items():
         holding = [command for command in commands if wanted in command.text]
         if not holding:
             raise DocError(f"{block.name}: its exit marker names {wanted!r}, which no command of the block holds")
         for command in holding:
-            command.exit_code = code
+            command.exit_codes = codes
     return commands
 
 
@@ -442,8 +443,8 @@ def run_command(command: Command, work: Path, env: dict, timeout: float, printed
     seconds = time.monotonic() - started
     printed_by[id(command)] = printed
     problems = []
-    if process.returncode != command.exit_code:
-        problems.append(f"exit code {process.returncode}, expected {command.exit_code}")
+    if process.returncode not in command.exit_codes:
+        problems.append(f"exit code {process.returncode}, expected {' or '.join(map(str, command.exit_codes))}")
     if BROKEN.search(printed):
         problems.append("printed a traceback, panic or lost stream")
     problems += compare_output(command.shown, printed, command.tolerance)

@@ -45,13 +45,13 @@ def test_a_command_goes_on_over_backslashes_and_open_quotes_and_keeps_its_commen
 
 def test_a_console_block_gives_each_command_the_lines_after_it(tmp_path):
     found = commands(tmp_path, "<!-- docs-test: exit 2 -->\n```console\n$ brewput a\nline 1\nline 2\n$ brewput b\n```\n")
-    assert [(c.text, c.shown, c.exit_code) for c in found] == [("brewput a", ["line 1", "line 2"], 2),
-                                                               ("brewput b", [], 2)]
+    assert [(c.text, c.shown, c.exit_codes) for c in found] == [("brewput a", ["line 1", "line 2"], (2,)),
+                                                               ("brewput b", [], (2,))]
 
 
 def test_an_exit_marker_names_the_commands_it_is_for(tmp_path):
-    found = commands(tmp_path, '<!-- docs-test: exit 1 "brewput run" -->\n```sh\nbrewput serve &\nbrewput run s.yaml\n```\n')
-    assert [c.exit_code for c in found] == [0, 1]
+    found = commands(tmp_path, '<!-- docs-test: exit 0,1 "brewput run" -->\n```sh\nbrewput serve &\nbrewput run s.yaml\n```\n')
+    assert [c.exit_codes for c in found] == [(0,), (0, 1)]
     with pytest.raises(runner.DocError, match="names 'brewput load', which no command of the block holds"):
         commands(tmp_path, '<!-- docs-test: exit 1 "brewput load" -->\n```sh\nbrewput run s.yaml\n```\n')
 
