@@ -173,3 +173,16 @@ def test_the_distributions_at_the_last_run_say_it_was_unstable(capacity):
     assert any(label.startswith("http") and label.endswith(" (unstable)") for label in boxes)
     names = {label.text.split(" ", 1)[1] for label in built["spectrum"].panels[0].labels}
     assert any(name.startswith("http") and name.endswith(" (unstable)") for name in names)
+
+
+def test_unstable_points_at_one_rate_share_one_note_of_their_range(capacity):
+    # at 400/s the measured run and the simulated model both ran away: one note, their range
+    record, _ = capacity
+    panel = charts(record, ["latency"])[0].panels[0]
+    clipped = [flag for flag in panel.flags if flag.clipped]
+    assert {flag.x for flag in clipped} == {400} and len(clipped) == 2
+    low, high = sorted(flag.value for flag in clipped)
+    (note,) = panel.notes
+    assert note.x == 400 and note.text.startswith("2 unstable: ") and note.text.endswith(" ms ↑")
+    assert [first_figure(part) for part in note.text[len("2 unstable: "):-len(" ms ↑")].split(" to ")] == pytest.approx(
+        [low, high], rel=1e-3)

@@ -1,9 +1,10 @@
 """An unstable point in a sweep (examples/mmc.yaml at c=2: 2.7 customers a second offered
 to two servers of one a second each, 135 %) has no steady state: its wait grows with the
-run, thousands of times the stable points'. The charts take it off its line, mark it
-(a hollow triangle, "unstable" and its value) and keep it off the y axis: it is drawn at
-the top edge, every stable point inside the axis, in the description, the PNG and the
-interactive chart alike."""
+run, thousands of times the stable points'. The charts mark it (a hollow triangle, named
+in the legend) and keep it off the y axis: taken off its line and drawn at the top edge
+with "unstable" and its value written below, every stable point inside the axis, in the
+description, the PNG and the interactive chart alike. An unstable point within the
+stable points' range stays where it is on its line, marked."""
 import pytest
 
 from report_records import mixed_record, unstable_record
@@ -42,6 +43,8 @@ def test_the_unstable_point_is_flagged_off_its_line_and_above_the_axis():
         assert flag.clipped and flag.value > high and flag.y == high   # drawn at the top edge
         assert flag.text.startswith("unstable: ") and flag.text.endswith(" s")
         assert low == 0 and max(stable) <= high <= 1.1 * max(line.high[1:])   # the axis is the stable points'
+        (note,) = panel.notes                                          # its value written below it
+        assert (note.x, note.text, note.color) == (2, flag.text + " ↑", line.color) and low < note.y < high
 
 
 def test_an_unstable_point_within_the_range_is_flagged_where_it_is():
@@ -50,6 +53,8 @@ def test_an_unstable_point_within_the_range_is_flagged_where_it_is():
     (flag,) = panel.flags
     assert flag.x == 2 and not flag.clipped and flag.y == flag.value
     assert panel.y_range[0] <= flag.value <= panel.y_range[1]
+    (line,) = [item for item in panel.items if isinstance(item, Line) and item.marker is not None]
+    assert line.y[0] == flag.value and not panel.notes                 # on its line, marked, nothing written
     assert flag.value == pytest.approx(2.0, rel=0.03)                  # two servers, one a second each
     assert flag.text.startswith("unstable: 1.9") or flag.text.startswith("unstable: 2")
     assert flag.text.endswith("/s")
@@ -69,7 +74,10 @@ def test_the_png_draws_the_axis_and_the_flag_as_described():
         marks = [line for line in ax.get_lines() if line.get_marker() == "^"]
         assert len(marks) == 1 and list(marks[0].get_xdata()) == [flag.x] and list(marks[0].get_ydata()) == [flag.y]
         assert marks[0].get_markerfacecolor() == "white"
-        assert any(text.get_text().startswith(flag.text) for text in ax.texts)
+        (note,) = panel.notes
+        assert [t.xy for t in ax.texts if t.get_text() == note.text] == [(note.x, note.y)]
+        legend = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert legend == ["unstable (no steady state)"]               # what the triangle means
 
 
 def test_the_interactive_chart_draws_the_axis_and_the_flag_as_described():
@@ -78,9 +86,9 @@ def test_the_interactive_chart_draws_the_axis_and_the_flag_as_described():
     flags = [trace for trace in fig.data if trace.marker.symbol == "triangle-up-open"]
     assert [(trace.x[0], trace.y[0]) for trace in flags] == [(p.flags[0].x, p.flags[0].y) for p in chart.panels]
     assert all(trace.cliponaxis is False for trace in flags)
-    texts = [(a.x, a.y) for a in fig.layout.annotations if (a.text or "").startswith("unstable: ")]
-    assert texts == [(p.flags[0].x, p.flags[0].text_y) for p in chart.panels]
-    assert all(p.flags[0].text_y < p.flags[0].y for p in chart.panels)   # below the mark, inside the axis
+    assert [trace.showlegend for trace in flags] == [True, False] and flags[0].name == "unstable (no steady state)"
+    texts = [(a.x, a.y, a.text) for a in fig.layout.annotations if (a.text or "").startswith("unstable: ")]
+    assert texts == [(p.notes[0].x, p.notes[0].y, p.notes[0].text) for p in chart.panels]
     assert list(fig.layout.yaxis.range) == pytest.approx(chart.panels[0].y_range)
     assert list(fig.layout.yaxis2.range) == pytest.approx(chart.panels[1].y_range)
 
@@ -97,3 +105,23 @@ def test_without_a_sweep_the_unstable_bar_says_so():
     record["sweep"] = {}
     bars = by_name(record)["latency"].panels[0].items[0]
     assert bars.categories == ["mmc (unstable)"]
+
+
+def test_clipped_points_at_neighbouring_values_share_one_note_and_the_names_keep_below_it():
+    # a note is wider than the space between swept values: one for the panel, from the first
+    from brewput.report.charts import _labelled
+    from brewput.report.labels import ROW
+    from brewput.report.spec import Flag, Panel
+
+    lines = [Line(f"model-{m}", [1, 2, 3, 4, 5, 6], [1.0 + m / 10, 2.0, 3.0, 900.0 + m, 950.0, 990.0], "#1f77b4")
+             for m in range(6)]
+    flags = [Flag(x=x, value=line.y[k], y=line.y[k], text=f"unstable: {line.y[k]:g} s", color=line.color,
+                  unit=" s", line=line, index=k) for line in lines for k, x in enumerate(line.x) if x >= 4]
+    panel = _labelled(Panel("", "c", "s", lines, flags=flags))
+    low, high = panel.y_range
+    assert high < 4 and all(line.y[3:] == [None, None, None] for line in lines)   # the stable points' axis
+    row = ROW * (high - low)
+    (note,) = panel.notes
+    assert (note.x, note.y) == (4, pytest.approx(high - row))
+    assert note.text == "18 unstable: 900 to 990 s ↑"
+    assert all(label.y <= note.y - row + 1e-9 for label in panel.labels)          # never on the note

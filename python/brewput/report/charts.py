@@ -87,23 +87,16 @@ def _labelled(panel: Panel) -> Panel:
     its lines named at their ends inside it."""
     fix_y_range(panel, [guide.value for guide in panel.guides if guide.axis == "y"])
     panel.labels = end_labels([item for item in panel.items if isinstance(item, Line)], panel.y_from_zero,
-                              panel.log_x, panel.y_range)
+                              panel.log_x, panel.y_range, below=min((note.y for note in panel.notes), default=None))
     return panel
 
 
-def _steady(line: Line, unstable: List[bool], unit: str) -> List[Flag]:
-    """Takes the line's flagged points (and their band) off it, returning a Flag for each:
-    an unstable point's figure grows with the run, it is no point of the curve."""
-    flags = []
-    for k, flagged in enumerate(unstable):
-        if flagged and line.y[k] is not None:
-            flags.append(Flag(x=line.x[k], value=line.y[k], y=line.y[k], color=line.color,
-                              text=f"unstable: {number(line.y[k])}{unit}"))
-            line.y[k] = None
-            for band in (line.low, line.high):
-                if band is not None:
-                    band[k] = None
-    return flags
+def _flags(line: Line, unstable: List[bool], unit: str) -> List[Flag]:
+    """A Flag for each of the line's unstable points: a figure that grows with the run, no
+    steady state (scale.py keeps those far above the rest off the axis)."""
+    return [Flag(x=line.x[k], value=line.y[k], y=line.y[k], color=line.color, unit=unit,
+                 text=f"unstable: {number(line.y[k])}{unit}", line=line, index=k)
+            for k, flagged in enumerate(unstable) if flagged and line.y[k] is not None]
 
 
 def _panel(data: ChartData, series: List[Series], column: str, title: str, y_label: str,
@@ -124,7 +117,7 @@ def _panel(data: ChartData, series: List[Series], column: str, title: str, y_lab
                         # every figure drawn is a count, a time, a rate or a share: none below zero
                         low=_scaled(_values(s.rows, column + "_ci_low"), scale, floor=0.0),
                         high=_scaled(_values(s.rows, column + "_ci_high"), scale))
-            flags += _steady(line, [i in data.unstable for i in s.rows["scenario"]], unit)
+            flags += _flags(line, [i in data.unstable for i in s.rows["scenario"]], unit)
             items.append(line)
         return _labelled(Panel(title, data.x, y_label, items, x_ticks=_sweep_ticks(data),
                                engines=_engine_dashes(data), flags=flags))
@@ -263,7 +256,7 @@ def latency_throughput_chart(data: ChartData) -> Optional[Chart]:
             line = Line(label=s.label, x=[a for a, _, _, _ in kept], y=[b for _, b, _, _ in kept],
                         color=styles[s.base][0], marker=styles[s.base][1], dash=s.dash,
                         points=[f"{data.x}={v}" for _, _, v, _ in kept], group=s.base)
-            flags += _steady(line, [i in data.unstable for _, _, _, i in kept], f" {data.units.time}")
+            flags += _flags(line, [i in data.unstable for _, _, _, i in kept], f" {data.units.time}")
             lines.append(line)
         if lines:
             guides = _response_thresholds(data).get(column[len("response_time_"):], [])

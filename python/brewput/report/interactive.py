@@ -70,22 +70,27 @@ def _line_traces(line: Line, show_legend: bool) -> list:
     return traces
 
 
-def _flag_trace(flag: Flag):
-    """An unstable point: a hollow triangle in the line's colour (at the top edge when clipped)."""
+UNSTABLE = "unstable (no steady state)"
+
+
+def _flag_trace(flag: Flag, show_legend: bool):
+    """An unstable point: a hollow triangle in the line's colour (at the top edge when
+    clipped), its value on hover; one entry in the legend says what the triangles mean."""
     import plotly.graph_objects as go
 
-    return go.Scatter(x=[flag.x], y=[flag.y], mode="markers", showlegend=False, cliponaxis=False,
+    return go.Scatter(x=[flag.x], y=[flag.y], mode="markers", name=UNSTABLE, legendgroup=UNSTABLE,
+                      showlegend=show_legend, cliponaxis=False,
                       marker={"symbol": "triangle-up-open", "size": 13, "color": flag.color, "line": {"width": 2}},
                       hovertemplate=_plain(flag.text) + "<extra></extra>")
 
 
-def _flag_texts(fig, panel: Panel, row: int, col: int) -> List[dict]:
-    """ "unstable" and the value below each flag, where scale.py placed them, as annotations."""
+def _notes(fig, panel: Panel, row: int, col: int) -> List[dict]:
+    """The values of the points drawn at the top edge (scale.py's notes), as annotations."""
     subplot = fig.get_subplot(row, col)
     x_ref, y_ref = (axis.plotly_name.replace("axis", "") for axis in (subplot.xaxis, subplot.yaxis))
-    return [{"x": math.log10(flag.x) if panel.log_x else flag.x, "y": flag.text_y, "xref": x_ref, "yref": y_ref,
-             "text": _plain(flag.text + (" ↑" if flag.clipped else "")), "showarrow": False, "xanchor": "left",
-             "xshift": 8, "font": {"color": flag.color, "size": LABEL_FONT}} for flag in panel.flags]
+    return [{"x": math.log10(note.x) if panel.log_x else note.x, "y": note.y, "xref": x_ref, "yref": y_ref,
+             "text": _plain(note.text), "showarrow": False, "xanchor": "left", "xshift": 8,
+             "font": {"color": note.color, "size": LABEL_FONT}} for note in panel.notes]
 
 
 def _guides(fig, panel: Panel, row: int, col: int) -> Tuple[List[dict], List[dict]]:
@@ -208,8 +213,9 @@ def figure(chart: Chart, titled: bool = True):
             for trace in traces:
                 fig.add_trace(trace, row=row, col=col)
         for flag in panel.flags:
-            fig.add_trace(_flag_trace(flag), row=row, col=col)
-        labels += _end_labels(fig, panel, row, col, width) + _flag_texts(fig, panel, row, col)
+            fig.add_trace(_flag_trace(flag, UNSTABLE not in shown), row=row, col=col)
+            shown.append(UNSTABLE)
+        labels += _end_labels(fig, panel, row, col, width) + _notes(fig, panel, row, col)
         more_shapes, more_labels = _guides(fig, panel, row, col)
         shapes += more_shapes
         labels += more_labels

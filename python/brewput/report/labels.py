@@ -74,10 +74,11 @@ def _group_ends(lines: Sequence[Line]) -> List[Tuple[Tuple[float, float], Line, 
 
 
 def end_labels(lines: Sequence[Line], from_zero: bool = True, log_x: bool = False,
-               y_range: Optional[Tuple[float, float]] = None) -> List[EndLabel]:
+               y_range: Optional[Tuple[float, float]] = None, below: Optional[float] = None) -> List[EndLabel]:
     """A label per line (or group of lines) beside its last point, a row apart from the next
     beside the same stretch of x; kept inside the panel's y axis when it is given (`y_range`,
-    a row being ROW of it), else within half a row of the lines' range."""
+    a row being ROW of it), else within half a row of the lines' range; a row under `below`
+    (a note written there) at most."""
     ends = [((point[0], point[1]), (line, name)) for point, line, name in _group_ends(lines)]
     if not ends:
         return []
@@ -90,6 +91,8 @@ def end_labels(lines: Sequence[Line], from_zero: bool = True, log_x: bool = Fals
     else:
         row = ROW * (y_range[1] - y_range[0])
         bottom, top = y_range[0] + row / 2, y_range[1] - row / 2
+    if below is not None:
+        top = min(top, below - row)
     # the x range the drawings make the label room from: every point's, not only the ends'
     xs = [x for line in lines for x in line.x
           if isinstance(x, (int, float)) and math.isfinite(x) and (x > 0 or not log_x)]

@@ -60,15 +60,19 @@ def _line(ax, line: Line) -> None:
             **_line_style(line.dash, line.marker, line.color, beside(line)))
 
 
-def _flags(ax, flags: List[Flag], size: float) -> None:
-    """Unstable points: a hollow triangle in the line's colour, at the top edge when clipped,
-    with "unstable" and the value written below it (scale.py places the texts)."""
-    for flag in flags:
-        ax.plot([flag.x], [flag.y], linestyle="none", marker="^", markersize=11, markerfacecolor="white",
-                markeredgecolor=flag.color, markeredgewidth=2, clip_on=False, zorder=5)
-        ax.annotate(_plain(flag.text + (" ↑" if flag.clipped else "")), xy=(flag.x, flag.text_y), xytext=(8, 0),
-                    textcoords="offset points", va="center", ha="left", fontsize=size, color=flag.color,
-                    annotation_clip=False)
+# An unstable point's mark: a hollow triangle (points), in its line's colour.
+FLAG = {"linestyle": "none", "marker": "^", "markersize": 11, "markerfacecolor": "white", "markeredgewidth": 2}
+UNSTABLE = "unstable (no steady state)"
+
+
+def _flags(ax, panel: Panel, size: float) -> None:
+    """Unstable points marked where they are, those clipped at the top edge, and the notes of
+    the clipped ones' values below them (scale.py places them)."""
+    for flag in panel.flags:
+        ax.plot([flag.x], [flag.y], markeredgecolor=flag.color, clip_on=False, zorder=5, **FLAG)
+    for note in panel.notes:
+        ax.annotate(_plain(note.text), xy=(note.x, note.y), xytext=(8, 0), textcoords="offset points", va="center",
+                    ha="left", fontsize=size, color=note.color, annotation_clip=False)
 
 
 def _guides(ax, guides: List[Guide], size: float) -> None:
@@ -152,13 +156,17 @@ def _label_room(ax, panel: Panel, size: float) -> float:
     return label_room(panel.labels, size, ax.get_position().width * figure.get_figwidth() * 72)
 
 
-def _engine_legend(ax, panel: Panel) -> None:
-    """With lines named at their ends, the legend only says what each dash (and hollow marker) means."""
+def _legend(ax, panel: Panel) -> None:
+    """With lines named at their ends, the legend only says what each dash (and hollow
+    marker) means, and what the hollow triangle of an unstable point does."""
     from matplotlib.lines import Line2D
 
     handles = [Line2D([], [], label=_plain(engine), **_line_style(dash, "circle", "black", dash != "solid"))
                for dash, engine in panel.engines]
-    ax.legend(handles=handles, fontsize=FONT - 3, loc="best")   # clear of the lines and thresholds drawn
+    if panel.flags:
+        handles.append(Line2D([], [], label=UNSTABLE, markeredgecolor="black", **FLAG))
+    if handles:  # clear of the lines and thresholds drawn, in the left of the panel: the names are at its right
+        ax.legend(handles=handles, fontsize=FONT - 3, loc="best", bbox_to_anchor=(0, 0, 0.7, 1))
 
 
 def _panel(ax, panel: Panel, crowded: bool) -> None:
@@ -175,10 +183,10 @@ def _panel(ax, panel: Panel, crowded: bool) -> None:
         ax.set_xscale("log")
     if lines:
         _end_labels(ax, panel, FONT - (4 if crowded else 2))
-        _flags(ax, panel.flags, FONT - (4 if crowded else 2))
+        _flags(ax, panel, FONT - (4 if crowded else 2))
         _guides(ax, panel.guides, FONT - (4 if crowded else 2))
-    if lines and panel.engines:
-        _engine_legend(ax, panel)
+    if lines:
+        _legend(ax, panel)
     if panel.x_ticks:
         ax.set_xticks([v for v, _ in panel.x_ticks], [_plain(t) for _, t in panel.x_ticks])
         ax.minorticks_off()

@@ -17,8 +17,12 @@ from __future__ import annotations
 import math
 from typing import List, Optional, Tuple
 
+from ..figures import number
 from .labels import ROW
-from .spec import Line, Panel
+from .spec import Line, Note, Panel
+
+# The colour of a note on several lines' points (one line's is in its colour).
+NOTE_COLOR = "#333333"
 
 # A flagged point higher than the stable points by more than this share of their range
 # would squash them: it is drawn at the top edge instead.
@@ -33,11 +37,14 @@ def _finite(values) -> List[float]:
 
 
 def fix_y_range(panel: Panel, more: Optional[List[float]] = None) -> Optional[Tuple[float, float]]:
-    """Sets the panel's y axis (and where its flags are drawn) from its lines, their bands
-    and `more` (figures that must show, as a threshold); None where figures near the float
-    limits leave no range to reckon (the drawing then scales itself)."""
+    """Sets the panel's y axis from its lines but their flagged points, their bands and
+    `more` (figures that must show, as a threshold); takes the flagged points far above
+    them off their lines to the top edge, with a note of their values. None where figures
+    near the float limits leave no range to reckon (the drawing then scales itself)."""
     lines = [item for item in panel.items if isinstance(item, Line)]
-    values = _finite([v for line in lines for seq in (line.y, line.low, line.high) for v in seq or ()] + (more or []))
+    flagged = {(id(flag.line), flag.index) for flag in panel.flags}
+    values = _finite([v for line in lines for seq in (line.y, line.low, line.high)
+                      for k, v in enumerate(seq or ()) if (id(line), k) not in flagged] + (more or []))
     if not values:
         values = _finite([flag.value for flag in panel.flags])
     if not values:
@@ -57,19 +64,26 @@ def fix_y_range(panel: Panel, more: Optional[List[float]] = None) -> Optional[Tu
         return None
     for flag in panel.flags:
         flag.y = top if flag.clipped else flag.value
-    _place_texts(panel, ROW * (top - bottom))
+        if flag.clipped and flag.line is not None:     # off its line: the line would leave the axis
+            for seq in (flag.line.y, flag.line.low, flag.line.high):
+                if seq is not None:
+                    seq[flag.index] = None
+    panel.notes = _notes(panel, ROW * (top - bottom))
     panel.y_range = (bottom, top)
     return panel.y_range
 
 
-def _place_texts(panel: Panel, row: float) -> None:
-    """Each flag's text a row below it, and a row below the text of the flag above it at the
-    same x (a model and its measurement both unstable at one rate): never one on another."""
-    by_x: dict = {}
-    for flag in panel.flags:
-        by_x.setdefault(flag.x, []).append(flag)
-    for flags in by_x.values():
-        above = None
-        for flag in sorted(flags, key=lambda flag: -flag.y):
-            flag.text_y = flag.y - row if above is None else min(flag.y - row, above - row)
-            above = flag.text_y
+def _notes(panel: Panel, row: float) -> List[Note]:
+    """The values of the points drawn at the top edge, in one note a row below it from the
+    first of them: one point's in its line's colour, several as their range (no steady state:
+    which is which matters less than that they ran away). One note, not one a point: a note
+    is wider than the space between swept values. The names at the lines' ends keep below it."""
+    clipped = [flag for flag in panel.flags if flag.clipped]
+    if not clipped:
+        return []
+    x, y = min(flag.x for flag in clipped), clipped[0].y - row
+    if len(clipped) == 1:
+        return [Note(x, y, f"{clipped[0].text} ↑", clipped[0].color)]
+    values = sorted(flag.value for flag in clipped)
+    unit = clipped[0].unit
+    return [Note(x, y, f"{len(clipped)} unstable: {number(values[0])} to {number(values[-1])}{unit} ↑", NOTE_COLOR)]

@@ -115,15 +115,28 @@ class EndLabel:
 class Flag:
     """A point that is no steady-state figure: a model offered more than it can serve (its
     queue grows for as long as the run lasts) or a measured run whose service did not keep
-    up. Taken off its line and marked; where it lies far above the rest it is drawn at the
-    panel's top edge (`clipped`) with its value written, so that it squashes nothing."""
+    up. Marked where it is on its line; one far above the rest is taken off its line and
+    drawn at the panel's top edge (`clipped`), its value written (a Note), so that it
+    squashes nothing."""
     x: float
     value: float
     y: float            # where it is drawn: at its value, or at the top edge when clipped
     text: str           # "unstable: 77,914 s"
     color: str
+    unit: str = ""      # after a value written: " s", "/s", " %"
     clipped: bool = False
-    text_y: Optional[float] = None   # where its text is written, below it (a row below the flag above)
+    line: Optional["Line"] = field(default=None, repr=False, compare=False)   # the line it is a point of
+    index: int = 0                                                           # ... at this index
+
+
+@dataclass
+class Note:
+    """Words in a panel, written from (x, y) to the right: the value of the unstable points
+    drawn at the top edge above them."""
+    x: float
+    y: float
+    text: str
+    color: str
 
 
 @dataclass
@@ -152,6 +165,7 @@ class Panel:
     labels: List[EndLabel] = field(default_factory=list)
     engines: List[Tuple[str, str]] = field(default_factory=list)   # (dash, engine) when lines mix engines
     flags: List[Flag] = field(default_factory=list)
+    notes: List[Note] = field(default_factory=list)
     guides: List[Guide] = field(default_factory=list)
     y_range: Optional[Tuple[float, float]] = None   # the y axis, fixed where the chart placed names in it
 
