@@ -18,19 +18,19 @@ from brewput.loadtest import options as opt
 from brewput.loadtest.results import to_results
 from brewput.loadtest.run import run_settings
 from brewput.loadtest.show import conclusions
-from brewput.measured import (FEWEST_BATCHES, LEVEL, batch_means, concluded, is_busy, is_inside, over_repetitions,
-                              verdict)
+from brewput.measured import (BEYOND, FEWEST_BATCHES, LEVEL, batch_means, batch_percentile, concluded, is_busy,
+                              is_inside, over_repetitions, verdict)
 from load_server import serving
 
 SEEDS = 400
 
 
-def _coverage_band(hits: int) -> None:
-    """`hits` of SEEDS intervals covered the truth: LEVEL within the binomial's
+def _coverage_band(hits: int, seeds: int = SEEDS) -> None:
+    """`hits` of `seeds` intervals covered the truth: LEVEL within the binomial's
     99.9 % band (a procedure that covered less or more would fall outside it)."""
-    sd = math.sqrt(LEVEL * (1 - LEVEL) / SEEDS)
+    sd = math.sqrt(LEVEL * (1 - LEVEL) / seeds)
     z = stats.norm.ppf(0.9995)
-    assert LEVEL - z * sd <= hits / SEEDS <= LEVEL + z * sd, f"coverage {hits / SEEDS:.3f} over {SEEDS} seeds"
+    assert LEVEL - z * sd <= hits / seeds <= LEVEL + z * sd, f"coverage {hits / seeds:.3f} over {seeds} seeds"
 
 
 def _ones(values):
@@ -85,6 +85,34 @@ def test_batch_means_of_an_ar1_stream_cover_its_mean_at_the_level():
         naive_hits += abs(x.mean() - 5.0) <= naive
     _coverage_band(hits)
     assert naive_hits / SEEDS < 0.6, "the check is not vacuous: ignoring correlation undercovers"
+
+
+def _histogram_slots(slots):
+    """Each slot's values as [value, count] pairs, rounded to 1 % of the mean
+    service time as a two-digit histogram's buckets would hold them."""
+    return [[[v, c] for v, c in zip(*np.unique(np.round(row, 2), return_counts=True))] for row in slots]
+
+
+@pytest.mark.parametrize("percent, per_slot, seeds", [(50, 156, SEEDS), (90, 156, SEEDS), (99, 360, 200)])
+def test_batch_percentiles_of_mm1_response_times_cover_the_true_percentile(percent, per_slot, seeds):
+    # M/M/1 at 50 %: the response time is exponential with rate mu - lambda = 0.5,
+    # so its p-th percentile is -ln(1 - p) / 0.5. The run's own percentile is the
+    # interval's centre, the batches' spread its width.
+    truth = -math.log(1 - percent / 100) / 0.5
+    hits = 0
+    for seed in range(seeds):
+        slots = _mm1_responses(np.random.default_rng(seed), 128 * per_slot, 0.5).reshape(128, per_slot)
+        interval = batch_percentile(_histogram_slots(slots), percent, float(np.quantile(slots, percent / 100)))
+        hits += interval.covers(truth)
+    _coverage_band(hits, seeds)
+
+
+def test_a_percentile_few_answers_reach_has_no_interval():
+    # 128 slots of 156: batches of about 2,000 answers, 20 beyond their p99, fewer than BEYOND.
+    slots = _mm1_responses(np.random.default_rng(1), 128 * 156, 0.5).reshape(128, 156)
+    interval = batch_percentile(_histogram_slots(slots), 99, 9.2)
+    assert BEYOND == 40 and interval.half_width is None and "fewer than 40 answers beyond p99" in interval.note
+    assert batch_percentile(_histogram_slots(slots), 90, 4.6).half_width is not None
 
 
 def test_a_stream_correlated_beyond_the_fewest_batches_says_so():

@@ -11,10 +11,11 @@ the batches are long beside the correlation time of the queue, and the
 t-interval over them then covers the true mean at the stated level. Whether
 they are long enough is checked, not assumed: the lag-1 autocorrelation of the
 batch means is tested (over twice as many half-length batches, a stronger
-test), and a run whose batches are correlated says so. A percentile gets no
-interval from one run: the batch quantile of a short batch is biased for the
-tail, and a binomial order-statistic interval over the whole run assumes
-independent samples, which a queue's are not."""
+test), and a run whose batches are correlated says so. A percentile of one
+run gets its interval from the batches' own percentiles where every batch has
+BEYOND answers beyond it (`batch_percentile`); a binomial order-statistic
+interval over the whole run would assume independent samples, which a queue's
+are not."""
 from __future__ import annotations
 
 import math
@@ -96,19 +97,25 @@ def _correlated(r: float, batches: int) -> bool:
     return r > norm.ppf(LEVEL) / math.sqrt(batches)
 
 
-def _batches(sums: Sequence[float], counts: Sequence[float], fewest: int) -> Optional[List[float]]:
-    """The means of n // (n // fewest) batches of whole slots, the earliest
-    slots left out when they do not divide evenly (the run's start is its
-    least steady part); None when there are too few slots or a batch has no count."""
-    n = len(sums)
+def _groups(n: int, fewest: int) -> Optional[List[slice]]:
+    """n // (n // fewest) batches of whole slots out of n, the earliest slots
+    left out when they do not divide evenly (the run's start is its least
+    steady part); None when there are fewer slots than `fewest`."""
     size = n // fewest
     if size == 0:
         return None
     batches = n // size
     first = n - batches * size
+    return [slice(first + b * size, first + (b + 1) * size) for b in range(batches)]
+
+
+def _batches(sums: Sequence[float], counts: Sequence[float], fewest: int) -> Optional[List[float]]:
+    """The batch means of `_groups`; None when there are too few slots or a batch has no count."""
+    groups = _groups(len(sums), fewest)
+    if groups is None:
+        return None
     means = []
-    for b in range(batches):
-        part = slice(first + b * size, first + (b + 1) * size)
+    for part in groups:
         count = math.fsum(counts[part])
         if count <= 0:
             return None
@@ -137,6 +144,37 @@ def batch_means(sums: Sequence[float], counts: Sequence[float], value: Optional[
         note = (f"batches correlated (lag-1 {r:.2f} over {len(checked)} half-length ones): the interval is likely "
                 "too narrow; a longer run makes the batches longer")
     return Interval(value, half_width(means), len(means), r, note)
+
+
+#: A batch's percentile is read only where the batch has at least this many
+#: answers beyond it: over M/M/1 response times (Lindley's recursion, 300
+#: seeds) batches with 20 beyond their p99 covered it 92 % of the time, with
+#: 40 97 %; a percentile that few answers reach gets no interval.
+BEYOND = 40
+
+
+def batch_percentile(slots: Sequence[Sequence[Sequence[float]]], percent: float, value: float) -> Interval:
+    """The interval of the `percent`-th percentile `value` of a run whose
+    slots each hold their samples as [value, count] pairs (a histogram's
+    buckets): the spread of the batches' own percentiles (the same batches as
+    `batch_means`), laid about the run's (sectioning, which keeps the batch
+    percentile's small-sample bias out of the figure)."""
+    import numpy as np
+
+    groups = _groups(len(slots), FEWEST_BATCHES)
+    if groups is None:
+        return Interval(value, None, note=f"too short for {FEWEST_BATCHES} batches: no interval")
+    share = percent / 100
+    found = []
+    for part in groups:
+        pairs = np.array([pair for slot in slots[part] for pair in slot], dtype=float).reshape(-1, 2)
+        order = np.argsort(pairs[:, 0], kind="stable")
+        values, cumulative = pairs[order, 0], np.cumsum(pairs[order, 1])
+        total = cumulative[-1] if len(cumulative) else 0.0
+        if total * (1 - share) < BEYOND:
+            return Interval(value, None, note=f"fewer than {BEYOND} answers beyond p{percent:g} in a batch: no interval")
+        found.append(float(values[np.searchsorted(cumulative, share * total)]))
+    return Interval(value, half_width(found), len(found))
 
 
 def half_text(half: float) -> str:

@@ -11,7 +11,7 @@ import math
 from typing import List, Optional, Tuple
 
 from .. import _native
-from ..measured import BUSY_MACHINE, LEVEL, Interval, batch_means
+from ..measured import BUSY_MACHINE, LEVEL, Interval, batch_means, batch_percentile
 from .options import shown_settings
 
 MS = 1e3
@@ -66,18 +66,35 @@ def _slots(summary: dict, start: float, end: float) -> Tuple[float, List[dict]]:
     slots, width = summary["slots"]["slots"], summary["slots"]["width_seconds"]
     measured = next((k + 1 for k, slot in enumerate(slots) if slot["answered"]), len(slots))
     first, last = max(measured, math.ceil(start / width - 1e-9)), math.floor(end / width + 1e-9)
-    empty = {"answered": 0, "response_sum": 0.0, "service_sum": 0.0}
+    empty = {"answered": 0, "response_sum": 0.0, "service_sum": 0.0, "response": []}
     return width, [slots[k] if k < len(slots) else empty for k in range(first, max(first, last))]
 
 
 def intervals(summary: dict, start: float, end: float) -> dict:
     """Batch-means intervals over the measured part of [start, end): the mean
-    response and service times (seconds) and the answers per second."""
+    response and service times (seconds) and the answers per second; and the
+    slots' response-time histograms, for the percentiles' (`percentile_cis`)."""
     width, slots = _slots(summary, start, end)
     answered = [s["answered"] for s in slots]
     return {"response": batch_means([s["response_sum"] for s in slots], answered),
             "service": batch_means([s["service_sum"] for s in slots], answered),
-            "rate": batch_means(answered, [width] * len(slots)), "slot_seconds": width, "slots": len(slots)}
+            "rate": batch_means(answered, [width] * len(slots)), "slot_seconds": width, "slots": len(slots),
+            "histograms": [s["response"] for s in slots]}
+
+
+def percentile_cis(block: dict, histograms: list) -> dict:
+    """Each named percentile of a response_time `block` (ms) given its
+    interval from the batches' own percentiles (measured.batch_percentile),
+    where every batch has enough answers beyond it; `{name: note}` of those
+    that have none, and why."""
+    why = {}
+    for name, percent in _native.PERCENTILES:
+        value = block.get(name)
+        interval = None if value is None else batch_percentile(histograms, percent, value / MS)
+        block[f"{name}_ci"] = None if interval is None else _ci_ms(interval, value)
+        if interval is not None and interval.half_width is None:
+            why[name] = interval.note
+    return why
 
 
 def _ci_ms(interval: Interval, value: Optional[float], factor: float = MS) -> Optional[list]:
@@ -104,6 +121,7 @@ def to_results(summary: dict, *, target: str, method: str, settings: dict) -> di
     stages = summary["stages"]
     run = intervals(summary, stages[0]["start_seconds"], stages[-1]["end_seconds"])
     request["response_time"]["mean_ci"] = _ci_ms(run["response"], request["response_time"]["mean"])
+    without = percentile_cis(request["response_time"], run["histograms"])
     request["service_time"]["mean_ci"] = _ci_ms(run["service"], request["service_time"]["mean"])
     request.update(throughput=summary["achieved_rate"] / MS,
                    throughput_ci=_ci_ms(run["rate"], summary["achieved_rate"] / MS, 1 / MS),
@@ -121,7 +139,8 @@ def to_results(summary: dict, *, target: str, method: str, settings: dict) -> di
             "late_after_ms": summary["late_seconds"] * MS,
             "stages": [stage(s, summary) for s in stages], "sent_per_second": summary["sent_per_second"],
             "interrupted": summary["interrupted"],
-            "intervals": _batching(run["response"], run["slot_seconds"], run["slots"]),
+            "intervals": {**_batching(run["response"], run["slot_seconds"], run["slots"]),
+                          "percentiles_without": without},
             "others_utilization": summary.get("others_share"),
         },
         "warnings": warnings(summary),

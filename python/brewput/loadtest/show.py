@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from .. import _native
-from ..measured import LEVEL_TEXT, ci_text, concluded, interval_text, is_busy, is_inside, verdict
+from ..measured import BEYOND, LEVEL_TEXT, ci_text, concluded, interval_text, is_busy, is_inside, verdict
 from .thresholds import Threshold
 
 _COLUMNS = (("response", "response_time"), ("service", "service_time"), ("lag", "lag"))
@@ -80,8 +80,14 @@ def intervals_line(results: dict) -> str:
             f"lag-1 correlation {made['lag1']:.2f} over twice as many): mean response "
             f"{interval_text(request['response_time']['mean'], request['response_time']['mean_ci'], 'ms')}, "
             f"mean service {interval_text(request['service_time']['mean'], request['service_time']['mean_ci'], 'ms')}"
-            f", achieved {interval_text(rate, rate_ci)}/s; none on percentiles (one run's tail is too correlated "
-            "for an honest one)")
+            f", achieved {interval_text(rate, rate_ci)}/s")
+    without = made.get("percentiles_without", {})
+    with_ci = [name for name, _ in _native.PERCENTILES if request["response_time"].get(f"{name}_ci")]
+    if with_ci:
+        line += f"; {', '.join(with_ci)} by the spread of the batches' own"
+    if without:
+        line += (f"; none on {', '.join(without)} (fewer than {BEYOND} answers beyond "
+                 f"{'it' if len(without) == 1 else 'them'} in a batch)")
     return line + (f"; {made['note']}" if made["note"] else "")
 
 
