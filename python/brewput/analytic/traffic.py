@@ -76,15 +76,21 @@ def open_offered_load(model: Model, growing: bool = False) -> OfferedLoad:
         if not job_class.is_open:
             continue
         rate = 1.0 / job_class.interarrival.mean
-        for visits, (path, step) in zip(step_visits(job_class), job_class.steps):
+        routing = job_class.visits_routing() if growing else []
+        joined: Dict[int, float] = {}   # the share of each step's arrivals still joining a long queue
+        for k, (visits, (path, step)) in enumerate(zip(step_visits(job_class), job_class.steps)):
             if step.station is None:
                 continue  # a fork or dispatch: its branches' steps do the work
             work = rate * visits * step.least_service_mean
             joining = _joining_a_long_queue(step) if growing else 1.0
-            if growing and path == ("route", 0) and math.isfinite(model.stations[step.station].buffer):
+            if growing and math.isfinite(model.stations[step.station].buffer):
                 # Arrivals that find the first station full are lost. A full station further on
-                # blocks the one before it instead, so there the excess still piles up.
-                joining = 0.0
+                # blocks the one before it instead, so there the excess piles up, unless the one
+                # before (every customer's step before it) sheds it in turn: the Starbucks
+                # register's balking and patience in front of its ticket rail.
+                fed_by_one = k > 0 and routing[k - 1] == [(k, 1.0)] and (k - 1) in joined
+                joining = 0.0 if path == ("route", 0) else min(joining, joined[k - 1]) if fed_by_one else joining
+            joined[k] = joining
             work_at[step.station] += work * joining
             for resource in step.uses:
                 work_on[resource] += work * joining
