@@ -88,6 +88,19 @@ def test_a_full_station_behind_one_that_sheds_the_overload_is_not_unstable():
     assert instability_warnings(model) == []
 
 
+
+@pytest.mark.parametrize("first, unstable", [({"balk": 4}, False), ({}, True)])
+def test_a_full_station_first_on_a_forks_branch_blocks_the_step_before_the_fork(first, unstable):
+    # examples/starbucks/early-order.yaml: the expediter, then a fork to the register and the
+    # bar's ticket rail; the excess piles up at the expediter unless its customers balk
+    model = brewput.Model.from_dict({"brewput": 1, "stations": {"slow": {"buffer": 3}, "quick": {}, "pay": {}},
+                                     "classes": {"c": {"rate": 2, "route": [
+                                         {"station": "quick", "service": "exp(0.1)", **first},
+                                         {"fork": {"pay": [{"station": "pay", "service": "exp(0.1)"}],
+                                                   "drink": [{"station": "slow", "service": "exp(1)"}]}}]}}})
+    assert [w.split(":")[0] for w in instability_warnings(model)] == (["station slow"] if unstable else [])
+
+
 @pytest.mark.parametrize("step, buffer, behind", [
     ({}, "inf", False),
     ({"balk": [0, 0.5]}, "inf", False),  # half of 2 keep joining: exactly the server's rate

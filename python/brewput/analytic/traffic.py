@@ -76,20 +76,25 @@ def open_offered_load(model: Model, growing: bool = False) -> OfferedLoad:
         if not job_class.is_open:
             continue
         rate = 1.0 / job_class.interarrival.mean
-        routing = job_class.visits_routing() if growing else []
+        fed_by: Dict[int, List[int]] = {}   # the steps each step is reached from
+        for before, row in enumerate(job_class.visits_routing() if growing else []):
+            for after, _ in row:
+                fed_by.setdefault(after, []).append(before)
         joined: Dict[int, float] = {}   # the share of each step's arrivals still joining a long queue
         for k, (visits, (path, step)) in enumerate(zip(step_visits(job_class), job_class.steps)):
+            before = fed_by.get(k, [])
+            upstream = joined.get(before[0], 1.0) if len(before) == 1 else 1.0
             if step.station is None:
-                continue  # a fork or dispatch: its branches' steps do the work
+                joined[k] = upstream  # a fork or dispatch: its branches' steps do the work
+                continue
             work = rate * visits * step.least_service_mean
             joining = _joining_a_long_queue(step) if growing else 1.0
             if growing and math.isfinite(model.stations[step.station].buffer):
                 # Arrivals that find the first station full are lost. A full station further on
-                # blocks the one before it instead, so there the excess piles up, unless the one
-                # before (every customer's step before it) sheds it in turn: the Starbucks
-                # register's balking and patience in front of its ticket rail.
-                fed_by_one = k > 0 and routing[k - 1] == [(k, 1.0)] and (k - 1) in joined
-                joining = 0.0 if path == ("route", 0) else min(joining, joined[k - 1]) if fed_by_one else joining
+                # blocks the one it is reached from instead, so there the excess piles up, unless
+                # that one (the only one) sheds it in turn: the Starbucks register's (or
+                # expediter's) balking and patience in front of the ticket rail.
+                joining = 0.0 if path == ("route", 0) else min(joining, upstream)
             joined[k] = joining
             work_at[step.station] += work * joining
             for resource in step.uses:
