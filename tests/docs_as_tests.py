@@ -389,9 +389,9 @@ def run_document(path: Path, bin_dir: Path, timeout: float, say=print) -> list[O
                                                 "another program before the page's server started: stop it"))
                     elif command.background:
                         log = work / f".background-{command.line}.log"
-                        process = subprocess.Popen(["bash", "-c", command.text], cwd=work, env=env,
-                                                   stdout=log.open("w"), stderr=subprocess.STDOUT,
-                                                   start_new_session=True)
+                        with log.open("w") as sink:
+                            process = subprocess.Popen(["bash", "-c", command.text], cwd=work, env=env, stdout=sink,
+                                                       stderr=subprocess.STDOUT, start_new_session=True)
                         wait_for_port(port, process)
                         if process.poll() is None:
                             background.append((command, process, log))
