@@ -59,6 +59,14 @@ def test_each_step_holds_its_rate_and_the_stages_add_up_to_the_run():
         assert 1.0 <= s["service_time_mean"] < 5.0
     for key, total in (("measured", "sent"), ("answered", "answered"), ("failed", "failed"), ("dropped", "dropped")):
         assert sum(s[key] for s in stages) == load[total], key
+    # Each steady stage's mean has its interval, from the slots inside it; the
+    # run as a whole has none (batches across two rates share no one mean), and says so.
+    for s in stages:
+        low, high = s["response_time"]["mean_ci"]
+        assert low <= s["response_time"]["mean"] <= high
+    request = results["classes"]["request"]
+    assert request["response_time"]["mean_ci"] is None and request["response_time"]["p50_ci"] is None
+    assert load["intervals"]["batches"] == 0 and "the stages differ in rate" in load["intervals"]["note"]
 
 
 def test_each_step_agrees_with_its_prediction(tmp_path):

@@ -119,9 +119,16 @@ def to_results(summary: dict, *, target: str, method: str, settings: dict) -> di
     errors = counts["failed"] + counts["dropped"]
     request = {block: times(summary[key]) for block, key in _BLOCKS.items()}
     stages = summary["stages"]
-    run = intervals(summary, stages[0]["start_seconds"], stages[-1]["end_seconds"])
+    if len(stages) == 1 and stages[0]["steady"]:
+        run = intervals(summary, stages[0]["start_seconds"], stages[-1]["end_seconds"])
+        without = percentile_cis(request["response_time"], run["histograms"])
+    else:  # batches across stages of different rates share no one mean
+        none = Interval(math.nan, None, note="the stages differ in rate: each steady stage's mean has its own "
+                                             "(the stage table)")
+        run = {"response": none, "service": none, "rate": none, "slot_seconds": None, "slots": 0}
+        request["response_time"].update({f"{name}_ci": None for name, _ in _native.PERCENTILES})
+        without = {}
     request["response_time"]["mean_ci"] = _ci_ms(run["response"], request["response_time"]["mean"])
-    without = percentile_cis(request["response_time"], run["histograms"])
     request["service_time"]["mean_ci"] = _ci_ms(run["service"], request["service_time"]["mean"])
     request.update(throughput=summary["achieved_rate"] / MS,
                    throughput_ci=_ci_ms(run["rate"], summary["achieved_rate"] / MS, 1 / MS),
