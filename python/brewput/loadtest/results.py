@@ -123,8 +123,8 @@ def to_results(summary: dict, *, target: str, method: str, settings: dict) -> di
         run = intervals(summary, stages[0]["start_seconds"], stages[-1]["end_seconds"])
         without = percentile_cis(request["response_time"], run["histograms"])
     else:  # batches across stages of different rates share no one mean
-        none = Interval(math.nan, None, note="the stages differ in rate: each steady stage's mean has its own "
-                                             "(the stage table)")
+        none = Interval(math.nan, None, note="the stages differ in rate: each steady stage's mean has its own, "
+                                             "in the stage table")
         run = {"response": none, "service": none, "rate": none, "slot_seconds": None, "slots": 0}
         request["response_time"].update({f"{name}_ci": None for name, _ in _native.PERCENTILES})
         without = {}
