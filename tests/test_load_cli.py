@@ -40,6 +40,19 @@ def test_thresholds_give_the_documented_exit_codes(url, thresholds, code):
         assert f"threshold {t}:" in done.stdout
 
 
+def test_each_threshold_shows_its_figure_in_the_unit_it_was_written_in(url):
+    done = quick(url, "--json", "--threshold", "p99<1s", "--threshold", "mean<=900ms", "--threshold", "p50<2000us")
+    results = json.loads(done.stdout)
+    judged = {t["threshold"]: t["figure"] for t in results["load"]["thresholds"]}  # seconds
+    shown = quick(url, "--threshold", "p99<1s", "--threshold", "mean<=900ms", "--threshold", "p50<2000us").stdout
+    lines = {line.split(":")[0]: line for line in shown.splitlines() if line.startswith("threshold ")}
+    # a 1 ms constant service: about 1 ms, written in each threshold's own unit
+    assert re.search(r"\(0\.00\d+ s\)$", lines["threshold p99<1s"]), lines
+    assert re.search(r"\([0-9.]+ ms\)$", lines["threshold mean<=900ms"]), lines
+    assert re.search(r"\([0-9,.]+ us\)$", lines["threshold p50<2000us"]), lines
+    assert 0.001 <= judged["p50<2000us"] < 0.01
+
+
 @pytest.mark.parametrize("threshold", ["p98<1ms", "latency<1s", "lag_p99<fast", "error_rate<200%", "p99=1ms"])
 def test_a_threshold_that_cannot_be_judged_is_a_usage_error_before_anything_is_sent(url, threshold):
     done = quick(url, "--threshold", threshold)

@@ -6,6 +6,7 @@ from typing import List, Optional, Tuple
 
 from .. import _native
 from ..measured import BEYOND, LEVEL_TEXT, ci_text, concluded, interval_text, is_busy, is_inside, verdict
+from ..units import TYPED_SECONDS
 from .thresholds import Threshold
 
 _COLUMNS = (("response", "response_time"), ("service", "service_time"), ("lag", "lag"))
@@ -96,7 +97,7 @@ def _figure(threshold: Threshold, figure: float) -> str:
         return f"{figure:.3%}"
     if threshold.metric == "achieved_rate":
         return f"{figure:,.1f}/s"
-    return f"{figure * 1e3:,.3f} ms"
+    return f"{figure / TYPED_SECONDS[threshold.unit]:,.4g} {threshold.unit}"
 
 
 def live_line(progress: dict) -> str:

@@ -15,6 +15,7 @@ from typing import List, Optional, Tuple
 
 from .. import _native
 from ..errors import OptionError
+from ..units import split_time
 from .options import seconds
 
 _OPERATORS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
@@ -32,6 +33,7 @@ class Threshold:
     op: str
     value: float  # seconds, a fraction, or requests per second
     of_target: bool = False  # achieved_rate's value is a fraction of the target rate
+    unit: str = ""  # a time's unit as written (`1s`: s), which its figure is shown in
 
     def figure(self, results: dict) -> Optional[float]:
         """The measured figure it judges (seconds, a fraction or per second)."""
@@ -62,7 +64,7 @@ def parse_threshold(text: str) -> Threshold:
     if metric not in METRICS:
         raise OptionError("threshold", f"unknown metric {metric!r} (known: {', '.join(METRICS)})", value=str(text))
     if metric in TIME_METRICS:
-        return Threshold(text, metric, op, seconds("threshold", value, zero=True))
+        return Threshold(text, metric, op, seconds("threshold", value, zero=True), unit=split_time(value)[1])
     if metric == "error_rate":
         return Threshold(text, metric, op, _fraction(text, value))
     factor, star, target = value.partition("*")
