@@ -36,6 +36,8 @@ Markers, an HTML comment on the lines just above a block (invisible on the page)
     <!-- docs-test: exit 0,1 "SUBSTRING" -->    ... with 0 or 1 (a threshold a measurement may or may not break)
     <!-- docs-test: tolerance 5% -->           figures shown without ± within 5 % (a random run)
     <!-- docs-test: output of "SUBSTRING" -->  (on an output block) see above
+    <!-- docs-test: figures of "SUBSTRING" --> (on a Markdown table quoting a run) each of its
+                                               figures `x ± h` agrees with one the command printed
 An unlabelled block that starts like a command (`$ ` or `brewput `) is an error: label
 it sh, console or text, so that no command goes unrun by accident.
 """
@@ -114,20 +116,34 @@ def parse_markers(text: str, where: str) -> dict:
         return {"tolerance": float(words[1][:-1]) / 100}
     if words[:2] == ["output", "of"] and len(words) == 3:
         return {"output_of": words[2]}
+    if words[:2] == ["figures", "of"] and len(words) == 3:
+        return {"figures_of": words[2]}
     if words[:1] == ["needs"] and len(words) == 2 and words[1].isidentifier():
         return {"needs": words[1]}
     raise DocError(f"{where}: unknown docs-test marker {text!r} (skip \"REASON\", needs MODULE, exit N, "
-                   "tolerance N%, output of \"SUBSTRING\")")
+                   "tolerance N%, output of \"SUBSTRING\", figures of \"SUBSTRING\")")
 
 
 def blocks_of(path: Path) -> list[Block]:
-    """The fenced blocks of a page, with the markers just above each."""
+    """The fenced blocks of a page, with the markers just above each, and the tables
+    marked `figures of` (as blocks of language "table")."""
     doc = str(path.relative_to(CHECKOUT)) if path.is_relative_to(CHECKOUT) else path.name
     lines = path.read_text(encoding="utf-8").split("\n")
     blocks, i = [], 0
     while i < len(lines):
         opening = FENCE.match(lines[i])
         if not opening:
+            marker = MARKER.match(lines[i])
+            if marker and i + 1 < len(lines) and lines[i + 1].startswith("|"):
+                markers = parse_markers(marker.group(1), f"{doc}:{i + 1}")
+                if set(markers) != {"figures_of"}:
+                    raise DocError(f"{doc}:{i + 1}: a table takes only a figures of \"SUBSTRING\" marker")
+                end = i + 1
+                while end < len(lines) and lines[end].startswith("|"):
+                    end += 1
+                blocks.append(Block(doc, i + 2, "table", lines[i + 1:end], markers))
+                i = end
+                continue
             i += 1
             continue
         end = i + 1
@@ -375,6 +391,9 @@ def run_document(path: Path, bin_dir: Path, timeout: float, say=print) -> list[O
                     if "output_of" in block.markers:
                         outcomes.append(check_output_block(block, commands, printed_by))
                         say(report_line(outcomes[-1]))
+                    if "figures_of" in block.markers:
+                        outcomes.append(check_table_figures(block, commands, printed_by))
+                        say(report_line(outcomes[-1]))
                     continue
                 reason = block.markers.get("skip") or missing(block.markers.get("needs"), work, env)
                 if reason:
@@ -454,15 +473,42 @@ def run_command(command: Command, work: Path, env: dict, timeout: float, printed
     return Outcome(command.name, "ok", seconds)
 
 
+def printed_by_latest(wanted: str, commands: list[Command], printed_by: dict) -> str | None:
+    """What the latest command that is `wanted`, or else holds it, printed; None when none ran."""
+    source = next((c for c in reversed(commands) if wanted == c.text.strip()), None) \
+        or next((c for c in reversed(commands) if wanted in c.text), None)
+    return printed_by.get(id(source)) if source else None
+
+
 def check_output_block(block: Block, commands: list[Command], printed_by: dict) -> Outcome:
     wanted = block.markers["output_of"]
-    source = next((c for c in reversed(commands) if wanted in c.text), None)
     name = f"{block.name}, output of {wanted!r}"
-    if source is None or id(source) not in printed_by:
+    printed = printed_by_latest(wanted, commands, printed_by)
+    if printed is None:
         return Outcome(name, "FAIL", detail=f"no command holding {wanted!r} ran before this block")
-    problems = compare_output(block.lines, printed_by[id(source)], block.markers.get("tolerance", 0.0))
+    problems = compare_output(block.lines, printed, block.markers.get("tolerance", 0.0))
     if problems:
-        return Outcome(name, "FAIL", detail="\n".join(problems) + "\nprinted:\n" + tail(printed_by[id(source)]))
+        return Outcome(name, "FAIL", detail="\n".join(problems) + "\nprinted:\n" + tail(printed))
+    return Outcome(name, "ok")
+
+
+def check_table_figures(block: Block, commands: list[Command], printed_by: dict) -> Outcome:
+    """A table of the page quoting a run: each of its figures with an interval (`x ± h`)
+    agrees with a figure the command printed (their intervals overlap). Figures without
+    one (a theory's column beside the run's) are the page's own."""
+    wanted = block.markers["figures_of"]
+    name = f"{block.name}, figures of {wanted!r}"
+    printed = printed_by_latest(wanted, commands, printed_by)
+    if printed is None:
+        return Outcome(name, "FAIL", detail=f"no command holding {wanted!r} ran before this table")
+    runs = [f for line in printed.splitlines() for f in figures_of(line) if f[1] is not None]
+    quoted = [f for line in block.lines for f in figures_of(line) if f[1] is not None]
+    unmatched = [f[2] for f in quoted if not any(figures_agree(f, run, 0.0) for run in runs)]
+    if not quoted:
+        return Outcome(name, "FAIL", detail="the table quotes no figure with an interval")
+    if unmatched:
+        return Outcome(name, "FAIL", detail=f"the table's {', '.join(unmatched)}: printed nowhere, not even "
+                                            f"within its interval\nprinted:\n{tail(printed)}")
     return Outcome(name, "ok")
 
 

@@ -188,3 +188,22 @@ def test_a_shown_line_that_the_width_wrapped_is_found_across_lines():
     printed = "fit of a.csv: load ->\nthroughput, 7 points   \n│ σ │ 0.02773 │\n"
     assert runner.compare_output(["fit of a.csv: load -> throughput, 7 points", "│ σ │ 0.02773 │"], printed, 0) == []
     assert runner.compare_output(["fit of a.csv: load -> throughput, 8 points"], printed, 0) != []
+
+
+def test_a_table_quoting_a_run_has_each_interval_figure_printed(tmp_path):
+    text = """\
+```sh
+echo '│ cpu │ 0.9587 ± 7.7e-05 │ 8.096 ± 0.0079 │'
+```
+
+<!-- docs-test: figures of "echo" -->
+| figure | MVA | brewput |
+|---|---|---|
+| cpu | 0.9588 / 8.102 | 0.9587 ± 0.000077 / 8.096 ± 0.0079 |
+"""
+    outcomes = runner.run_document(page(tmp_path, text), BIN, timeout=30, say=lambda _: None)
+    assert [o.status for o in outcomes] == ["ok", "ok"] and "figures of 'echo'" in outcomes[1].name
+    # the users=10 table under the users=20 command: 0.8134 is nowhere near 0.9587
+    wrong = text.replace("0.9587 ± 0.000077", "0.8134 ± 0.00017")
+    outcomes = runner.run_document(page(tmp_path, wrong), BIN, timeout=30, say=lambda _: None)
+    assert outcomes[1].status == "FAIL" and "the table's 0.8134 ± 0.00017: printed nowhere" in outcomes[1].detail
