@@ -84,8 +84,8 @@ class Command:
 
     @property
     def name(self) -> str:
-        first = self.text.strip().splitlines()[0] if self.text.strip() else ""
-        return f"{self.doc}:{self.line} {first[:100]}"
+        lines = self.text.strip().splitlines() or [""]
+        return f"{self.doc}:{self.line} {lines[0][:100]}{' …' if len(lines) > 1 else ''}"
 
 
 @dataclass
