@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The docs as tests: every command block of README.md and docs/*.md, run as written.
 
-    python tests/docs_as_tests.py [--bin DIR] [DOC.md ...] [--list]
+    python tests/docs_as_tests.py [--bin DIR] [DOC.md ...] [--list] [--terminal]
 
 Each document runs in a fresh temporary folder of its own, after `brewput examples .`,
 its blocks in the order the page gives them, with `brewput` and `python` taken from
@@ -15,6 +15,10 @@ its blocks in the order the page gives them, with `brewput` and `python` taken f
   script (no main guard added).
 - A command ending in `&` is started in the background (a server the next commands
   use; its port is waited for) and stopped, with all it started, when the document ends.
+
+With --terminal each shell command runs on a pseudo-terminal instead of a pipe, as a
+person types it (live bars on stderr, tables at the terminal's width), and what the
+terminal showed, its escape codes removed, is checked as below.
 
 What is checked, for each command: its exit code (0, or what a marker says), no
 traceback, panic or lost stream in what it prints, an end within its time (--timeout),
@@ -56,8 +60,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from terminal import screen_text  # tests/, beside this file
+
 CHECKOUT = Path(__file__).resolve().parent.parent
 RUN_LANGUAGES = {"sh", "bash", "console", "python"}
+TERMINAL_COLUMNS = 120  # --terminal's width
 FENCE = re.compile(r"^```\s*(\w*)\s*$")
 MARKER = re.compile(r"^<!--\s*docs-test:\s*(.*?)\s*-->\s*$")
 # What no command may print: Python's traceback, Rust's panic, a stream Python lost.
@@ -371,8 +378,9 @@ def stop(process: subprocess.Popen) -> None:
             process.wait()
 
 
-def run_document(path: Path, bin_dir: Path, timeout: float, say=print) -> list[Outcome]:
-    """Every block of one page, in order, in a fresh folder after `brewput examples .`."""
+def run_document(path: Path, bin_dir: Path, timeout: float, say=print, terminal: bool = False) -> list[Outcome]:
+    """Every block of one page, in order, in a fresh folder after `brewput examples .`
+    (with `terminal`, each command on a pseudo-terminal)."""
     outcomes: list[Outcome] = []
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", PYTHONUNBUFFERED="1")
     for name in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME"):
@@ -419,7 +427,7 @@ def run_document(path: Path, bin_dir: Path, timeout: float, say=print) -> list[O
                             outcomes.append(Outcome(command.name + " &", "FAIL", detail=f"ended at once with code "
                                                     f"{process.returncode}:\n{tail(log.read_text())}"))
                     else:
-                        outcomes.append(run_command(command, work, env, timeout, printed_by))
+                        outcomes.append(run_command(command, work, env, timeout, printed_by, terminal))
                         commands.append(command)
                     say(report_line(outcomes[-1]))
         finally:
@@ -442,13 +450,19 @@ def missing(module: str | None, work: Path, env: dict) -> str | None:
     return f"needs {module}, which this environment lacks" if found.returncode else None
 
 
-def run_command(command: Command, work: Path, env: dict, timeout: float, printed_by: dict) -> Outcome:
+def run_command(command: Command, work: Path, env: dict, timeout: float, printed_by: dict,
+                terminal: bool = False) -> Outcome:
     if command.language == "python":
         script = work / f"snippet_{command.line}.py"
         script.write_text(command.text)
         argv = ["python", script.name]
     else:
         argv = ["bash", "-o", "pipefail", "-c", command.text]
+    if terminal and command.language != "python":
+        # util-linux's script: a pseudo-terminal for the command's stdin, stdout and
+        # stderr, as a person's; -e passes its exit code on.
+        argv = ["script", "-qec", shlex.join(argv), "/dev/null"]
+        env = dict(env, TERM="xterm-256color", COLUMNS=str(TERMINAL_COLUMNS))
     started = time.monotonic()
     process = subprocess.Popen(argv, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                stdin=subprocess.DEVNULL, text=True, errors="replace", start_new_session=True)
@@ -460,6 +474,8 @@ def run_command(command: Command, work: Path, env: dict, timeout: float, printed
         return Outcome(command.name, "FAIL", time.monotonic() - started,
                        f"did not end within {timeout:g} s (--timeout); printed:\n{tail(printed)}")
     seconds = time.monotonic() - started
+    if terminal:
+        printed = screen_text(printed)
     printed_by[id(command)] = printed
     problems = []
     if process.returncode not in command.exit_codes:
@@ -538,6 +554,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the folder holding the brewput and python to run (default: this Python's)")
     parser.add_argument("--timeout", type=float, default=240, help="seconds any one command may take")
     parser.add_argument("--list", action="store_true", help="list the commands and skips, run nothing")
+    parser.add_argument("--terminal", action="store_true",
+                        help="run each command on a pseudo-terminal (util-linux's script), as a person does, "
+                             "where the live bars and the terminal's width apply")
     args = parser.parse_args(argv)
     paths = documents(args.documents)
     if args.list:
@@ -558,7 +577,8 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = []
     for path in paths:
         print(f"== {path.name}", flush=True)
-        outcomes += run_document(path, bin_dir, args.timeout, say=lambda line: print(line, flush=True))
+        outcomes += run_document(path, bin_dir, args.timeout, say=lambda line: print(line, flush=True),
+                                 terminal=args.terminal)
     counts = {status: sum(o.status == status for o in outcomes) for status in ("ok", "skip", "FAIL")}
     print(f"docs as tests: {counts['ok']} ok, {counts['skip']} skipped by name, {counts['FAIL']} failed, "
           f"in {time.monotonic() - started:.0f} s")

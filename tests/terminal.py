@@ -71,5 +71,10 @@ def run_on_terminal(args: Sequence[str], *, cwd: Path, stdout_on_terminal: bool 
     return Screen(code, _text(seen), piped.decode() if process.stdout is not None else None)
 
 
+def screen_text(raw: str) -> str:
+    """What a terminal shows of `raw`: its escape codes removed, its line ends plain."""
+    return _ESCAPES.sub("", raw).replace("\r\n", "\n")
+
+
 def _text(raw: bytes) -> str:
-    return _ESCAPES.sub("", raw.decode("utf-8", errors="replace")).replace("\r\n", "\n")
+    return screen_text(raw.decode("utf-8", errors="replace"))

@@ -117,6 +117,17 @@ step "sweep to Parquet" "rate" brewput solve examples/mmc.yaml --sweep c=3..6 --
 step "Parquet readable" "12 scenarios" python -c \
     "import pandas; print(pandas.read_parquet('results.parquet').scenario.nunique(), 'scenarios')"
 
+# The docs as tests: every command block of README.md and docs/*.md as written, from
+# this wheel, each page in a fresh folder after `brewput examples .`; then the README's
+# again, each command on a terminal.
+docs_tests() {
+    if ! "$work/venv/bin/python" "$checkout/tests/docs_as_tests.py" --bin "$work/venv/bin" "$@"; then
+        echo "FAILED: the docs as tests $*" >&2; exit 1
+    fi
+}
+docs_tests
+docs_tests --terminal "$checkout/README.md"
+
 # The README's first command on a terminal, from the checkout (built by now): the
 # build's progress, the demo's live bar and its tables.
 if ! (cd "$checkout" && script -qec "make demo" /dev/null) >"$work/demo.log" 2>&1 </dev/null; then
