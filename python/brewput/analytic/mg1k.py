@@ -19,36 +19,20 @@ and p_K is the probability an arrival is lost. The recursion runs in log space
 overflows anything.
 
 a_0 and the tails are exact for every distribution whose mixed Poisson law has
-a closed form: const (Poisson), exp, erlang, gamma and hyperexp (negative
-binomials, from gamma mixing), empirical (a mixture of Poissons). Uniform,
-jitter, lognormal and normal integrate the Poisson tail against their density
-by Gauss-Legendre panels narrow enough to resolve both to rounding (the
-lognormal and normal between their 1e-20 and 1 - 1e-20 quantiles); when that
-takes more than MAX_PANELS panels (a lognormal of cv 10 spans 1e15 arrivals)
-`arrivals_law` returns None, and the caller stays with its approximation.
+a closed form; the others integrate it by quadrature, and give None when that
+takes too long (each distribution's poisson_mixture, model/distributions.py,
+from mixed_poisson.py's parts); the caller then stays with its approximation.
 """
 from __future__ import annotations
 
 import math
-from typing import Callable, Optional, Sequence, Tuple
+from typing import Callable, Optional, Tuple
 
 import numpy as np
 
-from ..model.distributions import (Const, Distribution, Empirical, Erlang, Exp, Gamma, Hyperexp, Jitter,
-                                   Lognormal, Normal, Uniform)
+from ..model.distributions import Distribution
 from .queues import Means, little
 
-#: A gamma shape beyond this is a constant to double precision (its cv² < 1e-15).
-CONSTANT_SHAPE = 1e15
-#: Gauss-Legendre nodes per panel, for service laws integrated numerically.
-NODES = 16
-#: Standard normal points from its 1e-20 to its 1 - 1e-20 quantile: where a lognormal
-#: or normal service's density changes shape, and the mass the integration keeps.
-SPREAD = np.linspace(-9.3, 9.3, 373)
-#: Uniform service: the most panels (each a few hundred flops per k) before refusing.
-MAX_PANELS = 200_000
-#: ... and the most evaluations of the Poisson tail (panels x nodes x tails): some 10 s.
-MAX_EVALUATIONS = 2e8
 #: Below this the loss 1 - 1 / (pi_0 + rho) has lost digits to cancellation, and
 #: is taken from the arrivals' tails beyond the buffer instead (at most MAX_TAILS).
 SMALL_LOSS = 1e-6
@@ -58,39 +42,9 @@ MAX_TAILS = 1 << 20
 def arrivals_law(dist: Distribution, lam: float, capacity: int) -> Optional[Tuple[float, np.ndarray]]:
     """(log a_0, log A_k for k = 0 .. capacity - 1) for Poisson arrivals at rate
     `lam` during one service drawn from `dist`; None when no exact form is known."""
-    from scipy import special  # 0.3 s to import: only models that need it pay
-
     k = np.arange(capacity, dtype=float)
     with np.errstate(divide="ignore"):
-        if isinstance(dist, Const):
-            return _poisson(special, k, lam * dist.value)
-        if isinstance(dist, (Exp, Erlang, Gamma)):
-            shape = float(dist.k) if isinstance(dist, Erlang) else 1.0 / dist.scv  # exp: 1, gamma: 1 / cv²
-            if shape > CONSTANT_SHAPE:
-                return _poisson(special, k, lam * dist.mean)
-            return _negative_binomial(special, k, shape, lam * dist.mean / shape)
-        if isinstance(dist, Hyperexp):
-            phases = dist.compile()
-            laws = [_negative_binomial(special, k, 1.0, lam * phases["mean1"]),
-                    _negative_binomial(special, k, 1.0, lam * phases["mean2"])]
-            return _mixture(laws, [phases["p"], 1.0 - phases["p"]])
-        if isinstance(dist, Empirical):
-            values, counts = np.unique(np.array(dist.values), return_counts=True)
-            return _mixture([_poisson(special, k, lam * v) for v in values], counts / counts.sum())
-        if isinstance(dist, (Uniform, Jitter)):
-            low, high = dist.compile()["low"], dist.compile()["high"]
-            return _uniform(special, k, lam * low, lam * high)
-        if isinstance(dist, Lognormal):
-            sampling = dist.compile()
-            return _lognormal(special, k, lam, sampling["mu"], sampling["sigma"])
-        if isinstance(dist, Normal):
-            return _normal(special, k, lam, dist.mu, dist.sd)
-    return None
-
-
-def mixture_law(laws: Sequence[Tuple[float, np.ndarray]], weights: Sequence[float]) -> Tuple[float, np.ndarray]:
-    """The law of arrivals during a service drawn from a mixture (classes, steps)."""
-    return _mixture(laws, weights)
+        return dist.poisson_mixture(lam, k)
 
 
 def solve_mg1k(lam: float, mean: float, capacity: int,
@@ -156,92 +110,3 @@ def _small_excess(log_u: np.ndarray, log_total: float, capacity: int,
             return float(np.exp(logsumexp(terms) - log_total))
         count *= 2
     return max(fallback, 0.0)
-
-
-def _poisson(special, k: np.ndarray, x: float) -> Tuple[float, np.ndarray]:
-    """Poisson(x): a_0 = e^-x, A_k = P(Gamma(k) <= x), the regularized lower gamma."""
-    if x == 0:
-        return 0.0, np.where(k == 0, 0.0, -np.inf)
-    tail = np.log(special.gammainc(np.maximum(k, 1.0), x))
-    return -x, np.where(k == 0, 0.0, tail)
-
-
-def _negative_binomial(special, k: np.ndarray, shape: float, scale: float) -> Tuple[float, np.ndarray]:
-    """Poisson mixed over a gamma of `shape` and `scale` (in arrivals): a negative
-    binomial with success probability p = 1 / (1 + scale); a_0 = p^shape and
-    A_k = I_{1-p}(k, shape), the regularized incomplete beta."""
-    failure = scale / (1.0 + scale)
-    tail = np.log(special.betainc(np.maximum(k, 1.0), shape, failure))
-    return -shape * math.log1p(scale), np.where(k == 0, 0.0, tail)
-
-
-def _uniform(special, k: np.ndarray, low: float, high: float):
-    """Poisson mixed over a uniform on [low, high] (in arrivals)."""
-    if high - low <= 0:
-        return _poisson(special, k, low)
-    return _by_quadrature(special, k, np.array([low, high]), lambda v: np.full(v.shape, 1.0 / (high - low)))
-
-
-def _lognormal(special, k: np.ndarray, lam: float, mu: float, sigma: float):
-    """Poisson mixed over lam x a lognormal (log-mean mu, log-sd sigma)."""
-    if sigma == 0:
-        return _poisson(special, k, lam * math.exp(mu))
-    log_mu = mu + math.log(lam)
-
-    def density(v):
-        z = (np.log(v) - log_mu) / sigma
-        return np.exp(-z * z / 2) / (v * sigma * math.sqrt(2 * math.pi))
-    return _by_quadrature(special, k, np.exp(log_mu + sigma * SPREAD), density)
-
-
-def _normal(special, k: np.ndarray, lam: float, mu: float, sd: float):
-    """Poisson mixed over lam x a normal truncated at 0."""
-    if sd == 0:
-        return _poisson(special, k, lam * mu)
-    kept = 0.5 * math.erfc(-mu / sd / math.sqrt(2))  # P(X >= 0)
-
-    def density(v):
-        z = (v / lam - mu) / sd
-        return np.exp(-z * z / 2) / (math.sqrt(2 * math.pi) * sd * kept * lam)
-    return _by_quadrature(special, k, np.unique(lam * np.maximum(mu + sd * SPREAD, 0.0)), density)
-
-
-def _by_quadrature(special, k: np.ndarray, grid: np.ndarray, density):
-    """Poisson mixed over arrivals-per-service V of `density`, whose mass lies in
-    [grid[0], grid[-1]] and changes shape on the scale of `grid`'s steps: a_0 =
-    E[e^-V] and A_k = E[P(Gamma(k) <= V)] by Gauss-Legendre on panels that also
-    resolve the Poisson tail (no wider than 1/2, nor than a quarter of the
-    Poisson's spread sqrt(v), where the tail turns from 1 to 0). None beyond
-    MAX_PANELS, or beyond MAX_EVALUATIONS of the Poisson tail."""
-    from scipy.special import logsumexp
-
-    low, high = float(grid[0]), float(grid[-1])
-    edges = [low]
-    while edges[-1] < high:
-        if len(edges) > MAX_PANELS:
-            return None
-        edges.append(min(high, edges[-1] + max(0.5, math.sqrt(edges[-1]) / 4)))
-    edges = np.union1d(edges, grid)
-    if (len(edges) - 1) * NODES * len(k) > MAX_EVALUATIONS:
-        return None
-    nodes, weights = np.polynomial.legendre.leggauss(NODES)
-    half = np.diff(edges)[:, None] / 2
-    x = (edges[:-1, None] + half + half * nodes).ravel()
-    w = (half * weights).ravel() * density(x)
-    w /= w.sum()  # the mass outside the grid (1e-20) and rounding: A_0 is exactly 1
-    log_a0 = float(logsumexp(-x, b=w))
-    tail = np.ones(len(k))
-    rows = max(1, 2_000_000 // len(x))  # bounded memory: a block of k at a time
-    for start in range(1, len(k), rows):
-        block = k[start:start + rows, None]
-        tail[start:start + rows] = special.gammainc(block, x[None, :]) @ w
-    return log_a0, np.log(np.minimum(tail, 1.0))
-
-
-def _mixture(laws, weights) -> Tuple[float, np.ndarray]:
-    from scipy.special import logsumexp
-
-    log_w = np.log(np.asarray(weights, dtype=float))[:, None]
-    a0 = np.array([law[0] for law in laws])[:, None]
-    tails = np.array([law[1] for law in laws])
-    return float(logsumexp(a0 + log_w)), logsumexp(tails + log_w, axis=0)

@@ -28,6 +28,7 @@ import numpy as np
 from .. import _native
 from ..errors import BrewputError
 from . import gim1, mg1k, queues, sizing, sjf
+from .mixed_poisson import mixture
 from .network import Network, Unsupported, shortest_job_first
 from .solution import Solution
 
@@ -186,12 +187,12 @@ def _station(net: Network, m: int, flow: np.ndarray, ca2: float, direct: bool) -
 
 def _renewal_arrivals(net: Network, m: int, flow: np.ndarray, direct: bool):
     """1 - A* of the time between arrivals at station m (gim1.py) when they are
-    one open class's own, not Poisson and of a law with a known transform; else
+    one open class's own and not Poisson (each law knows its transform); else
     None. Several classes' arrivals together are no renewal process."""
     fed = np.flatnonzero(flow > 0)
     if not direct or len(fed) != 1 or net.arrival_poisson[fed[0]] or net.discipline[m] == "lifo":
         return None
-    return gim1.complement_transform(net.interarrival[fed[0]])
+    return net.interarrival[fed[0]].laplace_complement()
 
 
 def _finite_station(net: Network, m: int, c: int, k: int, flow: np.ndarray, mean: float,
@@ -263,7 +264,7 @@ def _service_law(net: Network, m: int, flow: np.ndarray, count: int):
                 return None
             laws.append(law)
             weights.append(net.arrival_rate[r] * visits / lam)
-    return mg1k.mixture_law(laws, weights)
+    return mixture(laws, weights)
 
 
 def _percentiles(net: Network, m: int, flow: np.ndarray, station: _Station) -> dict:

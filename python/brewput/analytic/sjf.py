@@ -17,13 +17,11 @@ laws' atoms as break points.
 """
 from __future__ import annotations
 
-import math
 from typing import List, Sequence, Tuple
 
 import numpy as np
 
-from ..model.distributions import (Distribution, Empirical, Erlang, Exp, Gamma, Hyperexp, Jitter,
-                                   Lognormal, Normal, Uniform)
+from ..model.distributions import Distribution
 
 #: Quadrature's relative tolerance for the laws with a density.
 TOLERANCE = 1e-11
@@ -31,52 +29,19 @@ TOLERANCE = 1e-11
 
 class _Law:
     """One service law without mixture: atoms, or a density (a scipy frozen law
-    for its quantiles) with its partial first moment E[S; S <= x] in closed form."""
+    for its quantiles) with its partial first moment E[S; S <= x] in closed form,
+    as the distribution gives them (Distribution.atoms, .quantile_law)."""
 
     def __init__(self, dist: Distribution):
-        from scipy import special  # only sjf models pay its import
-
         self.atoms: Tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros(0))  # values, probabilities
         self.frozen = None
         self._partial = None
         self.converged = True  # whether every integral met its tolerance
-        if isinstance(dist, Empirical):
-            values, counts = np.unique(np.array(dist.values), return_counts=True)
-            self.atoms = (values, counts / counts.sum())
-        elif dist.scv == 0:  # const, and the others' degenerate cases
-            self.atoms = (np.array([dist.mean]), np.array([1.0]))
-        elif isinstance(dist, (Exp, Erlang, Gamma, Uniform, Jitter, Lognormal, Normal)):
-            self._density(dist, special)
+        atoms = dist.atoms()
+        if atoms is not None:
+            self.atoms = atoms
         else:
-            raise TypeError(f"no shortest-job-first law for {type(dist).__name__}")
-
-    def _density(self, dist: Distribution, special) -> None:
-        from scipy import stats  # 0.7 s: only laws with a density need its quantiles
-
-        if isinstance(dist, (Exp, Erlang, Gamma)):
-            shape = float(dist.k) if isinstance(dist, Erlang) else 1.0 / dist.scv
-            scale, mean = dist.mean / shape, dist.mean
-            self.frozen = stats.gamma(shape, scale=scale)
-            self._partial = lambda x: mean * special.gammainc(shape + 1.0, x / scale)
-        elif isinstance(dist, (Uniform, Jitter)):
-            low, high = dist.compile()["low"], dist.compile()["high"]
-            self.frozen = stats.uniform(low, high - low)
-            self._partial = lambda x: (np.clip(x, low, high) ** 2 - low**2) / (2.0 * (high - low))
-        elif isinstance(dist, Lognormal):
-            mu, sigma = dist.compile()["mu"], dist.compile()["sigma"]
-            mean = dist.mean
-            self.frozen = stats.lognorm(sigma, scale=math.exp(mu))
-            self._partial = lambda x: mean * special.ndtr((np.log(np.maximum(x, 1e-300)) - mu - sigma**2) / sigma)
-        elif isinstance(dist, Normal):
-            mu, sd = dist.mu, dist.sd
-            kept = special.ndtr(mu / sd)
-            self.frozen = stats.truncnorm(-mu / sd, np.inf, loc=mu, scale=sd)
-
-            def partial(x):
-                z0, zx = -mu / sd, (np.maximum(x, 0.0) - mu) / sd
-                density = lambda z: np.exp(-z * z / 2) / math.sqrt(2 * math.pi)  # noqa: E731
-                return (mu * (special.ndtr(zx) - special.ndtr(z0)) + sd * (density(z0) - density(zx))) / kept
-            self._partial = partial
+            self.frozen, self._partial = dist.quantile_law()
 
     def partial(self, x, strict: bool = False):
         """E[S; S <= x], or E[S; S < x] with `strict`, at every x (an array or a float)."""
@@ -116,21 +81,13 @@ class _Law:
         return total + quad(0.0, edges[1]) + middle + quad(edges[-2], 1.0)
 
 
-def laws_of(dist: Distribution) -> List[Tuple[float, Distribution]]:
-    """`dist` as (weight, law without mixture) parts: a hyperexponential is two exponentials."""
-    if isinstance(dist, Hyperexp):
-        phases = dist.compile()
-        return [(phases["p"], Exp(phases["mean1"])), (1.0 - phases["p"], Exp(phases["mean2"]))]
-    return [(1.0, dist)]
-
-
 def sjf_waits(lam: float, second_moment: float, components: Sequence[Tuple[int, float, Distribution]],
               classes: int) -> Tuple[List[float], bool]:
     """Mean wait per class at an M/G/1 SJF station fed at total rate `lam`, whose
     service is the mixture of `components` (class, weight, distribution) with
     weights summing to 1, and E[S^2] = `second_moment`; needs rho < 1. Also
     whether every integral met its tolerance."""
-    laws = [(r, w * part, _Law(law)) for r, w, dist in components for part, law in laws_of(dist)]
+    laws = [(r, w * part, _Law(law)) for r, w, dist in components for part, law in dist.parts()]
     breaks = sorted({float(v) for _, _, law in laws for v in law.atoms[0]})
     w0 = lam * second_moment / 2.0
 

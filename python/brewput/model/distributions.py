@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, ClassVar, Dict, Optional, Tuple
+from typing import Any, Callable, ClassVar, Dict, List, Optional, Tuple
 
 from ..errors import FieldError
 from ..units import SECONDS, TYPED_SECONDS, split_time
@@ -69,9 +69,13 @@ class Distribution:
     """Base of the distributions. Subclasses are frozen dataclasses whose fields are
     the model language's parameters, in the order the string form takes them, and
     have `mean`, `scv` (squared coefficient of variation: variance / mean², 0 when
-    the mean is 0) and `compile()` (the engine's sampling parameters). `mean` is not
-    declared here because a dataclass would take the inherited attribute for a
-    default value of the subclasses' `mean` field."""
+    the mean is 0), `compile()` (the engine's sampling parameters) and what the
+    analytic methods need of a law (below). `mean` is not declared here because a
+    dataclass would take the inherited attribute for a default value of the
+    subclasses' `mean` field.
+
+    A new distribution is a subclass here (and its sampler in crates/sim): the
+    solvers ask it, and switch on no class."""
 
     kind: ClassVar[str]
     scv: float
@@ -92,6 +96,93 @@ class Distribution:
     def _check(self) -> None:
         """Raise FieldError when the parameters are out of range."""
 
+    # What the analytic methods need of a law: GI/M/1 its transform (analytic/gim1.py),
+    # M/G/1/K the Poisson arrivals during one draw (analytic/mg1k.py), shortest job
+    # first its atoms or its density and partial mean (analytic/sjf.py).
+
+    def laplace_complement(self) -> Callable[[float], float]:
+        """x -> 1 - A*(x) = E[1 - exp(-x T)] for T drawn from this law, computed
+        without taking it from 1 (GI/M/1's root needs its digits at heavy load)."""
+        raise NotImplementedError
+
+    def poisson_mixture(self, lam: float, k: Any) -> Optional[Tuple[float, Any]]:
+        """(log a_0, log A_k at each k of the array `k`): the law of Poisson
+        arrivals at rate `lam` during one draw (analytic/mixed_poisson.py); None
+        when integrating it would take too long."""
+        raise NotImplementedError
+
+    def parts(self) -> List[Tuple[float, Distribution]]:
+        """This law as (weight, law without mixture) parts."""
+        return [(1.0, self)]
+
+    def atoms(self) -> Optional[Tuple[Any, Any]]:
+        """(values sorted, probabilities) as numpy arrays for a law that is all
+        atoms; None for a law with a density (quantile_law)."""
+        if self.scv == 0:  # const, and the others' degenerate cases
+            import numpy as np
+
+            return np.array([self.mean]), np.array([1.0])
+        return None
+
+    def quantile_law(self) -> Tuple[Any, Callable[[Any], Any]]:
+        """(a scipy frozen law, for its quantiles; x -> E[S; S <= x] in closed form)
+        for a law with a density."""
+        raise TypeError(f"no shortest-job-first law for {type(self).__name__}")
+
+
+class _GammaLaw:
+    """What the analytic methods need of exp, erlang and gamma: gamma laws of
+    shape `_shape()` (exp 1, erlang k, gamma 1 / cv²)."""
+
+    def _shape(self) -> float:
+        return 1.0 / self.scv
+
+    def laplace_complement(self):
+        from ..analytic.gim1 import gamma_complement
+
+        return gamma_complement(self._shape(), self.mean)
+
+    def poisson_mixture(self, lam, k):
+        from ..analytic import mixed_poisson
+
+        return mixed_poisson.gamma(k, self._shape(), lam * self.mean)
+
+    def quantile_law(self):
+        from scipy import special, stats  # 0.7 s: only laws with a density need its quantiles
+
+        shape = self._shape()
+        scale, mean = self.mean / shape, self.mean
+        return stats.gamma(shape, scale=scale), lambda x: mean * special.gammainc(shape + 1.0, x / scale)
+
+
+class _UniformLaw:
+    """What the analytic methods need of uniform and jitter: uniform laws on
+    the `low`, `high` they compile to."""
+
+    def _bounds(self) -> Tuple[float, float]:
+        return self.compile()["low"], self.compile()["high"]
+
+    def laplace_complement(self):
+        low, high = self._bounds()
+        return lambda x: _uniform_complement(x * low, x * high)
+
+    def poisson_mixture(self, lam, k):
+        import numpy as np
+
+        from ..analytic import mixed_poisson
+
+        low, high = (lam * bound for bound in self._bounds())
+        if high - low <= 0:
+            return mixed_poisson.poisson(k, low)
+        return mixed_poisson.by_quadrature(k, np.array([low, high]), lambda v: np.full(v.shape, 1.0 / (high - low)))
+
+    def quantile_law(self):
+        import numpy as np
+        from scipy import stats
+
+        low, high = self._bounds()
+        return stats.uniform(low, high - low), lambda x: (np.clip(x, low, high) ** 2 - low**2) / (2.0 * (high - low))
+
 
 @dataclass(frozen=True)
 class Const(Distribution):
@@ -107,9 +198,17 @@ class Const(Distribution):
     def compile(self):
         return {"kind": "const", "value": self.value}
 
+    def laplace_complement(self):
+        return lambda x: -math.expm1(-x * self.value)
+
+    def poisson_mixture(self, lam, k):
+        from ..analytic import mixed_poisson
+
+        return mixed_poisson.poisson(k, lam * self.value)
+
 
 @dataclass(frozen=True)
-class Exp(Distribution):
+class Exp(_GammaLaw, Distribution):
     mean: float
     kind: ClassVar[str] = "exp"
     is_exponential: ClassVar[bool] = True
@@ -124,7 +223,7 @@ class Exp(Distribution):
 
 
 @dataclass(frozen=True)
-class Erlang(Distribution):
+class Erlang(_GammaLaw, Distribution):
     k: int
     mean: float
     kind: ClassVar[str] = "erlang"
@@ -146,9 +245,12 @@ class Erlang(Distribution):
     def compile(self):
         return {"kind": "erlang", "k": self.k, "mean": self.mean}
 
+    def _shape(self):
+        return float(self.k)
+
 
 @dataclass(frozen=True)
-class Gamma(Distribution):
+class Gamma(_GammaLaw, Distribution):
     mean: float
     cv: float
     kind: ClassVar[str] = "gamma"
@@ -180,9 +282,39 @@ class Lognormal(Distribution):
         sigma2 = math.log1p(self.cv**2)
         return {"kind": "lognormal", "mu": math.log(self.mean) - sigma2 / 2, "sigma": math.sqrt(sigma2)}
 
+    def laplace_complement(self):
+        sampling = self.compile()
+        return lambda x: _lognormal_complement(x, sampling["mu"], sampling["sigma"])
+
+    def poisson_mixture(self, lam, k):
+        """Poisson mixed over lam x this lognormal (log-mean mu, log-sd sigma)."""
+        import numpy as np
+
+        from ..analytic import mixed_poisson
+
+        sampling = self.compile()
+        mu, sigma = sampling["mu"], sampling["sigma"]
+        if sigma == 0:
+            return mixed_poisson.poisson(k, lam * math.exp(mu))
+        log_mu = mu + math.log(lam)
+
+        def density(v):
+            z = (np.log(v) - log_mu) / sigma
+            return np.exp(-z * z / 2) / (v * sigma * math.sqrt(2 * math.pi))
+        return mixed_poisson.by_quadrature(k, np.exp(log_mu + sigma * mixed_poisson.SPREAD), density)
+
+    def quantile_law(self):
+        import numpy as np
+        from scipy import special, stats
+
+        mu, sigma = self.compile()["mu"], self.compile()["sigma"]
+        mean = self.mean
+        return (stats.lognorm(sigma, scale=math.exp(mu)),
+                lambda x: mean * special.ndtr((np.log(np.maximum(x, 1e-300)) - mu - sigma**2) / sigma))
+
 
 @dataclass(frozen=True)
-class Uniform(Distribution):
+class Uniform(_UniformLaw, Distribution):
     a: float
     b: float
     kind: ClassVar[str] = "uniform"
@@ -228,6 +360,38 @@ class Normal(Distribution):
     def compile(self):
         return {"kind": "normal", "mean": self.mu, "sd": self.sd}
 
+    def laplace_complement(self):
+        return lambda x: _truncated_normal_complement(x, self.mu, self.sd)
+
+    def poisson_mixture(self, lam, k):
+        """Poisson mixed over lam x this normal truncated at 0."""
+        import numpy as np
+
+        from ..analytic import mixed_poisson
+
+        mu, sd = self.mu, self.sd
+        if sd == 0:
+            return mixed_poisson.poisson(k, lam * mu)
+        kept = 0.5 * math.erfc(-mu / sd / math.sqrt(2))  # P(X >= 0)
+
+        def density(v):
+            z = (v / lam - mu) / sd
+            return np.exp(-z * z / 2) / (math.sqrt(2 * math.pi) * sd * kept * lam)
+        return mixed_poisson.by_quadrature(k, np.unique(lam * np.maximum(mu + sd * mixed_poisson.SPREAD, 0.0)), density)
+
+    def quantile_law(self):
+        import numpy as np
+        from scipy import special, stats
+
+        mu, sd = self.mu, self.sd
+        kept = special.ndtr(mu / sd)
+
+        def partial(x):
+            z0, zx = -mu / sd, (np.maximum(x, 0.0) - mu) / sd
+            density = lambda z: np.exp(-z * z / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+            return (mu * (special.ndtr(zx) - special.ndtr(z0)) + sd * (density(z0) - density(zx))) / kept
+        return stats.truncnorm(-mu / sd, np.inf, loc=mu, scale=sd), partial
+
 
 @dataclass(frozen=True)
 class Hyperexp(Distribution):
@@ -251,9 +415,27 @@ class Hyperexp(Distribution):
         return {"kind": "hyperexp", "p": p, "mean1": self.mean / (2 * p),
                 "mean2": self.mean / (2 * (1 - p))}
 
+    def laplace_complement(self):
+        phases = self.compile()
+        p, m1, m2 = phases["p"], phases["mean1"], phases["mean2"]
+        return lambda x: p * x * m1 / (1 + x * m1) + (1 - p) * x * m2 / (1 + x * m2)
+
+    def poisson_mixture(self, lam, k):
+        from ..analytic import mixed_poisson
+
+        phases = self.compile()
+        laws = [mixed_poisson.negative_binomial(k, 1.0, lam * phases["mean1"]),
+                mixed_poisson.negative_binomial(k, 1.0, lam * phases["mean2"])]
+        return mixed_poisson.mixture(laws, [phases["p"], 1.0 - phases["p"]])
+
+    def parts(self):
+        """Two exponentials."""
+        phases = self.compile()
+        return [(phases["p"], Exp(phases["mean1"])), (1.0 - phases["p"], Exp(phases["mean2"]))]
+
 
 @dataclass(frozen=True)
-class Jitter(Distribution):
+class Jitter(_UniformLaw, Distribution):
     """Uniform on mean ± width/2: a fixed time with bounded noise."""
 
     mean: float
@@ -299,9 +481,72 @@ class Empirical(Distribution):
     def compile(self):
         return {"kind": "empirical", "values": list(self.values)}
 
+    def laplace_complement(self):
+        import numpy as np
+
+        values = np.array(self.values)
+        return lambda x: float(np.mean(-np.expm1(-x * values)))
+
+    def poisson_mixture(self, lam, k):
+        from ..analytic import mixed_poisson
+
+        values, probabilities = self.atoms()
+        return mixed_poisson.mixture([mixed_poisson.poisson(k, lam * v) for v in values], probabilities)
+
+    def atoms(self):
+        import numpy as np
+
+        values, counts = np.unique(np.array(self.values), return_counts=True)
+        return values, counts / counts.sum()
+
 
 def _scv(mean: float, variance: float) -> float:
     return variance / mean**2 if mean > 0 else 0.0
+
+
+def _uniform_complement(u: float, v: float) -> float:
+    """E[1 - exp(-X)] for X uniform on [u, v]:
+    ((v + expm1(-v)) - (u + expm1(-u))) / (v - u)."""
+    if v - u <= 1e-12 * max(v, 1e-300):
+        return -math.expm1(-u)
+    return (_x_plus_expm1(v) - _x_plus_expm1(u)) / (v - u)
+
+
+def _x_plus_expm1(x: float) -> float:
+    """x - (1 - exp(-x)), by its series where the subtraction would cancel."""
+    if x < 0.1:  # x²/2 - x³/6 + ...: the terms fall by x / n, 12 of them leave < 1e-17
+        term, total = x, 0.0
+        for n in range(2, 14):
+            term *= -x / n
+            total += term
+        return -total
+    return x + math.expm1(-x)
+
+
+def _lognormal_complement(x: float, mu: float, sigma: float) -> float:
+    """E[1 - exp(-x T)], log T normal (mu, sigma), over the normal's z in
+    [-12, 12] (beyond, the density is below 1e-31 and the integrand at most 1)."""
+    from scipy import integrate
+
+    def integrand(z: float) -> float:
+        return -math.expm1(-x * math.exp(mu + sigma * z)) * math.exp(-z * z / 2) / math.sqrt(2 * math.pi)
+
+    # Split where x T crosses 1, where the integrand turns from x T to 1.
+    turn = min(max((-math.log(x) - mu) / sigma, -12.0), 12.0) if sigma > 0 else 0.0
+    return math.fsum(integrate.quad(integrand, a, b, epsabs=0.0, epsrel=1e-13, limit=200)[0]
+                     for a, b in ((-12.0, turn), (turn, 12.0)) if b > a)
+
+
+def _truncated_normal_complement(x: float, mu: float, sd: float) -> float:
+    """E[1 - exp(-x T)] for T normal (mu, sd) truncated at 0 (as sampled):
+    log E[exp(-x T)] = -x mu + (x sd)² / 2 + log Phi((mu - x sd²) / sd) - log Phi(mu / sd)."""
+    from scipy import special
+
+    if sd == 0:
+        return -math.expm1(-x * mu)
+    log_transform = (-x * mu + (x * sd) ** 2 / 2 + special.log_ndtr((mu - x * sd * sd) / sd)
+                     - special.log_ndtr(mu / sd))
+    return -math.expm1(log_transform)
 
 
 KINDS = {cls.kind: cls for cls in (Const, Exp, Erlang, Gamma, Lognormal, Uniform, Normal,
