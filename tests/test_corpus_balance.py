@@ -37,7 +37,7 @@ CASES = [
     Case("chart-folder-missing", balance("--centres", "4", "--chart", "{dir}/no/such/busiest.png"),
          names=["--chart", "does not exist"]),
     Case("chart-folder-is-a-file", balance("--centres", "4", "--chart", "f.txt/busiest.png"), {"f.txt": "x"},
-         names=["--chart", "f.txt"]),
+         names=["--chart", "f.txt is a file, not a folder"]),
     Case("chart-empty-name", balance("--centres", "4", "--chart", ""), names=["--chart"]),
     Case("chart-without-value", balance("--centres", "4", "--chart"), names=["--chart"]),
     # What people type.

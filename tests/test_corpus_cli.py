@@ -117,6 +117,12 @@ CASES = [
                            (["lab", "coffee"], "--hgrm"), (["lab", "coffee"], "--report"),
                            (["load", "http://127.0.0.1:9/"], "--hgrm"), (["load", "http://127.0.0.1:9/"], "--report"),
                            (["run", "s.yaml"], "--report"), (["whatif", "m.yaml"], "--report"))],
+    # An output under a file: the message says the file is in the way, not that a folder is missing.
+    *[Case(f"output-under-a-file-{'-'.join(argv[:1])}-{option.strip('-')}", [*argv, option, f"f/{name}"],
+           {**M, "f": "x"}, names=[f"{option} f/{name}", "f is a file, not a folder" if "." in name else
+                                   "f is not a folder"])
+      for argv, option, name in ((RUN, "-o", "r.json"), (RUN, "--report", "rep"), (RUN, "--hgrm", "h"),
+                                 (["solve", "m.yaml"], "-o", "r.csv"), (["whatif", "m.yaml"], "--report", "rep"))],
 ]
 
 

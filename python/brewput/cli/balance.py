@@ -37,10 +37,6 @@ def balance(
 
         check_folder("--report", report)
     figures = busiest(centres, mean, sigma, seed)
-    if chart is not None:
-        from ..planning.balance_chart import write_busiest_chart
-
-        write_busiest_chart(chart, centres, seed)
     lines = [busiest_grid(figures)]
     top = figures.utilization(figures.exact)
     if top > 1:
@@ -49,6 +45,11 @@ def balance(
         print(json.dumps(figures.to_dict(), indent=2))
     else:
         show_all(lines)
+    # The figures are shown before any file is written, so a failed write loses none of them.
+    if chart is not None:
+        from ..planning.balance_chart import write_busiest_chart
+
+        write_busiest_chart(chart, centres, seed)
     if report is not None:
         from ..planning.balance_chart import busiest_chart, centres_up_to
         from ..report.grid import grids_html

@@ -14,6 +14,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
+from ..outputs import writing
 from .common import SetOption, app, command_line, err, folder_path, out, parse_sets, user_errors, warning_line
 from .scenarios import check_folder, check_outputs, write_outputs
 
@@ -257,20 +258,19 @@ def _every_few_seconds(line):
 def _write(results: dict, output: Optional[Path], hgrm: Optional[Path]) -> None:
     from ..report.hgrm import SUFFIX, format_hgrm
 
-    try:
-        if output is not None:
+    if output is not None:
+        with writing(output):
             output.write_text(json.dumps(results, indent=2), encoding="utf-8")
-            err.print(f"results: {output}", soft_wrap=True)
-        if hgrm is not None:
-            hgrm.mkdir(parents=True, exist_ok=True)
-            for name, block in (("response", "response_time"), ("service", "service_time"), ("lag", "lag")):
-                distribution = results["classes"]["request"][block].get("distribution")
-                if distribution:
-                    path = hgrm / f"{name}{SUFFIX}"
+        err.print(f"results: {output}", soft_wrap=True)
+    if hgrm is not None:
+        for name, block in (("response", "response_time"), ("service", "service_time"), ("lag", "lag")):
+            distribution = results["classes"]["request"][block].get("distribution")
+            if distribution:
+                path = hgrm / f"{name}{SUFFIX}"
+                with writing(path):
+                    hgrm.mkdir(parents=True, exist_ok=True)
                     path.write_text(format_hgrm(distribution), encoding="utf-8")
-                    err.print(f"hgrm: {path}", soft_wrap=True)
-    except OSError as e:
-        raise BrewputError(f"{e.filename}: cannot write: {e.strerror or e}") from None
+                err.print(f"hgrm: {path}", soft_wrap=True)
 
 
 @app.command("serve")

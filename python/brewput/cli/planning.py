@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Optional, Sequence
 
 import typer
 
 from ..errors import BrewputError
+from ..outputs import file_problem, writing
 from .common import NumberOption, PageOption, app, command_line, err, out, show_all, user_errors
 
 fit_app = typer.Typer(no_args_is_help=True, help="Fit a law to measured points.")
@@ -25,20 +25,14 @@ def check_file_output(option: str, path: Optional[Path], suffixes: Sequence[str]
     if path.suffix.lower() not in suffixes:
         raise BrewputError(f"{option} {path}: expected a file ending in {', '.join(suffixes)}, "
                            f"got {path.suffix or 'no suffix'}")
-    if path.is_dir():
-        raise BrewputError(f"{option} {path}: is a folder; expected a file")
-    folder = path.parent
-    if not folder.is_dir():
-        raise BrewputError(f"{option} {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise BrewputError(f"{option} {path}: cannot write there (permission denied)")
+    problem = file_problem(path)
+    if problem:
+        raise BrewputError(f"{option} {path}: {problem}")
 
 
 def write_text(option: str, path: Path, text: str) -> None:
-    try:
+    with writing(path, f"{option} "):
         path.write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise BrewputError(f"{option} {path}: cannot write: {e.strerror or e}") from None
 
 
 @fit_app.command("usl")
@@ -94,11 +88,9 @@ def usl(
     if chart is not None:
         from ..report.scalability import usl_chart, write_chart
 
-        try:
+        with writing(chart, "--chart "):
             write_chart(usl_chart(fit, f"Universal Scalability Law: {points.source}", points.n_label,
                                   points.x_label), chart)
-        except OSError as e:
-            raise BrewputError(f"--chart {chart}: cannot write: {e.strerror or e}") from None
     if report is not None:
         from ..report.grid import grids_html
         from ..report.page import write_page

@@ -6,13 +6,13 @@ before anything is written, so that a write that still fails loses nothing."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple
 
 import typer
 
 from ..errors import BrewputError
+from ..outputs import folder_problem, writing
 from .common import command_line, err, error_line, out, warning_line
 from .progress import progress_bar
 
@@ -35,15 +35,9 @@ def check_outputs(output: Optional[Path] = None, report: Optional[Path] = None,
 
 
 def check_folder(option: str, folder: Path) -> None:
-    if folder.exists() and not folder.is_dir():
-        raise BrewputError(f"{option} {folder}: is a file; expected a folder (created if missing)")
-    existing = folder
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise BrewputError(f"{option} {folder}: {existing} is not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise BrewputError(f"{option} {folder}: cannot write in {existing} (permission denied)")
+    problem = folder_problem(folder)
+    if problem:
+        raise BrewputError(f"{option} {folder}: {problem}")
 
 
 def prepare(output: Optional[Path], report: Optional[Path], executor: str, scheduler: Optional[str],
@@ -122,7 +116,7 @@ def write_each(writes: List[Write]) -> bool:
         except BrewputError as e:
             failures.append(str(e))
         except OSError as e:
-            failures.append(f"{path}: cannot write: {e.strerror or e}")
+            failures.append(f"{e.filename or path}: cannot write: {e.strerror or e}")
     for failure in failures:
         error_line(failure)
     return not failures
@@ -199,9 +193,7 @@ def check_json_outputs(output: Optional[Path], report: Optional[Path]) -> None:
 
 def write_json(label: str, output: Path, document: dict) -> None:
     """`document` into `output` (its folder made if missing), said on stderr as `label: path`."""
-    try:
+    with writing(output):
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(json.dumps(document, indent=2), encoding="utf-8")
-    except OSError as e:
-        raise BrewputError(f"{output}: cannot write: {e.strerror or e}") from None
     err.print(f"{label}: {output}", soft_wrap=True)

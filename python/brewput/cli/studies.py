@@ -8,6 +8,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError, ModelError, OptionError
+from ..outputs import writing
 from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, ReportOption, SchedulerOption,
                      WholeOption, WorkersOption, app, command_line, err, folder_path, out, parse_sets, 
                      user_errors)
@@ -128,4 +129,6 @@ def report(
     from ..report.source import read_record
 
     check_folder("-o", output)
-    err.print(f"report: {write_report(read_record(results), output)}")
+    record = read_record(results)
+    with writing(output, "-o "):
+        err.print(f"report: {write_report(record, output)}")

@@ -85,17 +85,16 @@ def check_path(path) -> Path:
     suffix it does not write, a folder, a missing or read-only folder, or Parquet
     without pyarrow."""
     import importlib.util
-    import os
+
+    from ..outputs import file_problem
 
     path = Path(path)
     if path.is_dir():
         raise BrewputError(f"{path}: is a folder; expected a file ending in {', '.join(FORMATS)}")
     suffix = _format(path)
-    folder = path.parent
-    if not folder.is_dir():
-        raise BrewputError(f"{path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise BrewputError(f"{path}: cannot write there (permission denied)")
+    problem = file_problem(path)
+    if problem:
+        raise BrewputError(f"{path}: {problem}")
     if suffix == ".parquet" and importlib.util.find_spec("pyarrow") is None:
         raise without_pyarrow(path, "writing")
     return path
@@ -105,15 +104,15 @@ def save(record: dict, path) -> Path:
     """Writes `record` as JSON (all of it), CSV or Parquet (the flat table)."""
     path = Path(path)
     suffix = _format(path)
-    try:
+    from ..outputs import writing
+
+    with writing(path):
         if suffix == ".json":
             path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
         elif suffix == ".csv":
             flat_table(record).to_csv(path, index=False)
         else:
             flat_table(record).to_parquet(path, index=False)
-    except OSError as e:
-        raise BrewputError(f"{path}: cannot write: {e.strerror or e}") from None
     return path
 
 

@@ -3,11 +3,11 @@ approximations and the simulation, and each one's error; described with the
 report's chart spec and drawn by its PNG writer."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import List, Sequence
 
 from ..errors import OptionError
+from ..outputs import file_problem
 from ..report.labels import end_labels
 from ..report.png import write_png
 from ..report.spec import Chart, Line, Panel, color, marker
@@ -64,10 +64,9 @@ def check_chart_path(path: Path) -> Path:
         raise OptionError("chart", f"{path} is a folder; expected a .png file")
     if path.suffix.lower() != ".png":
         raise OptionError("chart", f"expected a file ending in .png, got {str(path)!r}")
-    if not path.parent.is_dir():
-        raise OptionError("chart", f"{path}: the folder {path.parent} does not exist")
-    if not os.access(path.parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise OptionError("chart", f"{path}: cannot write there (permission denied)")
+    problem = file_problem(path)
+    if problem:
+        raise OptionError("chart", f"{path}: {problem}")
     return path
 
 
