@@ -18,6 +18,7 @@ def _solved_record() -> dict:
 
 
 RECORD = _solved_record()
+HUGE = json.dumps(RECORD, indent=1).replace('"version": 1', '"version": ' + "9" * 5000, 1)
 RESULTS = RECORD["scenarios"][0]["results"]
 
 
@@ -130,6 +131,10 @@ CASES = [
         "loss_probability", "none"), ["classes.customer.loss_probability"], document=RESULTS),
     record_case("record-percentile-as-text", lambda r: customer(r)["response_time"].__setitem__("p99", "slow"),
                 ["scenarios[0].results.classes.customer.response_time.p99"]),
+    # An integer longer than Python reads (4,300 digits): refused naming its line, in every reader.
+    *[Case(f"record-huge-integer-{argv[0]}", [*argv, "r.json", *after], {"r.json": HUGE},
+           names=["r.json:3", "5,000 digits"])
+      for argv, after in ((["report"], ["-o", "out"]), (["fit", "usl"], []), (["calibrate"], []))],
 ]
 
 

@@ -290,6 +290,25 @@ def read_json(path: Path) -> Any:
     if nesting_depth(text) > MAX_DEPTH:
         raise BrewputError(f"{path}: nested more than {MAX_DEPTH} levels deep; not an experiment record")
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_bounded_int)
     except json.JSONDecodeError as e:
         raise BrewputError(f"{path}:{e.lineno}: not JSON: {e.msg}") from None
+    except _HugeInteger:
+        at = re.search(rf"\d{{{MAX_DIGITS + 1},}}", text)
+        line = text.count("\n", 0, at.start()) + 1
+        raise BrewputError(f"{path}:{line}: an integer of {len(at.group()):,} digits, beyond any figure; "
+                           f"not an experiment record") from None
+
+
+# More digits than any float holds; Python refuses to read an int of over 4,300.
+MAX_DIGITS = 400
+
+
+class _HugeInteger(ValueError):
+    pass
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_DIGITS:
+        raise _HugeInteger
+    return int(digits)

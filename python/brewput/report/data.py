@@ -74,6 +74,8 @@ class ChartData:
         self.engines = [e for e in ENGINES if e in engines_present] + sorted(engines_present - set(ENGINES))
         self.models = list(dict.fromkeys(s["model"] for s in scenarios))
         table = flat_table(record)
+        if "utilization" not in table:   # no station to be busy (a load run with no model): read as unknown
+            table = table.assign(utilization=float("nan"))
         unit = table["scenario"].map(lambda i: self.scenarios[i]["results"]["time_unit"])
         self.table = self._with_service_floor(self._to_display_units(table, unit))
         self.unstable = {s["id"] for s in scenarios if _unstable(s["results"])}
