@@ -131,6 +131,12 @@ TYPED_SERVERS = [
          names=["stations.bar.servers", "stations.bar.discipline is priority"]),
     Case("floor-typed-buffer", SOLVE, bar({"take": "first_fit", "buffer": 4}),
          names=["stations.bar.servers", "stations.bar.buffer is finite"]),
+    # Services given per server type only (no service:), with a buffer: once a crash in the buffer's check.
+    *[Case(f"floor-typed-buffer-served-by-types-{command}", [command, "m.yaml"], bar(
+        {"take": "first_fit", "buffer": 4}, drip={"service": None, "served_by": {"espresso": "exp(1)",
+                                                                              "drip": "exp(2)"}}),
+           names=["stations.bar.servers", "stations.bar.buffer is finite", "use brewput simulate"])
+      for command in ("solve", "compare")],
     Case("floor-typed-erlang-service", SOLVE, bar({"take": "first_fit"}, latte={"service": "erlang(2, 1)"}),
          names=["stations.bar.servers", "classes.latte.route[0].service is not exponential"]),
     Case("floor-typed-means-by-class", SOLVE, bar({"take": "first_fit"}, drip={"service": "exp(0.5)"}),

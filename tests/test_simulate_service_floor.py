@@ -272,6 +272,19 @@ def test_a_measure_from_arrived_to_done_is_the_response_time_exactly():
     assert figures["measures_count"]["whole"] == figures["completed"]
 
 
+def test_a_measure_no_customer_reaches_has_no_figures_not_even_a_max():
+    """The marked step is taken with probability 1e-12: in 2,000 customers nobody
+    is measured, so every figure is null (the max once read 0.0) and the count 0."""
+    m = model({"order": {"servers": 1}, "bar": {"servers": 1}},
+              {"c": {"rate": 0.5, "measures": {"rare": ["arrived", "served"]},
+                     "route": [{"station": "order", "service": "exp(1)", "next": {"bar": 1e-12, "exit": 1 - 1e-12}},
+                               {"id": "bar", "station": "bar", "service": "exp(1.25)", "mark": "served"}]}})
+    figures = run(m, customers=2_000)["classes"]["c"]
+    rare = figures["measures"]["rare"]
+    assert figures["measures_count"]["rare"] == 0 and figures["completed"] > 0
+    assert rare["mean"] is None and rare["p99"] is None and rare["max"] is None
+
+
 def test_measures_between_marks_are_the_sojourns_they_span():
     r = run(tandem_with_marks())
     figures = r["classes"]["c"]
@@ -423,3 +436,21 @@ def test_preemption_is_the_same_at_any_thread_count():
     m = prioritized(2, "resume", "exp(1)", (0.7, 0.9))
     one, two = (run(m, customers=20_000, replications=4, threads=t) for t in (1, 2))
     assert one["classes"] == two["classes"] and one["stations"] == two["stations"]
+
+
+@pytest.mark.parametrize("station, why", [({"servers": 1, "buffer": 0}, "with buffer: 0"),
+                                          ({"servers": "inf"}, "with servers: inf")])
+def test_preemption_that_cannot_happen_is_warned_of(station, why):
+    """With no room to wait (buffer: 0) a job that finds the server busy is turned
+    away, whatever its priority; with servers: inf none waits: either way no job
+    is preempted, and the results say so instead of silently ignoring preempt."""
+    m = model({"s": {**station, "discipline": "priority", "preempt": "resume"}},
+              {"hi": {"rate": 0.5, "priority": 2, "route": [{"station": "s", "service": "exp(1)"}]},
+               "lo": {"rate": 0.5, "priority": 1, "route": [{"station": "s", "service": "exp(1)"}]}})
+    r = run(m, customers=4_000)
+    assert [w for w in r["warnings"] if "preempt" in w] == [
+        w for w in r["warnings"] if w.startswith(f"stations.s.preempt has no effect: {why}")]
+    assert len(r["warnings"]) == 1
+    if "buffer" in why:  # the high class is turned away as often as the low: nobody was displaced for it
+        hi, lo = r["classes"]["hi"]["loss_probability"], r["classes"]["lo"]["loss_probability"]
+        assert hi == pytest.approx(0.5, abs=0.05) and lo == pytest.approx(0.5, abs=0.05)

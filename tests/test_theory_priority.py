@@ -196,3 +196,22 @@ def test_classes_of_one_level_share_it_and_a_level_above_preempts_them():
 def test_what_is_not_exact_here_is_refused(call, problem):
     with pytest.raises(ValueError, match=problem):
         call()
+
+
+@pytest.mark.parametrize("preempt", ["resume", "restart"])
+def test_preemption_at_infinitely_many_servers_is_each_class_alone(preempt):
+    """Every job has a server on arrival, so nobody is preempted: each class is
+    M/G/inf (response = its service mean, L = lambda s), whatever its priority;
+    solved with a note that preempt has no effect, where it once crashed."""
+    import brewput
+
+    model = {"brewput": 1, "name": "inf", "stations": {"s": {"servers": "inf", "discipline": "priority",
+                                                            "preempt": preempt}},
+             "classes": {"hi": {"rate": 1, "priority": 1, "route": [{"station": "s", "service": "exp(2)"}]},
+                         "lo": {"rate": 3, "priority": 2, "route": [{"station": "s", "service": "gamma(0.5, 2)"}]}}}
+    res = brewput.solve(model)
+    assert res["classes"]["hi"]["response_time"]["mean"] == pytest.approx(2.0)
+    assert res["classes"]["lo"]["response_time"]["mean"] == pytest.approx(0.5)
+    assert res["stations"]["s"]["queue_length"] == pytest.approx(1 * 2.0 + 3 * 0.5)
+    assert res["classes"]["lo"]["exact"] is True
+    assert any("preempt has no effect" in note for note in res["notes"])

@@ -26,7 +26,8 @@ TIME_FIGURES = ("mean",) + PERCENTILE_NAMES
 
 def _times(summary: dict) -> dict:
     out = _figures(summary, TIME_FIGURES)
-    out["max"] = summary["max"]
+    # The engine's max starts at 0; where nobody was measured there is no max either.
+    out["max"] = None if out["mean"] is None else summary["max"]
     # [[percent, value], ...] and its `_ci` twin, one [low, high] (or null) per point
     out["spectrum"] = [[p, estimate["mean"]] for p, estimate in summary["spectrum"]]
     out["spectrum_ci"] = [estimate["ci"] for _, estimate in summary["spectrum"]]

@@ -6,10 +6,12 @@ several servers with one exponential service mean for all classes; restart
 """
 from __future__ import annotations
 
-from typing import Tuple
+import math
+from typing import Sequence, Tuple
 
 from ..errors import BrewputError
 from ..model import Model
+from ..model.no_effect import preempt_without_effect
 from . import sizing
 from .network import Network
 from .one_station import one_station, refusal, station_solution
@@ -36,6 +38,9 @@ def solve_preemptive(model: Model, net: Network, feature: str, site: str) -> Tup
     for here, step in steps:
         if step.balk is not None or step.patience is not None:
             raise refuse(f"{here}.{'balk' if step.balk is not None else 'patience'} gives up")
+    lams, means = list(one.rates), [step.service.mean for step in one.steps]
+    if math.isinf(station.servers):
+        return net, _infinite_servers(net, one, lams, means)
     c = int(station.servers)
     if station.preempt == "restart" or c > 1:
         first_here, first = steps[0]
@@ -45,11 +50,9 @@ def solve_preemptive(model: Model, net: Network, feature: str, site: str) -> Tup
             if c > 1 and step.service.mean != first.service.mean:
                 raise refuse(f"{here}.service has mean {step.service.mean:g}, {first_here}.service "
                              f"{first.service.mean:g}, at {c} servers")
-    lams = list(one.rates)
     # Two M/M/c figures per class at several servers, each Erlang's recursion over the servers.
     sizing.check(f"station {one.name} with {c:,} servers", sum([sizing.erlang_cost(c)] * 2 * len(lams),
                                                                 sizing.NOTHING), "use brewput simulate")
-    means = [step.service.mean for step in one.steps]
     priorities = [job.priority for job in model.classes.values()]
     load = sum(lam * s for lam, s in zip(lams, means)) / c
     if load >= 1:
@@ -66,4 +69,15 @@ def solve_preemptive(model: Model, net: Network, feature: str, site: str) -> Tup
         response=figures.response,
         busy=[lam * s for lam, s in zip(lams, means)],
         present=figures.in_system,
+    )
+
+
+def _infinite_servers(net: Network, one, lams: Sequence[float], means: Sequence[float]) -> Solution:
+    """Every job has a server the moment it arrives, so none is ever preempted:
+    each class is exactly M/G/inf, whatever its priority."""
+    return station_solution(
+        net, one, "infinite-server",
+        throughput=lams, response=means, busy=[lam * s for lam, s in zip(lams, means)],
+        present=[lam * s for lam, s in zip(lams, means)],
+        notes=[preempt_without_effect(one.name, one.station)],
     )

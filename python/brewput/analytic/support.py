@@ -89,7 +89,8 @@ def _finite_buffer_problem(model: Model, name: str) -> Optional[str]:
     visiting = [c for c in model.classes.values() if any(step.station == name for step in c.route)]
     if not any(c.is_open for c in visiting) and sum(c.population for c in visiting) <= capacity:
         return None  # never full: nobody is ever blocked or turned away
-    if all(step.service.mean == 0 for c in visiting for step in c.route if step.station == name):
+    if all(service.mean == 0 for c in visiting for step in c.route if step.station == name
+           for _, service in step.services()):
         return None  # every job leaves the instant it comes: never full either
     route = {step.station for c in visiting for step in c.route}
     if len(route) > 1:

@@ -11,6 +11,7 @@ from ..errors import (CancelledError, DeadlockError, EngineError, EngineInputErr
 from .cancellable import run_cancellable
 from ..model import Model, as_model
 from ..model.limits import MAX_TIME
+from ..model.no_effect import no_effect_warnings
 from ..results import simulation_results
 from ..analytic.traffic import instability_warnings
 from ..analytic.feasibility import check_run_ends
@@ -67,7 +68,7 @@ def simulate(
     settings = run_settings(seed, replications, customers, horizon, warmup, threads)
     settings["distribution"] = bool(distribution)
     check_run_ends(model, settings["stop"].get("time"), settings["warmup"].get("time"), MAX_CUSTOMERS)
-    warnings = instability_warnings(model)
+    warnings = instability_warnings(model) + no_effect_warnings(model)
     try:
         summary = _run_engine(json.dumps(model.compile()), settings, progress)
     except (_native.EngineError, _native.InternalError) as e:
