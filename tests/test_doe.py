@@ -115,6 +115,34 @@ def test_the_command_runs_a_fraction_and_draws_the_effects(tmp_path):
     assert (tmp_path / "e.png").stat().st_size > 10_000
 
 
+UNSTABLE_AT_HIGH_RATE = """\
+brewput: 1
+name: one desk
+params: {rate: 0.5, c: 1}
+stations:
+  s: {servers: '${c}'}
+classes:
+  c: {rate: '${rate}', route: [{station: s, service: exp(1)}]}
+"""
+
+
+def test_a_run_beyond_saturation_is_warned_of_beside_the_fit(tmp_path):
+    """rate 1.17 at one server is 117 % load: its mean measures only the run's
+    length, and the coefficients fitted to it are said to include it, as simulate says."""
+    (tmp_path / "m.yaml").write_text(UNSTABLE_AT_HIGH_RATE)
+    argv = [sys.executable, "-m", "brewput", "doe", "m.yaml", "--factor", "rate=0.5,1.17", "--factor", "c=1,2",
+            "--response", "mean", "--customers", "2000", "--replications", "2"]
+    shown = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    warnings = [line for line in shown.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 2, shown.stderr
+    assert warnings[0].startswith("warning: run rate=1.17, c=1: station s: open arrivals offer utilization 1.17")
+    assert "fitted to these runs" in warnings[1]
+    record = json.loads(subprocess.run([*argv, "--json"], capture_output=True, text=True, timeout=300,
+                                       cwd=tmp_path).stdout)
+    assert [w.split(":")[0] for w in record["warnings"]] == ["run rate=1.17, c=1"]
+
+
 @pytest.mark.parametrize("response", ["p95", "throughput"])
 def test_the_coffee_experiment_in_docs_planning_is_what_the_command_gives(response):
     from pathlib import Path

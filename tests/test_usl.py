@@ -316,3 +316,20 @@ def test_the_lab_run_in_docs_planning_is_what_the_fit_of_its_data_gives():
         assert f"{symbol} = {number(c['estimate'])} (std. error {number(c['std_error'])})" in page or \
             f"{symbol} = {number(c['estimate'])} ({number(c['std_error'])})" in page, name
     assert not fit["kappa_determined"] and fit["kappa_note"] in " ".join(page.split())
+
+
+def test_sigma_whose_interval_includes_zero_gives_no_ceiling(tmp_path):
+    """Perfectly linear points: the search stops with a σ of about 1e-11 whose
+    interval straddles 0; its λ/σ (once printed, 12,592,003,998 for such data) is
+    no ceiling, so none is given, and the note says why, as κ's does."""
+    fit = fit_usl([1, 2, 4, 8, 16], [10, 20, 40, 80, 160])
+    assert fit.sigma.low <= 0 <= fit.sigma.high
+    assert fit.ceiling is None and fit.sigma_note.startswith("σ not determined: its 95 % interval")
+    assert fit.as_dict()["sigma_determined"] is False
+    path = tmp_path / "linear.csv"
+    path.write_text("users,throughput\n1,10\n2,20\n4,40\n8,80\n16,160\n")
+    run = brewput_cli("fit", "usl", path)
+    assert run.returncode == 0, run.stderr
+    assert "σ not determined" in run.stdout and "Amdahl ceiling λ/σ" not in run.stdout
+    # A σ measured apart from 0 keeps its ceiling (the specsdm91 test above: 3246).
+    assert fit_usl([1, 2, 4, 8], [10, 10 / 1.1 * 2, 10 / 1.3 * 4, 10 / 1.7 * 8]).sigma_note is None

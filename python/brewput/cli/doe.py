@@ -8,7 +8,8 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import PageOption, WholeOption, app, command_line, err, parse_sets, show_all, user_errors
+from .common import (PageOption, WholeOption, app, command_line, err, parse_sets, show_all, user_errors,
+                     warning_line)
 from .progress import progress_bar
 
 
@@ -101,9 +102,21 @@ def doe_command(
             raise BrewputError(f"--response {response}: the {'lab' if lab else 'simulation'} gave no such figure")
         return value
 
+    # A run's warnings (an unstable run, whose mean measures only its length; a busy
+    # machine) are the fit's too: each said once, with the factor values of its run.
+    warnings: dict = {}
+
+    def measure_warned(values: dict, k: int) -> dict:
+        results = measure(values, k)
+        at = ", ".join(f"{name}={value:g}" for name, value in values.items())
+        for warning in results.get("warnings") or ():
+            warnings.setdefault(f"run {at}: {warning}")
+        return results
+
     time_unit = "ms" if lab is not None else parts.time_unit
     with progress_bar(enabled=not as_json, label="runs") as progress:
-        responses = run_design(factors, coded, measure, respond, replications=replications, progress=progress)
+        responses = run_design(factors, coded, measure_warned, respond, replications=replications,
+                               progress=progress)
     analysis = analyse(coded, names, responses)
     unit = {"time": time_unit, "rate": f"per {time_unit}", "share": ""}[figure.kind]
     record = {"model": name, "engine": "lab" if lab is not None else "simulate", "response": response,
@@ -111,13 +124,17 @@ def doe_command(
               "factors": [{"name": f.name, "low": f.low, "high": f.high} for f in factors],
               "generators": list(fraction), "replications": replications, "customers": customers, "seed": seed,
               "design": coded.tolist(), "responses": responses.tolist(), **analysis,
-              "equation": equation(factors, analysis["coefficients"])}
+              "equation": equation(factors, analysis["coefficients"]), "warnings": list(warnings)}
     if as_json:
         print(json.dumps(record, indent=2))
     else:
         from ..planning.show import doe_shown
 
         show_all(doe_shown(record))
+    for warning in warnings:
+        warning_line(warning)
+    if warnings:
+        warning_line("the coefficients above are fitted to these runs' figures too; read them with care")
     if chart is not None:
         from ..report.png import write_png
 

@@ -11,7 +11,9 @@ the engine's Student-t quantile on n - 3 degrees of freedom.
 
 κ is reported "not determined" when its interval includes 0 or no measurement
 lies at or past the peak it implies: then the peak N* is an extrapolation of
-curvature alone, and is not given.
+curvature alone, and is not given. Likewise σ, when its interval includes 0:
+then Amdahl's ceiling λ/σ is any number from the interval's λ/σ_high upward,
+infinity included, and is not given either.
 """
 from __future__ import annotations
 
@@ -60,6 +62,7 @@ class UslFit:
     residual_sd: float
     df: int
     kappa_note: Optional[str]   # why κ is not determined; None when it is
+    sigma_note: Optional[str]   # why σ, so the ceiling, is not determined; None when it is
     scale: float                # the unit the fit ran in: the largest throughput
     covariance: Optional[np.ndarray]   # of (σ, κ, λ / scale); None when singular
 
@@ -96,8 +99,11 @@ class UslFit:
 
     @property
     def ceiling(self) -> Optional[float]:
-        """Amdahl's ceiling λ/σ, the most throughput contention allows (none when σ = 0)."""
-        return self.lam.estimate / self.sigma.estimate if self.sigma.estimate > 0 else None
+        """Amdahl's ceiling λ/σ, the most throughput contention allows (none when σ
+        is 0 or not determined)."""
+        if self.sigma_note is not None or self.sigma.estimate <= 0:
+            return None
+        return self.lam.estimate / self.sigma.estimate
 
     def interval(self, n) -> tuple:
         """The fitted curve's confidence band at `n` (the delta method on the
@@ -118,6 +124,7 @@ class UslFit:
             "level": self.level,
             "sigma": self.sigma.as_dict(), "kappa": self.kappa.as_dict(), "lambda": self.lam.as_dict(),
             "kappa_determined": self.kappa_determined, "kappa_note": self.kappa_note,
+            "sigma_determined": self.sigma_note is None, "sigma_note": self.sigma_note,
             "peak": None if self.peak_n is None else {"n": self.peak_n, "throughput": self.peak_throughput},
             "ceiling": self.ceiling,
             "residual_std_error": finite(self.residual_sd), "degrees_of_freedom": self.df,
@@ -160,7 +167,8 @@ def fit_usl(n: Sequence[float], x: Sequence[float], level: float = LEVEL) -> Usl
     sigma_c, kappa_c, lam_c = (Coefficient(v, se, v - t * se, v + t * se)
                                for v, se in zip((sigma, kappa, lam), errors))
     return UslFit(n=n, x=x, sigma=sigma_c, kappa=kappa_c, lam=lam_c, level=level, residual_sd=residual_sd,
-                  df=df, kappa_note=_kappa_note(n, sigma_c, kappa_c, level), scale=scale, covariance=covariance)
+                  df=df, kappa_note=_kappa_note(n, sigma_c, kappa_c, level), sigma_note=_sigma_note(sigma_c, level),
+                  scale=scale, covariance=covariance)
 
 
 def _usl(n: np.ndarray, sigma: float, kappa: float, lam: float) -> np.ndarray:
@@ -239,6 +247,18 @@ def _kappa_note(n: np.ndarray, sigma: Coefficient, kappa: Coefficient, level: fl
                 f"beyond the largest N measured, {_g(float(np.max(n)))})")
     return None
 
+
+def _sigma_note(sigma: Coefficient, level: float) -> Optional[str]:
+    """Why σ is not determined (None when it is): only a σ the fit put above 0 can
+    be undetermined; σ = 0 is the bound, reported as no contention measured."""
+    if sigma.estimate <= 0:
+        return None
+    if math.isnan(sigma.std_error):
+        return "σ not determined: the points do not separate it from κ (a singular fit), so no Amdahl ceiling"
+    if sigma.low <= 0:
+        return (f"σ not determined: its {level * 100:g} % interval {_g(sigma.low)} .. {_g(sigma.high)} "
+                f"includes 0, so no Amdahl ceiling follows from these points")
+    return None
 
 
 def _g(value: float) -> str:

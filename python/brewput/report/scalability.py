@@ -33,7 +33,9 @@ def findings(fit) -> List[str]:
     else:
         lines.append(f"peak: N* = floor(sqrt((1 - σ) / κ)) = {fit.peak_n}, X_max = X(N*) = "
                      f"{number(fit.peak_throughput)}")
-    if fit.ceiling is None:
+    if fit.sigma_note is not None:
+        lines.append(fit.sigma_note)
+    elif fit.ceiling is None:
         lines.append("Amdahl ceiling: none (σ = 0: no contention measured)")
     else:
         lines.append(f"Amdahl ceiling λ/σ = {number(fit.ceiling)}")
