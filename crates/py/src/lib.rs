@@ -10,6 +10,7 @@ mod guard;
 #[cfg(target_os = "linux")]
 mod lab;
 mod load;
+mod vocabulary;
 
 use pyo3::prelude::*;
 
@@ -75,5 +76,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     #[cfg(target_os = "linux")]
     lab::register(m)?;
     load::register(m)?;
+    vocabulary::register(m)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)
 }

@@ -27,18 +27,20 @@ mod starts;
 mod station;
 mod stats;
 mod summary;
+mod vocabulary;
 mod wait_queue;
 
 pub use control::RunControl;
 pub use error::SimError;
 pub use giving_up::LOSS_REASONS;
-pub use model::{Class, CompiledModel, Discipline, Dist, Resource, Source, Station, Step};
+pub use model::{Assign, Class, CompiledModel, Discipline, Dist, Policy, Preempt, Resource, Source, Station, Step, Take};
 pub use distribution::PercentileDistribution;
 pub use histogram::{LogHistogram, RELATIVE_RESOLUTION};
 pub use run::{run, run_controlled};
 pub use sampler::Sampler;
 pub use settings::{RunSettings, Stop, Warmup};
 pub use stats::{ReplicationStats, PERCENTILES, SPECTRUM};
+pub use vocabulary::{default_word, words, Feature, Word, MAX_BALK_PROBABILITIES, MAX_BRANCH_DEPTH, MAX_SEED};
 pub use summary::{t_critical, ClassSummary, Estimate, ResourceSummary, ServerTypeSummary, StationSummary, Summary, TimesEstimate, CONFIDENCE};
 
 /// Runs a model given as JSON (docs/compiled-model.md) and returns the summary

@@ -9,6 +9,7 @@
 use serde::Deserialize;
 
 use crate::error::SimError;
+use crate::vocabulary::{MAX_BALK_PROBABILITIES, MAX_BRANCH_DEPTH};
 
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct CompiledModel {
@@ -229,13 +230,6 @@ impl Dist {
     }
 }
 
-/// Most balking probabilities a step may list (the model language's limit).
-const MAX_BALK_PROBABILITIES: usize = 10_000;
-
-/// Deepest nesting of forks and dispatches (the model language's limit);
-/// scopes deeper than this are refused rather than walked.
-const MAX_SCOPE_DEPTH: usize = 8;
-
 impl CompiledModel {
     pub fn from_json(text: &str) -> Result<Self, SimError> {
         let model: Self =
@@ -306,7 +300,8 @@ impl CompiledModel {
                 if scope >= steps || class.steps[scope as usize].kind == StepKind::Station {
                     return bad("its scope is not a fork or dispatch step");
                 }
-                if scope_depth(class, i) > MAX_SCOPE_DEPTH {
+                // Scopes deeper than the language allows are refused rather than walked.
+                if scope_depth(class, i) > MAX_BRANCH_DEPTH {
                     return bad("branches nested too deep (or in a cycle)");
                 }
             }
@@ -433,13 +428,13 @@ fn validate_branching(class: &Class, at: usize, step: &Step) -> Result<(), Strin
 }
 
 /// How many forks and dispatches enclose step `at` (more than
-/// `MAX_SCOPE_DEPTH` when the scopes run in a cycle).
+/// `MAX_BRANCH_DEPTH` when the scopes run in a cycle).
 fn scope_depth(class: &Class, at: usize) -> usize {
     let mut depth = 0;
     let mut scope = class.steps[at].scope;
     while let Some(s) = scope {
         depth += 1;
-        if depth > MAX_SCOPE_DEPTH {
+        if depth > MAX_BRANCH_DEPTH {
             break;
         }
         scope = class.steps.get(s as usize).and_then(|step| step.scope);

@@ -272,8 +272,7 @@ pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
                 Kind::Dispatch => {
                     let first_stations: Vec<u32> =
                         branches.iter().map(|&b| class.steps[b as usize].station.unwrap_or(NO_STATION)).collect();
-                    let reads_stations = matches!(step.policy, Policy::LeastUtilized | Policy::Shared);
-                    if reads_stations && first_stations.contains(&NO_STATION) {
+                    if step.policy.reads_first_stations() && first_stations.contains(&NO_STATION) {
                         return Err(SimError::Input(format!(
                             "class {}: dispatch policy {:?}: a branch that starts with a fork or dispatch: not simulated yet",
                             class.name, step.policy

@@ -10,6 +10,7 @@ import typer
 
 from ..analytic.methods import METHODS
 from ..errors import BrewputError
+from ..vocabulary import CONFIDENCE
 from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, ReportOption, SchedulerOption, SetOption,
                      SweepOption, WholeOption, WorkersOption, app, parse_sets, show, show_line,
                      user_errors, warning_line)
@@ -121,7 +122,7 @@ def compare(
     replications: int = WholeOption(5, "--replications", help="Replications of the simulation."),
     customers: Optional[int] = WholeOption(None, "--customers",
                                            help="Completed customers per replication.  [default: 1,000,000]"),
-    level: float = NumberOption(0.95, "--level",
+    level: float = NumberOption(CONFIDENCE, "--level",
                                 help="Confidence level of the intervals the analytic figures are tested against."),
     as_json: bool = typer.Option(False, "--json", help="Print both results and the comparison as JSON."),
 ):

@@ -89,6 +89,7 @@ def load(
     (what was measured is still shown). See docs/load.md.
     """
     from ..loadtest import options as opt
+    from ..vocabulary import MAX_SEED
 
     if (url is None) == (exec_command is None):
         raise opt.no_target() if url is None else BrewputError(f"URL {url} and --exec: give one target, not both")
@@ -104,7 +105,7 @@ def load(
     rates = opt.sweep_rates(sweep, given=[n for n, v in (("rate", rate), ("ramp", ramp), ("step", step)) if v])
     schedule = opt.schedule(rate_text=str(rates[0]) if rates else rate, arrivals=arrivals, ramp_text=ramp,
                             step_text=step, duration_text=duration, requests_text=requests, warmup_text=warmup,
-                            seed=opt.whole("seed", seed, 0, 2**64 - 1))
+                            seed=opt.whole("seed", seed, 0, MAX_SEED))
     from ..loadtest.run import run_settings
 
     settings = run_settings(target_settings, schedule, connections=opt.connections(connections),
@@ -292,12 +293,13 @@ def serve(
     from .. import _native
     from ..engine.cancellable import run_cancellable
     from ..loadtest import options as opt
+    from ..vocabulary import MAX_SEED
 
     settings = {"host": opt.listen_host(host), "port": opt.whole("port", port, 0, 65535),
                 "workers": opt.whole("workers", workers, 1, _native.SERVE_MAX_WORKERS),
                 "service": opt.service_distribution(service), "burn": burn,
                 "queue": opt.whole("queue", queue, 1, _native.SERVE_MAX_QUEUE),
-                "seed": opt.whole("seed", seed, 0, 2**64 - 1),
+                "seed": opt.whole("seed", seed, 0, MAX_SEED),
                 "for_seconds": None if for_time is None else opt.seconds("for", for_time)}
     try:
         server = _native.DemoServer(json.dumps(settings))

@@ -13,6 +13,7 @@ from ..model import Model, as_model
 from ..model.limits import MAX_TIME
 from ..model.no_effect import no_effect_warnings
 from ..results import simulation_results
+from ..vocabulary import MAX_SEED
 from ..analytic.traffic import instability_warnings
 from ..analytic.feasibility import check_run_ends
 
@@ -21,7 +22,6 @@ DEFAULT_REPLICATIONS = 5
 WARMUP_SHARE = 0.1  # of the run, when no warm-up is given
 MAX_CUSTOMERS = 4 * 10**9  # per replication: the histograms count in u32 buckets
 MAX_REPLICATIONS = 100_000
-MAX_SEED = 2**64 - 1  # the engine's seeds are u64
 MAX_THREADS = 1024  # engine threads; each reserves 1 MiB of stack
 PROGRESS_INTERVAL = 0.1  # seconds between progress reports
 

@@ -20,6 +20,7 @@ from typing import List, Optional, Tuple, Union
 
 from ..errors import Naming, OptionError
 from ..units import TYPED_SECONDS, split_time
+from ..vocabulary import MAX_SEED
 
 # Milliseconds per unit, from the one unit table, and "m" for minutes as people also type it.
 _UNITS_MS = {**{unit: s * 1e3 for unit, s in TYPED_SECONDS.items()}, "m": 60e3}
@@ -90,7 +91,7 @@ LIMITS = {limit.field: limit for limit in (
     Limit("threads", "count", 1, 10_000),
     Limit("nice", "count", -20, 19),
     Limit("stall_every", "count", 1, 10**9),
-    Limit("seed", "count", 0, 2**64 - 1),  # the API's only: the command line keeps seed 1
+    Limit("seed", "count", 0, MAX_SEED),  # the API's only: the command line keeps seed 1
 )}
 
 

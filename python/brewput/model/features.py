@@ -13,8 +13,11 @@ import math
 from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from ..errors import format_path
+from ..vocabulary import DEFAULTS, WORDS, feature
 
-#: Every feature, with the words an error or a document uses for it.
+#: Every feature, with the words an error or a document uses for it: those of a
+#: model's shape here, and those a field's word brings (a discipline, a dispatch
+#: policy, ...) from the vocabulary the engine owns.
 FEATURES: Dict[str, str] = {
     "open-class": "an open class (customers arrive from outside and leave)",
     "closed-class": "a closed class (a fixed population that cycles)",
@@ -26,36 +29,25 @@ FEATURES: Dict[str, str] = {
     "feedback": "a route that can return to a step it has left (a loop)",
     "finite-buffer": "a finite buffer (a station that can be full)",
     "resource-tokens": "a step that holds a server and resource tokens at once (simultaneous possession)",
-    "fifo": "first-in first-out service (discipline fifo)",
-    "lifo": "last-in first-out service (discipline lifo)",
-    "priority": "non-preemptive priority service (discipline priority)",
-    "sjf": "shortest-job-first service (discipline sjf)",
-    "ps": "processor sharing (discipline ps)",
     "infinite-servers": "a station with infinitely many servers (a delay)",
     "multi-server": "a station with several servers",
     "non-exponential-service": "a service time that is not exponential",
     "typed-servers": "typed groups of servers at a station (servers: {type: count})",
-    "head-of-line": "typed servers taking only the head of the queue (take: head, head-of-line blocking)",
-    "first-fit": "typed servers taking the first waiting job they can serve (take: first_fit)",
-    "assign-in-order": "an arriving job taking the first idle compatible server in file order (assign: in_order)",
     "per-type-service": "a service time that depends on the server type (served_by: {type: service})",
     "balk-threshold": "customers who balk when they see too many waiting (balk: n)",
     "balk-probabilities": "customers who balk with a probability that depends on how many wait (balk: [...])",
     "patience": "customers who give up waiting after their patience runs out (patience:)",
     "measures": "times measured between marks on a route (measures:)",
-    "preempt-resume": "preemptive priority, the preempted job resuming its remaining work (preempt: resume)",
-    "preempt-restart": "preemptive priority, the preempted job starting a new service (preempt: restart)",
     "fork-join": "a job split into parallel branches that join again (fork:)",
     "partial-join": "a fork that goes on when some of its branches ended (join: any or k)",
-    "dispatch-random": "a dispatch to one branch drawn at random (dispatch:, policy: random)",
-    "dispatch-round-robin": "a dispatch to the branches in turn (dispatch:, policy: round_robin)",
-    "dispatch-shortest-queue": "a dispatch to the branch with fewest jobs (dispatch:, policy: shortest_queue)",
-    "dispatch-power-of-d": "a dispatch to the least busy of d branches drawn at random (policy: power_of_d)",
-    "dispatch-least-utilized": "a dispatch to the branch whose first station is least busy (policy: least_utilized)",
-    "dispatch-shared": "one shared queue in front of a dispatch's branches (dispatch:, policy: shared)",
+    **{name: meaning for words in WORDS.values() for name, meaning in filter(None, words.values())},
 }
 
-_DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
+
+def _brought(field: str) -> Tuple[str, ...]:
+    """The features the words of `field` (one that takes a word) can bring."""
+    return tuple(brought[0] for brought in WORDS[field].values() if brought is not None)
+
 
 #: Each field of the model language, by the part of a model it belongs to, with
 #: the features it can bring (none: it names, describes or holds the others).
@@ -63,8 +55,8 @@ FIELDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
     "model": {"brewput": (), "name": (), "time_unit": (), "params": (), "resources": (), "stations": (),
               "classes": ("multi-class",)},
     "station": {"servers": ("infinite-servers", "multi-server", "typed-servers"), "buffer": ("finite-buffer",),
-                "discipline": _DISCIPLINES, "take": ("head-of-line", "first-fit"), "assign": ("assign-in-order",),
-                "preempt": ("preempt-resume", "preempt-restart")},
+                "discipline": _brought("discipline"), "take": _brought("take"), "assign": _brought("assign"),
+                "preempt": _brought("preempt")},
     "class": {"arrivals": ("open-class", "non-poisson-arrivals"), "rate": ("open-class",),
               "population": ("closed-class",), "think": ("think-time",), "priority": ("class-priorities",),
               "route": (), "measures": ("measures",)},
@@ -74,10 +66,8 @@ FIELDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
              "mark": ()},
     "fork": {"fork": ("fork-join",), "join": ("partial-join",), "id": (), "next": ("probabilistic-routing", "feedback"),
              "mark": ()},
-    "dispatch": {"dispatch": ("dispatch-random",), "policy": ("dispatch-random", "dispatch-round-robin",
-                                                               "dispatch-shortest-queue", "dispatch-power-of-d",
-                                                               "dispatch-least-utilized", "dispatch-shared"),
-                 "d": ("dispatch-power-of-d",), "weights": ("dispatch-random",), "id": (),
+    "dispatch": {"dispatch": (feature("policy", DEFAULTS["policy"]),), "policy": _brought("policy"),
+                 "d": (feature("policy", "power_of_d"),), "weights": (feature("policy", "random"),), "id": (),
                  "next": ("probabilistic-routing", "feedback"), "mark": ()},
 }
 
@@ -88,8 +78,9 @@ def feature_sites(model) -> Dict[str, str]:
     name fields (`classes.latte.route[0].uses`)."""
     sites: Dict[str, str] = {}
 
-    def use(feature: str, site: str) -> None:
-        sites.setdefault(feature, site)
+    def use(name: Optional[str], site: str) -> None:
+        if name is not None:  # a word that brings no feature (preempt: none) asks nothing
+            sites.setdefault(name, site)
 
     classes = model.classes
     if len(classes) > 1:
@@ -137,9 +128,8 @@ def feature_sites(model) -> Dict[str, str]:
         if label not in visited:
             continue  # a station nobody visits asks nothing of an engine
         at = f"stations.{label}"
-        use(station.discipline, f"{at}.discipline")
-        if station.preempt != "none":
-            use(f"preempt-{station.preempt}", f"{at}.preempt")
+        use(feature("discipline", station.discipline), f"{at}.discipline")
+        use(feature("preempt", station.preempt), f"{at}.preempt")
         if math.isinf(station.servers):
             use("infinite-servers", f"{at}.servers")
         elif station.servers > 1:
@@ -148,20 +138,19 @@ def feature_sites(model) -> Dict[str, str]:
             use("finite-buffer", f"{at}.buffer")
         if station.server_types:
             use("typed-servers", f"{at}.servers")
-            use("first-fit" if station.take == "first_fit" else "head-of-line", f"{at}.take")
-            if station.assign == "in_order":
-                use("assign-in-order", f"{at}.assign")
+            use(feature("take", station.take), f"{at}.take")
+            use(feature("assign", station.assign), f"{at}.assign")
     return sites
 
 
-def _branching(step, here: str, use: Callable[[str, str], None]) -> None:
+def _branching(step, here: str, use: Callable[[Optional[str], str], None]) -> None:
     """The features a fork or dispatch step brings."""
     if step.kind == "fork":
         use("fork-join", f"{here}.fork")
         if step.join_count < len(step.fork):
             use("partial-join", f"{here}.join")
     else:
-        use(f"dispatch-{step.policy.replace('_', '-')}", f"{here}.{'policy' if 'policy' in step.given else 'dispatch'}")
+        use(feature("policy", step.policy), f"{here}.{'policy' if 'policy' in step.given else 'dispatch'}")
 
 
 def features(model) -> FrozenSet[str]:

@@ -3,20 +3,23 @@
 Each stops a runaway input (a typo, a generated file gone wrong, a hostile one)
 before it costs minutes, gigabytes or an overflow: beyond these, it is not a model.
 The readers, the expression evaluator, the distributions and the model's
-validators all take their bounds from here."""
+validators all take their bounds from here. The bounds the engine checks too are
+the engine's (crates/sim/src/vocabulary.rs), read through brewput.vocabulary."""
+from ..vocabulary import MAX_BALK_PROBABILITIES as MAX_BALK_PROBABILITIES  # a step's balk: [...] list
+from ..vocabulary import MAX_BRANCH_DEPTH as MAX_BRANCH_DEPTH  # forks and dispatches inside branches of them
+from ..vocabulary import MAX_SEED
 
 # Files: model files, study files and empirical CSVs, all read by source.read_text.
 MAX_FILE_BYTES = 4 * 1024 * 1024  # pure-Python YAML reads about 0.2 MB/s: a few seconds at most
 MAX_ENTRIES = 100_000  # YAML nodes (keys, values, list items), aliases expanded
 MAX_DEPTH = 64  # nesting of mappings and lists; also stops self-referencing aliases (&a [*a])
-MAX_YAML_INTEGER = 2**64  # the largest whole number a file may write (a 64-bit seed)
+MAX_YAML_INTEGER = MAX_SEED + 1  # the largest whole number a file may write (a seed, a u64)
 
 # Sizes of one thing.
 MAX_SIZE = 10_000_000  # servers, buffer, tokens, population: beyond this it is a typo
 MAX_ITEMS = 10_000  # resources, stations, classes, steps of one route
 MAX_STUDY_MODELS = 1_000  # models (or variants) of one study: each is loaded and resolved
 MAX_PHASES = 10_000  # an erlang draw costs k exponentials
-MAX_BRANCH_DEPTH = 8  # forks and dispatches inside branches of forks and dispatches
 
 # Totals over the whole model: what the engine allocates per replication.
 MAX_TOTAL_POPULATION = 10_000_000  # about 60 bytes a customer in each replication

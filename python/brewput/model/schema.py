@@ -11,18 +11,16 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from ..errors import FieldError, format_path
 from ..units import TIME_UNITS
+from ..vocabulary import ASSIGNS, DEFAULTS, DISCIPLINES, POLICIES, PREEMPTS, READS_FIRST_STATIONS, TAKES
 from .distributions import Distribution, EmpiricalBudget, Exp, parse_distribution
 from .distributions import json_schema as distribution_schema
 from .fields import Field, ListOf, MapOf, Maybe, Strict, Text, Value, WithContext
-from .limits import MAX_BRANCH_DEPTH, MAX_ITEMS, MAX_SIZE, MAX_TIME, MAX_TOTAL_POPULATION, MAX_TOTAL_STEPS, MIN_TIME
+from .limits import (MAX_BALK_PROBABILITIES, MAX_BRANCH_DEPTH, MAX_ITEMS, MAX_SIZE, MAX_TIME, MAX_TOTAL_POPULATION,
+                     MAX_TOTAL_STEPS, MIN_TIME)
 from .params import or_expression
 from .routes import EXIT, flatten, known
 from .values import count, first_repeat, integer, is_whole, name, number, one_of, show, version
 
-DISCIPLINES = ("fifo", "lifo", "priority", "sjf", "ps")
-TAKES = ("head", "first_fit")  # which waiting job a freed typed server takes
-ASSIGNS = ("longest_idle", "in_order")  # which idle typed server an arriving job takes
-PREEMPTS = ("none", "resume", "restart")  # what a job a higher priority takes the server from does
 MARKED = ("arrived", "done")  # the marks every class has: its response time's start and end
 PROBABILITY_TOLERANCE = 1e-9
 
@@ -48,16 +46,16 @@ def _next(value: Any) -> Union[str, Dict[str, float]]:
     return {target: float(p) for target, p in value.items()}
 
 
-def _sized(what: str, required: bool) -> Callable[[Any], Any]:
+def _sized(what: str, required: bool, most: int = MAX_ITEMS) -> Callable[[Any], Any]:
     def check(value: Any) -> Any:
         if isinstance(value, (dict, list)):
             if required and not value:
                 raise FieldError(f"needs at least one {what}")
-            if len(value) > MAX_ITEMS:
-                raise FieldError(f"at most {MAX_ITEMS:,} allowed, got {len(value):,}")
+            if len(value) > most:
+                raise FieldError(f"at most {most:,} allowed, got {len(value):,}")
         return value
 
-    check.limits = (1 if required else 0, MAX_ITEMS)  # type: ignore[attr-defined]
+    check.limits = (1 if required else 0, most)  # type: ignore[attr-defined]
     return check
 
 
@@ -104,7 +102,7 @@ Priority = Value(integer(-MAX_SIZE, MAX_SIZE), expressions=True)
 Rate = Value(number(1 / MAX_TIME, 1 / MIN_TIME, "a rate"), expressions=True)
 # Balking: a threshold of waiting jobs seen, or the probability of balking by the number seen.
 Balk = Either(list, ListOf(Value(number(0, 1, "a probability"), expressions=True),
-                           before=_sized("probability", required=True)),
+                           before=_sized("probability", required=True, most=MAX_BALK_PROBABILITIES)),
               Value(count(0, MAX_SIZE), expressions=True), "a non-negative integer or a list of probabilities")
 
 
@@ -115,10 +113,10 @@ class Station(Strict):
     servers = Field(Either(dict, MapOf(Name, Count, before=_sized("server type", required=True)), Servers,
                             "a positive integer, inf or a mapping of server types to counts"), default=1)
     buffer = Field(Buffer, default="inf")
-    discipline = Field(Value(one_of(*DISCIPLINES), expressions=True), default="fifo")
-    take = Field(Value(one_of(*TAKES), expressions=True), default=TAKES[0])
-    assign = Field(Value(one_of(*ASSIGNS), expressions=True), default=ASSIGNS[0])
-    preempt = Field(Value(one_of(*PREEMPTS), expressions=True), default=PREEMPTS[0])
+    discipline = Field(Value(one_of(*DISCIPLINES), expressions=True), default=DEFAULTS["discipline"])
+    take = Field(Value(one_of(*TAKES), expressions=True), default=DEFAULTS["take"])
+    assign = Field(Value(one_of(*ASSIGNS), expressions=True), default=DEFAULTS["assign"])
+    preempt = Field(Value(one_of(*PREEMPTS), expressions=True), default=DEFAULTS["preempt"])
 
     def _check(self) -> None:
         if self.preempt != "none" and self.discipline != "priority":
@@ -134,8 +132,9 @@ class Station(Strict):
             if total > MAX_SIZE:
                 raise FieldError(f"{total:,} servers in all is too many (at most {MAX_SIZE:,})", "servers")
             if self.discipline == "ps":
+                *others, last = (d for d in DISCIPLINES if d != "ps")
                 raise FieldError("processor sharing shares untyped servers; typed servers take "
-                                 "fifo, lifo, priority or sjf", "discipline")
+                                 f"{', '.join(others)} or {last}", "discipline")
             object.__setattr__(self, "servers", total)
         for field in ("take", "assign"):
             if field in self.given and not types:
@@ -217,7 +216,6 @@ class Step(Strict):
         return min(service.mean for _, service in self.services())
 
 
-POLICIES = ("random", "round_robin", "shortest_queue", "power_of_d", "least_utilized", "shared")
 JOINS = ("all", "any")
 
 
@@ -315,7 +313,7 @@ class DispatchStep(_Branching):
 
     kind = "dispatch"
     dispatch = Field(Branches)
-    policy = Field(Value(one_of(*POLICIES), expressions=True), default="random")
+    policy = Field(Value(one_of(*POLICIES), expressions=True), default=DEFAULTS["policy"])
     d = Field(Maybe(Value(count(2, MAX_ITEMS), expressions=True)), default=None)
     weights = Field(Maybe(MapOf(Name, Value(number(0, 1, "a probability"), expressions=True))), default=None)
     id = Field(Maybe(Name), default=None)
@@ -352,7 +350,7 @@ class DispatchStep(_Branching):
             total = math.fsum(self.weights.values())
             if abs(total - 1) > PROBABILITY_TOLERANCE:
                 raise FieldError(f"weights must sum to 1, got {total:g}", "weights")
-        if self.policy in ("shared", "least_utilized"):
+        if self.policy in READS_FIRST_STATIONS:
             for label, branch in self.dispatch.items():
                 if isinstance(branch[0], _Branching):
                     raise FieldError(f"policy {self.policy} reads each branch's first station, and branch "

@@ -1,0 +1,40 @@
+"""The model language's vocabulary, owned by the Rust engine (crates/sim/src/vocabulary.rs)
+and read here once from `_native.VOCABULARY`: the words a field may take (disciplines,
+take and assignment rules, preempt modes, dispatch policies), the feature each brings,
+the bounds of the language, the engine's confidence level and the largest seed.
+
+Every other Python place (validation, features, the JSON Schema, solve's allow-list,
+the options taking a seed or a level) takes these from here, never its own copy:
+tests/test_vocabulary.py proves that the two languages agree."""
+from __future__ import annotations
+
+from typing import Dict, Optional, Tuple
+
+from . import _native
+
+_VOCABULARY = _native.VOCABULARY
+
+#: For each field that takes a word, its words in order with the feature each
+#: brings, (name, meaning), or None (the word an engine models unless told otherwise).
+WORDS: Dict[str, Dict[str, Optional[Tuple[str, str]]]] = _VOCABULARY["words"]
+#: The word each of those fields takes when a file leaves it out.
+DEFAULTS: Dict[str, str] = _VOCABULARY["defaults"]
+
+DISCIPLINES: Tuple[str, ...] = tuple(WORDS["discipline"])
+TAKES: Tuple[str, ...] = tuple(WORDS["take"])  # which waiting job a freed typed server takes
+ASSIGNS: Tuple[str, ...] = tuple(WORDS["assign"])  # which idle typed server an arriving job takes
+PREEMPTS: Tuple[str, ...] = tuple(WORDS["preempt"])  # what a job a higher priority takes the server from does
+POLICIES: Tuple[str, ...] = tuple(WORDS["policy"])  # how a dispatch chooses its branch
+#: The policies that choose by each branch's first station (so each branch starts at one).
+READS_FIRST_STATIONS: Tuple[str, ...] = tuple(_VOCABULARY["reads_first_stations"])
+
+MAX_BRANCH_DEPTH: int = _VOCABULARY["max_branch_depth"]  # forks and dispatches inside branches of them
+MAX_BALK_PROBABILITIES: int = _VOCABULARY["max_balk_probabilities"]  # a step's balk: [...] list
+MAX_SEED: int = _VOCABULARY["max_seed"]  # the engine's, the lab's and the load generator's seeds are u64
+CONFIDENCE: float = _native.CONFIDENCE  # the level of every interval the engine gives
+
+
+def feature(field: str, word: str) -> Optional[str]:
+    """The name of the feature that `word` in `field` brings (None: none)."""
+    brought = WORDS[field][word]
+    return None if brought is None else brought[0]
