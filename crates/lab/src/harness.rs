@@ -20,9 +20,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use flume::{bounded, TrySendError};
-use rand::SeedableRng;
-use rand_distr::{Distribution, Exp};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use brewput_measure::arrivals::{Arrivals, ScheduleSpec};
 use serde::{Deserialize, Serialize};
 
 use crate::burn::Burner;
@@ -32,7 +30,7 @@ use crate::kitchen::{Design, Kitchen, Work};
 use crate::os;
 use crate::recipe::RecipeSettings;
 use crate::runtime::{Joined, Runtime, RuntimeKind, TimeSlice};
-use crate::seconds::{at_most_forever, seconds};
+use crate::seconds::seconds;
 use crate::stats::{Latencies, Times};
 
 /// How often a waiting harness looks at the cancel flag.
@@ -68,13 +66,6 @@ pub enum Load {
     #[default]
     Closed,
     Open { rate_per_s: f64, arrivals: Arrivals, queue: usize, seed: u64 },
-}
-
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Arrivals {
-    Poisson,
-    Constant,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -151,7 +142,7 @@ pub fn run_coffee(run: &CoffeeRun, control: &LabControl) -> Result<CoffeeReport,
     };
     let load = match run.load {
         Load::Closed => None,
-        Load::Open { rate_per_s, arrivals, queue, seed } => Some((Gaps::new(rate_per_s, arrivals, seed)?, queue)),
+        Load::Open { rate_per_s, arrivals, queue, seed } => Some((Orders::new(rate_per_s, arrivals, seed)?, queue)),
     };
     let design = Design::parse(&run.kitchen)?; // a bad name fails before any CPU is pinned
     let burner = Burner::shared();
@@ -165,7 +156,7 @@ pub fn run_coffee(run: &CoffeeRun, control: &LabControl) -> Result<CoffeeReport,
                 break;
             }
             let kitchen = Arc::new(design.open(work, &runtime)?);
-            let measured = repeat(&runtime, &kitchen, run.par, &span, load.clone(), &run.percentiles, control);
+            let measured = repeat(&runtime, &kitchen, run.par, &span, load, &run.percentiles, control);
             drop(kitchen); // pipelines stop their baristas here, outside the window
             let (repetition, latencies) = measured?;
             if control.is_cancelled() {
@@ -183,9 +174,9 @@ pub fn run_coffee(run: &CoffeeRun, control: &LabControl) -> Result<CoffeeReport,
         burn_iterations_per_us: burner.iterations_per_us(),
         cancelled: control.is_cancelled(),
         repetitions,
-        response: latencies.response.summary(&run.percentiles, run.distribution),
-        service: latencies.service.summary(&run.percentiles, false),
-        waiting: latencies.waiting.summary(&run.percentiles, false),
+        response: Times::of(&latencies.response, &run.percentiles, run.distribution),
+        service: Times::of(&latencies.service, &run.percentiles, false),
+        waiting: Times::of(&latencies.waiting, &run.percentiles, false),
     })
 }
 
@@ -249,7 +240,7 @@ fn repeat(
     kitchen: &Arc<Kitchen>,
     par: usize,
     span: &Span,
-    load: Option<(Gaps, usize)>,
+    load: Option<(Orders, usize)>,
     percentiles: &[f64],
     control: &LabControl,
 ) -> Result<(Repetition, Latencies), LabError> {
@@ -263,7 +254,7 @@ fn repeat(
             let (latencies, watched) = closed(runtime, kitchen, par, window, &stop, control)?;
             (latencies, None, 0, watched)
         }
-        Some((gaps, queue)) => open(runtime, kitchen, par, queue, gaps, window, &stop, control)?,
+        Some((orders, queue)) => open(runtime, kitchen, par, queue, &orders, window, &stop, control)?,
     };
     let completed = latencies.response.count();
     let window_s = span.duration.as_secs_f64();
@@ -276,8 +267,8 @@ fn repeat(
         cpu_s: watched.cpu.as_secs_f64(),
         utilization: watched.cpu.as_secs_f64() / (watched.span.as_secs_f64() * watched.cpus as f64),
         others_cpu_s: watched.others.map(|d| d.as_secs_f64()),
-        response: latencies.response.summary(percentiles, false),
-        service: latencies.service.summary(percentiles, false),
+        response: Times::of(&latencies.response, percentiles, false),
+        service: Times::of(&latencies.service, percentiles, false),
     };
     Ok((repetition, latencies))
 }
@@ -352,31 +343,33 @@ fn closed(
     Ok((merged(customers)?, watched))
 }
 
-/// Times between open-loop arrivals.
-#[derive(Clone)]
-struct Gaps {
-    every: Duration,
-    poisson: Option<(Exp<f64>, Xoshiro256PlusPlus)>,
+/// How open-loop orders arrive: at a steady rate, evenly spaced or Poisson,
+/// drawn from the seed (the load generator's schedule, brewput_measure::arrivals).
+#[derive(Clone, Copy)]
+struct Orders {
+    arrivals: Arrivals,
+    rate_per_s: f64,
+    seed: u64,
 }
 
-impl Gaps {
-    fn new(rate_per_s: f64, arrivals: Arrivals, seed: u64) -> Result<Gaps, LabError> {
-        let rate = |e: String| LabError::Input(format!("rate_per_s: expected a positive rate, got {rate_per_s} ({e})"));
-        let poisson = match arrivals {
-            Arrivals::Poisson => {
-                Some((Exp::new(rate_per_s).map_err(|e| rate(e.to_string()))?, Xoshiro256PlusPlus::seed_from_u64(seed)))
-            }
-            Arrivals::Constant => None,
-        };
-        let every = seconds("rate_per_s", 1.0 / rate_per_s).map_err(|e| rate(e.to_string()))?;
-        Ok(Gaps { every, poisson })
+impl Orders {
+    fn new(rate_per_s: f64, arrivals: Arrivals, seed: u64) -> Result<Orders, LabError> {
+        // A rate whose gap is not a time (0, negative, NaN, too slow for a Duration) is refused by name.
+        seconds("rate_per_s", 1.0 / rate_per_s).map_err(|e| {
+            LabError::Input(format!("rate_per_s: expected a positive rate, got {rate_per_s} ({e})"))
+        })?;
+        Ok(Orders { arrivals, rate_per_s, seed })
     }
 
-    fn next(&mut self) -> Duration {
-        match &mut self.poisson {
-            Some((exp, rng)) => at_most_forever(exp.sample(rng)),
-            None => self.every,
-        }
+    /// Each order's intended time from `start`, up to (not including) `until`:
+    /// the same times in every repetition.
+    fn intended(&self, start: Instant, until: Instant) -> impl Iterator<Item = Instant> {
+        let seconds = until.saturating_duration_since(start).as_secs_f64();
+        ScheduleSpec::steady(self.arrivals, self.rate_per_s, seconds, self.seed)
+            .iter()
+            // An arrival beyond the clock's range is beyond the window too.
+            .map_while(move |i| start.checked_add(Duration::try_from_secs_f64(i.seconds).ok()?))
+            .take_while(move |t| *t < until)
     }
 }
 
@@ -390,7 +383,7 @@ fn open(
     kitchen: &Arc<Kitchen>,
     par: usize,
     queue: usize,
-    mut gaps: Gaps,
+    orders: &Orders,
     window: Window,
     stop: &Arc<AtomicBool>,
     control: &LabControl,
@@ -418,13 +411,7 @@ fn open(
     thread::scope(|s| {
         let generator = thread::Builder::new().spawn_scoped(s, move || {
             let (mut offered, mut dropped) = (0u64, 0u64);
-            let mut intended = Instant::now();
-            for order in 0.. {
-                // An arrival beyond the clock's range is beyond the window too.
-                intended = match intended.checked_add(gaps.next()) {
-                    Some(t) if t < window.until => t,
-                    _ => break,
-                };
+            for (order, intended) in (0..).zip(orders.intended(Instant::now(), window.until)) {
                 sleep_until(intended, control);
                 if stop.load(Ordering::Relaxed) || control.is_cancelled() {
                     break;

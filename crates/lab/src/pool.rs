@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use brewput_measure::latency::Latency;
 use serde::{Deserialize, Serialize};
 
 use crate::burn::Burner;
@@ -17,7 +18,7 @@ use crate::error::{joined, LabError};
 use crate::harness::on_cpus;
 use crate::os;
 use crate::seconds::seconds;
-use crate::stats::{Recorder, Times};
+use crate::stats::Times;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -67,7 +68,7 @@ pub fn run_pool(run: &PoolRun, control: &LabControl) -> Result<PoolReport, LabEr
     let burner = Burner::shared();
     let ((repetitions, latency), ids, warning) = on_cpus(run.cpus, run.nice, || {
         let mut repetitions = Vec::new();
-        let mut latency = Recorder::default();
+        let mut latency = Latency::default();
         for _ in 0..run.repetitions {
             if control.is_cancelled() {
                 break;
@@ -82,9 +83,9 @@ pub fn run_pool(run: &PoolRun, control: &LabControl) -> Result<PoolReport, LabEr
             let makespan = done.iter().max().copied().unwrap_or_default();
             let cpu = os::process_cpu_time().saturating_sub(cpu0);
             let others = busy0.zip(os::busy_time_on(&cpus)).map(|(b0, b1)| b1.saturating_sub(b0).saturating_sub(cpu));
-            let mut own = Recorder::default();
+            let mut own = Latency::default();
             for d in &done {
-                own.record(*d);
+                own.record_duration(*d);
             }
             latency.merge(&own);
             repetitions.push(PoolRepetition {
@@ -93,7 +94,7 @@ pub fn run_pool(run: &PoolRun, control: &LabControl) -> Result<PoolReport, LabEr
                 cpu_s: cpu.as_secs_f64(),
                 utilization: cpu.as_secs_f64() / (makespan.as_secs_f64() * cpus.len() as f64),
                 others_cpu_s: others.map(|d| d.as_secs_f64()),
-                latency: own.summary(&run.percentiles, false),
+                latency: Times::of(&own, &run.percentiles, false),
             });
         }
         Ok((repetitions, latency))
@@ -103,7 +104,7 @@ pub fn run_pool(run: &PoolRun, control: &LabControl) -> Result<PoolReport, LabEr
         warnings: warning.into_iter().collect(),
         cancelled: control.is_cancelled(),
         repetitions,
-        latency: latency.summary(&run.percentiles, run.distribution),
+        latency: Times::of(&latency, &run.percentiles, run.distribution),
     })
 }
 

@@ -11,9 +11,3 @@ pub fn seconds(field: &str, s: f64) -> Result<Duration, LabError> {
     Duration::try_from_secs_f64(s)
         .map_err(|_| LabError::Input(format!("{field}: expected a time from 0 to {} s, got {s} s", Duration::MAX.as_secs())))
 }
-
-/// A gap drawn at random, which no setting bounds: too long to wait for is
-/// as good as forever.
-pub fn at_most_forever(s: f64) -> Duration {
-    Duration::try_from_secs_f64(s).unwrap_or(Duration::MAX)
-}

@@ -23,7 +23,7 @@ use crate::clock::Alarm;
 use crate::control::LoadControl;
 use crate::error::LoadError;
 use crate::record::{ErrorKind, Outcome, Recorder, RunSummary};
-use crate::schedule::{Schedule, ScheduleSpec};
+use brewput_measure::arrivals::{Schedule, ScheduleSpec};
 use crate::target::{Link, Resolved, Target};
 
 /// Most connections (or concurrent commands) and most requests in flight.

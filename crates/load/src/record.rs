@@ -6,29 +6,23 @@
 //!   wire (the uncorrected view most tools report);
 //! - lag = sent − intended: how late the generator itself was.
 //!
-//! Values are recorded in nanoseconds with three significant digits from 1 ns
-//! to an hour; memory is fixed whatever the duration.
+//! Values are recorded in nanoseconds by the measuring core
+//! (brewput_measure::latency: three significant digits from 1 ns to an hour,
+//! memory fixed whatever the duration) and reported in seconds.
 
 use std::collections::BTreeMap;
 
-use hdrhistogram::Histogram;
+use brewput_measure::latency::{histogram, Distribution, Latency};
 use serde::Serialize;
 
 use crate::control::Figures;
 use crate::hlog::IntervalLog;
-use crate::schedule::ScheduleSpec;
+use brewput_measure::arrivals::ScheduleSpec;
 use crate::slots::{Slots, SlotsSummary};
 use crate::stages::{spans, Span};
 
-const SIGNIFICANT_DIGITS: u8 = 3;
-const HIGHEST_NS: u64 = 3_600_000_000_000;
 /// Requests sent more than this after their intended time count as late.
 pub const LATE_NS: u64 = 1_000_000;
-/// The tail points reported beyond the engine's spectrum (in percent), each
-/// only when at least one sample lies above it.
-pub const FAR_TAIL: [f64; 1] = [99.9999];
-/// wrk2's and HdrHistogram's reporting ticks per halving of the distance to 100 %.
-const TICKS_PER_HALF_DISTANCE: u32 = 5;
 
 /// How a request failed without an answer to time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -85,9 +79,9 @@ impl Answer {
 }
 
 pub struct Recorder {
-    response: Histogram<u64>,
-    service: Histogram<u64>,
-    lag: Histogram<u64>,
+    response: Latency,
+    service: Latency,
+    lag: Latency,
     sent: u64,
     late: u64,
     dropped: u64,
@@ -108,10 +102,6 @@ pub struct Recorder {
     /// The answers by slot of intended start, for batch-means intervals.
     slots: Slots,
     interval_log: Option<IntervalLog>,
-}
-
-fn histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, HIGHEST_NS, SIGNIFICANT_DIGITS).expect("constant bounds are valid")
 }
 
 /// A stage's trend is judged on this many equal batches of its intended starts.
@@ -136,7 +126,7 @@ struct StageTally {
     measured_from_ns: u64,
     /// The width of one trend batch; none for an open-ended stage.
     batch_ns: Option<f64>,
-    response: Histogram<u64>,
+    response: Latency,
     service_sum_ns: u128,
     measured: u64,
     failed: u64,
@@ -159,7 +149,7 @@ impl StageTally {
             start_ns: ns(span.start_seconds),
             measured_from_ns: ns(measured_from),
             batch_ns: (width.is_finite() && width > 0.0).then_some(width),
-            response: histogram(),
+            response: Latency::default(),
             service_sum_ns: 0,
             measured: 0,
             failed: 0,
@@ -170,7 +160,7 @@ impl StageTally {
     }
 
     fn answered(&mut self, intended_ns: u64, response_ns: u64, service_ns: u64) {
-        self.response.saturating_record(response_ns.max(1));
+        self.response.record(response_ns.max(1));
         self.service_sum_ns += service_ns as u128;
         if let Some(width) = self.batch_ns {
             let batch = (intended_ns.saturating_sub(self.measured_from_ns) as f64 / width) as usize;
@@ -202,7 +192,7 @@ impl StageTally {
         let (from, to) = (self.span.start_seconds, self.span.end_seconds.min(end_seconds).max(self.span.start_seconds));
         let seconds = sent_per_second.iter().enumerate();
         let sent: u64 = seconds.filter(|(s, _)| (*s as f64) >= from && (*s as f64) < to).map(|(_, n)| n).sum();
-        let answered = self.response.len();
+        let answered = self.response.count();
         let elapsed = self.last_done_ns.saturating_sub(self.measured_from_ns) as f64 * NS;
         StageSummary {
             start_seconds: from,
@@ -230,9 +220,9 @@ impl Recorder {
     /// A recorder for the stretches of `spec` (stages.rs).
     pub fn new(spec: &ScheduleSpec) -> Recorder {
         Recorder {
-            response: histogram(),
-            service: histogram(),
-            lag: histogram(),
+            response: Latency::default(),
+            service: Latency::default(),
+            lag: Latency::default(),
             sent: 0,
             late: 0,
             dropped: 0,
@@ -295,7 +285,7 @@ impl Recorder {
         self.sent += 1;
         self.last_done_ns = self.last_done_ns.max(done_ns);
         let lag = sent_ns.saturating_sub(intended_ns);
-        self.lag.saturating_record(lag.max(1));
+        self.lag.record(lag.max(1));
         self.late += (lag > LATE_NS) as u64;
         let (answered, failed) = match outcome {
             Outcome::Status(status) => {
@@ -323,8 +313,8 @@ impl Recorder {
         }
         if answered {
             self.slots.answered(intended_ns, response, service);
-            self.response.saturating_record(response.max(1));
-            self.service.saturating_record(service.max(1));
+            self.response.record(response.max(1));
+            self.service.record(service.max(1));
             if let Some(log) = self.interval_log.as_mut() {
                 log.record(done_ns, [response, service, lag]);
             }
@@ -333,13 +323,13 @@ impl Recorder {
 
     /// The figures so far, for the live view.
     pub fn progress(&self, in_flight: u64) -> Figures {
-        let seconds = |q| self.response.value_at_quantile(q) as f64 * NS;
+        let seconds = |percent| self.response.at(percent).map_or(0.0, |ns| ns * NS);
         Figures {
             sent: self.sent,
-            answered: self.response.len(),
+            answered: self.response.count(),
             in_flight,
-            response_p50: seconds(0.5),
-            response_p99: seconds(0.99),
+            response_p50: seconds(50.0),
+            response_p99: seconds(99.0),
         }
     }
 
@@ -361,7 +351,7 @@ impl Recorder {
             lag: Times::of(&self.lag),
             counts: Counts {
                 sent: self.sent,
-                answered: self.response.len(),
+                answered: self.response.count(),
                 failed: self.failed,
                 late: self.late,
                 dropped: self.dropped,
@@ -370,7 +360,7 @@ impl Recorder {
                 errors: self.errors.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             },
             elapsed_seconds: elapsed,
-            achieved_rate: if elapsed > 0.0 { self.response.len() as f64 / elapsed } else { 0.0 },
+            achieved_rate: if elapsed > 0.0 { self.response.count() as f64 / elapsed } else { 0.0 },
             target_rate,
             stages,
             slots: self.slots.summary(),
@@ -466,97 +456,37 @@ pub struct Times {
     pub distribution: Option<Distribution>,
 }
 
-/// HdrHistogram's percentile distribution, row for row as an .hgrm file lists it.
-#[derive(Debug, Serialize)]
-pub struct Distribution {
-    pub rows: Vec<(f64, f64, u64)>,
-    pub mean: f64,
-    pub std_deviation: f64,
-    pub max: f64,
-    pub total_count: u64,
-    pub buckets: u8,
-    pub sub_buckets: u32,
-}
-
 const NS: f64 = 1e-9;
 
 impl Times {
     /// The count, moments, extremes and named percentiles; no spectrum or distribution.
-    fn named(h: &Histogram<u64>) -> Times {
-        let count = h.len();
-        if count == 0 {
-            return Times { count, mean: None, std_deviation: None, min: None, max: None, percentiles: vec![],
-                           spectrum: vec![], distribution: None };
-        }
-        let at = |p: f64| h.value_at_quantile(p / 100.0) as f64 * NS;
-        let percentiles = brewput_sim::PERCENTILES
-            .iter()
-            .filter(|(_, p)| has_tail(count, *p))
-            .map(|(name, p)| (name.to_string(), at(*p)))
-            .collect();
+    fn named(latency: &Latency) -> Times {
+        let seconds = |ns: f64| ns * NS;
         Times {
-            count,
-            mean: Some(h.mean() * NS),
-            std_deviation: Some(h.stdev() * NS),
-            min: Some(h.min() as f64 * NS),
-            max: Some(h.max() as f64 * NS),
-            percentiles,
+            count: latency.count(),
+            mean: latency.mean_ns().map(seconds),
+            std_deviation: latency.std_deviation_ns().map(seconds),
+            min: latency.min_ns().map(seconds),
+            max: latency.max_ns().map(seconds),
+            percentiles: latency.named().into_iter().map(|(name, ns)| (name.to_string(), seconds(ns))).collect(),
             spectrum: vec![],
             distribution: None,
         }
     }
 
-    fn of(h: &Histogram<u64>) -> Times {
-        let count = h.len();
-        let named = Times::named(h);
-        if count == 0 {
-            return named;
-        }
-        let at = |p: f64| h.value_at_quantile(p / 100.0) as f64 * NS;
-        let spectrum = brewput_sim::SPECTRUM
-            .iter()
-            .chain(FAR_TAIL.iter())
-            .filter(|p| has_tail(count, **p))
-            .map(|p| (*p, at(*p)))
-            .collect();
-        let mut up_to = 0;
-        let rows = h
-            .iter_quantiles(TICKS_PER_HALF_DISTANCE)
-            .map(|v| {
-                up_to += v.count_since_last_iteration();
-                (v.value_iterated_to() as f64 * NS, v.quantile_iterated_to(), up_to)
-            })
-            .collect();
+    fn of(latency: &Latency) -> Times {
         Times {
-            spectrum,
-            distribution: Some(Distribution {
-                rows,
-                mean: h.mean() * NS,
-                std_deviation: h.stdev() * NS,
-                max: h.max() as f64 * NS,
-                total_count: count,
-                buckets: h.buckets(),
-                sub_buckets: sub_buckets(),
-            }),
-            ..named
+            spectrum: latency.spectrum().into_iter().map(|(p, ns)| (p, ns * NS)).collect(),
+            distribution: latency.distribution().map(|d| d.per(|ns| ns * NS)),
+            ..Times::named(latency)
         }
     }
-}
-
-/// Whether `count` samples put at least one above the `percent`-th percentile.
-fn has_tail(count: u64, percent: f64) -> bool {
-    count as f64 * (1.0 - percent / 100.0) >= 1.0 - 1e-9 // 1000 × 0.1 % is one sample, not 0.99999…
-}
-
-/// HdrHistogram's sub-buckets per power of two for the significant digits.
-fn sub_buckets() -> u32 {
-    (2.0 * 10f64.powi(SIGNIFICANT_DIGITS as i32)).log2().ceil().exp2() as u32
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schedule::{Arrivals, Stage};
+    use brewput_measure::arrivals::{Arrivals, Stage};
 
     const MS: u64 = 1_000_000;
 

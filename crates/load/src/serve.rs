@@ -176,7 +176,7 @@ async fn answer(floor: &Floor) -> Response<Full<Bytes>> {
 }
 
 /// The service times' random stream for `seed`: the generator's schedule
-/// (schedule.rs) seeds the same generator the same way, so that with equal
+/// (brewput_measure::arrivals) seeds the same generator the same way, so that with equal
 /// seeds (both default to 1) an exponential service would be the Poisson
 /// gaps over again, each request's service time proportional to a gap beside
 /// it; served so, M/M/2 at 200/s measured 10 % under Erlang C every time.

@@ -5,7 +5,7 @@
 //! A response belongs to the stretch its *intended* start fell in: the user it
 //! stands for arrived then, at that stretch's rate, whenever it was sent.
 
-use crate::schedule::ScheduleSpec;
+use brewput_measure::arrivals::ScheduleSpec;
 
 /// A ramp is reported in this many equal slices.
 pub const RAMP_SLICES: usize = 10;
@@ -61,7 +61,7 @@ pub fn check(spec: &ScheduleSpec) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schedule::{Arrivals, Stage};
+    use brewput_measure::arrivals::{Arrivals, Stage};
 
     fn spec(stages: Vec<Stage>) -> ScheduleSpec {
         ScheduleSpec { arrivals: Arrivals::Constant, stages, requests: None, warmup_seconds: 0.0, seed: 1 }

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::giving_up::LOSS_REASONS;
 use crate::histogram::LogHistogram;
+pub use brewput_measure::percentiles::{PERCENTILES, SPECTRUM};
 
 /// A count that changes at events (jobs present, servers busy, tokens held),
 /// averaged over time. Instead of adding level x interval at every event it
@@ -43,19 +44,6 @@ pub struct TimeRecorder {
     histogram: LogHistogram,
     sum: f64,
 }
-
-/// The named percentiles, in percent (each is also a point of `SPECTRUM`,
-/// computed the same way, so the two agree exactly). The one list: the Python
-/// side reads it through the binding.
-pub const PERCENTILES: [(&str, f64); 5] =
-    [("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p99", 99.0), ("p999", 99.9)];
-
-/// The percentile spectrum, in percent: dense enough to draw latency against
-/// 1/(1-p) on a log axis from the body of the distribution to its far tail.
-pub const SPECTRUM: [f64; 27] = [
-    1.0, 5.0, 10.0, 20.0, 25.0, 30.0, 40.0, 50.0, 60.0, 70.0, 75.0, 80.0, 90.0, 95.0, 97.0,
-    98.0, 99.0, 99.5, 99.7, 99.8, 99.9, 99.95, 99.97, 99.98, 99.99, 99.995, 99.999,
-];
 
 #[derive(Debug, Clone, Serialize)]
 pub struct TimeSummary {

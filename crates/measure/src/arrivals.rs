@@ -1,6 +1,8 @@
-//! The schedule: every request's intended start time, fixed by the seed before
-//! anything is sent, so that what the server does cannot move it (the root of
-//! coordinated omission is a schedule that waits for responses).
+//! Open-loop arrivals: every request's intended start time, fixed by the seed
+//! before anything is sent, so that what the system under test does cannot
+//! move it (the root of coordinated omission is a schedule that waits for
+//! responses). The load generator's schedules (stages of steps and ramps) and
+//! the lab's open loop (one steady rate) both draw their times here.
 //!
 //! Arrivals are points of a counting process in "expected-requests" space,
 //! mapped to time through the inverse of the cumulative rate Λ(t): evenly
@@ -88,6 +90,12 @@ impl ScheduleSpec {
             return Err("warm-up must be >= 0".into());
         }
         Ok(())
+    }
+
+    /// One steady `rate_per_s` for `seconds`, nothing warmed up or capped: the lab's open loop.
+    pub fn steady(arrivals: Arrivals, rate_per_s: f64, seconds: f64, seed: u64) -> ScheduleSpec {
+        let stage = Stage { from: rate_per_s, to: rate_per_s, seconds: Some(seconds) };
+        ScheduleSpec { arrivals, stages: vec![stage], requests: None, warmup_seconds: 0.0, seed }
     }
 
     /// The mean target rate over the stages (the open-ended last stage's own rate).
@@ -259,6 +267,20 @@ mod tests {
         let a: Vec<f64> = spec(Arrivals::Poisson, vec![step(50.0, 2.0)], None).iter().map(|i| i.seconds).collect();
         let b: Vec<f64> = spec(Arrivals::Poisson, vec![step(50.0, 2.0)], None).iter().map(|i| i.seconds).collect();
         assert_eq!(a, b);
+        let mut other = spec(Arrivals::Poisson, vec![step(50.0, 2.0)], None);
+        other.seed += 1;
+        assert_ne!(a, other.iter().map(|i| i.seconds).collect::<Vec<f64>>(), "another seed, another schedule");
+    }
+
+    #[test]
+    fn a_steady_rate_holds_its_rate_for_its_time() {
+        let even: Vec<Intended> = ScheduleSpec::steady(Arrivals::Constant, 400.0, 0.5, 1).iter().collect();
+        assert_eq!(even.len(), 200);
+        assert!(even.iter().all(|i| i.measured) && even.last().unwrap().seconds < 0.5);
+        // 1,000 s at 100/s: the count is Poisson(100,000); 4 sd bounds.
+        let poisson = ScheduleSpec::steady(Arrivals::Poisson, 100.0, 1000.0, 7).iter().count() as f64;
+        assert!((poisson - 100_000.0).abs() < 4.0 * 100_000f64.sqrt(), "{poisson}");
+        assert_eq!(ScheduleSpec::steady(Arrivals::Poisson, 100.0, 0.0, 7).iter().count(), 0, "no time, no arrivals");
     }
 
     #[test]
