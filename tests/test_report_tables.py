@@ -15,7 +15,7 @@ from brewput.compare import Row
 from brewput.figures import count, number, percent, signed_percent, with_ci
 from brewput.report.record_tables import pivot_table, scenario_table
 from brewput.report.table import bounds_table, class_table, comparison_table, station_table
-from brewput.units import SECONDS, TIME_UNITS, Display, rate_factor, time_factor
+from brewput.units import SECONDS, TIME_UNITS, Display, rate_factor, rate_in, time_factor, time_in
 
 
 def text(table) -> str:
@@ -68,6 +68,18 @@ def test_throughput_is_per_second_up_to_seconds_else_per_the_model_s_unit(unit, 
     assert (shown.time, shown.rate) == (unit, rate)
     assert shown.rate_from(unit) == pytest.approx(per_rate)
     assert rate_factor("min", "h") == 60 and time_factor("h", "min") == 60 and time_factor("ms", "s") == 1e-3
+
+
+def test_a_time_or_a_rate_converted_is_rounded_once():
+    # Divided by 1000, not multiplied by 0.001 (which rounds twice): the lab's
+    # microseconds read as milliseconds exactly as `/ 1e3` reads them.
+    for value in (0.1, 0.3, 1.7, 415.5, 12345.678, 1e-7, 3.3e12):
+        assert time_in(value, "us", "ms") == value / 1e3 and time_in(value, "s", "ms") == value * 1e3
+        assert time_in(value, "ns", "ms") == value / 1e6 and time_in(value, "h", "ms") == value * 3600e3
+        assert rate_in(value, "s", "ms") == value / 1e3 and rate_in(value, "min", "s") == value / 60
+    assert time_in(415.5, "us", "ms") == 0.4155 != 415.5 * time_factor("us", "ms")
+    assert time_in(None, "us", "ms") is None and rate_in(None, "s", "ms") is None
+    assert time_in(90, "s", "min") == 1.5 and time_in(1.5, "min", "s") == 90
 
 
 @pytest.mark.parametrize("unit, header, shown", [

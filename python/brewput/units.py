@@ -44,6 +44,22 @@ def rate_factor(from_unit: str, to_unit: str) -> float:
     return SECONDS[to_unit] / SECONDS[from_unit]
 
 
+def time_in(value: Optional[float], from_unit: str, to_unit: str) -> Optional[float]:
+    """A time in from_unit as one in to_unit, rounded once: multiplied by the
+    whole number of to_units in a from_unit, or divided by the whole number of
+    from_units in a to_unit (any two units of the table are such a pair), so
+    that 1500 us is 1.5 ms exactly, as 1500 / 1e3 is. None (nothing measured) stays None."""
+    if value is None:
+        return None
+    ratio = SECONDS[from_unit] / SECONDS[to_unit]
+    return value * round(ratio) if ratio >= 1 else value / round(1 / ratio)
+
+
+def rate_in(value: Optional[float], from_unit: str, to_unit: str) -> Optional[float]:
+    """A throughput per from_unit as one per to_unit, rounded once (as `time_in`)."""
+    return time_in(value, to_unit, from_unit)
+
+
 class Display(NamedTuple):
     """How a record's figures are shown: times in `time`, throughputs per `rate`."""
     time: str

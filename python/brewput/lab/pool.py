@@ -14,9 +14,10 @@ import yaml
 from ..engine.simulate import simulate
 from ..errors import BrewputError
 from ..model import Model
+from ..units import rate_in, time_in
 from . import native
 from .options import LIMITS
-from .results import SPECTRUM, busy_machine_warning, interval, others_share, times, with_intervals
+from .results import SHOWN, SPECTRUM, busy_machine_warning, interval, others_share, times, with_intervals
 
 PER_TASK = "thread-per-task"
 POOL = "pool"
@@ -39,26 +40,26 @@ def measure_pool(tasks: int, work_ms: float, threads: Optional[int], cpus: int, 
                  nice: Optional[int] = None, *, distribution: bool = False) -> dict:
     """Measures one shape (`threads=None`: a thread per task); results schema, class `task`."""
     _check(tasks, work_ms, threads, cpus, repetitions, nice)
-    run = {"tasks": tasks, "work_us": work_ms * 1e3, "threads": threads, "cpus": cpus,
+    run = {"tasks": tasks, "work_us": time_in(work_ms, "ms", "us"), "threads": threads, "cpus": cpus,
            "repetitions": repetitions, "percentiles": list(SPECTRUM),
            "distribution": distribution, "nice": nice}
     report = native.call("lab_pool", run)
     if report["cancelled"]:
         raise KeyboardInterrupt
     reps = report["repetitions"]
-    makespan, makespan_ci = interval([r["makespan_s"] * 1e3 for r in reps])
-    throughput, throughput_ci = interval([r["throughput_per_s"] / 1e3 for r in reps])
+    makespan, makespan_ci = interval([time_in(r["makespan_s"], "s", SHOWN) for r in reps])
+    throughput, throughput_ci = interval([rate_in(r["throughput_per_s"], "s", SHOWN) for r in reps])
     utilization, utilization_ci = interval([r["utilization"] for r in reps])
     task = {"throughput": throughput, "throughput_ci": throughput_ci, "makespan": makespan,
             "makespan_ci": makespan_ci,
             "response_time": with_intervals(times(report["latency"]), [r["latency"] for r in reps]),
             "completed": report["latency"]["count"], "lost": 0}
-    return {"model": _label(threads), "engine": "lab", "method": "measured", "time_unit": "ms",
+    return {"model": _label(threads), "engine": "lab", "method": "measured", "time_unit": SHOWN,
             "params": {"threads": tasks if threads is None else threads, "cpus": report["cpus"]},
             "settings": {"tasks": tasks, "work_ms": work_ms, "repetitions": repetitions,
                          "repetitions_done": len(reps)},
             "classes": {"task": task}, "stations": {},
-            "repetitions": [{"makespan": r["makespan_s"] * 1e3, "utilization": r["utilization"],
+            "repetitions": [{"makespan": time_in(r["makespan_s"], "s", SHOWN), "utilization": r["utilization"],
                              "others_utilization": others_share(r, report["cpus"])} for r in reps],
             "resources": {"cpu": {"utilization": utilization, "utilization_ci": utilization_ci}},
             "warnings": list(report["warnings"]) + busy_machine_warning(reps, report["cpus"])}

@@ -11,9 +11,12 @@ from typing import List, Optional, Sequence, Tuple
 
 from .. import _native
 from ..measured import BUSY_MACHINE, over_repetitions
+from ..units import rate_in, time_in
 
 SPECTRUM = tuple(_native.SPECTRUM)
 NAMED = tuple(_native.PERCENTILES)
+#: The unit of the Rust harness's times (crates/lab/src/stats.rs), and the one the results show.
+HARNESS, SHOWN = "us", "ms"
 
 
 def interval(values: Sequence[float]) -> Tuple[Optional[float], Optional[List[float]]]:
@@ -27,11 +30,11 @@ def interval(values: Sequence[float]) -> Tuple[Optional[float], Optional[List[fl
 
 def times(summary: dict) -> dict:
     """A Rust `Times` (microseconds) as the schema's response_time block (ms)."""
-    ms = {p: (None if v is None else v / 1e3) for p, v in summary["percentiles"]}
-    out: dict = {"mean": None if summary["mean_us"] is None else summary["mean_us"] / 1e3, "mean_ci": None}
+    ms = {p: time_in(v, HARNESS, SHOWN) for p, v in summary["percentiles"]}
+    out: dict = {"mean": time_in(summary["mean_us"], HARNESS, SHOWN), "mean_ci": None}
     for name, p in NAMED:
         out[name], out[f"{name}_ci"] = ms[p], None
-    out["max"] = None if summary["max_us"] is None else summary["max_us"] / 1e3
+    out["max"] = time_in(summary["max_us"], HARNESS, SHOWN)
     out["spectrum"] = [[p, ms[p]] for p in SPECTRUM]
     out["count"] = summary["count"]
     if summary.get("distribution"):  # asked for: the rows of an .hgrm file (report/hgrm.py)
@@ -50,14 +53,14 @@ def with_intervals(block: dict, repetitions: List[dict]) -> dict:
 
 
 def _distribution_ms(d: dict) -> dict:
-    return {**d, "rows": [[value / 1e3, quantile, count] for value, quantile, count in d["rows"]],
-            **{key: d[key] / 1e3 for key in ("mean", "std_deviation", "max")}}
+    return {**d, "rows": [[time_in(value, HARNESS, SHOWN), quantile, count] for value, quantile, count in d["rows"]],
+            **{key: time_in(d[key], HARNESS, SHOWN) for key in ("mean", "std_deviation", "max")}}
 
 
 def coffee_results(implementation: str, settings: dict, report: dict) -> dict:
     """One coffee-shop measurement in the results schema."""
     reps = report["repetitions"]
-    throughput, throughput_ci = interval([r["throughput_per_s"] / 1e3 for r in reps])
+    throughput, throughput_ci = interval([rate_in(r["throughput_per_s"], "s", SHOWN) for r in reps])
     utilization, utilization_ci = interval([r["utilization"] for r in reps])
     offered = sum(r["offered"] or 0 for r in reps) if settings["load"]["kind"] == "open" else None
     dropped = sum(r["dropped"] for r in reps)
@@ -77,7 +80,7 @@ def coffee_results(implementation: str, settings: dict, report: dict) -> dict:
         "model": f"coffee shop: {implementation}",
         "engine": "lab",
         "method": "measured",
-        "time_unit": "ms",
+        "time_unit": SHOWN,
         "params": {"cpus": settings["cpus"], "par": settings["par"]},
         "settings": {**settings, "cpus_used": report["cpus"], "cpu_ids": report["cpu_ids"],
                      "burn_iterations_per_us": report["burn_iterations_per_us"],
@@ -88,7 +91,7 @@ def coffee_results(implementation: str, settings: dict, report: dict) -> dict:
                               "in_use": None if utilization is None else utilization * report["cpus"]}},
         # Each repetition's own figures: on a busy machine the best of them is
         # the one least disturbed by other processes.
-        "repetitions": [{"throughput": r["throughput_per_s"] / 1e3, "utilization": r["utilization"],
+        "repetitions": [{"throughput": rate_in(r["throughput_per_s"], "s", SHOWN), "utilization": r["utilization"],
                          "cpu_s": r["cpu_s"], "others_utilization": others_share(r, report["cpus"]),
                          "completed": r["completed"], "offered": r["offered"], "lost": r["dropped"]}
                         for r in reps],

@@ -15,6 +15,7 @@ from typing import Dict, List, Tuple
 
 from ..bundled import EXAMPLES
 from ..errors import BrewputError
+from ..units import time_in
 
 TALK_DATA = EXAMPLES / "data" / "talk"
 # The talk's tables, as `brewput lab talk --table` names them (finelocking.csv, an
@@ -24,8 +25,8 @@ COLUMNS = ("mode", "par", "maxprocs", "maxq", "dur", "interval", "ops", "drops",
            "util", "upar", "min", "p05", "p25", "p50", "p75", "p90", "p95", "p99", "max", "jitter")
 PERCENTILES = ("min", "p05", "p25", "p50", "p75", "p90", "p95", "p99", "max")
 
-# Go's duration units (time.Duration.String), in milliseconds; "µs" in either spelling.
-_GO_UNITS_MS = {"h": 3600e3, "m": 60e3, "s": 1e3, "ms": 1.0, "us": 1e-3, "µs": 1e-3, "μs": 1e-3, "ns": 1e-6}
+# Go's duration units (time.Duration.String) as the unit table names them; "µs" in either spelling.
+_GO_UNITS = {"h": "h", "m": "min", "s": "s", "ms": "ms", "us": "us", "µs": "us", "μs": "us", "ns": "ns"}
 _GO_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|μs|ms|s|m|h)")
 
 
@@ -53,7 +54,7 @@ def go_duration_ms(text: str) -> float:
     parts = _GO_PART.findall(text)
     if not parts or "".join(number + unit for number, unit in parts) != text:
         raise ValueError(f"expected a Go duration like 10s, 1m17.28s or 500µs, got {text!r}")
-    return sum(float(number) * _GO_UNITS_MS[unit] for number, unit in parts)
+    return sum(time_in(float(number), _GO_UNITS[unit], "ms") for number, unit in parts)
 
 
 def read_table(path: Path) -> List[TalkRow]:
