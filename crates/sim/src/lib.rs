@@ -5,6 +5,7 @@
 //! replications in parallel and returns a [`Summary`] with confidence intervals.
 
 mod control;
+mod deferred;
 mod distribution;
 mod error;
 mod dispatch;

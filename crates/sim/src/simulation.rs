@@ -1,22 +1,23 @@
 //! One replication: the event loop and the life of a job.
 //!
 //! A job moves between stations by `depart`: it leaves where it is (a station,
-//! or outside: arriving or thinking) for its `next` step. When a job leaves a
-//! station whose buffer was full, the blocked senders waiting for room there are
-//! let in by `settle` once the event is over (they may cascade upstream). When a
-//! server frees or a job arrives, `dispatch` starts what can start at once; in
-//! models with resources it too waits for `settle`, which hands out tokens
-//! across all stations in the order the jobs arrived.
+//! or outside: arriving or thinking) for its `next` step. When a server frees
+//! or a job arrives, `dispatch` starts what can start at once. What an event
+//! lets go on only once it is over (jobs waiting for room where a job left,
+//! shared dispatch queues, and in models with resources the starts, which
+//! hand out tokens across all stations in the order the jobs arrived) is
+//! recorded in the deferred work and done by `settle` (deferred.rs).
 //!
 //! The collaborators (stations and their servers, resources, measurement,
-//! routes, and the service floor's: `fork`, `dispatch`, `giving_up`,
-//! `service::preemption`, `service::typed`, `starts`) change their own state
-//! and return what happened; only this file schedules events, moves jobs and
-//! decides what follows.
+//! routes, the deferred work, and the service floor's: `fork`, `dispatch`,
+//! `giving_up`, `service::preemption`, `service::typed`, `starts`) change
+//! their own state and return what happened; only this file schedules events,
+//! moves jobs and decides what follows.
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::control::RunControl;
+use crate::deferred::{settle, DeferredWork, Settle};
 use crate::error::SimError;
 use crate::dispatch::Dispatchers;
 use crate::event::{Event, EventQueue};
@@ -54,7 +55,7 @@ pub struct Simulation {
     /// Sub-jobs of forks and their parents (empty without forks).
     families: Families,
     /// The dispatch steps' state (a departure from a station that feeds a
-    /// shared queue lists it in `to_admit`, and `settle` admits from it).
+    /// shared queue is recorded in `deferred`, and `settle` admits from it).
     dispatchers: Dispatchers,
     done: bool,
     /// Order of arrivals at stations, over all stations: first come, first
@@ -63,12 +64,8 @@ pub struct Simulation {
     /// Customers of the closed classes, and the most jobs the run may hold.
     closed_jobs: usize,
     max_jobs: usize,
-    /// Stations a job left that have blocked senders to let in, or shared
-    /// dispatch queues to admit from (`settle`).
-    to_admit: Vec<u32>,
-    /// Set when jobs arrived or tokens were freed in a model with resources:
-    /// `settle` then hands tokens out across all stations.
-    dispatch_pending: bool,
+    /// Jobs waiting for room, and what the event leaves for its end (`settle`).
+    deferred: DeferredWork,
 }
 
 impl Simulation {
@@ -77,6 +74,7 @@ impl Simulation {
         let classes = plan_classes(model)?;
         let uses_resources = classes.iter().any(ClassPlan::uses_resources);
         let dispatchers = Dispatchers::new(&classes, model.stations.len());
+        let deferred = DeferredWork::new(model.stations.len() as u32, |station| dispatchers.feeds_shared(station));
         let closed_jobs = classes.iter().map(ClassPlan::closed_population).sum();
         Ok(Simulation {
             classes,
@@ -95,8 +93,7 @@ impl Simulation {
             arrivals_seq: 0,
             closed_jobs,
             max_jobs: closed_jobs + MAX_OPEN_JOBS,
-            to_admit: Vec::new(),
-            dispatch_pending: false,
+            deferred,
         })
     }
 
@@ -114,7 +111,7 @@ impl Simulation {
             }
             self.now = time;
             self.handle(event);
-            self.settle();
+            settle(&mut self);
             if self.jobs.in_system() > self.max_jobs {
                 return Err(SimError::Unstable { time: self.now, jobs: self.max_jobs - self.closed_jobs });
             }
@@ -144,7 +141,7 @@ impl Simulation {
                 }
             }
         }
-        self.settle();
+        settle(self);
     }
 
     /// Whether an event was overtaken: its job left, or a sharing departure
@@ -209,14 +206,14 @@ impl Simulation {
         let StepKind::Serve(serve) = &self.classes[self.jobs[job].class as usize].steps[step as usize].kind else {
             return None;
         };
-        (!self.stations[serve.station as usize].senders.is_empty()).then_some(serve.station)
+        self.deferred.has_line(serve.station).then_some(serve.station)
     }
 
     /// The job, at no station, waits for room at `station`: a wait before its
-    /// service, counted in its waiting time when it gets in (`settle`).
+    /// service, counted in its waiting time when it gets in (`let_in`).
     fn wait_outside(&mut self, job: u32, station: u32) {
         self.jobs[job].entered_station = self.now;
-        self.stations[station as usize].senders.push_back(job);
+        self.deferred.blocked(job, station);
     }
 
     fn open_arrival(&mut self, class: u32) {
@@ -263,8 +260,8 @@ impl Simulation {
         // with others waiting outside for it: they came first, and `settle`
         // lets them in first.
         if let Some(line) = self.line_for_room(job, 0) {
-            self.to_admit.push(line);
-            return self.wait_outside(job, line);
+            self.jobs[job].entered_station = self.now;
+            return self.deferred.join_line(job, line);
         }
         self.move_from_outside(job);
     }
@@ -278,9 +275,7 @@ impl Simulation {
             if let Some(moved) = s.leave(slot, sojourn, self.now, self.measurement.measuring()) {
                 self.jobs[moved.job].server_slot = moved.slot;
             }
-            if !s.senders.is_empty() || self.dispatchers.feeds_shared(station) {
-                self.to_admit.push(station);
-            }
+            self.deferred.left(station);
             self.dispatch(station);
         }
         if next == EXIT {
@@ -376,24 +371,6 @@ impl Simulation {
         }
     }
 
-    /// Jobs waiting in the shared queues of dispatch steps whose branches
-    /// start at `station` go, first come first served, while a branch's
-    /// first station is open (dispatch.rs).
-    #[cold]
-    #[inline(never)]
-    fn admit_shared(&mut self, station: u32) {
-        let mut from = 0;
-        loop {
-            let (stations, classes, jobs) = (self.stations.as_slice(), self.classes.as_slice(), &self.jobs);
-            let open = |station| starts::has_unclaimed_server(stations, classes, jobs, station);
-            let Some((job, first)) = self.dispatchers.admit_shared(station, &mut from, classes, open) else { break };
-            let j = &mut self.jobs[job];
-            j.waited += self.now - j.entered_station;
-            j.next = first;
-            self.move_from_outside(job);
-        }
-    }
-
     /// The job reached `mark`: recorded on its customer the first time (not
     /// by a branch running on after its join).
     #[cold]
@@ -458,9 +435,7 @@ impl Simulation {
         let withdrawn = s.withdraw(class.priority_key, j.work, j.seq, self.now);
         debug_assert!(withdrawn, "a current patience timer names a waiting job");
         // With resources a job may wait beside a free server: leaving, it frees it for a shared queue.
-        if !s.senders.is_empty() || self.dispatchers.feeds_shared(station) {
-            self.to_admit.push(station);
-        }
+        self.deferred.left(station);
         self.dispatch(station);
         self.give_up(job, LossReason::Reneged);
     }
@@ -541,7 +516,7 @@ impl Simulation {
         let uses = &plan.serve().uses;
         self.resources.give_back(uses, self.now);
         if !uses.is_empty() {
-            self.dispatch_pending = true;
+            self.deferred.defer_starts();
         }
         let mark = plan.mark;
         let next = plan.route.choose(&mut self.rng, self.stations.as_slice());
@@ -550,7 +525,7 @@ impl Simulation {
             self.reach_mark(job, mark);
         }
         match is_step(next).then(|| self.full_station(job, next, here)).flatten() {
-            Some(full) => self.stations[full as usize].senders.push_back(job),
+            Some(full) => self.deferred.blocked(job, full),
             None => self.depart(job),
         }
     }
@@ -561,60 +536,13 @@ impl Simulation {
     #[inline]
     fn dispatch(&mut self, station: u32) {
         if self.uses_resources {
-            self.dispatch_pending = true;
+            self.deferred.defer_starts();
             return;
         }
         while let Some(start) = starts::at(self, station) {
             self.start_service(station, start);
         }
         debug_assert!(starts::first_fit_holds(self, station), "first fit left a job waiting beside an idle server that can serve it");
-    }
-
-    /// After an event: lets blocked senders into stations that have room
-    /// again, then hands out freed resource tokens.
-    #[inline]
-    fn settle(&mut self) {
-        // Most events leave nothing to settle.
-        if !self.to_admit.is_empty() || self.dispatch_pending {
-            self.settle_pending();
-        }
-    }
-
-    // Out of line, so that `settle`, on every event, stays a test inlined in
-    // the loop (cachegrind: inlined here, `settle` itself was called, +2.5 %).
-    #[inline(never)]
-    fn settle_pending(&mut self) {
-        while let Some(station) = self.to_admit.pop() {
-            if self.dispatchers.feeds_shared(station) {
-                self.admit_shared(station);
-            }
-            while let Some(&sender) = self.stations[station as usize].senders.front() {
-                let (here, next) = (self.jobs[sender].station, self.jobs[sender].next);
-                let still_full = self.full_station(sender, next, here);
-                if still_full == Some(station) {
-                    break;
-                }
-                self.stations[station as usize].senders.pop_front();
-                match still_full {
-                    // A fork with room here may still wait for another branch's station.
-                    Some(other) => self.stations[other as usize].senders.push_back(sender),
-                    None => {
-                        if here == OUTSIDE {
-                            // Not blocked on a server: it waited for room (wait_outside).
-                            let j = &mut self.jobs[sender];
-                            j.waited += self.now - j.entered_station;
-                        }
-                        self.depart(sender)
-                    }
-                }
-            }
-        }
-        if self.dispatch_pending {
-            self.dispatch_pending = false;
-            while let Some((station, start)) = starts::oldest(self) {
-                self.start_service(station, start);
-            }
-        }
     }
 
     /// While the head of the queue outranks a job in service, that job leaves
@@ -728,5 +656,51 @@ impl Floor for Simulation {
     #[inline(always)]
     fn resources(&self) -> Option<&Resources> {
         self.uses_resources.then_some(&self.resources)
+    }
+}
+
+/// How the deferred work moves jobs once an event is over (deferred.rs).
+impl Settle for Simulation {
+    #[inline(always)]
+    fn deferred(&mut self) -> &mut DeferredWork {
+        &mut self.deferred
+    }
+
+    fn blocked_by(&self, sender: u32) -> Option<u32> {
+        let j = &self.jobs[sender];
+        self.full_station(sender, j.next, j.station)
+    }
+
+    fn let_in(&mut self, sender: u32) {
+        if self.jobs[sender].station == OUTSIDE {
+            // Not blocked on a server: it waited for room (wait_outside).
+            let j = &mut self.jobs[sender];
+            j.waited += self.now - j.entered_station;
+        }
+        self.depart(sender);
+    }
+
+    /// Jobs waiting in the shared queues of dispatch steps whose branches
+    /// start at `station` go, first come first served, while a branch's
+    /// first station is open (dispatch.rs).
+    #[cold]
+    #[inline(never)]
+    fn admit_shared(&mut self, station: u32) {
+        let mut from = 0;
+        loop {
+            let (stations, classes, jobs) = (self.stations.as_slice(), self.classes.as_slice(), &self.jobs);
+            let open = |station| starts::has_unclaimed_server(stations, classes, jobs, station);
+            let Some((job, first)) = self.dispatchers.admit_shared(station, &mut from, classes, open) else { break };
+            let j = &mut self.jobs[job];
+            j.waited += self.now - j.entered_station;
+            j.next = first;
+            self.move_from_outside(job);
+        }
+    }
+
+    fn start_due(&mut self) {
+        while let Some((station, start)) = starts::oldest(self) {
+            self.start_service(station, start);
+        }
     }
 }

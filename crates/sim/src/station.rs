@@ -1,8 +1,7 @@
-//! A station's state during a run: its queue, its servers (service/), the
-//! jobs waiting upstream to get in, and its statistics. Counts change only
-//! through the methods here, which keep the time averages.
-
-use std::collections::VecDeque;
+//! A station's state during a run: its queue, its servers (service/) and its
+//! statistics (the jobs waiting upstream to get in are the deferred work's,
+//! deferred.rs). Counts change only through the methods here, which keep
+//! the time averages.
 
 use crate::model::{Discipline, Preempt, Station};
 use crate::plan::Occupancy;
@@ -23,8 +22,6 @@ pub struct StationState {
     service: Service,
     /// Jobs at the station: waiting, in service and blocked.
     present: u32,
-    /// Jobs that finished elsewhere (or their think time) and wait for room here.
-    pub senders: VecDeque<u32>,
     busy_average: TimeAverage,
     present_average: TimeAverage,
     waiting_average: TimeAverage,
@@ -42,7 +39,6 @@ impl StationState {
             queue: WaitQueue::new(station.discipline),
             service: Service::new(station, classes),
             present: 0,
-            senders: VecDeque::new(),
             busy_average: TimeAverage::default(),
             present_average: TimeAverage::default(),
             waiting_average: TimeAverage::default(),
