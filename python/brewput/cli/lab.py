@@ -12,17 +12,17 @@ from typing import Optional
 
 import typer
 
+from ..lab.settings import CoffeeSettings
 from .common import (OutputOption, ReportOption, app, command_line, err, folder_path, option_name, out,
                      user_errors, warning_line)
 from .progress import progress_bar
 from .scenarios import check_outputs, write_outputs
+from .setting_option import setting_option
 
 lab_app = typer.Typer(no_args_is_help=True, help="Measure real concurrent code on this machine's CPUs, beside its model.")
 app.add_typer(lab_app, name="lab")
-NiceOption = typer.Option(None, "--nice", metavar="N", help="Run the measurement at this nice value; below 0 (higher "
-                                                            "priority, needs root) keeps other busy processes out of "
-                                                            "the figures.  [default: as started]")
-RepetitionsOption = typer.Option("3", "--repetitions", metavar="N", help="Repetitions per scenario.")
+NiceOption = setting_option(CoffeeSettings, "nice")
+RepetitionsOption = setting_option(CoffeeSettings, "repetitions")
 HgrmOption = typer.Option(None, "--hgrm", metavar="DIR", parser=folder_path, help="Write each measured latency distribution as an .hgrm file "
                                                "(HdrHistogram's percentile format) into this folder.  [default: none]")
 
@@ -35,25 +35,20 @@ def lab_coffee(
     cpus: Optional[str] = typer.Option(None, "--cpus", metavar="COUNTS", help="CPU counts, e.g. 1..6 or 1,2,4 [default: 1 to "
                                                             "this machine's count, at most 6]."),
     par: Optional[str] = typer.Option(None, "--par", metavar="COUNTS", help="Concurrent customers, e.g. 8 or 1..8 [default: as many as CPUs]."),
-    dur: str = typer.Option("1s", "--dur", metavar="TIME", help="Measured time per repetition."),
-    warmup: str = typer.Option("250ms", "--warmup", metavar="TIME", help="Discarded before each repetition's measurement."),
+    dur: str = setting_option(CoffeeSettings, "duration_ms", "--dur"),
+    warmup: str = setting_option(CoffeeSettings, "warmup_ms", "--warmup"),
     repetitions: str = RepetitionsOption,
-    grind: str = typer.Option("1ms", "--grind", metavar="TIME", help="CPU burnt grinding."),
-    press: str = typer.Option("1ms", "--press", metavar="TIME", help="CPU burnt pressing the espresso."),
-    steam: str = typer.Option("1ms", "--steam", metavar="TIME", help="CPU burnt steaming the milk."),
-    latte: str = typer.Option("1ms", "--latte", metavar="TIME", help="CPU burnt making the latte."),
-    jitter: str = typer.Option("0ms", "--jitter", metavar="TIME", help="Grind, press and steam each last their time ± "
-                                                                      "jitter/2, uniformly (the latte does not vary)."),
-    runtime: Optional[str] = typer.Option(None, "--runtime", help="tasks: Go-like tasks on one worker per CPU (what "
-                                          "the talk measured); threads: a thread per customer and barista; "
-                                          "tasks,threads: both, side by side.  [default: tasks]"),
-    rate: Optional[str] = typer.Option(None, "--rate", metavar="PER_S",
-                                       help="Open loop: orders per second [default: closed loop]."),
-    arrivals: str = typer.Option("poisson", "--arrivals", help="Open loop: poisson or constant."),
-    queue: str = typer.Option("10000", "--queue", metavar="N", help="Open loop: orders waiting at most; more are dropped."),
-    stall: str = typer.Option("0ms", "--stall", metavar="TIME", help="Pause every --stall-every-th order's grinding this long."),
-    stall_every: Optional[str] = typer.Option(None, "--stall-every", metavar="N",
-                                              help="Which orders stall (with --stall).  [default: none]"),
+    grind: str = setting_option(CoffeeSettings, "grind_ms", "--grind"),
+    press: str = setting_option(CoffeeSettings, "press_ms", "--press"),
+    steam: str = setting_option(CoffeeSettings, "steam_ms", "--steam"),
+    latte: str = setting_option(CoffeeSettings, "latte_ms", "--latte"),
+    jitter: str = setting_option(CoffeeSettings, "jitter_ms", "--jitter"),
+    runtime: Optional[str] = setting_option(CoffeeSettings, "runtime"),
+    rate: Optional[str] = setting_option(CoffeeSettings, "rate_per_s", "--rate"),
+    arrivals: str = setting_option(CoffeeSettings, "arrivals"),
+    queue: str = setting_option(CoffeeSettings, "queue"),
+    stall: str = setting_option(CoffeeSettings, "stall_ms", "--stall"),
+    stall_every: Optional[str] = setting_option(CoffeeSettings, "stall_every"),
     predict: bool = typer.Option(False, "--predict", help="Simulate each implementation's model beside it."),
     nice: Optional[str] = NiceOption,
     output: Optional[Path] = OutputOption,
@@ -62,7 +57,7 @@ def lab_coffee(
     as_json: bool = typer.Option(False, "--json", help="Print the experiment record as JSON."),
 ):
     """The coffee-shop talk for real: each implementation on real threads, 1 to K CPUs."""
-    from ..lab import CoffeeSettings, run_coffee_lab
+    from ..lab import run_coffee_lab
     from ..lab import options as opt
     from ..lab.native import require_lab
     from ..lab.show import print_coffee

@@ -10,10 +10,12 @@ from typing import Dict, List, Optional
 import typer
 
 from ..errors import OptionError
+from ..lab.settings import CoffeeSettings
 from .common import PageOption, command_line, err, show_all, user_errors, warning_line
 from .progress import progress_bar
 from .lab import lab_app
 from .scenarios import check_outputs, write_each
+from .setting_option import setting_option
 
 TABLE_CHOICES = "varycpu, jitter, multi, overload or all"
 
@@ -29,14 +31,14 @@ def lab_talk(
                                                           "this machine has (the others stay model only)."),
     cpus: Optional[str] = typer.Option(None, "--cpus", metavar="COUNTS",
                                        help="Only the talk's points at these CPU counts, e.g. 1..2 [default: all]."),
-    dur: str = typer.Option("1s", "--dur", metavar="TIME", help="With --measure: measured time per repetition."),
+    dur: str = setting_option(CoffeeSettings, "duration_ms", "--dur",
+                              help="With --measure: measured time per repetition."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE",
                                           help="Write the rows: .csv or .parquet (flat), .json (with the source).  "
                                                "[default: none]"),
     report: Optional[Path] = PageOption,
 ):
     """The talk's published measurements beside brewput's model (and the lab), with relative errors."""
-    from ..lab import CoffeeSettings
     from ..lab import options as opt
     from ..lab.talk import TABLES, talk_tables
     from ..lab.talk_compare import compare

@@ -14,9 +14,11 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
+from ..loadtest.settings import LoadSettings
 from ..outputs import writing
 from .common import SetOption, app, command_line, err, folder_path, out, parse_sets, user_errors, warning_line
 from .scenarios import check_folder, check_outputs, write_outputs
+from .setting_option import setting_option
 
 THRESHOLD_BROKEN = 1
 
@@ -28,25 +30,18 @@ def load(
     exec_command: Optional[str] = typer.Option(None, "--exec", metavar="CMD",
                                                help="Run this shell command per request instead of HTTP.  [default: none]"),
     rate: Optional[str] = typer.Option(None, "--rate", metavar="PER_S", help="Target rate, requests per second (or --ramp, --step).  [default: none]"),
-    arrivals: str = typer.Option("poisson", "--arrivals", help="poisson or constant spacing of the intended starts."),
+    arrivals: str = setting_option(LoadSettings, "arrivals"),
     ramp: Optional[str] = typer.Option(None, "--ramp", metavar="A..B",
                                        help="Instead of --rate: the rate runs linearly from A to B over --duration.  [default: none]"),
     step: Optional[str] = typer.Option(None, "--step", metavar="RxD,...",
                                        help="Instead of --rate: stages of rate x duration, e.g. 100x10s,200x10s.  [default: none]"),
-    duration: Optional[str] = typer.Option(None, "--duration", metavar="TIME",
-                                           help="Length of the schedule.  [default: 10s, or until --requests]"),
+    duration: Optional[str] = setting_option(LoadSettings, "duration"),
     requests: Optional[str] = typer.Option(None, "--requests", metavar="N", help="Stop after N measured requests.  [default: none]"),
-    warmup: str = typer.Option("0s", "--warmup", metavar="TIME", help="Sent but not measured at the start."),
-    connections: str = typer.Option("16", "--connections", metavar="C",
-                                    help="Connections kept alive (or commands running at once)."),
-    max_in_flight: str = typer.Option("10000", "--max-in-flight", metavar="N",
-                                      help="Requests due but unanswered at most; more are dropped and counted."),
-    timeout: str = typer.Option("10s", "--timeout", metavar="TIME", help="A request unanswered this long fails."),
-    tick: Optional[str] = typer.Option(None, "--tick", metavar="TIME",
-                                       help="Wake for the schedule at most once per TIME: a request due in "
-                                            "between goes out at the next wake (the tick's, or an answer's), up to "
-                                            "TIME late (counted as lag). Longer saves CPU at high rates; 0 wakes for "
-                                            "every request.  [default: 50us]"),
+    warmup: str = setting_option(LoadSettings, "warmup"),
+    connections: str = setting_option(LoadSettings, "connections"),
+    max_in_flight: str = setting_option(LoadSettings, "max_in_flight"),
+    timeout: str = setting_option(LoadSettings, "timeout"),
+    tick: Optional[str] = setting_option(LoadSettings, "tick"),
     method: Optional[str] = typer.Option(None, "--method", help="The HTTP method.  [default: GET, POST with --body]"),
     header: List[str] = typer.Option([], "--header", "-H", metavar="'NAME: VALUE'",
                                      help="Send this header with every request (repeatable; replaces the default "
@@ -59,7 +54,7 @@ def load(
                                               "server's self-signed one).  [default: none]"),
     insecure: bool = typer.Option(False, "--insecure",
                                   help="https: accept any certificate, unverified (said in the results)."),
-    seed: str = typer.Option("1", "--seed", metavar="N", help="Seed of the schedule (poisson)."),
+    seed: str = setting_option(LoadSettings, "seed"),
     threshold: List[str] = typer.Option([], "--threshold", metavar="EXPR",
                                         help="e.g. p99<250ms, mean<20ms, lag_p99<10ms, error_rate<1%, "
                                              "achieved_rate>=0.95*target (repeatable); a broken one exits 1.  [default: none]"),

@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, List, Optional
 from ..analytic.methods import METHODS
 from ..engine.simulate import DEFAULT_REPLICATIONS, MAX_CUSTOMERS, MAX_REPLICATIONS, MAX_SEED, run_settings
 from ..errors import BrewputError, FieldError, ModelError, OptionError
+from ..loadtest.settings import LoadSettings
 from ..model import Model, load
 from ..model.limits import MAX_INTEGER, MAX_STUDY_MODELS, MAX_TIME, MIN_TIME
 from ..model.fields import Field, ListOf, MapOf, Maybe, Problems, Shorthand, Strict, Text, Value
@@ -147,14 +148,15 @@ class LoadOptions(Strict):
                  default=None, description="a command run per request (or target)")
     rate = Field(Text, default="rate", description="the swept param that is the request rate, per the model's "
                                                    "time unit (converted to requests per second for the load)")
-    duration = Field(_load_time("duration"), default="10s")
-    warmup = Field(_load_time("warmup", zero=True), default="0s")
-    arrivals = Field(Value(one_of("poisson", "constant")), default="poisson")
-    connections = Field(_load_whole("connections"), default=16)
-    max_in_flight = Field(_load_whole("max_in_flight"), default=10_000)
-    timeout = Field(_load_time("timeout"), default="10s")
+    duration = Field(_load_time("duration"), default=LoadSettings.duration)
+    warmup = Field(_load_time("warmup", zero=True), default=LoadSettings.warmup)
+    arrivals = Field(Value(one_of("poisson", "constant")), default=LoadSettings.arrivals)
+    connections = Field(_load_whole("connections"), default=LoadSettings.connections)
+    max_in_flight = Field(_load_whole("max_in_flight"), default=LoadSettings.max_in_flight)
+    timeout = Field(_load_time("timeout"), default=LoadSettings.timeout)
     tick = Field(Maybe(_load_text(lambda text: _options().tick(text), "a time with its unit, e.g. 1ms")),
-                 default=None, description="wake to send at most once per tick, as --tick [default: the generator's]")
+                 default=LoadSettings.tick,
+                 description="wake to send at most once per tick, as --tick [default: the generator's]")
     method = Field(Maybe(_load_text(lambda text: _options().method(text), "an HTTP method")), default=None,
                    description="the HTTP method [default: GET, or POST with a body]")
     headers = Field(ListOf(_load_text(lambda text: ": ".join(_options().header(text)), "a header, Name: value")),
@@ -162,7 +164,7 @@ class LoadOptions(Strict):
     body = Field(Maybe(Text), default=None, description="a file sent as each request's body, relative to the study")
     cacert = Field(Maybe(Text), default=None, description="a PEM file of certificates to trust (https)")
     insecure = Field(Value(boolean), default=False, description="https without checking the certificate")
-    seed = Field(Value(integer(0, MAX_SEED)), default=1)
+    seed = Field(Value(integer(0, MAX_SEED)), default=LoadSettings.seed)
     thresholds = Field(ListOf(_load_text(_threshold, "a threshold, e.g. p99<250ms")), default=[])
 
     def _check(self) -> None:

@@ -2,62 +2,17 @@
 counts, optionally beside their models, into one experiment record."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from typing import Callable, List, Optional
 
-from ..errors import Field, OptionError
+from ..errors import OptionError
 from . import native
-from .options import LIMITS, RUNTIMES, check_implementation
+from .options import LIMITS, check_implementation
 from .results import SPECTRUM, coffee_results
+from .settings import CoffeeSettings
 
 # Called with (scenarios done, scenarios in all, what runs next).
 Progress = Callable[[int, int, str], None]
-
-
-@dataclass(frozen=True)
-class CoffeeSettings:
-    """Everything about a measurement but the implementation, CPUs and customers."""
-    grind_ms: float = 1.0
-    press_ms: float = 1.0
-    steam_ms: float = 1.0
-    latte_ms: float = 1.0
-    jitter_ms: float = 0.0
-    duration_ms: float = 1000.0
-    warmup_ms: float = 250.0
-    repetitions: int = 3
-    rate_per_s: Optional[float] = None      # None: closed loop
-    arrivals: str = "poisson"               # open loop: poisson | constant
-    queue: int = 10_000                     # open loop: the request queue's capacity
-    seed: int = 1                           # open loop: Poisson arrivals' random stream
-    stall_every: Optional[int] = None       # every n-th order's grinding stalls ...
-    stall_ms: float = 0.0                   # ... for this long (a deliberate hiccup)
-    nice: Optional[int] = None              # run at this nice value (below 0 needs privilege)
-    runtime: str = RUNTIMES[0]              # what a customer's or barista's task is (lab/options.py)
-
-    def check(self) -> None:
-        """Every setting within its field's bounds (lab/options.py) and consistent with the others."""
-        for field in ("grind_ms", "press_ms", "steam_ms", "latte_ms", "jitter_ms", "duration_ms", "warmup_ms",
-                      "repetitions", "queue", "seed", "stall_ms"):
-            LIMITS[field].check(getattr(self, field))
-        for field in ("rate_per_s", "nice", "stall_every"):
-            if getattr(self, field) is not None:
-                LIMITS[field].check(getattr(self, field))
-        if self.jitter_ms > 2 * min(self.grind_ms, self.press_ms, self.steam_ms):
-            raise OptionError("jitter_ms", "at most twice the shortest stage it varies (grind, press and steam "
-                              "each last their time ± jitter/2)", value=f"{self.jitter_ms:g}ms")
-        if self.runtime not in RUNTIMES:
-            raise OptionError("runtime", f"expected {' or '.join(RUNTIMES)}", value=str(self.runtime))
-        if self.arrivals not in ("poisson", "constant"):
-            raise OptionError("arrivals", "expected poisson or constant", value=str(self.arrivals))
-        if self.stall_ms > 0 and self.stall_every is None:
-            raise OptionError("stall_ms", "needs ", Field("stall_every"), " N (which orders stall)",
-                              value=f"{self.stall_ms:g}ms")
-
-    def load(self) -> dict:
-        if self.rate_per_s is None:
-            return {"kind": "closed"}
-        return {"kind": "open", "rate_per_s": self.rate_per_s, "arrivals": self.arrivals,
-                "queue": self.queue, "seed": self.seed}
 
 
 def measure_coffee(implementation: str, cpus: int, par: Optional[int] = None,

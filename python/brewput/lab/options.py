@@ -50,7 +50,7 @@ class Limit:
 
     def expected(self) -> str:
         if self.kind == "time":
-            return f"expected {'0 or ' if self.off else ''}a time from {_time_text(self.low)} to {_time_text(self.high)}"
+            return f"expected {'0 or ' if self.off else ''}a time from {time_text(self.low)} to {time_text(self.high)}"
         if self.kind == "rate":
             return f"expected a rate from {_number_text(self.low)} to {_number_text(self.high)} per second"
         return f"expected a whole number from {_number_text(self.low)} to {_number_text(self.high)}"
@@ -99,7 +99,7 @@ def _number_text(x: Number) -> str:
     return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
 
 
-def _time_text(ms: float) -> str:
+def time_text(ms: float) -> str:
     """A bound in the largest unit that keeps it whole: 1e-3 -> 1us, 3.6e6 -> 1h."""
     for unit in ("h", "min", "s", "ms", "us", "ns"):
         value = ms / _UNITS_MS[unit]

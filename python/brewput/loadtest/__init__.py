@@ -9,7 +9,16 @@ and judges the thresholds.
 It is `loadtest`, not `load`: `brewput.load` is the public model loader, and a
 subpackage of that name would replace it once imported.
 """
-from .run import measure, schedule_times
-from .thresholds import Threshold, judge, parse_threshold
+from importlib import import_module
 
-__all__ = ["measure", "schedule_times", "Threshold", "judge", "parse_threshold"]
+# Each name's module, imported when the name is first used: the command line
+# reads the settings (loadtest/settings.py) at start-up and pays for no run.
+_HOMES = {"measure": "run", "schedule_times": "run", "Threshold": "thresholds", "judge": "thresholds",
+          "parse_threshold": "thresholds"}
+__all__ = list(_HOMES)
+
+
+def __getattr__(name: str):
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f".{_HOMES[name]}", __name__), name)

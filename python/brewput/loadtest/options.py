@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from .. import _native
 from ..errors import BrewputError, FieldError, OptionError
 from ..units import TYPED_SECONDS, split_time
+from .settings import LoadSettings
 
 # The characters RFC 3986 allows in a path and query, a percent sign only before two hex digits.
 _REQUEST_TARGET = re.compile(r"^(?:[A-Za-z0-9\-._~:/?@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$")
@@ -335,7 +336,7 @@ def schedule(*, rate_text: Optional[str], arrivals: str, ramp_text: Optional[str
         stages = [{"from": r, "to": r, "seconds": d} for r, d in steps(step_text)]
     else:
         if duration is None and count is None:
-            duration = 10.0
+            duration = seconds("duration", LoadSettings.duration)
         if ramp_text:
             if duration is None:
                 raise OptionError("ramp", "a ramp needs --duration (the time it takes)")
