@@ -289,11 +289,9 @@ def _load_options(spec: StudySpec, origin: Origin) -> Dict[str, Any]:
             if not Path(path).is_file():
                 raise origin.error(("load", name), f"no such file {path}")
             files[name] = path
-    return {"target": load.target, "exec": load.exec, "rate": load.rate, "duration": load.duration,
-            "warmup": load.warmup, "arrivals": load.arrivals, "connections": load.connections,
-            "max_in_flight": load.max_in_flight, "timeout": load.timeout, "tick": load.tick, "method": load.method,
-            "headers": list(load.headers), "body": files.get("body"), "cacert": files.get("cacert"),
-            "insecure": load.insecure, "seed": load.seed, "thresholds": list(load.thresholds)}
+    # Every field as checked, the files as found from the study's folder.
+    return {**load.as_dict(), "headers": list(load.headers), "body": files.get("body"), "cacert": files.get("cacert"),
+            "thresholds": list(load.thresholds)}
 
 
 def _check_rates(spec: StudySpec, models: Dict[str, Model], origin: Origin) -> None:
