@@ -177,6 +177,51 @@ def _told(build, *args) -> str:
     return ""
 
 
+def _preempting(**top):
+    """A priority station (typed with `typed`) preempting by resume (None: not preempting)."""
+    def build(preempt, typed=False):
+        station = {"discipline": "priority", **({"servers": {"a": 1, "b": 1}} if typed else {}),
+                   **({"preempt": preempt} if preempt else {})}
+        return model({"s": station}, SERVE, **top)
+    return build
+
+
+def _giving_up_in_a_fork(balk):
+    branch = [{"station": "s", "service": "exp(1)", **({"balk": balk} if balk else {})}]
+    return model({"s": {}, "t": {}}, [{"fork": {"a": branch, "b": [{"station": "t", "service": "exp(1)"}]}}])
+
+
+#: For each refusal, (the model Python refuses, where, and the subject it names),
+#: and its neighbour that both accept, with the engine's compiled model turned
+#: into the one refused.
+NOT_MODELLED = {
+    "preempt-at-typed-servers": (lambda: _preempting()("resume", typed=True), "stations.s.preempt", "preempt: resume",
+                                 lambda: _preempting()(None, typed=True).compile(),
+                                 lambda c: c["stations"][0].update(preempt="resume")),
+    "preempt-with-resources": (lambda: _preempting(resources={"r": 1})("resume"), "stations.s.preempt",
+                               "preempt: resume", lambda: _preempting(resources={"r": 1})(None).compile(),
+                               lambda c: c["stations"][0].update(preempt="resume")),
+    "giving-up-in-a-fork": (lambda: _giving_up_in_a_fork(2), "classes.c.route[0].fork.a[0].balk", "balk",
+                            lambda: _giving_up_in_a_fork(None).compile(),
+                            lambda c: c["classes"][0]["steps"][1].update(balk={"threshold": 2})),
+}
+
+
+def test_every_refusal_of_the_vocabulary_is_tried():
+    assert set(NOT_MODELLED) == set(vocabulary.NOT_MODELLED)
+
+
+@pytest.mark.parametrize("name", sorted(NOT_MODELLED))
+def test_what_is_not_modelled_is_refused_by_both_in_the_same_words(name):
+    refused_model, site, subject, neighbour, turn = NOT_MODELLED[name]
+    sentence = vocabulary.not_modelled(name, subject)
+    assert f"{site}: {sentence}" in python_refusal(refused_model)
+    compiled = neighbour()
+    assert completed(compiled)
+    turn(compiled)
+    assert sentence in engine_refusal(compiled)
+
+
 def test_the_seed_and_the_level_are_the_engines():
     assert vocabulary.MAX_SEED == 2**64 - 1 and vocabulary.CONFIDENCE == _native.CONFIDENCE
     from brewput.engine.simulate import run_settings
@@ -184,3 +229,28 @@ def test_the_seed_and_the_level_are_the_engines():
     assert run_settings(vocabulary.MAX_SEED, 1, 10, None, None, 1)["seed"] == vocabulary.MAX_SEED
     with pytest.raises(OptionError):
         run_settings(vocabulary.MAX_SEED + 1, 1, 10, None, None, 1)
+
+
+#: A service of each distribution kind of the model language (distributions.py's KINDS).
+SERVICES = {"const": "const(1)", "exp": "exp(1)", "erlang": "erlang(2, 1)", "gamma": "gamma(1, 0.5)",
+            "lognormal": "lognormal(1, 0.5)", "uniform": "uniform(0.5, 1.5)", "normal": "normal(1, 0.2)",
+            "hyperexp": "hyperexp(1, 2)", "jitter": "jitter(1, 0.5)", "empirical": "empirical([0.5, 1.5])"}
+
+
+@pytest.mark.parametrize("kind", sorted(SERVICES))
+def test_every_distribution_kind_compiles_to_one_the_engine_draws_from(kind):
+    from brewput.model.distributions import KINDS
+    assert set(SERVICES) == set(KINDS)
+    m = model({"s": {}}, [{"station": "s", "service": SERVICES[kind]}])
+    assert type(m.classes["c"].route[0].service).kind == kind
+    assert completed(m.compile())
+
+
+def test_the_marks_every_class_has_are_the_same_on_both_sides():
+    m = model({"s": {}}, [{"station": "s", "service": "exp(1)", "mark": "served"}])
+    compiled = m.compile()
+    assert compiled["classes"][0]["marks"] == [*vocabulary.MARKED, "served"] and completed(compiled)
+    told = python_refusal(lambda: model({"s": {}}, [{"station": "s", "service": "exp(1)", "mark": vocabulary.MARKED[1]}]))
+    assert f"'{vocabulary.MARKED[1]}' is a mark every class has" in told
+    compiled["classes"][0]["marks"][0] = "start"
+    assert f"marks must start with {', '.join(vocabulary.MARKED)}" in engine_refusal(compiled)

@@ -1,7 +1,8 @@
 """The model language's vocabulary, owned by the Rust engine (crates/sim/src/vocabulary.rs)
 and read here once from `_native.VOCABULARY`: the words a field may take (disciplines,
 take and assignment rules, preempt modes, dispatch policies), the feature each brings,
-the bounds of the language, the engine's confidence level and the largest seed.
+what the language refuses as not modelled, the bounds of the language, the engine's
+confidence level and the largest seed.
 
 Every other Python place (validation, features, the JSON Schema, solve's allow-list,
 the options taking a seed or a level) takes these from here, never its own copy:
@@ -28,6 +29,11 @@ POLICIES: Tuple[str, ...] = tuple(WORDS["policy"])  # how a dispatch chooses its
 #: The policies that choose by each branch's first station (so each branch starts at one).
 READS_FIRST_STATIONS: Tuple[str, ...] = tuple(_VOCABULARY["reads_first_stations"])
 
+#: The marks every class has: its response time runs from the first to the second.
+MARKED: Tuple[str, ...] = tuple(_VOCABULARY["marked"])
+#: What the language refuses as not modelled (it has no one meaning): {name: (what, why)}.
+NOT_MODELLED: Dict[str, Tuple[str, str]] = _VOCABULARY["not_modelled"]
+
 MAX_BRANCH_DEPTH: int = _VOCABULARY["max_branch_depth"]  # forks and dispatches inside branches of them
 MAX_BALK_PROBABILITIES: int = _VOCABULARY["max_balk_probabilities"]  # a step's balk: [...] list
 MAX_SEED: int = _VOCABULARY["max_seed"]  # the engine's, the lab's and the load generator's seeds are u64
@@ -38,3 +44,10 @@ def feature(field: str, word: str) -> Optional[str]:
     """The name of the feature that `word` in `field` brings (None: none)."""
     brought = WORDS[field][word]
     return None if brought is None else brought[0]
+
+
+def not_modelled(name: str, subject: str) -> str:
+    """The refusal of `subject` (the field as written, `preempt: resume`) as the
+    not-modelled `name`: `{subject} {what} is not modelled ({why})`, the engine's words."""
+    what, why = NOT_MODELLED[name]
+    return f"{subject} {what} is not modelled ({why})"

@@ -6,6 +6,8 @@
 //! - `defaults`: the word each of those fields takes when the file leaves it out;
 //! - `reads_first_stations`: the dispatch policies that choose by each branch's
 //!   first station;
+//! - `marked`: the marks every class has (its response time's start and end);
+//! - `not_modelled`: what the language refuses as not modelled, `{name: (what, why)}`;
 //! - the bounds (`max_branch_depth`, `max_balk_probabilities`, `max_seed`).
 
 use brewput_sim::{default_word, words, Assign, Discipline, Policy, Preempt, Take, Word};
@@ -36,10 +38,16 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add::<Policy>(&words, &defaults)?;
     let reads: Vec<&str> =
         brewput_sim::words::<Policy>().into_iter().filter(|(_, p)| p.reads_first_stations()).map(|(n, _)| n).collect();
+    let not_modelled = PyDict::new(py);
+    for refused in brewput_sim::NOT_MODELLED {
+        not_modelled.set_item(refused.name, (refused.what, refused.why))?;
+    }
     let vocabulary = PyDict::new(py);
     vocabulary.set_item("words", words)?;
     vocabulary.set_item("defaults", defaults)?;
     vocabulary.set_item("reads_first_stations", reads)?;
+    vocabulary.set_item("not_modelled", not_modelled)?;
+    vocabulary.set_item("marked", brewput_sim::MARKED.to_vec())?;
     vocabulary.set_item("max_branch_depth", brewput_sim::MAX_BRANCH_DEPTH)?;
     vocabulary.set_item("max_balk_probabilities", brewput_sim::MAX_BALK_PROBABILITIES)?;
     vocabulary.set_item("max_seed", brewput_sim::MAX_SEED)?;

@@ -41,7 +41,10 @@ pub use run::{run, run_controlled};
 pub use sampler::Sampler;
 pub use settings::{RunSettings, Stop, Warmup};
 pub use stats::{ReplicationStats, PERCENTILES, SPECTRUM};
-pub use vocabulary::{default_word, words, Feature, Word, MAX_BALK_PROBABILITIES, MAX_BRANCH_DEPTH, MAX_SEED};
+pub use vocabulary::{
+    default_word, name_of, words, Feature, NotModelled, Word, MARKED, MAX_BALK_PROBABILITIES, MAX_BRANCH_DEPTH, MAX_SEED,
+    NOT_MODELLED,
+};
 pub use summary::{t_critical, ClassSummary, Estimate, ResourceSummary, ServerTypeSummary, StationSummary, Summary, TimesEstimate, CONFIDENCE};
 
 /// Runs a model given as JSON (docs/compiled-model.md) and returns the summary

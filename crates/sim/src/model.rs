@@ -9,7 +9,10 @@
 use serde::Deserialize;
 
 use crate::error::SimError;
-use crate::vocabulary::{MAX_BALK_PROBABILITIES, MAX_BRANCH_DEPTH};
+use crate::vocabulary::{
+    name_of, NotModelled, GIVING_UP_IN_A_FORK, MARKED, MAX_BALK_PROBABILITIES, MAX_BRANCH_DEPTH,
+    PREEMPT_AT_TYPED_SERVERS, PREEMPT_WITH_RESOURCES,
+};
 
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct CompiledModel {
@@ -99,14 +102,14 @@ pub struct Class {
     pub priority: i64,
     pub source: Source,
     pub steps: Vec<Step>,
-    /// `["arrived", "done", ...]`: the class's marks; absent: just those two.
+    /// `["arrived", "done", ...]` (`MARKED` first): the class's marks; absent: just those two.
     #[serde(default)]
     pub marks: Vec<String>,
     #[serde(default)]
     pub measures: Vec<Measure>,
 }
 
-/// Marks every class has: the response time runs from `arrived` (0) to `done` (1).
+/// The index of `done`, the second of the marks every class has (`MARKED`).
 pub const MARK_DONE: u32 = 1;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -248,7 +251,7 @@ impl CompiledModel {
         for class in &self.classes {
             self.validate_class(class)?;
         }
-        not_yet_simulated(self)
+        not_modelled(self)
     }
 
     fn validate_class(&self, class: &Class) -> Result<(), SimError> {
@@ -257,8 +260,8 @@ impl CompiledModel {
             return bad("empty route".into());
         }
         let marks = class.marks.len().max(2) as u32;
-        if !class.marks.is_empty() && (class.marks[0] != "arrived" || class.marks[1] != "done") {
-            return bad("marks must start with arrived, done".into());
+        if !class.marks.is_empty() && (class.marks[0] != MARKED[0] || class.marks[1] != MARKED[1]) {
+            return bad(format!("marks must start with {}", MARKED.join(", ")));
         }
         for measure in &class.measures {
             if measure.from >= marks || measure.to >= marks {
@@ -442,16 +445,19 @@ fn scope_depth(class: &Class, at: usize) -> usize {
     depth
 }
 
-/// The service floor's features the engine does not simulate yet, refused by
-/// name instead of silently ignored.
-fn not_yet_simulated(model: &CompiledModel) -> Result<(), SimError> {
-    let refuse = |what: String| Err(SimError::Input(format!("{what}: not simulated yet")));
+/// What the model language refuses as not modelled (vocabulary.rs), refused
+/// here too in its words instead of silently given some meaning.
+fn not_modelled(model: &CompiledModel) -> Result<(), SimError> {
+    let refuse = |at: String, refused: NotModelled, subject: &str| {
+        Err(SimError::Input(format!("{at}: {}", refused.refusal(subject))))
+    };
     for station in &model.stations {
+        let preempt = format!("preempt: {}", name_of(station.preempt));
         if station.preempt != Preempt::None && !station.server_types.is_empty() {
-            return refuse(format!("station {}: preempt with typed servers", station.name));
+            return refuse(format!("station {}", station.name), PREEMPT_AT_TYPED_SERVERS, &preempt);
         }
         if station.preempt != Preempt::None && !model.resources.is_empty() {
-            return refuse(format!("station {}: preempt in a model with resource tokens", station.name));
+            return refuse(format!("station {}", station.name), PREEMPT_WITH_RESOURCES, &preempt);
         }
     }
     for class in &model.classes {
@@ -459,7 +465,8 @@ fn not_yet_simulated(model: &CompiledModel) -> Result<(), SimError> {
             let in_fork = std::iter::successors(step.scope, |&s| class.steps[s as usize].scope)
                 .any(|s| class.steps[s as usize].kind == StepKind::Fork);
             if in_fork && (step.balk.is_some() || step.patience.is_some()) {
-                return refuse(format!("class {}: balk or patience inside a fork's branch", class.name));
+                let field = if step.balk.is_some() { "balk" } else { "patience" };
+                return refuse(format!("class {}", class.name), GIVING_UP_IN_A_FORK, field);
             }
         }
     }
@@ -528,7 +535,7 @@ mod tests {
     }
 
     #[test]
-    fn features_not_simulated_are_refused_by_name() {
+    fn what_is_not_modelled_is_refused_in_the_vocabularys_words() {
         let fork = r#"{"stations": [{"name": "s", "servers": 1, "capacity": null, "discipline": "priority", "preempt": "resume"}],
             "classes": [{"name": "c", "source": {"kind": "open", "interarrival": {"kind": "exp", "mean": 1}},
               "steps": [{"kind": "fork", "branches": [1, 2], "join": 2, "next": [[null, 1]]},
@@ -539,8 +546,11 @@ mod tests {
             r#""preempt": "resume""#,
             r#""preempt": "resume", "server_types": [{"name": "a", "count": 1}], "take": "head", "assign": "in_order""#,
         );
-        assert!(refused(&typed_preempting).contains("station s: preempt with typed servers: not simulated yet"));
+        assert!(refused(&typed_preempting).contains(&format!(
+            "station s: preempt: resume at typed servers is not modelled ({})",
+            PREEMPT_AT_TYPED_SERVERS.why
+        )));
         let balking_branch = fork.replace(r#", "preempt": "resume""#, "").replace(r#""scope": 0}]"#, r#""scope": 0, "balk": {"threshold": 1}}]"#);
-        assert!(refused(&balking_branch).contains("class c: balk or patience inside a fork's branch: not simulated yet"));
+        assert!(refused(&balking_branch).contains("class c: balk inside a fork's branch is not modelled (the customer"));
     }
 }

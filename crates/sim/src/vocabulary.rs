@@ -21,9 +21,52 @@ pub const MAX_BRANCH_DEPTH: usize = 8;
 /// Most balking probabilities a step may list.
 pub const MAX_BALK_PROBABILITIES: usize = 10_000;
 
+/// The marks every class has: its response time runs from the first to the second.
+pub const MARKED: [&str; 2] = ["arrived", "done"];
+
 /// The largest seed of a run (the engine's, the lab's and the load generator's
 /// random streams are seeded with a u64).
 pub const MAX_SEED: u64 = u64::MAX;
+
+/// A combination of fields that the model language refuses as not modelled (it
+/// has no one meaning): the Python side refuses it in a file, with the file's
+/// line, and the engine again in a compiled model, both in these words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotModelled {
+    pub name: &'static str,
+    /// What is refused, said after the field that asks for it.
+    pub what: &'static str,
+    /// Why it has no one meaning.
+    pub why: &'static str,
+}
+
+impl NotModelled {
+    /// The refusal of `subject` (the field as written, `preempt: resume`).
+    pub fn refusal(&self, subject: &str) -> String {
+        format!("{subject} {} is not modelled ({})", self.what, self.why)
+    }
+}
+
+pub const PREEMPT_AT_TYPED_SERVERS: NotModelled = NotModelled {
+    name: "preempt-at-typed-servers",
+    what: "at typed servers",
+    why: "which type's job to displace has no one answer",
+};
+
+pub const PREEMPT_WITH_RESOURCES: NotModelled = NotModelled {
+    name: "preempt-with-resources",
+    what: "in a model with resources",
+    why: "a displaced job's tokens and the jobs waiting for them have no one rule",
+};
+
+pub const GIVING_UP_IN_A_FORK: NotModelled = NotModelled {
+    name: "giving-up-in-a-fork",
+    what: "inside a fork's branch",
+    why: "the customer would leave while its other branches go on",
+};
+
+/// Everything the language refuses as not modelled.
+pub const NOT_MODELLED: [NotModelled; 3] = [PREEMPT_AT_TYPED_SERVERS, PREEMPT_WITH_RESOURCES, GIVING_UP_IN_A_FORK];
 
 /// A word of the model language: a unit variant of one of the compiled model's
 /// enums, named as serde reads it.
@@ -58,9 +101,14 @@ pub fn words<W: Word>() -> Vec<(&'static str, W)> {
         .collect()
 }
 
+/// How the model file writes `word`.
+pub fn name_of<W: Word>(word: W) -> &'static str {
+    words::<W>().into_iter().find(|(_, listed)| *listed == word).map(|(name, _)| name).expect("every word is listed")
+}
+
 /// The word a field takes when the file leaves it out (the enum's default).
 pub fn default_word<W: Word>() -> &'static str {
-    words::<W>().into_iter().find(|(_, word)| *word == W::default()).map(|(name, _)| name).expect("a listed default")
+    name_of(W::default())
 }
 
 impl Word for Discipline {

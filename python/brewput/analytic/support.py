@@ -9,7 +9,7 @@ from typing import Optional
 from ..errors import BrewputError
 from ..model import Model
 from ..model.features import FEATURES, feature_sites
-from ..model.schema import MARKED
+from ..vocabulary import MARKED
 
 
 class Unsupported(BrewputError):

@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Optional, Union
 
-from .schema import MARKED, DispatchStep, ForkStep, JobClass, ModelSpec, Station, Step
+from ..vocabulary import MARKED
+from .schema import DispatchStep, ForkStep, JobClass, ModelSpec, Station, Step
 
 
 def compile_model(spec: ModelSpec) -> Dict[str, Any]:

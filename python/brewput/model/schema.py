@@ -11,7 +11,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from ..errors import FieldError, format_path
 from ..units import TIME_UNITS
-from ..vocabulary import ASSIGNS, DEFAULTS, DISCIPLINES, POLICIES, PREEMPTS, READS_FIRST_STATIONS, TAKES
+from ..vocabulary import (ASSIGNS, DEFAULTS, DISCIPLINES, MARKED, POLICIES, PREEMPTS, READS_FIRST_STATIONS, TAKES,
+                          not_modelled)
 from .distributions import Distribution, EmpiricalBudget, Exp, parse_distribution
 from .distributions import json_schema as distribution_schema
 from .fields import Field, ListOf, MapOf, Maybe, Strict, Text, Value, WithContext
@@ -21,7 +22,6 @@ from .params import or_expression
 from .routes import EXIT, flatten, known
 from .values import count, first_repeat, integer, is_whole, name, number, one_of, show, version
 
-MARKED = ("arrived", "done")  # the marks every class has: its response time's start and end
 PROBABILITY_TOLERANCE = 1e-9
 
 
@@ -125,8 +125,8 @@ class Station(Strict):
         types = self.servers if isinstance(self.servers, dict) else {}
         object.__setattr__(self, "server_types", types)
         if types and self.preempt != "none":
-            raise FieldError(f"preempt: {self.preempt} at typed servers is not modelled (which type's job to "
-                             "displace has no one answer); use one type, or preempt: none", "preempt")
+            refused = not_modelled("preempt-at-typed-servers", f"preempt: {self.preempt}")
+            raise FieldError(f"{refused}; use one type, or preempt: none", "preempt")
         if types:
             total = sum(types.values())
             if total > MAX_SIZE:
@@ -485,8 +485,7 @@ class ModelSpec(Strict):
         if self.resources:
             for name, station in self.stations.items():
                 if station.preempt != "none":
-                    raise FieldError(f"preempt: {station.preempt} in a model with resources is not modelled (a "
-                                     "displaced job's tokens and the jobs waiting for them have no one rule)",
+                    raise FieldError(not_modelled("preempt-with-resources", f"preempt: {station.preempt}"),
                                      "stations", name, "preempt")
 
 
@@ -519,8 +518,8 @@ def _check_waits(step: Step, station: Station, at: Tuple, in_fork: bool) -> None
             raise FieldError(f"nobody waits at station '{step.station}' ({nobody_waits}), so no one can "
                              f"{'balk' if field == 'balk' else 'run out of patience'} there", *at, field)
         if in_fork:
-            raise FieldError(f"{field} inside a fork's branch is not modelled (the customer would leave "
-                             "while its other branches go on); give it at a step before the fork", *at, field)
+            raise FieldError(f"{not_modelled('giving-up-in-a-fork', field)}; give it at a step before the fork",
+                             *at, field)
 
 
 def json_schema() -> Dict[str, Any]:
