@@ -1,25 +1,32 @@
 //! Dispatch: a job at a dispatch step takes exactly one of its branches,
-//! chosen by the step's policy from what it may read: the jobs now in each
-//! branch (its own count), and through `Occupancy` the branches' first
-//! stations. Under `shared` the job instead waits in one FIFO queue in front
-//! of the branches until the first station of one of them is `open`: has a
+//! chosen by the step's policy (policy.rs; one type each, policies.rs) from
+//! what it may read: the jobs now in each branch (their count is kept here),
+//! and through `Occupancy` the branches' first stations. A policy may
+//! instead leave the job waiting (`shared`) in one FIFO queue in front of
+//! the branches until the first station of one of them is `open`: has a
 //! free server that none of the jobs waiting there takes first (in a model
 //! with resources a job may wait beside a free server for its tokens, or
 //! until the event is settled, and so may many sent there in one event).
 //!
-//! Why a file of its own: every policy's choice, the jobs counted in each
-//! branch and the shared queues are kept and decided here; each method
-//! returns the branch (or the job admitted from a shared queue) and the
-//! simulation moves the job there. Invariants: a branch's count is the jobs
-//! that took it and have not ended it or left the system from inside it
-//! (`left`, `left_all`); a shared queue is non-empty only while none of its
+//! Why a file of its own: each dispatch step's policy, the jobs counted in
+//! each branch and the shared queues are kept here; each method returns the
+//! branch (or the job admitted from a shared queue) and the simulation moves
+//! the job there. Invariants: a branch's count is the jobs that took it and
+//! have not ended it or left the system from inside it (`left`,
+//! `left_all`); a shared queue is non-empty only while none of its
 //! branches' first stations is open, once an event is settled.
+
+pub mod policies;
+mod policy;
 
 use std::collections::VecDeque;
 
-use rand::Rng;
+use rand::RngCore;
 
-use crate::model::Policy;
+pub use policy::PolicyType;
+use policy::{Branches, DispatchPolicy};
+
+use crate::model::CompiledModel;
 use crate::plan::{ClassPlan, DispatchStep, Occupancy, StepKind, StepPlan};
 
 /// Every dispatch step's state during a run, and where the shared queues are.
@@ -27,21 +34,26 @@ use crate::plan::{ClassPlan, DispatchStep, Occupancy, StepKind, StepPlan};
 pub struct Dispatchers {
     /// One per dispatch step of the model (`DispatchStep::id`).
     each: Vec<Dispatcher>,
-    /// Per station, the `shared` dispatch steps `(class, step)` with a branch
-    /// starting there (empty without them): a departure from the station may
-    /// let a job out of those queues.
+    /// Per station, the dispatch steps `(class, step)` whose policy may
+    /// leave jobs waiting (`shared`), with a branch starting there (empty
+    /// without them): a departure from the station may let a job out of
+    /// those queues.
     shared_at: Vec<Vec<(u32, u32)>>,
 }
 
 impl Dispatchers {
-    pub fn new(classes: &[ClassPlan], stations: usize) -> Self {
+    /// For `model`, planned as `classes`: each dispatch step's policy made
+    /// from its step in the model.
+    pub fn new(model: &CompiledModel, classes: &[ClassPlan]) -> Self {
         let mut dispatchers = Dispatchers::default();
         for (class, plan) in classes.iter().enumerate() {
             for (step, s) in plan.steps.iter().enumerate() {
                 let StepKind::Dispatch(d) = &s.kind else { continue };
-                dispatchers.each.push(Dispatcher::new(d.branches.len()));
-                if d.policy == Policy::Shared {
-                    dispatchers.shared_at.resize(stations, Vec::new());
+                let spec = &model.classes[class].steps[step];
+                let policy = spec.policy.implementation();
+                dispatchers.each.push(Dispatcher::new(d.branches.len(), (policy.new)(spec)));
+                if policy.may_wait {
+                    dispatchers.shared_at.resize(model.stations.len(), Vec::new());
                     for &station in &d.first_stations {
                         dispatchers.shared_at[station as usize].push((class as u32, step as u32));
                     }
@@ -61,11 +73,11 @@ impl Dispatchers {
     /// takes, or `None` when it waits in the step's shared queue (behind
     /// others already waiting there, or when no branch's first station is
     /// `open`: see the module's docs).
-    pub fn enter<R: Rng>(
+    pub fn enter(
         &mut self,
         step: &DispatchStep,
         job: u32,
-        rng: &mut R,
+        rng: &mut dyn RngCore,
         stations: &(impl Occupancy + ?Sized),
         open: impl Fn(u32) -> bool,
     ) -> Option<u32> {
@@ -88,6 +100,8 @@ impl Dispatchers {
         station: u32,
         from: &mut usize,
         classes: &[ClassPlan],
+        rng: &mut dyn RngCore,
+        stations: &(impl Occupancy + ?Sized),
         open: impl Fn(u32) -> bool,
     ) -> Option<(u32, u32)> {
         let shared = self.shared_at.get(station as usize)?;
@@ -95,7 +109,7 @@ impl Dispatchers {
             let StepKind::Dispatch(d) = &classes[class as usize].steps[step as usize].kind else {
                 unreachable!("shared_at lists dispatch steps");
             };
-            if let Some((job, branch)) = self.each[d.id as usize].admit_shared(d, &open) {
+            if let Some((job, branch)) = self.each[d.id as usize].admit_shared(d, rng, stations, &open) {
                 return Some((job, d.branches[branch as usize]));
             }
             *from += 1;
@@ -122,10 +136,9 @@ impl Dispatchers {
 }
 
 /// One dispatch step's state during a run.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Dispatcher {
-    /// The branch round robin takes next.
-    turn: u32,
+    policy: Box<dyn DispatchPolicy>,
     /// Jobs that took each branch and have not ended it.
     in_branch: Vec<u32>,
     /// `shared`: the jobs waiting for a branch, first come first served.
@@ -133,56 +146,40 @@ struct Dispatcher {
 }
 
 impl Dispatcher {
-    fn new(branches: usize) -> Self {
-        Dispatcher { turn: 0, in_branch: vec![0; branches], shared: VecDeque::new() }
+    fn new(branches: usize, policy: Box<dyn DispatchPolicy>) -> Self {
+        Dispatcher { policy, in_branch: vec![0; branches], shared: VecDeque::new() }
     }
 
-    /// The branch for a job arriving now; `None` under `shared` when no
-    /// branch's first station is `open` (the job waits in `shared`).
-    fn choose<R: Rng>(
+    /// The branch for a job arriving now, by the step's policy; `None` when
+    /// the policy has it wait in `shared`.
+    fn choose(
         &mut self,
         step: &DispatchStep,
-        rng: &mut R,
+        rng: &mut dyn RngCore,
         stations: &(impl Occupancy + ?Sized),
         open: impl Fn(u32) -> bool,
     ) -> Option<u32> {
-        let branches = step.branches.len() as u32;
         let first = |b: u32| step.first_stations[b as usize];
-        let branch = match step.policy {
-            Policy::Random => {
-                let u: f64 = rng.gen();
-                step.cumulative.iter().position(|&c| u < c).unwrap_or(branches as usize - 1) as u32
-            }
-            Policy::RoundRobin => {
-                let b = self.turn;
-                self.turn = (self.turn + 1) % branches;
-                b
-            }
-            Policy::ShortestQueue => (0..branches).min_by_key(|&b| self.in_branch[b as usize])?,
-            Policy::PowerOfD => {
-                // d distinct branches by a partial Fisher-Yates shuffle; the first drawn wins ties.
-                let mut order: Vec<u32> = (0..branches).collect();
-                for i in 0..step.d as usize {
-                    let j = rng.gen_range(i..order.len());
-                    order.swap(i, j);
-                }
-                *order[..step.d as usize].iter().min_by_key(|&&b| self.in_branch[b as usize])?
-            }
-            Policy::LeastUtilized => (0..branches)
-                .min_by(|&a, &b| stations.busy_fraction(first(a)).total_cmp(&stations.busy_fraction(first(b))))?,
-            Policy::Shared => (0..branches).find(|&b| open(first(b)))?,
-        };
+        let busy_fraction = |b| stations.busy_fraction(first(b));
+        let open = |b| open(first(b));
+        let branch = self.policy.choose(&Branches::new(&self.in_branch, &busy_fraction, &open), rng)?;
         self.in_branch[branch as usize] += 1;
         Some(branch)
     }
 
-    /// `shared`: the branch whose first station is `open` now, for the job
-    /// at the head of the shared queue.
-    fn admit_shared(&mut self, step: &DispatchStep, open: impl Fn(u32) -> bool) -> Option<(u32, u32)> {
-        self.shared.front()?;
-        let branch = (0..step.branches.len() as u32).find(|&b| open(step.first_stations[b as usize]))?;
-        self.in_branch[branch as usize] += 1;
-        Some((self.shared.pop_front().expect("checked"), branch))
+    /// The job at the front of `shared` and the branch the policy chooses
+    /// for it now, if it chooses one.
+    fn admit_shared(
+        &mut self,
+        step: &DispatchStep,
+        rng: &mut dyn RngCore,
+        stations: &(impl Occupancy + ?Sized),
+        open: impl Fn(u32) -> bool,
+    ) -> Option<(u32, u32)> {
+        let &job = self.shared.front()?;
+        let branch = self.choose(step, rng, stations, open)?;
+        self.shared.pop_front();
+        Some((job, branch))
     }
 
     /// A job that took `branch` ended it (or left the system from inside it).
@@ -224,43 +221,32 @@ mod tests {
         }
     }
 
-    fn step(policy: Policy) -> DispatchStep {
-        DispatchStep { branches: vec![5, 6], policy, cumulative: vec![0.25, 1.0], d: 2, id: 0, first_stations: vec![0, 1] }
-    }
-
-    #[test]
-    fn each_policy_picks_its_branch() {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        let idle = Fixed { busy: [0.5, 0.0], free: [false, true] };
-        let mut rr = Dispatcher::new(2);
-        let turns: Vec<_> = (0..4).map(|_| rr.choose(&step(Policy::RoundRobin), &mut rng, &idle, idle.open())).collect();
-        assert_eq!(turns, [Some(0), Some(1), Some(0), Some(1)]);
-        let mut jsq = Dispatcher::new(2);
-        assert_eq!(jsq.choose(&step(Policy::ShortestQueue), &mut rng, &idle, idle.open()), Some(0), "ties: file order");
-        assert_eq!(jsq.choose(&step(Policy::ShortestQueue), &mut rng, &idle, idle.open()), Some(1));
-        jsq.left(1);
-        jsq.left(0);
-        assert_eq!(jsq.choose(&step(Policy::ShortestQueue), &mut rng, &idle, idle.open()), Some(0));
-        assert_eq!(Dispatcher::new(2).choose(&step(Policy::LeastUtilized), &mut rng, &idle, idle.open()), Some(1));
-        let mut shared = Dispatcher::new(2);
-        assert_eq!(shared.choose(&step(Policy::Shared), &mut rng, &idle, idle.open()), Some(1));
-        let full = Fixed { busy: [1.0, 1.0], free: [false, false] };
-        assert_eq!(shared.choose(&step(Policy::Shared), &mut rng, &full, full.open()), None);
-        let mut random = Dispatcher::new(2);
-        let firsts = (0..20_000).filter(|_| random.choose(&step(Policy::Random), &mut rng, &idle, idle.open()) == Some(0)).count();
-        // binomial(20000, 0.25): sd 61
-        assert!((firsts as f64 - 5000.0).abs() < 300.0, "{firsts}");
+    fn step() -> DispatchStep {
+        DispatchStep { branches: vec![5, 6], id: 0, first_stations: vec![0, 1] }
     }
 
     #[test]
     fn the_shared_queue_is_first_come_first_served() {
-        let mut d = Dispatcher::new(2);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let mut d = Dispatcher::new(2, Box::new(policies::Shared));
         d.shared.extend([7, 8]);
         let full = Fixed { busy: [1.0, 1.0], free: [false, false] };
-        assert_eq!(d.admit_shared(&step(Policy::Shared), full.open()), None);
+        assert_eq!(d.admit_shared(&step(), &mut rng, &full, full.open()), None);
         let second_free = Fixed { busy: [1.0, 0.0], free: [false, true] };
-        assert_eq!(d.admit_shared(&step(Policy::Shared), second_free.open()), Some((7, 1)));
-        assert_eq!(d.shared.len(), 1);
+        assert_eq!(d.admit_shared(&step(), &mut rng, &second_free, second_free.open()), Some((7, 1)));
+        assert_eq!((d.shared.len(), d.in_branch.as_slice()), (1, [0, 1].as_slice()));
+    }
+
+    #[test]
+    fn a_branch_counts_its_jobs_for_the_policy() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let idle = Fixed { busy: [0.0, 0.0], free: [true, true] };
+        let mut d = Dispatcher::new(2, Box::new(policies::ShortestQueue));
+        let mut choose = |d: &mut Dispatcher| d.choose(&step(), &mut rng, &idle, idle.open());
+        assert_eq!([choose(&mut d), choose(&mut d), choose(&mut d)], [Some(0), Some(1), Some(0)]);
+        d.left(0);
+        d.left(0);
+        assert_eq!(choose(&mut d), Some(0), "branch 0 emptied");
     }
 
     /// `population` customers with no think time at a shared dispatch over

@@ -410,21 +410,7 @@ fn validate_branching(class: &Class, at: usize, step: &Step) -> Result<(), Strin
             if step.join.is_some() {
                 return Err("join on a dispatch step".into());
             }
-            match step.policy {
-                Policy::Random => {
-                    let total: f64 = step.weights.iter().sum();
-                    if step.weights.len() as u32 != branches
-                        || step.weights.iter().any(|w| !(*w >= 0.0))
-                        || (total - 1.0).abs() > 1e-6
-                    {
-                        return Err("random dispatch needs one weight per branch, summing to 1".into());
-                    }
-                }
-                Policy::PowerOfD if !matches!(step.d, Some(d) if (2..=branches).contains(&d)) => {
-                    return Err(format!("power_of_d needs d from 2 to {branches}"));
-                }
-                _ => {}
-            }
+            (step.policy.implementation().check)(step, branches)?;
         }
     }
     Ok(())

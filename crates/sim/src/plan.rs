@@ -9,7 +9,7 @@
 use rand::Rng;
 
 use crate::error::SimError;
-use crate::model::{Balk, Class, CompiledModel, Dist, Policy, Source, StepKind as Kind};
+use crate::model::{Balk, Class, CompiledModel, Dist, Source, StepKind as Kind};
 use crate::sampler::Sampler;
 
 /// A step index meaning "leave the route" (a null target at the route's level).
@@ -95,16 +95,12 @@ pub struct ForkStep {
     pub join: u32,
 }
 
-/// Take one branch, chosen by `policy`.
+/// Take one branch, chosen by the step's policy (its state during a run
+/// is the dispatcher's, dispatch.rs).
 #[derive(Debug, Clone)]
 pub struct DispatchStep {
     /// The first step of each branch.
     pub branches: Vec<u32>,
-    pub policy: Policy,
-    /// `random`: the weights, cumulated.
-    pub cumulative: Vec<f64>,
-    /// `power_of_d`: branches drawn.
-    pub d: u32,
     /// Its place among the model's dispatch steps (the simulation's state for it).
     pub id: u32,
     /// The station of each branch's first step (policies reading stations
@@ -278,10 +274,9 @@ pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
                             class.name, step.policy
                         )));
                     }
-                    let cumulative = step.weights.iter().scan(0.0, |acc, w| { *acc += w; Some(*acc) }).collect();
                     let id = dispatches;
                     dispatches += 1;
-                    let dispatch = DispatchStep { branches, policy: step.policy, cumulative, d: step.d.unwrap_or(2), id, first_stations };
+                    let dispatch = DispatchStep { branches, id, first_stations };
                     return Ok(StepPlan { kind: StepKind::Dispatch(dispatch), route, mark, scope });
                 }
                 Kind::Station => {}

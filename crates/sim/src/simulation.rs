@@ -73,7 +73,7 @@ impl Simulation {
     pub fn new(model: &CompiledModel, settings: &RunSettings, rng: Xoshiro256PlusPlus) -> Result<Self, SimError> {
         let classes = plan_classes(model)?;
         let uses_resources = classes.iter().any(ClassPlan::uses_resources);
-        let dispatchers = Dispatchers::new(&classes, model.stations.len());
+        let dispatchers = Dispatchers::new(model, &classes);
         let deferred = DeferredWork::new(model.stations.len() as u32, |station| dispatchers.feeds_shared(station));
         let closed_jobs = classes.iter().map(ClassPlan::closed_population).sum();
         Ok(Simulation {
@@ -690,7 +690,8 @@ impl Settle for Simulation {
         loop {
             let (stations, classes, jobs) = (self.stations.as_slice(), self.classes.as_slice(), &self.jobs);
             let open = |station| starts::has_unclaimed_server(stations, classes, jobs, station);
-            let Some((job, first)) = self.dispatchers.admit_shared(station, &mut from, classes, open) else { break };
+            let admitted = self.dispatchers.admit_shared(station, &mut from, classes, &mut self.rng, stations, open);
+            let Some((job, first)) = admitted else { break };
             let j = &mut self.jobs[job];
             j.waited += self.now - j.entered_station;
             j.next = first;

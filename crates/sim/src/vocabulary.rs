@@ -13,6 +13,7 @@ use serde::de::value::{Error as ValueError, StrDeserializer};
 use serde::de::{DeserializeOwned, IntoDeserializer};
 use serde_aux::serde_introspection::serde_introspect;
 
+use crate::dispatch::{policies, PolicyType};
 use crate::model::{Assign, Discipline, Policy, Preempt, Take};
 
 /// Deepest nesting of forks and dispatches inside branches of forks and dispatches.
@@ -204,10 +205,23 @@ impl Word for Policy {
 }
 
 impl Policy {
+    /// The type that is the policy (dispatch/policies.rs): a new policy is its
+    /// variant, its feature above and its type here.
+    pub fn implementation(self) -> PolicyType {
+        match self {
+            Policy::Random => PolicyType::of::<policies::Random>(),
+            Policy::RoundRobin => PolicyType::of::<policies::RoundRobin>(),
+            Policy::ShortestQueue => PolicyType::of::<policies::ShortestQueue>(),
+            Policy::PowerOfD => PolicyType::of::<policies::PowerOfD>(),
+            Policy::LeastUtilized => PolicyType::of::<policies::LeastUtilized>(),
+            Policy::Shared => PolicyType::of::<policies::Shared>(),
+        }
+    }
+
     /// Whether the policy chooses by each branch's first station (so every branch
     /// must start at a station, not with a fork or dispatch).
     pub fn reads_first_stations(self) -> bool {
-        matches!(self, Policy::LeastUtilized | Policy::Shared)
+        self.implementation().reads_first_stations
     }
 }
 
