@@ -100,7 +100,7 @@ mod tests {
     #[test]
     fn each_second_is_written_per_tag_and_reads_back() {
         let path = std::env::temp_dir().join(format!("brewput-hlog-test-{}.hlog", std::process::id()));
-        let empty = Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).unwrap();
+        let empty = brewput_measure::latency::histogram();
         let mut log = IntervalLog::create(&path, &empty, SystemTime::now()).unwrap();
         // Two answers in second 0, none in second 1, one in second 2.
         log.record(100_000_000, [5_000_000, 4_000_000, 1_000_000]);

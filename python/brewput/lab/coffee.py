@@ -6,13 +6,19 @@ from dataclasses import asdict, replace
 from typing import Callable, List, Optional
 
 from ..errors import OptionError
+from ..units import time_in
 from . import native
 from .options import LIMITS, check_implementation
-from .results import SPECTRUM, coffee_results
+from .results import HARNESS, SPECTRUM, coffee_results
 from .settings import CoffeeSettings
 
 # Called with (scenarios done, scenarios in all, what runs next).
 Progress = Callable[[int, int, str], None]
+
+
+def _harness(ms: float) -> float:
+    """A time setting (ms) in the harness's unit."""
+    return time_in(ms, "ms", HARNESS)
 
 
 def measure_coffee(implementation: str, cpus: int, par: Optional[int] = None,
@@ -27,12 +33,12 @@ def measure_coffee(implementation: str, cpus: int, par: Optional[int] = None,
     LIMITS["cpus"].check(cpus)
     LIMITS["par"].check(par)
     stall = None if settings.stall_every is None else {"every": settings.stall_every,
-                                                        "pause_us": settings.stall_ms * 1e3}
+                                                        "pause_us": _harness(settings.stall_ms)}
     run = {
         "kitchen": implementation, "runtime": settings.runtime, "cpus": cpus, "par": par,
-        "recipe": {"grind_us": settings.grind_ms * 1e3, "press_us": settings.press_ms * 1e3,
-                   "steam_us": settings.steam_ms * 1e3, "latte_us": settings.latte_ms * 1e3,
-                   "jitter_us": settings.jitter_ms * 1e3, "stall": stall},
+        "recipe": {"grind_us": _harness(settings.grind_ms), "press_us": _harness(settings.press_ms),
+                   "steam_us": _harness(settings.steam_ms), "latte_us": _harness(settings.latte_ms),
+                   "jitter_us": _harness(settings.jitter_ms), "stall": stall},
         "duration_ms": settings.duration_ms, "warmup_ms": settings.warmup_ms,
         "repetitions": settings.repetitions, "load": settings.load(), "percentiles": list(SPECTRUM),
         "distribution": distribution, "nice": settings.nice,

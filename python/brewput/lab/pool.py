@@ -17,7 +17,7 @@ from ..model import Model
 from ..units import rate_in, time_in
 from . import native
 from .options import LIMITS
-from .results import SHOWN, SPECTRUM, busy_machine_warning, interval, others_share, times, with_intervals
+from .results import HARNESS, SHOWN, SPECTRUM, busy_machine_warning, interval, others_share, times, with_intervals
 
 PER_TASK = "thread-per-task"
 POOL = "pool"
@@ -40,7 +40,7 @@ def measure_pool(tasks: int, work_ms: float, threads: Optional[int], cpus: int, 
                  nice: Optional[int] = None, *, distribution: bool = False) -> dict:
     """Measures one shape (`threads=None`: a thread per task); results schema, class `task`."""
     _check(tasks, work_ms, threads, cpus, repetitions, nice)
-    run = {"tasks": tasks, "work_us": time_in(work_ms, "ms", "us"), "threads": threads, "cpus": cpus,
+    run = {"tasks": tasks, "work_us": time_in(work_ms, "ms", HARNESS), "threads": threads, "cpus": cpus,
            "repetitions": repetitions, "percentiles": list(SPECTRUM),
            "distribution": distribution, "nice": nice}
     report = native.call("lab_pool", run)

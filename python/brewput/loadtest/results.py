@@ -12,14 +12,16 @@ from typing import List, Optional, Tuple
 
 from .. import _native
 from ..measured import BUSY_MACHINE, LEVEL, Interval, batch_means, batch_percentile
+from ..units import rate_factor, rate_in, time_in
 from .options import shown_settings
 
-MS = 1e3
+#: The unit of the generator's times (crates/load/src/record.rs), and the one the results show.
+GENERATOR, SHOWN = "s", "ms"
 _BLOCKS = {"response_time": "response", "service_time": "service", "lag": "lag"}
 
 
 def _ms(value: Optional[float]) -> Optional[float]:
-    return None if value is None else value * MS
+    return time_in(value, GENERATOR, SHOWN)
 
 
 def times(block: dict) -> dict:
@@ -32,12 +34,12 @@ def times(block: dict) -> dict:
     out["max"] = _ms(block["max"])
     out["min"] = _ms(block["min"])
     out["std_deviation"] = _ms(block["std_deviation"])
-    out["spectrum"] = [[p, v * MS] for p, v in block["spectrum"]]
+    out["spectrum"] = [[p, _ms(v)] for p, v in block["spectrum"]]
     out["count"] = block["count"]
     if block.get("distribution"):
         d = block["distribution"]
-        out["distribution"] = {**d, "rows": [[v * MS, p, n] for v, p, n in d["rows"]], "mean": d["mean"] * MS,
-                               "std_deviation": d["std_deviation"] * MS, "max": d["max"] * MS}
+        out["distribution"] = {**d, "rows": [[_ms(v), p, n] for v, p, n in d["rows"]], "mean": _ms(d["mean"]),
+                               "std_deviation": _ms(d["std_deviation"]), "max": _ms(d["max"])}
     return out
 
 
@@ -90,18 +92,18 @@ def percentile_cis(block: dict, histograms: list) -> dict:
     why = {}
     for name, percent in _native.PERCENTILES:
         value = block.get(name)
-        interval = None if value is None else batch_percentile(histograms, percent, value / MS)
+        interval = None if value is None else batch_percentile(histograms, percent, time_in(value, SHOWN, GENERATOR))
         block[f"{name}_ci"] = None if interval is None else _ci_ms(interval, value)
         if interval is not None and interval.half_width is None:
             why[name] = interval.note
     return why
 
 
-def _ci_ms(interval: Interval, value: Optional[float], factor: float = MS) -> Optional[list]:
-    """The interval about the figure shown (`value`, in the shown unit): its half-width moved there."""
+def _ci_ms(interval: Interval, value: Optional[float], shown=_ms) -> Optional[list]:
+    """The interval about the figure shown (`value`, in the shown unit): its half-width moved there by `shown`."""
     if value is None or interval.half_width is None:
         return None
-    half = interval.half_width * factor
+    half = shown(interval.half_width)
     return [value - half, value + half]
 
 
@@ -130,12 +132,14 @@ def to_results(summary: dict, *, target: str, method: str, settings: dict) -> di
         without = {}
     request["response_time"]["mean_ci"] = _ci_ms(run["response"], request["response_time"]["mean"])
     request["service_time"]["mean_ci"] = _ci_ms(run["service"], request["service_time"]["mean"])
-    request.update(throughput=summary["achieved_rate"] / MS,
-                   throughput_ci=_ci_ms(run["rate"], summary["achieved_rate"] / MS, 1 / MS),
+    throughput = rate_in(summary["achieved_rate"], GENERATOR, SHOWN)
+    # The interval's half-width times the table's factor, as it always was (to the bit).
+    request.update(throughput=throughput,
+                   throughput_ci=_ci_ms(run["rate"], throughput, lambda half: half * rate_factor(GENERATOR, SHOWN)),
                    completed=counts["answered"], lost=counts["dropped"],
                    loss_probability=(counts["dropped"] / offered) if offered else None)
     results = {
-        "model": target, "engine": "load", "method": method, "time_unit": "ms", "params": {},
+        "model": target, "engine": "load", "method": method, "time_unit": SHOWN, "params": {},
         "settings": shown_settings(settings),
         "classes": {"request": request},
         "load": {
@@ -143,7 +147,7 @@ def to_results(summary: dict, *, target: str, method: str, settings: dict) -> di
             "elapsed_seconds": summary["elapsed_seconds"],
             "error_rate": (errors / offered) if offered else None,
             **{k: counts[k] for k in ("sent", "answered", "failed", "late", "dropped", "warmup", "answers", "errors")},
-            "late_after_ms": summary["late_seconds"] * MS,
+            "late_after_ms": _ms(summary["late_seconds"]),
             "stages": [stage(s, summary) for s in stages], "sent_per_second": summary["sent_per_second"],
             "interrupted": summary["interrupted"],
             "intervals": {**_batching(run["response"], run["slot_seconds"], run["slots"]),
@@ -171,7 +175,7 @@ def warnings(summary: dict) -> List[str]:
                      "(raise --max-in-flight or lower the rate); error_rate counts them")
     if counts["sent"] and counts["late"] > 0.01 * counts["sent"]:
         found.append(f"{counts['late']:,} of {counts['sent']:,} requests were sent more than "
-                     f"{summary['late_seconds'] * MS:g} ms late (all connections busy, or this machine too "
+                     f"{_ms(summary['late_seconds']):g} ms late (all connections busy, or this machine too "
                      "busy): see lag")
     if counts["sent"] == 0:
         found.append("no request was measured (a run shorter than its warm-up?)")

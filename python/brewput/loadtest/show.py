@@ -6,7 +6,8 @@ from typing import List, Optional, Tuple
 
 from .. import _native
 from ..measured import BEYOND, LEVEL_TEXT, ci_text, concluded, interval_text, is_busy, is_inside, verdict
-from ..units import TYPED_SECONDS
+from ..units import TYPED_SECONDS, rate_in, time_in
+from .results import GENERATOR, SHOWN
 from .thresholds import Threshold
 
 _COLUMNS = (("response", "response_time"), ("service", "service_time"), ("lag", "lag"))
@@ -75,8 +76,8 @@ def intervals_line(results: dict) -> str:
     made = load["intervals"]
     if made["batches"] == 0:
         return f"{LEVEL_TEXT} intervals: none ({made['note']})"
-    rate = request["throughput"] * 1e3
-    rate_ci = None if request["throughput_ci"] is None else [x * 1e3 for x in request["throughput_ci"]]
+    rate = rate_in(request["throughput"], SHOWN, "s")
+    rate_ci = None if request["throughput_ci"] is None else [rate_in(x, SHOWN, "s") for x in request["throughput_ci"]]
     line = (f"{LEVEL_TEXT} intervals by batch means ({made['batches']} batches of {made['batch_seconds']:.3g} s, "
             f"lag-1 correlation {made['lag1']:.2f} over twice as many): mean response "
             f"{interval_text(request['response_time']['mean'], request['response_time']['mean_ci'], 'ms')}, "
@@ -104,7 +105,8 @@ def live_line(progress: dict) -> str:
     elapsed = progress["elapsed_seconds"]
     rate = progress["answered"] / elapsed if elapsed > 0 else 0.0
     return (f"{elapsed:6.1f} s  {rate:,.0f}/s  in flight {progress['in_flight']:,}  "
-            f"p50 {progress['response_p50'] * 1e3:,.3f} ms  p99 {progress['response_p99'] * 1e3:,.3f} ms")
+            f"p50 {time_in(progress['response_p50'], GENERATOR, SHOWN):,.3f} {SHOWN}  "
+            f"p99 {time_in(progress['response_p99'], GENERATOR, SHOWN):,.3f} {SHOWN}")
 
 
 def print_predicted(console, measured: dict, predicted: dict) -> None:

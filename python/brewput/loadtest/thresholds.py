@@ -15,8 +15,9 @@ from typing import List, Optional, Tuple
 
 from .. import _native
 from ..errors import OptionError
-from ..units import split_time
+from ..units import split_time, time_in
 from .options import seconds
+from .results import GENERATOR, SHOWN
 
 _OPERATORS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
 _FORM = re.compile(r"^\s*([a-z0-9_]+)\s*(<=|>=|<|>)\s*(.+?)\s*$")
@@ -45,7 +46,7 @@ class Threshold:
         prefix, _, statistic = self.metric.rpartition("_") if "_" in self.metric else ("", "", self.metric)
         block = results["classes"]["request"][_TIMES[prefix + "_" if prefix else ""]]
         value = block.get(statistic)
-        return None if value is None else value / 1e3  # ms -> s
+        return time_in(value, SHOWN, GENERATOR)
 
     def bound(self, results: dict) -> float:
         return self.value * results["load"]["target_rate"] if self.of_target else self.value
