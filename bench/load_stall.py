@@ -35,7 +35,7 @@ def run() -> dict:
             "host": "127.0.0.1", "port": 0, "workers": 1, "service": opt.service_distribution(f"empirical({values})"),
             "burn": False, "queue": 10_000, "seed": 2, "for_seconds": 60.0}))
         url = f"http://{server.address()}/"
-        control = _native.LoadControl()
+        control = _native.Control("serve")
         thread = threading.Thread(target=server.run, args=(control,), daemon=True)
         thread.start()
         try:

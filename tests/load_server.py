@@ -19,7 +19,7 @@ def serving(service: str = "const(1ms)", workers: int = 4, queue: int = 10_000, 
                 "burn": False, "queue": queue, "seed": seed, "for_seconds": 300.0}
     server = _native.DemoServer(json.dumps(settings))
     url = f"http://{server.address()}/"
-    control = _native.LoadControl()
+    control = _native.Control("serve")
     thread = threading.Thread(target=server.run, args=(control,), daemon=True)
     thread.start()
     try:

@@ -7,7 +7,7 @@ from scipy.stats import t as student_t
 
 from brewput import _native
 from brewput.compare import _widening
-from brewput.errors import BrewputError
+from brewput.errors import BrewputError, EngineInputError
 from brewput.results import TIME_FIGURES
 
 
@@ -27,7 +27,7 @@ def test_t_critical_is_scipys(level, df):
 @pytest.mark.parametrize("level, df", [(0, 3), (1, 3), (-0.5, 3), (float("nan"), 3), (0.95, 0), (0.95, 0.5),
                                        (0.95, float("inf")), (0.95, float("nan"))])
 def test_t_critical_refuses_what_has_no_quantile(level, df):
-    with pytest.raises(_native.InputError):
+    with pytest.raises(EngineInputError):
         _native.t_critical(level, df)
 
 

@@ -28,7 +28,7 @@ def model(stations, route, **top):
 
 def engine(compiled):
     """The engine's summary of a compiled model (200 customers): it raises on a model it refuses."""
-    return json.loads(_native.simulate(json.dumps(compiled), SETTINGS, _native.RunControl()))
+    return json.loads(_native.simulate(json.dumps(compiled), SETTINGS, _native.Control("simulate")))
 
 
 def completed(compiled) -> bool:

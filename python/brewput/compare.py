@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Iterator, List, Optional, Tuple
 
 from . import _native
-from .errors import BrewputError
+from .errors import BrewputError, EngineInputError
 from .results import TIME_FIGURES
 
 CLASS_FIGURES = ("throughput", "loss_probability")
@@ -88,5 +88,5 @@ def _widening(level: float, replications: int) -> float:
     df = replications - 1
     try:
         return _native.t_critical(level, df) / _native.t_critical(_native.CONFIDENCE, df)
-    except _native.InputError as e:
+    except EngineInputError as e:
         raise BrewputError(f"level: {e}") from None

@@ -11,6 +11,10 @@ class BrewputError(Exception):
     """Base of every user-facing error: its message is one line, never a traceback."""
 
 
+# The native engines' errors, from EngineError to LoadSystemError: the binding
+# (crates/py/src/errors.rs) raises these very classes, looked up here by name, so
+# this module is their one home.
+
 class EngineError(BrewputError):
     """A simulation that could not run to its end (the Rust engine's errors,
     each its own class below)."""
@@ -33,7 +37,45 @@ class CancelledError(EngineError):
 
 
 class InternalError(EngineError):
-    """Native code failed where it never should (a panic): a bug in brewput."""
+    """Native code failed where it never should (a panic): a bug in brewput. Raised by
+    any native call (the lab's and the load generator's too), with the panic's message and place."""
+
+
+class LabError(BrewputError):
+    """A lab run that could not be measured (the Rust lab's errors, each its own class below)."""
+
+
+class LabInputError(LabError):
+    """The lab refused the run's settings."""
+
+
+class LabSystemError(LabError):
+    """The operating system refused what the run needs (CPU affinity, a thread), or a thread of it failed."""
+
+
+class LoadError(BrewputError):
+    """A load run or the demo server that could not run (the Rust generator's errors, each its own
+    class below)."""
+
+
+class LoadInputError(LoadError):
+    """Settings the generator or the server cannot use, or a file they name that cannot be read."""
+
+
+class UnreachableError(LoadError):
+    """The target could not be reached before the run started: nothing was sent."""
+
+
+class BindError(LoadError):
+    """The demo server cannot listen where asked."""
+
+
+class OutputError(LoadError):
+    """An output the run was asked to write cannot be created: nothing was sent."""
+
+
+class LoadSystemError(LoadError):
+    """The machine refused something the run needs (threads, a runtime, TLS)."""
 
 
 class Field(str):

@@ -19,12 +19,12 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use brewput_measure::control::Control;
 use flume::{bounded, TrySendError};
 use brewput_measure::arrivals::{Arrivals, ScheduleSpec};
 use serde::{Deserialize, Serialize};
 
 use crate::burn::Burner;
-use crate::control::LabControl;
 use crate::error::{joined, LabError};
 use crate::kitchen::{Design, Kitchen, Work};
 use crate::os;
@@ -134,7 +134,7 @@ pub fn on_cpus<T: Send>(
 /// bounds are checked on the Python side (python/brewput/lab/options.py,
 /// where the option a person typed is known); here every time is converted
 /// with a checked form, so a value out of range is an error, never a panic.
-pub fn run_coffee(run: &CoffeeRun, control: &LabControl) -> Result<CoffeeReport, LabError> {
+pub fn run_coffee(run: &CoffeeRun, control: &Control) -> Result<CoffeeReport, LabError> {
     let recipe = run.recipe.recipe()?;
     let span = Span {
         warmup: seconds("warmup_ms", run.warmup_ms * 1e-3)?,
@@ -200,7 +200,7 @@ impl Window {
 
     /// Sleeps through the window (checking for a cancel), samples CPU time at
     /// its ends, then raises `stop`.
-    fn watch(&self, stop: &AtomicBool, control: &LabControl) -> Watched {
+    fn watch(&self, stop: &AtomicBool, control: &Control) -> Watched {
         let cpus = os::allowed_cpus().unwrap_or_default();
         sleep_until(self.from, control);
         let (cpu0, busy0, t0) = (os::process_cpu_time(), os::busy_time_on(&cpus), Instant::now());
@@ -224,7 +224,7 @@ struct Watched {
     cpus: usize,
 }
 
-fn sleep_until(t: Instant, control: &LabControl) {
+fn sleep_until(t: Instant, control: &Control) {
     loop {
         let now = Instant::now();
         if now >= t || control.is_cancelled() {
@@ -242,7 +242,7 @@ fn repeat(
     span: &Span,
     load: Option<(Orders, usize)>,
     percentiles: &[f64],
-    control: &LabControl,
+    control: &Control,
 ) -> Result<(Repetition, Latencies), LabError> {
     let start = Instant::now();
     let beyond_the_clock = || LabError::Input("warmup_ms + duration_ms: beyond what the clock can time".into());
@@ -321,7 +321,7 @@ fn closed(
     par: usize,
     window: Window,
     stop: &Arc<AtomicBool>,
-    control: &LabControl,
+    control: &Control,
 ) -> Result<(Latencies, Watched), LabError> {
     let orders = Arc::new(AtomicU64::new(0));
     let customers = start_customers(runtime, par, stop, || {
@@ -386,7 +386,7 @@ fn open(
     orders: &Orders,
     window: Window,
     stop: &Arc<AtomicBool>,
-    control: &LabControl,
+    control: &Control,
 ) -> Result<(Latencies, Option<u64>, u64, Watched), LabError> {
     let (requests, inbox) = bounded::<(u64, Instant)>(queue);
     let customers = start_customers(runtime, par, stop, || {

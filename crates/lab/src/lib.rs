@@ -11,7 +11,6 @@
 #![cfg(target_os = "linux")]
 
 mod burn;
-mod control;
 mod error;
 pub mod harness;
 pub mod kitchen;
@@ -22,8 +21,8 @@ pub mod runtime;
 mod seconds;
 mod stats;
 
+pub use brewput_measure::control::Control;
 pub use burn::Burner;
-pub use control::LabControl;
 pub use error::LabError;
 pub use harness::{run_coffee, CoffeeReport, CoffeeRun};
 pub use pool::{run_pool, PoolReport, PoolRun};
@@ -40,12 +39,12 @@ fn to_json<T: serde::Serialize>(report: &T) -> Result<String, LabError> {
 }
 
 /// Runs a coffee-shop measurement ([`CoffeeRun`] as JSON); the report as JSON.
-pub fn coffee_json(run: &str, control: &LabControl) -> Result<String, LabError> {
+pub fn coffee_json(run: &str, control: &Control) -> Result<String, LabError> {
     to_json(&run_coffee(&from_json("lab run", run)?, control)?)
 }
 
 /// Runs a thread-pool measurement ([`PoolRun`] as JSON); the report as JSON.
-pub fn pool_json(run: &str, control: &LabControl) -> Result<String, LabError> {
+pub fn pool_json(run: &str, control: &Control) -> Result<String, LabError> {
     to_json(&run_pool(&from_json("pool run", run)?, control)?)
 }
 
@@ -62,7 +61,7 @@ mod tests {
         for (key, value) in changes.as_object().unwrap() {
             run[key] = value.clone();
         }
-        coffee_json(&run.to_string(), &LabControl::default())
+        coffee_json(&run.to_string(), &Control::default())
     }
 
     #[test]
@@ -78,7 +77,7 @@ mod tests {
             assert!(err.starts_with(field), "{changes}: {err}");
         }
         let pool = r#"{"tasks": 1, "work_us": 1e30, "threads": 1, "cpus": 1, "repetitions": 1, "percentiles": [50]}"#;
-        assert!(pool_json(pool, &LabControl::default()).unwrap_err().to_string().starts_with("work_us"));
+        assert!(pool_json(pool, &Control::default()).unwrap_err().to_string().starts_with("work_us"));
     }
 
     #[test]

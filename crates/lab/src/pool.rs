@@ -9,11 +9,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use brewput_measure::control::Control;
 use brewput_measure::latency::Latency;
 use serde::{Deserialize, Serialize};
 
 use crate::burn::Burner;
-use crate::control::LabControl;
 use crate::error::{joined, LabError};
 use crate::harness::on_cpus;
 use crate::os;
@@ -63,7 +63,7 @@ pub struct PoolRepetition {
 
 /// Runs the pool `run` describes, all repetitions. As for the coffee shop,
 /// the bounds are checked on the Python side and times converted checked here.
-pub fn run_pool(run: &PoolRun, control: &LabControl) -> Result<PoolReport, LabError> {
+pub fn run_pool(run: &PoolRun, control: &Control) -> Result<PoolReport, LabError> {
     let work = seconds("work_us", run.work_us * 1e-6)?;
     let burner = Burner::shared();
     let ((repetitions, latency), ids, warning) = on_cpus(run.cpus, run.nice, || {
@@ -151,7 +151,7 @@ mod tests {
 
     fn run(threads: Option<usize>, cpus: usize) -> PoolReport {
         let run = PoolRun { tasks: 12, work_us: 2000.0, threads, cpus, repetitions: 1, percentiles: vec![50.0], distribution: false, nice: None };
-        run_pool(&run, &LabControl::default()).unwrap()
+        run_pool(&run, &Control::default()).unwrap()
     }
 
     #[test]

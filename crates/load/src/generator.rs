@@ -16,12 +16,13 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use brewput_measure::control::Control;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use serde::Deserialize;
 
 use crate::clock::Alarm;
-use crate::control::LoadControl;
 use crate::error::LoadError;
+use crate::progress::LiveFigures;
 use crate::record::{ErrorKind, Outcome, Recorder, RunSummary};
 use brewput_measure::arrivals::{Schedule, ScheduleSpec};
 use crate::target::{Link, Resolved, Target};
@@ -95,7 +96,7 @@ const LOOK: Duration = Duration::from_millis(50);
 
 /// Runs the load and returns what was measured; `control` may stop it early
 /// (the summary then says `interrupted`) and shows its progress meanwhile.
-pub fn run(settings: &LoadSettings, control: &Arc<LoadControl>) -> Result<RunSummary, LoadError> {
+pub fn run(settings: &LoadSettings, control: &Arc<Control<LiveFigures>>) -> Result<RunSummary, LoadError> {
     let (timeout, tick) = settings.check()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -109,7 +110,7 @@ pub fn run(settings: &LoadSettings, control: &Arc<LoadControl>) -> Result<RunSum
         .unwrap_or_else(|e| Err(LoadError::System(format!("the generator failed: {e}"))))
 }
 
-async fn run_async(settings: LoadSettings, timeout: Duration, tick: Duration, control: Arc<LoadControl>)
+async fn run_async(settings: LoadSettings, timeout: Duration, tick: Duration, control: Arc<Control<LiveFigures>>)
     -> Result<RunSummary, LoadError> {
     let target = Resolved::resolve(&settings.target, timeout).await?;
     let mut recorder = match &settings.interval_log {
@@ -129,10 +130,10 @@ async fn run_async(settings: LoadSettings, timeout: Duration, tick: Duration, co
     look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut quiet_until_ns = 0;
     let start = Instant::now();
-    control.start(start);
+    control.progress().start(start);
     loop {
         let now_ns = start.elapsed().as_nanos() as u64;
-        if control.stopped() {
+        if control.is_cancelled() {
             break;
         }
         while let Some(job) = next.filter(|job| job.intended_ns <= now_ns) {
@@ -153,7 +154,7 @@ async fn run_async(settings: LoadSettings, timeout: Duration, tick: Duration, co
         }
         tokio::select! {
             biased;
-            _ = look.tick() => control.post(recorder.progress((waiting.len() + flying.len()) as u64)),
+            _ = look.tick() => control.progress().post(recorder.progress((waiting.len() + flying.len()) as u64)),
             Some(carried) = flying.next(), if !flying.is_empty() => {
                 let Carried { link, job, sent_ns, done_ns, outcome } = carried;
                 recorder.finished(job.measured, job.intended_ns, sent_ns, done_ns, outcome);
@@ -173,8 +174,8 @@ async fn run_async(settings: LoadSettings, timeout: Duration, tick: Duration, co
     drop(flying);
     let paced_seconds = paced_ns.unwrap_or_else(|| start.elapsed().as_nanos() as u64) as f64 * 1e-9;
     let spec = &settings.schedule;
-    let mut summary = recorder.summary(spec.target_rate(), paced_seconds, control.stopped());
-    summary.interrupted = control.stopped();
+    let mut summary = recorder.summary(spec.target_rate(), paced_seconds, control.is_cancelled());
+    summary.interrupted = control.is_cancelled();
     summary.interval_log_error = recorder.finish_interval_log();
     Ok(summary)
 }

@@ -6,12 +6,12 @@
 //! [`Server`] is the M/G/c queue behind HTTP that tests and demos measure.
 
 mod clock;
-mod control;
 mod error;
 mod files;
 mod generator;
 mod hlog;
 mod http1;
+mod progress;
 mod record;
 mod serve;
 mod slots;
@@ -19,8 +19,9 @@ mod stages;
 mod target;
 mod tls;
 
-pub use control::{LoadControl, Progress};
+pub use brewput_measure::control::Control;
 pub use error::LoadError;
+pub use progress::{LiveFigures, LiveView};
 pub use generator::{run, LoadSettings, DEFAULT_TICK_SECONDS, MAX_CONNECTIONS, MAX_IN_FLIGHT, MAX_TICK_SECONDS};
 pub use brewput_measure::percentiles::FAR_TAIL;
 pub use record::{RunSummary, LATE_NS};
@@ -31,7 +32,7 @@ pub use target::{HttpTarget, Target, MAX_BODY_BYTES};
 pub use tls::{TlsSettings, MAX_CACERT_BYTES};
 
 /// Runs the load a JSON [`LoadSettings`] describes; the summary as JSON.
-pub fn run_json(settings: &str, control: &std::sync::Arc<LoadControl>) -> Result<String, LoadError> {
+pub fn run_json(settings: &str, control: &std::sync::Arc<Control<LiveFigures>>) -> Result<String, LoadError> {
     let settings: LoadSettings =
         serde_json::from_str(settings).map_err(|e| LoadError::Input(format!("load settings: {e}")))?;
     let summary = run(&settings, control)?;

@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 use brewput_measure::latency::{histogram, Distribution, Latency};
 use serde::Serialize;
 
-use crate::control::Figures;
 use crate::hlog::IntervalLog;
+use crate::progress::Figures;
 use brewput_measure::arrivals::ScheduleSpec;
 use crate::slots::{Slots, SlotsSummary};
 use crate::stages::{spans, Span};

@@ -10,6 +10,7 @@ use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use brewput_measure::control::Control;
 use brewput_sim::{Dist, Sampler};
 use bytes::Bytes;
 use http_body_util::Full;
@@ -22,7 +23,6 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
 use crate::clock;
-use crate::control::LoadControl;
 use crate::error::LoadError;
 
 pub const MAX_WORKERS: usize = 4096;
@@ -91,7 +91,7 @@ impl Server {
     }
 
     /// Serves until `control` is stopped or `for_seconds` have passed.
-    pub fn run(self, control: &LoadControl) -> Result<ServeSummary, LoadError> {
+    pub fn run(self, control: &Control) -> Result<ServeSummary, LoadError> {
         let system = |e: std::io::Error| LoadError::System(format!("the server cannot run: {e}"));
         self.listener.set_nonblocking(true).map_err(system)?;
         let (queue, requests) = std_mpsc::channel::<Request>();
@@ -119,7 +119,7 @@ impl Server {
         runtime.block_on(async {
             let listener = tokio::net::TcpListener::from_std(listener).map_err(system)?;
             loop {
-                if control.stopped() || deadline.is_some_and(|d| Instant::now() >= d) {
+                if control.is_cancelled() || deadline.is_some_and(|d| Instant::now() >= d) {
                     break;
                 }
                 tokio::select! {

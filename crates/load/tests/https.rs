@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use brewput_load::{run, LoadControl, LoadError, LoadSettings, RunSummary};
+use brewput_load::{run, Control, LoadError, LoadSettings, RunSummary};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::service::service_fn;
@@ -126,7 +126,7 @@ fn load(addr: SocketAddr, http: serde_json::Value, requests: u64) -> Result<RunS
         "connections": 1, "max_in_flight": 1000, "timeout_seconds": 5.0,
     }))
     .unwrap();
-    run(&settings, &Arc::new(LoadControl::default()))
+    run(&settings, &Arc::new(Control::default()))
 }
 
 #[test]

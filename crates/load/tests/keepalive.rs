@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use brewput_load::{run, LoadControl, LoadSettings, RunSummary};
+use brewput_load::{run, Control, LoadSettings, RunSummary};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
@@ -57,7 +57,7 @@ fn load(address: SocketAddr, method: &str, requests: u64) -> RunSummary {
         "connections": 1, "max_in_flight": 1000, "timeout_seconds": 5.0,
     }))
     .unwrap();
-    run(&settings, &Arc::new(LoadControl::default())).unwrap()
+    run(&settings, &Arc::new(Control::default())).unwrap()
 }
 
 const UNANNOUNCED: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";

@@ -3,5 +3,6 @@
 //! here once, so that a figure means the same thing whichever engine made it.
 
 pub mod arrivals;
+pub mod control;
 pub mod latency;
 pub mod percentiles;

@@ -4,7 +4,6 @@
 //! Rust) and [`RunSettings`] go into [`run`], which runs independent
 //! replications in parallel and returns a [`Summary`] with confidence intervals.
 
-mod control;
 mod deferred;
 mod distribution;
 mod error;
@@ -18,6 +17,7 @@ mod marks;
 mod measurement;
 mod model;
 mod plan;
+mod progress;
 mod resources;
 mod run;
 mod sampler;
@@ -31,7 +31,8 @@ mod summary;
 mod vocabulary;
 mod wait_queue;
 
-pub use control::RunControl;
+pub use brewput_measure::control::Control;
+pub use progress::{Customers, CustomersShown};
 pub use error::SimError;
 pub use giving_up::LOSS_REASONS;
 pub use model::{Assign, Class, CompiledModel, Discipline, Dist, Policy, Preempt, Resource, Source, Station, Step, Take};
@@ -49,7 +50,7 @@ pub use summary::{t_critical, ClassSummary, Estimate, ResourceSummary, ServerTyp
 
 /// Runs a model given as JSON (docs/compiled-model.md) and returns the summary
 /// as JSON: the whole interface the Python binding needs.
-pub fn run_json(model: &str, settings: &str, control: &RunControl) -> Result<String, SimError> {
+pub fn run_json(model: &str, settings: &str, control: &Control<Customers>) -> Result<String, SimError> {
     let model = CompiledModel::from_json(model)?;
     let settings = RunSettings::from_json(settings)?;
     let summary = run_controlled(&model, &settings, control)?;

@@ -3,9 +3,11 @@
 //! It answers what a completion or a clock event means (the warm-up is over,
 //! the run is done); the simulation acts on it.
 
-use crate::control::RunControl;
+use brewput_measure::control::Control;
+
 use crate::error::SimError;
 use crate::giving_up::{LossReason, LOSS_REASONS};
+use crate::progress::Customers;
 use crate::settings::{RunSettings, Stop, Warmup};
 use crate::stats::{ClassStats, TimeRecorder};
 
@@ -168,13 +170,13 @@ impl Measurement {
     /// Counts an event; every `EVENTS_PER_CHECK` events, reports progress and
     /// looks for cancellation.
     #[inline]
-    pub fn event(&mut self, control: &RunControl) -> Result<(), SimError> {
+    pub fn event(&mut self, control: &Control<Customers>) -> Result<(), SimError> {
         self.events += 1;
         if self.events.is_multiple_of(EVENTS_PER_CHECK) { self.report(control) } else { Ok(()) }
     }
 
-    pub fn report(&mut self, control: &RunControl) -> Result<(), SimError> {
-        control.add_customers(self.completed_in_all - self.reported);
+    pub fn report(&mut self, control: &Control<Customers>) -> Result<(), SimError> {
+        control.progress().add(self.completed_in_all - self.reported);
         self.reported = self.completed_in_all;
         if control.is_cancelled() {
             return Err(SimError::Cancelled);

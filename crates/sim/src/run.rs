@@ -2,15 +2,16 @@
 
 use std::sync::Mutex;
 
+use brewput_measure::control::Control;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
-use crate::control::RunControl;
 use crate::distribution::PercentileDistribution;
 use crate::error::SimError;
 use crate::histogram::LogHistogram;
 use crate::model::CompiledModel;
+use crate::progress::Customers;
 use crate::settings::RunSettings;
 use crate::simulation::Simulation;
 use crate::stats::{ClassStats, ReplicationStats, ResourceStats, StationStats};
@@ -25,11 +26,11 @@ const MAX_KEPT_BYTES: usize = 1 << 30;
 /// random stream `r` and results are gathered in replication order, so the
 /// summary is the same bit for bit whatever the number of threads.
 pub fn run(model: &CompiledModel, settings: &RunSettings) -> Result<Summary, SimError> {
-    run_controlled(model, settings, &RunControl::default())
+    run_controlled(model, settings, &Control::default())
 }
 
 /// `run`, watched and stoppable through `control` from another thread.
-pub fn run_controlled(model: &CompiledModel, settings: &RunSettings, control: &RunControl) -> Result<Summary, SimError> {
+pub fn run_controlled(model: &CompiledModel, settings: &RunSettings, control: &Control<Customers>) -> Result<Summary, SimError> {
     model.validate()?;
     settings.validate()?;
     check_kept_bytes(model, settings)?;

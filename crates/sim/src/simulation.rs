@@ -14,9 +14,9 @@
 //! their own state and return what happened; only this file schedules events,
 //! moves jobs and decides what follows.
 
+use brewput_measure::control::Control;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::control::RunControl;
 use crate::deferred::{settle, DeferredWork, Settle};
 use crate::error::SimError;
 use crate::dispatch::Dispatchers;
@@ -28,6 +28,7 @@ use crate::marks::MarkTimes;
 use crate::measurement::{Measurement, Milestone, WarmupPlan};
 use crate::model::{CompiledModel, MARK_DONE};
 use crate::plan::{is_step, plan_classes, ClassPlan, SourcePlan, StepKind, END_BRANCH, EXIT};
+use crate::progress::Customers;
 use crate::resources::Resources;
 use crate::service::{Remaining, Start, Started};
 use crate::settings::RunSettings;
@@ -97,7 +98,7 @@ impl Simulation {
         })
     }
 
-    pub fn run(mut self, control: &RunControl) -> Result<ReplicationStats, SimError> {
+    pub fn run(mut self, control: &Control<Customers>) -> Result<ReplicationStats, SimError> {
         self.start();
         self.measurement.report(control)?;
         while !self.done {

@@ -170,10 +170,10 @@ fn a_cycle_of_full_buffers_is_reported_as_deadlock() {
 #[test]
 fn control_counts_customers_and_cancels() {
     let model = mm1(Discipline::Fifo, Dist::Exp { mean: 1.0 });
-    let control = brewput_sim::RunControl::default();
+    let control = brewput_sim::Control::default();
     brewput_sim::run_controlled(&model, &settings(10_000, 3, None), &control).unwrap();
     // Warm-up (1,000) and measured (10,000) customers of 3 replications.
-    assert_eq!(control.customers(), 3 * 11_000);
+    assert_eq!(control.progress().get(), 3 * 11_000);
     control.cancel();
     let err = brewput_sim::run_controlled(&model, &settings(10_000, 3, None), &control).unwrap_err();
     assert_eq!(err, brewput_sim::SimError::Cancelled);

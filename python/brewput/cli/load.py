@@ -13,7 +13,7 @@ from typing import List, Optional
 
 import typer
 
-from ..errors import BrewputError
+from ..errors import BindError, BrewputError, LoadInputError, LoadSystemError
 from ..loadtest.settings import LoadSettings
 from ..outputs import writing
 from .common import SetOption, app, command_line, err, folder_path, out, parse_sets, user_errors, warning_line
@@ -286,7 +286,7 @@ def serve(
 ):
     """Serve an M/G/c queue over HTTP on loopback: the service to measure with brewput load."""
     from .. import _native
-    from ..engine.cancellable import run_cancellable
+    from ..engine.cancellable import run_controlled
     from ..loadtest import options as opt
     from ..vocabulary import MAX_SEED
 
@@ -298,16 +298,15 @@ def serve(
                 "for_seconds": None if for_time is None else opt.seconds("for", for_time)}
     try:
         server = _native.DemoServer(json.dumps(settings))
-    except (OSError, ValueError) as e:
+    except (BindError, LoadInputError) as e:
         raise BrewputError(f"--host {host} --port {port}: {e}") from None
     print(f"serving http://{server.address()}/  ({settings['workers']} workers, service {service}"
           f"{', burning CPU' if burn else ''}); Ctrl-C stops", flush=True)
-    control = _native.LoadControl()
     try:
-        summary = json.loads(run_cancellable(lambda: server.run(control), control.cancel))
+        summary = json.loads(run_controlled("serve", server.run))
     except KeyboardInterrupt:
         err.print("stopped")
         return
-    except RuntimeError as e:  # its threads could not start (memory, a process limit)
+    except LoadSystemError as e:  # its threads could not start (memory, a process limit)
         raise BrewputError(f"--workers {settings['workers']}: {e}") from None
     err.print(f"served {summary['served']:,}, rejected {summary['rejected']:,} in {summary['seconds']:.1f} s")

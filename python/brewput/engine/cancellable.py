@@ -1,4 +1,5 @@
-"""Native calls that can be watched and cancelled.
+"""Native calls that can be watched and cancelled, through the one control
+every engine takes (`_native.Control`, crates/py/src/control.rs).
 
 The Rust engines release the GIL, so they run in a worker thread while this
 thread reports progress and turns Ctrl-C into a cancel of the native run.
@@ -9,10 +10,13 @@ process.
 """
 from __future__ import annotations
 
+import json
 import signal
 import threading
 from contextlib import contextmanager
-from typing import Callable, Optional, TypeVar
+from typing import Any, Callable, Optional, TypeVar
+
+from .. import _native
 
 T = TypeVar("T")
 
@@ -29,19 +33,25 @@ def cancel_when(predicate: Callable[[], bool]) -> None:
     _stop_requested = predicate
 
 
-def run_cancellable(work: Callable[[], T], cancel: Callable[[], None], *,
-                    tick: Optional[Callable[[], None]] = None, interval: float = 0.1) -> T:
-    """Returns `work()`, run in a worker thread; Ctrl-C calls `cancel` (which
-    must make `work` return soon) and raises KeyboardInterrupt afterwards.
-    `tick` is called every `interval` seconds meanwhile and once at the end.
-    An exception raised by `work` is raised here."""
+def run_controlled(engine: str, call: Callable[[Any], T], *, watch: Optional[Callable[[Any], None]] = None,
+                   interval: float = 0.1) -> T:
+    """Returns `call(control)`, run in a worker thread, `control` being a
+    `_native.Control` made for `engine` ("simulate", "lab", "load" or
+    "serve"), which `call` hands to that engine. Ctrl-C cancels the run through
+    the control (the engine returns soon) and raises KeyboardInterrupt
+    afterwards. `watch` gets the engine's progress (`{"customers": ...}` from a
+    simulation, the live figures from a load run, None from the others) every
+    `interval` seconds meanwhile and once at the end. An exception raised by
+    `call` is raised here."""
+    control = _native.Control(engine)
+    tick = None if watch is None else (lambda: watch(json.loads(control.progress())))
     finished = threading.Event()
     interrupted = threading.Event()
     outcome: dict = {}
 
     def run() -> None:
         try:
-            outcome["value"] = work()
+            outcome["value"] = call(control)
         except Exception as e:  # handed to the calling thread, which raises it
             outcome["error"] = e
         finally:
@@ -49,7 +59,7 @@ def run_cancellable(work: Callable[[], T], cancel: Callable[[], None], *,
 
     def on_ctrl_c(signum, frame) -> None:
         interrupted.set()
-        cancel()
+        control.cancel()
 
     with _sigint_handler(on_ctrl_c):
         threading.Thread(target=run, name="brewput-native", daemon=True).start()

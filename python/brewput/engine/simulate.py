@@ -6,9 +6,8 @@ import os
 from typing import Callable, Mapping, Optional, Union
 
 from .. import _native
-from ..errors import (CancelledError, DeadlockError, EngineError, EngineInputError, InternalError, OptionError,
-                      UnstableError)
-from .cancellable import run_cancellable
+from ..errors import EngineError, OptionError
+from .cancellable import run_controlled
 from ..model import Model, as_model
 from ..model.limits import MAX_TIME
 from ..model.no_effect import no_effect_warnings
@@ -27,15 +26,6 @@ PROGRESS_INTERVAL = 0.1  # seconds between progress reports
 
 # Called with (customers done, customers in all or None when stopping by horizon).
 ProgressCallback = Callable[[int, Optional[int]], None]
-
-# The engine's exception classes (crates/py/src/guard.rs) -> the library's.
-_ENGINE_ERRORS = {
-    _native.InputError: EngineInputError,
-    _native.DeadlockError: DeadlockError,
-    _native.UnstableError: UnstableError,
-    _native.CancelledError: CancelledError,
-    _native.InternalError: InternalError,
-}
 
 
 def simulate(
@@ -71,18 +61,17 @@ def simulate(
     warnings = instability_warnings(model) + no_effect_warnings(model)
     try:
         summary = _run_engine(json.dumps(model.compile()), settings, progress)
-    except (_native.EngineError, _native.InternalError) as e:
-        raise _ENGINE_ERRORS.get(type(e), EngineError)(f"{model_label(model)}: {e}") from None
+    except EngineError as e:  # each its own class (crates/py/src/errors.rs), said of the model
+        raise type(e)(f"{model_label(model)}: {e}") from None
     return simulation_results(model, settings, json.loads(summary), warnings)
 
 
 def _run_engine(compiled: str, settings: dict, progress: Optional[ProgressCallback]) -> str:
     """Runs the engine, reporting progress; Ctrl-C cancels it (engine/cancellable.py)."""
-    control = _native.RunControl()
     total = _customers_in_all(settings)
-    tick = None if progress is None else (lambda: progress(control.customers(), total))
-    return run_cancellable(lambda: _native.simulate(compiled, json.dumps(settings), control),
-                           control.cancel, tick=tick, interval=PROGRESS_INTERVAL)
+    watch = None if progress is None else (lambda shown: progress(shown["customers"], total))
+    return run_controlled("simulate", lambda control: _native.simulate(compiled, json.dumps(settings), control),
+                          watch=watch, interval=PROGRESS_INTERVAL)
 
 
 def _customers_in_all(settings: dict) -> Optional[int]:

@@ -8,13 +8,13 @@ import json
 import platform
 
 from .. import _native
-from ..engine.cancellable import run_cancellable
-from ..errors import BrewputError
+from ..engine.cancellable import run_controlled
+from ..errors import BrewputError, InternalError, LabError
 
 
 def require_lab() -> None:
     """Refuses, before anything else, to run the lab where it was not built."""
-    if not hasattr(_native, "LabControl"):
+    if not hasattr(_native, "lab_coffee"):
         raise BrewputError(f"brewput lab: needs Linux (it pins threads to CPUs with sched_setaffinity); "
                            f"this is {platform.system() or 'an unknown system'}, where simulate, solve and "
                            "compare work but the lab does not")
@@ -23,10 +23,9 @@ def require_lab() -> None:
 def call(function_name: str, run: dict) -> dict:
     """Runs `_native.<function_name>` on `run` (a dict) and returns its report."""
     require_lab()
-    control = _native.LabControl()
     function = getattr(_native, function_name)
     try:
-        report = run_cancellable(lambda: function(json.dumps(run, allow_nan=False), control), control.cancel)
-    except (ValueError, _native.InternalError) as e:  # a setting the lab refused, or a bug (a caught panic)
-        raise BrewputError(f"lab: {e}") from None
+        report = run_controlled("lab", lambda control: function(json.dumps(run, allow_nan=False), control))
+    except (LabError, InternalError) as e:  # each its own class (crates/py/src/errors.rs), said of the lab
+        raise type(e)(f"lab: {e}") from None
     return json.loads(report)

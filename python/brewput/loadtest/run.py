@@ -7,8 +7,8 @@ import json
 from typing import Callable, List, Optional
 
 from .. import _native
-from ..engine.cancellable import run_cancellable
-from ..errors import BrewputError
+from ..engine.cancellable import run_controlled
+from ..errors import BindError, InternalError, LoadError, LoadInputError, OutputError, UnreachableError
 
 
 def run_settings(target: dict, schedule: dict, *, connections: int, max_in_flight: int, timeout_seconds: float,
@@ -29,25 +29,21 @@ def measure(settings: dict, watch: Optional[Callable[[dict], None]] = None) -> d
     Ctrl-C stops the run and returns what it measured, marked `interrupted`."""
     from .machine import CpuWatch
 
-    control = _native.LoadControl()
     cpu_watch = CpuWatch()
-    tick = None if watch is None else (lambda: watch(json.loads(control.progress())))
     outcome: dict = {}
 
-    def work() -> None:
+    def work(control) -> None:
         outcome["summary"] = _native.load_run(json.dumps(settings, allow_nan=False), control)
 
     try:
-        run_cancellable(work, control.cancel, tick=tick, interval=0.25)
+        run_controlled("load", work, watch=watch, interval=0.25)
     except KeyboardInterrupt:
         if "summary" not in outcome:
             raise
-    except ConnectionError as e:  # the target is not there: nothing was sent
-        raise BrewputError(str(e)) from None
-    except OSError as e:  # an output that cannot be created: nothing was sent
-        raise BrewputError(str(e)) from None
-    except (ValueError, RuntimeError, _native.InternalError) as e:
-        raise BrewputError(f"load: {e}") from None
+    except (UnreachableError, BindError, OutputError):  # nothing was sent, and the message says why
+        raise
+    except (LoadError, InternalError) as e:  # each its own class (crates/py/src/errors.rs), said of the load
+        raise type(e)(f"load: {e}") from None
     summary = json.loads(outcome["summary"])
     summary["others_share"] = cpu_watch.others_share()
     return summary
@@ -58,5 +54,5 @@ def schedule_times(schedule: dict, most: int = 1_000_000) -> List[float]:
     `measure` would send, computed without sending anything."""
     try:
         return _native.load_schedule(json.dumps(schedule, allow_nan=False), most)
-    except ValueError as e:
-        raise BrewputError(f"load: {e}") from None
+    except (LoadInputError, InternalError) as e:
+        raise type(e)(f"load: {e}") from None

@@ -9,7 +9,7 @@
 use std::fs;
 use std::path::Path;
 
-use brewput_sim::{run_json, RunControl};
+use brewput_sim::{run_json, Control};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -28,7 +28,7 @@ fn main() {
         let text = fs::read_to_string(&path).unwrap_or_else(|e| fail(&format!("{}: {e}", path.display())));
         let input: serde_json::Value =
             serde_json::from_str(&text).unwrap_or_else(|e| fail(&format!("{}: {e}", path.display())));
-        let result = match run_json(&input["model"].to_string(), &input["settings"].to_string(), &RunControl::default()) {
+        let result = match run_json(&input["model"].to_string(), &input["settings"].to_string(), &Control::default()) {
             Ok(summary) => summary,
             Err(e) => format!("error: {e}"),
         };

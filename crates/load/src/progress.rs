@@ -1,17 +1,17 @@
-//! A run's shared state with whoever watches it: a stop flag (Ctrl-C, or the
-//! end of `--for`) and the latest figures for the live view. The generator
-//! keeps its histograms to itself (no lock per request) and posts the
-//! figures here a few times a second.
+//! What a load run shows whoever watches it, through its control
+//! (`brewput_measure::control`): the latest figures for the live view. The
+//! generator keeps its histograms to itself (no lock per request) and posts
+//! the figures here a few times a second.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
+use brewput_measure::control::Progress;
 use serde::Serialize;
 
+/// The figures the generator last posted, and when its run started.
 #[derive(Default)]
-pub struct LoadControl {
-    stopped: AtomicBool,
+pub struct LiveFigures {
     posted: Mutex<Posted>,
 }
 
@@ -34,7 +34,7 @@ pub(crate) struct Figures {
 
 /// What the live view shows.
 #[derive(Debug, Serialize)]
-pub struct Progress {
+pub struct LiveView {
     pub elapsed_seconds: f64,
     pub sent: u64,
     pub answered: u64,
@@ -43,15 +43,7 @@ pub struct Progress {
     pub response_p99: f64,
 }
 
-impl LoadControl {
-    pub fn stop(&self) {
-        self.stopped.store(true, Ordering::Relaxed);
-    }
-
-    pub fn stopped(&self) -> bool {
-        self.stopped.load(Ordering::Relaxed)
-    }
-
+impl LiveFigures {
     fn posted(&self) -> MutexGuard<'_, Posted> {
         // A panic while posting leaves figures that are still figures.
         self.posted.lock().unwrap_or_else(|e| e.into_inner())
@@ -64,10 +56,14 @@ impl LoadControl {
     pub(crate) fn post(&self, figures: Figures) {
         self.posted().figures = figures;
     }
+}
 
-    pub fn progress(&self) -> Progress {
+impl Progress for LiveFigures {
+    type Shown = LiveView;
+
+    fn shown(&self) -> LiveView {
         let Posted { started, figures } = *self.posted();
-        Progress {
+        LiveView {
             elapsed_seconds: started.map_or(0.0, |s| s.elapsed().as_secs_f64()),
             sent: figures.sent,
             answered: figures.answered,
