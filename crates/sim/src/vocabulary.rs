@@ -1,6 +1,7 @@
 //! The model language's vocabulary: the words a model may choose from (disciplines,
 //! take and assignment rules, preempt modes, dispatch policies), what each means as
-//! a feature an engine must model, and the bounds the language sets. This is their
+//! a feature an engine must model, what the language refuses as not modelled, the
+//! marks every class has, and the bounds the language sets. This is their
 //! one home: the words are the compiled model's enums as serde reads them, and the
 //! Python side (validation, features, JSON Schema, solve's allow-list) reads them
 //! from here through `brewput._native.VOCABULARY`; tests/test_vocabulary.py proves
