@@ -9,7 +9,7 @@ import brewput
 from brewput import _native
 from brewput.errors import BrewputError
 from brewput.experiment.record import add_scenario, new_record
-from brewput.report.hgrm import write_hgrm
+from brewput.report.hgrm import in_unit, write_hgrm
 from conftest import EXAMPLES
 
 SEED = 11
@@ -141,3 +141,13 @@ def test_a_folder_that_is_a_file_is_one_clear_error(mm1, tmp_path):
     (tmp_path / "taken").write_text("")
     with pytest.raises(BrewputError, match="cannot write the .hgrm file"):
         write_hgrm(mm1, tmp_path / "taken")
+
+
+def test_a_measured_distribution_moves_to_the_shown_unit_values_only():
+    # The lab's rows come in microseconds, the load's in seconds; both are shown in ms.
+    lab = {"rows": [[1500.0, 0.0, 1], [2600.0, 1.0, 2]], "mean": 2050.0, "std_deviation": 550.0, "max": 2600.0,
+           "total_count": 2, "buckets": 12, "sub_buckets": 2048}
+    shown = in_unit(lab, "us", "ms")
+    assert shown == {**lab, "rows": [[1.5, 0.0, 1], [2.6, 1.0, 2]], "mean": 2.05, "std_deviation": 0.55, "max": 2.6}
+    assert list(shown) == list(lab), "the keys keep their order"
+    assert in_unit({**lab, "rows": [[0.0015, 0.5, 1]], "max": 0.0015}, "s", "ms")["rows"] == [[1.5, 0.5, 1]]

@@ -33,7 +33,7 @@ impl Times {
             mean_us: latency.mean_ns().map(us),
             max_us: latency.max_ns().map(us),
             percentiles: percentiles.iter().map(|&p| (p, latency.at(p).map(us))).collect(),
-            distribution: latency.distribution().filter(|_| distribution).map(|d| d.per(us)),
+            distribution: distribution.then(|| latency.distribution().map(|d| d.per(us))).flatten(),
         }
     }
 }

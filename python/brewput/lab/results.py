@@ -11,6 +11,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from .. import _native
 from ..measured import BUSY_MACHINE, over_repetitions
+from ..report import hgrm
 from ..units import rate_in, time_in
 
 SPECTRUM = tuple(_native.SPECTRUM)
@@ -38,7 +39,7 @@ def times(summary: dict) -> dict:
     out["spectrum"] = [[p, ms[p]] for p in SPECTRUM]
     out["count"] = summary["count"]
     if summary.get("distribution"):  # asked for: the rows of an .hgrm file (report/hgrm.py)
-        out["distribution"] = _distribution_ms(summary["distribution"])
+        out["distribution"] = hgrm.in_unit(summary["distribution"], HARNESS, SHOWN)
     return out
 
 
@@ -50,11 +51,6 @@ def with_intervals(block: dict, repetitions: List[dict]) -> dict:
     for key in ("mean", *(name for name, _ in NAMED)):
         block[f"{key}_ci"] = over_repetitions(block[key], [o[key] for o in own])
     return block
-
-
-def _distribution_ms(d: dict) -> dict:
-    return {**d, "rows": [[time_in(value, HARNESS, SHOWN), quantile, count] for value, quantile, count in d["rows"]],
-            **{key: time_in(d[key], HARNESS, SHOWN) for key in ("mean", "std_deviation", "max")}}
 
 
 def coffee_results(implementation: str, settings: dict, report: dict) -> dict:

@@ -12,6 +12,7 @@ from typing import List, Optional, Tuple
 
 from .. import _native
 from ..measured import BUSY_MACHINE, LEVEL, Interval, batch_means, batch_percentile
+from ..report import hgrm
 from ..units import rate_factor, rate_in, time_in
 from .options import shown_settings
 
@@ -37,9 +38,7 @@ def times(block: dict) -> dict:
     out["spectrum"] = [[p, _ms(v)] for p, v in block["spectrum"]]
     out["count"] = block["count"]
     if block.get("distribution"):
-        d = block["distribution"]
-        out["distribution"] = {**d, "rows": [[_ms(v), p, n] for v, p, n in d["rows"]], "mean": _ms(d["mean"]),
-                               "std_deviation": _ms(d["std_deviation"]), "max": _ms(d["max"])}
+        out["distribution"] = hgrm.in_unit(block["distribution"], GENERATOR, SHOWN)
     return out
 
 

@@ -13,10 +13,20 @@ from pathlib import Path
 from typing import Iterator, List, Mapping, Tuple, Union
 
 from ..errors import BrewputError
+from ..units import time_in
 
 SUFFIX = ".hgrm"
 MOST_FIXED_DECIMALS = 15  # beyond, values print in scientific notation
 SIGNIFICANT_DIGITS = 3
+
+
+def in_unit(distribution: Mapping, from_unit: str, to_unit: str) -> dict:
+    """A distribution (the engines' rows and footer) with its values, the rows'
+    first column and the footer's mean, deviation and max, in `to_unit`: the
+    lab's microseconds and the load's seconds shown in ms."""
+    rows = [[time_in(value, from_unit, to_unit), quantile, count] for value, quantile, count in distribution["rows"]]
+    return {**distribution, "rows": rows,
+            **{key: time_in(distribution[key], from_unit, to_unit) for key in ("mean", "std_deviation", "max")}}
 
 
 def write_hgrm(record_or_results: Mapping, folder: Union[str, Path]) -> List[Path]:
