@@ -1,6 +1,7 @@
 """Executors: in this process, local worker processes and a Dask cluster give the
-same records bit for bit, whatever the worker count; Ctrl-C stops a sweep at once
-and keeps (and writes) the scenarios already finished."""
+same records bit for bit, whatever the worker count; Ctrl-C or SIGTERM, to brewput
+alone or to its process group, stops a sweep at once, keeps (and writes) the
+scenarios already finished and leaves no process behind."""
 import json
 import os
 import signal
@@ -72,8 +73,23 @@ classes:
 QUICK = [10, 20, 30]
 
 
-@pytest.mark.parametrize("workers, to_group", [(2, True), (2, False), (1, True)])
-def test_ctrl_c_stops_at_once_and_keeps_what_finished(tmp_path, workers, to_group):
+def session_processes(session: int) -> list:
+    """The processes still in `session` (the run's workers, its resource tracker)."""
+    left = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[3]) == session:  # the fields after the name: state, ppid, pgrp, session
+            left.append(int(stat.parent.name))
+    return left
+
+
+@pytest.mark.parametrize("signum, workers, to_group", [
+    (signal.SIGINT, 2, True), (signal.SIGINT, 2, False), (signal.SIGINT, 1, True),
+    (signal.SIGTERM, 2, True), (signal.SIGTERM, 2, False), (signal.SIGTERM, 1, False)])
+def test_a_signal_stops_at_once_and_keeps_what_finished(tmp_path, signum, workers, to_group):
     model = tmp_path / "growing.yaml"
     model.write_text(GROWING)
     out = tmp_path / "partial.json"
@@ -86,17 +102,29 @@ def test_ctrl_c_stops_at_once_and_keeps_what_finished(tmp_path, workers, to_grou
                             start_new_session=True)
     time.sleep(8)  # the quick scenarios take milliseconds, the slow ones hours
     # In a terminal Ctrl-C reaches the whole process group; `kill -INT` only brewput itself.
+    # A service manager's SIGTERM goes to the group or to the main process alone.
+    sent = time.monotonic()
     if to_group:
-        os.killpg(proc.pid, signal.SIGINT)
+        os.killpg(proc.pid, signum)
     else:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signum)
     try:
         stdout, stderr = proc.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)  # workers included: nothing may outlive a failed test
         stdout, stderr = proc.communicate()
-        pytest.fail(f"still running 60 s after Ctrl-C: {stderr}")
-    assert proc.returncode == 130, stderr
+        pytest.fail(f"still running 60 s after the signal: {stderr}")
+    assert time.monotonic() - sent < 15, stderr   # the slow scenarios would take hours
+    assert proc.returncode == 128 + signum, stderr
+    left = session_processes(proc.pid)
+    for _ in range(20):  # the resource tracker ends once every worker has (a pipe's end)
+        if not left:
+            break
+        time.sleep(0.25)
+        left = session_processes(proc.pid)
+    if left:
+        os.killpg(proc.pid, signal.SIGKILL)
+    assert not left, f"processes outlived brewput: {left}"
     assert "Traceback" not in stderr
     assert stderr.strip().endswith(f"interrupted: {len(QUICK)} of 7 scenarios finished and written"), stderr
     record = json.loads(out.read_text())
@@ -138,3 +166,28 @@ def test_a_port_that_is_not_a_dask_scheduler_is_one_line_within_seconds():
     assert run_.returncode == 2
     assert run_.stderr == f"error: --scheduler {address}: not a Dask scheduler, or it did not answer within 3 s\n"
     assert elapsed < 10 and accepted  # it did connect, then gave up within the timeout
+
+
+def test_workers_end_when_brewput_is_killed_outright(tmp_path):
+    """SIGKILL cannot be handled: the workers see their parent gone and end
+    within a second, rather than computing for hours for nobody."""
+    model = tmp_path / "growing.yaml"
+    model.write_text(GROWING)
+    proc = subprocess.Popen([sys.executable, "-m", "brewput", "simulate", model, "--sweep", "n=1000000,2000000",
+                             "--horizon", "1000", "--replications", "2", "--workers", "2"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(session_processes(proc.pid)) < 4 and time.monotonic() < deadline:  # brewput, tracker, 2 workers
+        time.sleep(0.25)
+    time.sleep(3)  # the workers are simulating
+    proc.kill()
+    proc.wait()
+    left = session_processes(proc.pid)
+    for _ in range(20):
+        if not left:
+            break
+        time.sleep(0.25)
+        left = session_processes(proc.pid)
+    if left:
+        os.killpg(proc.pid, signal.SIGKILL)
+    assert not left, f"processes outlived brewput: {left}"

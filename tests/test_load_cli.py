@@ -261,3 +261,25 @@ def test_a_run_in_a_pipe_says_where_it_is_every_few_seconds_and_prints_its_inter
     # One verdict per engine on the mean: inside or outside the measured interval.
     verdicts = re.findall(r"(solve|simulate)'s mean response: (inside|outside) the 95 % interval: measured", text)
     assert [engine for engine, _ in verdicts] == ["solve", "simulate"], text
+
+
+@pytest.mark.parametrize("signum", [2, 15])  # SIGINT, SIGTERM
+def test_a_signal_ends_a_load_with_what_was_measured_written(tmp_path, signum):
+    """`load -o` under SIGTERM once wrote nothing; now as under Ctrl-C: the
+    figures so far are shown and written, marked interrupted, exit 128 + signal."""
+    import signal
+    import time
+
+    out = tmp_path / "load.json"
+    run = subprocess.Popen([sys.executable, "-m", "brewput", "load", "--exec", "true", "--rate", "50",
+                            "--duration", "60s", "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+    time.sleep(4)
+    sent = time.monotonic()
+    run.send_signal(signal.Signals(signum))
+    stdout, stderr = run.communicate(timeout=30)
+    assert time.monotonic() - sent < 10
+    assert run.returncode == 128 + signum, stderr
+    record = json.loads(out.read_text())
+    assert record["load"]["interrupted"] is True and record["classes"]["request"]["completed"] > 0
+    assert "interrupted: the figures above are what was measured until then" in stderr

@@ -1,5 +1,5 @@
-"""`brewput` and `python -m brewput`: a Ctrl-C at any moment, even while the
-program is still starting, ends with one line and exit code 130."""
+"""`brewput` and `python -m brewput`: a Ctrl-C (or SIGTERM) at any moment, even
+while the program is still starting, ends with one line and exit code 130 (143)."""
 import gc
 import os
 import sys
@@ -25,8 +25,10 @@ def run() -> None:
 
         main()
     except KeyboardInterrupt:
+        from .shutdown import exit_code
+
         sys.stderr.write("interrupted\n")
-        sys.exit(130)
+        sys.exit(exit_code())
     finally:
         # The process ends here: the interpreter's last collection would only walk
         # objects the exit frees anyway (another 5 %). atexit handlers still run.

@@ -11,6 +11,7 @@ import sys
 
 import typer
 
+from .. import shutdown
 from .common import app, error_line
 from . import version, engines, studies, lab, load, files, schema, balance, planning, plan, whatif, doe  # noqa: F401  (registers the commands)
 
@@ -26,6 +27,7 @@ def main() -> None:
     # shows a station called `café` as `caf?` rather than failing on it.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")
+    shutdown.install()
     command = typer.main.get_command(_only_the_command_run(sys.argv[1:]))
     try:
         code = command.main(prog_name="brewput", standalone_mode=False)

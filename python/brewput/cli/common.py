@@ -15,6 +15,7 @@ from typing import Dict, List, Union
 
 import typer
 
+from .. import shutdown
 from ..errors import BrewputError, OptionError
 
 # Plain click help: rich's markup mode would read a help text's `[default: ...]` as a tag and drop it.
@@ -136,7 +137,8 @@ def user_message(e: BrewputError) -> str:
 
 def user_errors(command):
     """Turns BrewputError into one line on stderr and exit code 2, Ctrl-C into
-    `interrupted` and 130 (__main__ does the same for Ctrl-C during start-up)."""
+    `interrupted` and 130, SIGTERM into the same and 143 (shutdown.py; __main__
+    does the same during start-up)."""
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
         # The command's own work, however long, collects its cycles; what start-up
@@ -150,7 +152,7 @@ def user_errors(command):
             raise typer.Exit(2)
         except KeyboardInterrupt:
             err.print("interrupted")
-            raise typer.Exit(130)
+            raise typer.Exit(shutdown.exit_code())
     return wrapper
 
 
@@ -240,6 +242,7 @@ SchedulerOption = typer.Option(None, "--scheduler", help="The Dask scheduler's a
                                                          "(tcp://HOST:8786).  [default: none]")
 WorkersOption = WholeOption(None, "--workers",
                             help="Local worker processes; results do not depend on it.  [default: all cores]")
+YesOption = typer.Option(False, "--yes", help="Start a run estimated to take more than a day (refused without it).")
 
 
 def command_line() -> str:

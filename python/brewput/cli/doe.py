@@ -8,9 +8,10 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import (PageOption, WholeOption, app, command_line, err, parse_sets, show_all, user_errors,
+from .common import (PageOption, WholeOption, YesOption, app, command_line, err, parse_sets, show_all, user_errors,
                      warning_line)
 from .progress import progress_bar
+from .scenarios import announce
 
 
 @app.command("doe")
@@ -54,6 +55,7 @@ def doe_command(
                                                "[default: none]"),
     report: Optional[Path] = PageOption,
     as_json: bool = typer.Option(False, "--json", help="Print the experiment as JSON."),
+    yes: bool = YesOption,
 ):
     """A two-level factorial experiment: the effects of factors and their interactions on one figure."""
     from ..model import load
@@ -90,6 +92,13 @@ def doe_command(
     figure = parse_figure(response, parts, option="response")
     coded = design(factors, parse_generators(fraction, factors))
     names = [f.name for f in factors]
+    if lab is None:  # a simulation per run and replication, each of one replication
+        from ..engine.simulate import estimate
+        from ..engine.work import sweep_work
+
+        one = estimate(parts, customers=customers, replications=1, seed=seed)
+        announce(sweep_work(len(coded) * replications, [one], 1), f"{len(coded) * replications:,} simulations",
+                 yes)
 
     owners = list(getattr(parts, figure.owner))
     if figure.scope is None and len(owners) > 1:

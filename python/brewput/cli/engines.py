@@ -12,10 +12,11 @@ from ..analytic.methods import METHODS
 from ..errors import BrewputError
 from ..vocabulary import CONFIDENCE
 from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, ReportOption, SchedulerOption, SetOption,
-                     SweepOption, WholeOption, WorkersOption, app, parse_sets, show, show_line,
+                     SweepOption, WholeOption, WorkersOption, YesOption, app, parse_sets, show, show_line,
                      user_errors, warning_line)
 from .progress import progress_bar
-from .scenarios import prepare, run_experiment, show_sweep, single_run_checks, single_run_outputs, sweep_record
+from .scenarios import (announce, prepare, run_experiment, show_sweep, single_run_checks, single_run_outputs,
+                        sweep_record)
 
 
 @app.command()
@@ -41,9 +42,11 @@ def simulate(
     executor: str = ExecutorOption,
     scheduler: Optional[str] = SchedulerOption,
     workers: Optional[int] = WorkersOption,
+    yes: bool = YesOption,
 ):
     """Simulate MODEL with the discrete-event engine (--sweep: at every combination of params)."""
-    from ..engine.simulate import simulate as run_simulation
+    from ..engine.simulate import estimate, simulate as run_simulation
+    from ..model import load
     from ..report.table import results_tables
 
     if warmup is not None and horizon is None:
@@ -59,11 +62,13 @@ def simulate(
         runner = prepare(output, report, executor, scheduler, workers, hgrm)
         record, scenarios = sweep_record(model, params, sweep_, "simulate", options)
         run_experiment(record, scenarios, runner, output=output, report=report, hgrm=hgrm, quiet=as_json,
-                       show=show_sweep(as_json))
+                       show=show_sweep(as_json), yes=yes)
         return
     single_run_checks(output, report, executor, scheduler, workers, hgrm)
+    loaded = load(model, params=params)
+    announce(estimate(loaded, threads=threads, **options), str(model), yes)
     with progress_bar(enabled=not as_json, steps=False) as progress:
-        res = run_simulation(model, params=params, threads=threads, progress=progress, **options)
+        res = run_simulation(loaded, threads=threads, progress=progress, **options)
     for warning in res["warnings"]:
         warning_line(warning)
     if as_json:

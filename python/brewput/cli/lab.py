@@ -12,6 +12,7 @@ from typing import Optional
 
 import typer
 
+from .. import shutdown
 from ..lab.settings import CoffeeSettings
 from .common import (OutputOption, ReportOption, app, command_line, err, folder_path, option_name, out,
                      user_errors, warning_line)
@@ -144,7 +145,7 @@ def finish_lab(record: dict, output: Optional[Path], report: Optional[Path], hgr
     written = write_outputs(record, output, report, hgrm, exit_on_failure=False)
     if record["interrupted"]:
         err.print(f"interrupted: {len(record['scenarios'])} scenarios finished")
-        raise typer.Exit(130)
+        raise typer.Exit(shutdown.exit_code())
     if not written:
         raise typer.Exit(2)
 

@@ -9,6 +9,7 @@ from typing import Dict, List, Optional
 
 import typer
 
+from .. import shutdown
 from ..errors import OptionError
 from ..lab.settings import CoffeeSettings
 from .common import PageOption, command_line, err, show_all, user_errors, warning_line
@@ -72,7 +73,7 @@ def lab_talk(
     written = write_each([(label, path, write) for label, path, write in outputs if path is not None])
     if any(c.unmeasured == "interrupted" for c in comparisons):
         err.print("interrupted")
-        raise typer.Exit(130)
+        raise typer.Exit(shutdown.exit_code())
     if not written:
         raise typer.Exit(2)
 

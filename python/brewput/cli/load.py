@@ -13,6 +13,7 @@ from typing import List, Optional
 
 import typer
 
+from .. import shutdown
 from ..errors import BindError, BrewputError, LoadInputError, LoadSystemError
 from ..loadtest.settings import LoadSettings
 from ..outputs import writing
@@ -181,7 +182,7 @@ def _run_once(settings: dict, name: str, kind: str, thresholds: list, predict: O
         raise BrewputError(f"--hlog {hlog}: {summary['interval_log_error']}")
     if summary["interrupted"]:
         err.print("interrupted: the figures above are what was measured until then")
-        raise typer.Exit(130)
+        raise typer.Exit(shutdown.exit_code())
     if not all(ok for _, _, ok in judged):
         raise typer.Exit(THRESHOLD_BROKEN)
 
@@ -208,7 +209,7 @@ def _run_sweep(settings: dict, rates: list, name: str, kind: str, thresholds: li
     if record["interrupted"]:
         err.print(f"interrupted: {sum(s['engine'] == 'load' for s in record['scenarios'])} of {len(rates)} rates "
                   "measured")
-        raise typer.Exit(130)
+        raise typer.Exit(shutdown.exit_code())
     if not written:
         raise typer.Exit(2)
     if record["saturation"] is not None:

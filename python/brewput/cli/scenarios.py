@@ -11,6 +11,7 @@ from typing import Callable, List, Optional, Tuple
 
 import typer
 
+from .. import shutdown
 from ..errors import BrewputError
 from ..outputs import folder_problem, writing
 from .common import command_line, err, error_line, out, warning_line
@@ -50,19 +51,42 @@ def prepare(output: Optional[Path], report: Optional[Path], executor: str, sched
     return make_executor(executor, workers=workers, scheduler=scheduler)
 
 
+def announce(work, what: str, yes: bool) -> None:
+    """Says on stderr what a long run will take before it starts; refuses one of
+    more than a day unless `yes` (engine/work.py)."""
+    from ..engine.work import check_work
+
+    line = check_work(work, what, yes)
+    if line:
+        warning_line(line)
+
+
+def announce_sweep(scenarios, runner, yes: bool) -> None:
+    """`announce` for a sweep's simulations, estimated from some of them."""
+    from ..engine.simulate import estimate
+    from ..engine.work import sample_positions, sweep_work
+
+    sampled = [scenarios[i] for i in sample_positions(len(scenarios))]
+    works = [estimate(s.resolved, threads=runner.threads, **s.options) for s in sampled if s.engine == "simulate"]
+    if works:
+        count = round(len(scenarios) * len(works) / len(sampled))
+        announce(sweep_work(count, works, getattr(runner, "workers", 1)), f"{len(scenarios):,} scenarios", yes)
+
+
 def run_experiment(record: dict, scenarios, runner, *, output: Optional[Path], report: Optional[Path],
-                   quiet: bool, show: Callable[[dict], None], hgrm: Optional[Path] = None) -> dict:
+                   quiet: bool, show: Callable[[dict], None], hgrm: Optional[Path] = None, yes: bool = False) -> dict:
     """Runs the scenarios on `runner` (from `prepare`) into `record` with a
     progress bar, shows the results (`show`), then writes the export and the
     report. Exit code 130 after a Ctrl-C (what finished is shown and written), 2
     if a scenario failed or an output could not be written."""
     from ..experiment.runner import run
 
+    announce_sweep(scenarios, runner, yes)
     with progress_bar(enabled=not quiet, label="scenarios") as progress:
         run(record, scenarios, runner, progress)
     if record["interrupted"] and not record["scenarios"]:
         err.print(f"interrupted: 0 of {len(scenarios)} scenarios finished")
-        raise typer.Exit(130)
+        raise typer.Exit(shutdown.exit_code())
     if record["failed"] and not record["scenarios"]:
         raise BrewputError(f"every scenario failed; the first: {record['failed'][0]['error']}")
     show(record)
@@ -70,7 +94,7 @@ def run_experiment(record: dict, scenarios, runner, *, output: Optional[Path], r
     if record["interrupted"]:
         err.print(f"interrupted: {len(record['scenarios'])} of {len(scenarios)} scenarios finished"
                   + (" and written" if written and (output or report or hgrm) else ""))
-        raise typer.Exit(130)
+        raise typer.Exit(shutdown.exit_code())
     exit_if_scenarios_failed(record)
     if not written:
         raise typer.Exit(2)

@@ -7,10 +7,11 @@ from typing import List, Optional
 
 import typer
 
+from .. import shutdown
 from ..errors import BrewputError, ModelError, OptionError
 from ..outputs import writing
 from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, ReportOption, SchedulerOption,
-                     WholeOption, WorkersOption, app, command_line, err, folder_path, out, parse_sets, 
+                     WholeOption, WorkersOption, YesOption, app, command_line, err, folder_path, out, parse_sets, 
                      user_errors)
 from .progress import progress_bar
 from .scenarios import check_folder, check_outputs, prepare, run_experiment, write_outputs
@@ -35,6 +36,7 @@ def run_study(
     scheduler: Optional[str] = SchedulerOption,
     workers: Optional[int] = WorkersOption,
     as_json: bool = typer.Option(False, "--json", help="Print the experiment record as JSON."),
+    yes: bool = YesOption,
 ):
     """Run a study: every model, engine and combination of swept params it names."""
     from ..experiment.study import load_study
@@ -77,7 +79,7 @@ def run_study(
             out.print(scenario_table(record))
 
     run_experiment(record, plan.scenarios(), runner, output=output, report=report, hgrm=hgrm, quiet=as_json,
-                   show=show)
+                   show=show, yes=yes)
     if record.get("saturation"):  # the load engine's threshold broke: as `brewput load --sweep`, exit code 1
         from ..loadtest.show import saturation_line
         from .load import THRESHOLD_BROKEN
@@ -113,7 +115,7 @@ def demo(
         if record["scenarios"]:
             write_outputs(record, None, report)
         err.print(f"interrupted: {len(record['scenarios'])} scenarios finished")
-        raise typer.Exit(130)
+        raise typer.Exit(shutdown.exit_code())
     print_coffee_tables(out, record)
     write_outputs(record, None, report)
 

@@ -2,9 +2,9 @@
 every engine takes (`_native.Control`, crates/py/src/control.rs).
 
 The Rust engines release the GIL, so they run in a worker thread while this
-thread reports progress and turns Ctrl-C into a cancel of the native run.
-While the call runs, Ctrl-C only cancels it; KeyboardInterrupt is raised once
-the native code has stopped. An exception thrown at an arbitrary point could
+thread reports progress and turns Ctrl-C (or SIGTERM: shutdown.py) into a cancel
+of the native run. While the call runs, a signal only cancels it;
+KeyboardInterrupt (Terminated for SIGTERM) is raised once the native code has stopped. An exception thrown at an arbitrary point could
 leave the native thread running while the interpreter exits, which aborts the
 process.
 """
@@ -16,7 +16,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Optional, TypeVar
 
-from .. import _native
+from .. import _native, shutdown
 
 T = TypeVar("T")
 
@@ -37,9 +37,9 @@ def run_controlled(engine: str, call: Callable[[Any], T], *, watch: Optional[Cal
                    interval: float = 0.1) -> T:
     """Returns `call(control)`, run in a worker thread, `control` being a
     `_native.Control` made for `engine` ("simulate", "lab", "load" or
-    "serve"), which `call` hands to that engine. Ctrl-C cancels the run through
-    the control (the engine returns soon) and raises KeyboardInterrupt
-    afterwards. `watch` gets the engine's progress (`{"customers": ...}` from a
+    "serve"), which `call` hands to that engine. Ctrl-C or SIGTERM cancels the
+    run through the control (the engine returns soon) and raises
+    KeyboardInterrupt (or Terminated) afterwards. `watch` gets the engine's progress (`{"customers": ...}` from a
     simulation, the live figures from a load run, None from the others) every
     `interval` seconds meanwhile and once at the end. An exception raised by
     `call` is raised here."""
@@ -47,6 +47,7 @@ def run_controlled(engine: str, call: Callable[[Any], T], *, watch: Optional[Cal
     tick = None if watch is None else (lambda: watch(json.loads(control.progress())))
     finished = threading.Event()
     interrupted = threading.Event()
+    stopped_by: list = []   # the signal that stopped the run
     outcome: dict = {}
 
     def run() -> None:
@@ -57,19 +58,21 @@ def run_controlled(engine: str, call: Callable[[Any], T], *, watch: Optional[Cal
         finally:
             finished.set()
 
-    def on_ctrl_c(signum, frame) -> None:
+    def on_signal(signum, frame) -> None:
+        shutdown.note(signum)
+        stopped_by.append(signum)
         interrupted.set()
         control.cancel()
 
-    with _sigint_handler(on_ctrl_c):
+    with _signal_handler(on_signal):
         threading.Thread(target=run, name="brewput-native", daemon=True).start()
         while not finished.wait(interval):
             if _stop_requested is not None and not interrupted.is_set() and _stop_requested():
-                on_ctrl_c(signal.SIGINT, None)
+                on_signal(signal.SIGINT, None)
             if tick is not None:
                 tick()
     if interrupted.is_set():
-        raise KeyboardInterrupt
+        raise shutdown.interrupt(stopped_by[0])
     if tick is not None:
         tick()
     if "error" in outcome:
@@ -78,14 +81,15 @@ def run_controlled(engine: str, call: Callable[[Any], T], *, watch: Optional[Cal
 
 
 @contextmanager
-def _sigint_handler(handler):
-    """Routes SIGINT to `handler` meanwhile (only the main thread may do so;
-    elsewhere Ctrl-C is not this thread's to handle)."""
+def _signal_handler(handler):
+    """Routes SIGINT and SIGTERM to `handler` meanwhile (only the main thread may
+    do so; elsewhere a signal is not this thread's to handle)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, handler)
+    previous = {signum: signal.signal(signum, handler) for signum in shutdown.SIGNALS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, old in previous.items():
+            signal.signal(signum, old)

@@ -8,6 +8,7 @@ from typing import Callable, Mapping, Optional, Union
 from .. import _native
 from ..errors import EngineError, OptionError
 from .cancellable import run_controlled
+from .work import Work, simulation_work
 from ..model import Model, as_model
 from ..model.limits import MAX_TIME
 from ..model.no_effect import no_effect_warnings
@@ -82,6 +83,17 @@ def _customers_in_all(settings: dict) -> Optional[int]:
 
 def model_label(model: Model) -> str:
     return getattr(model, "file", None) or model.name
+
+
+def estimate(model: Union[Model, str, os.PathLike], *, params: Optional[Mapping[str, float]] = None, seed: int = 1,
+             replications: int = DEFAULT_REPLICATIONS, customers: Optional[int] = None,
+             horizon: Optional[float] = None, warmup: Optional[float] = None, threads: Optional[int] = None,
+             distribution: bool = False) -> Work:
+    """The work `simulate` with these arguments would do (engine/work.py), known
+    before doing it; it takes simulate's arguments as they are (`distribution`
+    costs nothing to speak of)."""
+    return simulation_work(as_model(model, params), run_settings(seed, replications, customers, horizon, warmup,
+                                                                 threads))
 
 
 def run_settings(seed, replications, customers, horizon, warmup, threads) -> dict:

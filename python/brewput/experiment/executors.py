@@ -18,21 +18,17 @@ import os
 import pickle
 import re
 import signal
+import threading
+import time
 from typing import Any, Callable, Iterable, Iterator, Optional, Tuple
 
+from .. import shutdown
 from ..engine.cancellable import cancel_when
+from ..engine.work import cores
 from ..errors import Field, OptionError
 from .spawning import SpawnWithoutMain, pickled
 
 EXECUTORS = ("local", "dask")
-
-
-def cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 class InProcess:
@@ -57,18 +53,39 @@ _stopping = None  # in a worker process: the parent's "stop" event
 
 
 def _worker_start(stopping) -> None:
-    # Ctrl-C in a terminal reaches every worker too. Between scenarios a worker
-    # ignores it (the parent decides what stops); during a simulation the engine's
-    # own handler cancels the run, so the worker is free at once.
-    # A SIGINT ignored just before a long run starts is not lost: the engine
+    # Ctrl-C in a terminal (or SIGTERM to the process group) reaches every worker
+    # too. Between scenarios a worker ignores it (the parent decides what stops);
+    # during a scenario it stops it (the engine's own handler cancels a native run),
+    # so the worker is free at once.
+    # A signal ignored just before a long run starts is not lost: the engine
     # also polls the parent's "stop" event.
-    # A worker is born with SIGINT blocked (LocalProcesses._submit): one that came
-    # while it was still starting waits, and is dropped here with the others.
+    # A worker is born with the signals blocked (LocalProcesses._submit): one that
+    # came while it was still starting waits, and is dropped here with the others.
     global _stopping
     _stopping = stopping
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    for signum in shutdown.SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, set(shutdown.SIGNALS))
     cancel_when(stopping.is_set)
+    _exit_with(os.getppid())
+
+
+def _exit_with(parent: int) -> None:
+    """Ends this worker when its parent is gone, however it went (SIGKILL
+    included): nothing of a run outlives the command that started it."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="brewput-parent-watch", daemon=True).start()
+
+
+PARENT_POLL = 0.5  # seconds
+
+
+def _stop(signum, frame) -> None:
+    raise shutdown.interrupt(signum)
 
 
 def _unless_stopping(call: bytes) -> Any:
@@ -76,7 +93,15 @@ def _unless_stopping(call: bytes) -> Any:
     if _stopping.is_set():
         raise KeyboardInterrupt
     fn, item = pickle.loads(call)
-    return fn(item)
+    for signum in shutdown.SIGNALS:
+        signal.signal(signum, _stop)
+    try:
+        if _stopping.is_set():  # a signal that came before the handler was set
+            raise KeyboardInterrupt
+        return fn(item)
+    finally:
+        for signum in shutdown.SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
 
 
 class LocalProcesses:
@@ -102,7 +127,7 @@ class LocalProcesses:
         if exc_type is not None:
             self._stopping.set()
         if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
-            # Also when Ctrl-C reached only this process: stop the running engines.
+            # Also when the signal reached only this process: stop the running scenarios.
             for child in multiprocessing.active_children():
                 os.kill(child.pid, signal.SIGINT)
         self._pool.shutdown(wait=True, cancel_futures=True)
@@ -110,10 +135,10 @@ class LocalProcesses:
     def _submit(self, fn: Callable, item: Any) -> concurrent.futures.Future:
         call = pickled((fn, item))  # here, so that what a worker could not unpickle is refused here
         # A submit may start a worker, which inherits this thread's signal mask:
-        # with SIGINT blocked meanwhile, a Ctrl-C cannot reach a worker still
+        # with the signals blocked meanwhile, a Ctrl-C cannot reach a worker still
         # importing (a traceback, and a pool that could hang shutting down); this
         # process gets its own as soon as the mask is restored.
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, set(shutdown.SIGNALS))
         try:
             return self._pool.submit(_unless_stopping, call)
         finally:

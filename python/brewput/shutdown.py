@@ -1,0 +1,51 @@
+"""One way to stop, for SIGINT (Ctrl-C) and SIGTERM alike: a signal stops the run
+as Ctrl-C always did (the native run is cancelled, what finished is shown and
+written), and the command exits 128 + the signal's number: 130 or 143.
+
+SIGTERM raises `Terminated`, a KeyboardInterrupt, so that every place that
+already keeps what finished on Ctrl-C does the same on SIGTERM; `exit_code()`
+says which signal came first."""
+from __future__ import annotations
+
+import signal
+import threading
+from typing import Optional
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+_received: Optional[int] = None
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C would raise KeyboardInterrupt."""
+
+
+def note(signum: int) -> None:
+    """Remembers the first stopping signal: the one the exit code reports."""
+    global _received
+    if _received is None:
+        _received = signum
+
+
+def interrupt(signum: int) -> KeyboardInterrupt:
+    """The exception a stopping signal raises."""
+    return Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def exit_code() -> int:
+    """128 + the first stopping signal received (130 if none was seen: Ctrl-C
+    through Python's own handler)."""
+    return 128 + (_received or signal.SIGINT)
+
+
+def _raise(signum, frame) -> None:
+    note(signum)
+    raise interrupt(signum)
+
+
+def install() -> None:
+    """In the command's process: SIGTERM (and SIGINT, to be noted) raise in the
+    main thread as Ctrl-C does."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in SIGNALS:
+            signal.signal(signum, _raise)

@@ -1,0 +1,99 @@
+"""Days of work are announced before they start (engine/work.py): the estimate
+counts the engine's events from the model, a run over a minute is said on
+stderr with its estimate, one over a day is refused in one line unless --yes."""
+import math
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from brewput.engine.simulate import estimate
+from brewput.engine.work import EVENTS_PER_SECOND, REFUSE_BEYOND, SAY_BEYOND, check_work, Work
+from brewput.errors import BrewputError
+
+MM1 = {"brewput": 1, "name": "mm1", "stations": {"s": {"servers": 1}},
+       "classes": {"c": {"rate": 0.5, "route": [{"station": "s", "service": "exp(1)"}]}}}
+# A route that loops with probability 0.9999999: ten million visits per customer on average.
+LOOP = """brewput: 1
+name: loop
+params: {c: 1, d: 1}
+stations:
+  s: {servers: '${c}', buffer: '${100 * d}'}
+classes:
+  c: {rate: 1.0e-7, route: [{id: a, station: s, service: exp(1.0e-9), next: {a: 0.9999999, exit: 1.0e-7}}]}
+"""
+TWO = """brewput: 1
+name: two
+params: {c: 2, d: 2}
+stations:
+  s: {servers: '${c}'}
+  t: {servers: '${d}'}
+classes:
+  k: {rate: 1, route: [{station: s, service: exp(1.5)}, {station: t, service: exp(1)}]}
+"""
+
+
+def test_the_events_of_a_run_are_its_customers_arrivals_and_visits():
+    work = estimate(MM1, customers=1_000_000, replications=4, threads=1)
+    # 10 % more customers warm up first; each arrives and ends one visit
+    assert work.events == pytest.approx(1_100_000 * 4 * 2)
+    assert work.seconds == pytest.approx(work.events / EVENTS_PER_SECOND)
+    assert estimate(MM1, customers=1_000_000, replications=4, threads=2).seconds == pytest.approx(work.seconds / 2)
+
+
+def test_a_horizon_counts_the_most_customers_the_model_lets_through():
+    work = estimate(MM1, horizon=1000, warmup=0, replications=1, threads=1)
+    assert work.events == pytest.approx(0.5 * 1000 * 2)
+
+
+def test_a_route_that_loops_costs_its_visits(tmp_path):
+    (tmp_path / "loop.yaml").write_text(LOOP)
+    work = estimate(tmp_path / "loop.yaml", customers=100_000, replications=1, threads=1)
+    assert work.events == pytest.approx(110_000 * (1 + 1e7), rel=1e-6)
+
+
+def test_check_says_beyond_a_minute_and_refuses_beyond_a_day():
+    assert check_work(Work(1e6, SAY_BEYOND / 2), "m.yaml", yes=False) is None
+    said = check_work(Work(1e9, SAY_BEYOND * 2), "m.yaml", yes=False)
+    assert said.startswith("m.yaml needs about 2 minutes (1e+09 engine events)")
+    with pytest.raises(BrewputError, match=r"^m.yaml needs about 2 days .* more than a day; .* --yes"):
+        check_work(Work(1e12, 2 * REFUSE_BEYOND), "m.yaml", yes=False)
+    assert check_work(Work(1e12, 2 * REFUSE_BEYOND), "m.yaml", yes=True).startswith("m.yaml needs about 2 days")
+
+
+def brewput(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "brewput", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, timeout=60)
+
+
+@pytest.mark.parametrize("argv", [
+    ["simulate", "two.yaml", "--customers", "4000000000", "--replications", "1000"],
+    ["simulate", "loop.yaml", "--customers", "100000"],
+    ["simulate", "two.yaml", "--sweep", "c=2..1001", "--sweep", "d=2..1001", "--customers", "1000000"],
+    ["doe", "loop.yaml", "--factor", "c=1,2", "--factor", "d=1,2", "--customers", "100000", "--replications", "2"],
+], ids=["customers-and-replications", "looping-route", "a-million-scenarios", "doe"])
+def test_days_of_work_are_refused_in_one_line_before_anything_runs(tmp_path, argv):
+    (tmp_path / "two.yaml").write_text(TWO)
+    (tmp_path / "loop.yaml").write_text(LOOP)
+    started = time.monotonic()
+    run = brewput(*argv, cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    assert time.monotonic() - started < 30
+    (line,) = run.stderr.splitlines()
+    assert "more than a day" in line and "--yes" in line and "engine events" in line
+    assert run.stdout == ""
+
+
+def test_a_long_run_says_its_estimate_first_and_yes_starts_a_refused_one(tmp_path):
+    (tmp_path / "two.yaml").write_text(TWO)
+    for argv, estimate_words in ((["--customers", "400000000"], "minutes"),
+                                 (["--customers", "4000000000", "--replications", "1000", "--yes"], "days")):
+        run = subprocess.Popen([sys.executable, "-m", "brewput", "simulate", "two.yaml", *argv], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = run.stderr.readline()
+        run.send_signal(signal.SIGINT)
+        _, rest = run.communicate(timeout=30)
+        assert first.startswith("warning: two.yaml needs about ") and estimate_words in first, first + rest
+        assert run.returncode == 130, rest
