@@ -123,6 +123,19 @@ def test_a_request_that_outlasts_the_timeout_fails_as_a_timeout():
     assert load["errors"] == {"timeout": 5} and load["answers"] == {}
 
 
+def test_a_command_that_outlasts_the_timeout_is_ended_with_its_children():
+    """`sh -c 'sleep ...; true'` runs sleep as the shell's child: a timeout once
+    killed the shell alone and left sleep running under init for a minute."""
+    marker = "sleep 61.4242"
+    done = brewput("load", "--exec", f"{marker}; true", "--rate", "4", "--arrivals", "constant", "--duration", "1s",
+                   "--timeout", "300ms", "--json")
+    assert json.loads(done.stdout)["load"]["errors"] == {"timeout": 4}
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    for pid in left:  # nothing may outlive a failed test either
+        subprocess.run(["kill", "-9", pid])
+    assert left == []
+
+
 def test_serve_prints_its_address_and_stops_after_for():
     done = brewput("serve", "--port", "0", "--workers", "2", "--service", "exp(1ms)", "--for", "0.5s", timeout=20)
     assert done.returncode == 0, done.stderr

@@ -228,19 +228,56 @@ fn plain(e: &io::Error) -> String {
 }
 
 async fn run_command(command: &str) -> Outcome {
-    let child = tokio::process::Command::new("sh")
+    let mut shell = tokio::process::Command::new("sh");
+    shell
         .arg("-c")
         .arg(command)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .kill_on_drop(true) // a timed-out command is killed, not left running
-        .spawn();
-    match child {
-        Ok(mut child) => match child.wait().await {
-            Ok(status) => Outcome::Exited(status.success()),
-            Err(_) => Outcome::Error(ErrorKind::Spawn),
-        },
+        .kill_on_drop(true); // a timed-out command is killed, not left running
+    #[cfg(unix)]
+    shell.process_group(0); // with its children: see Group
+    match shell.spawn() {
+        Ok(mut child) => {
+            let mut group = Group::of(&child);
+            match child.wait().await {
+                Ok(status) => {
+                    group.exited();
+                    Outcome::Exited(status.success())
+                }
+                Err(_) => Outcome::Error(ErrorKind::Spawn),
+            }
+        }
         Err(_) => Outcome::Error(ErrorKind::Spawn),
+    }
+}
+
+/// The process group of a command that has not exited yet: dropped unexited (a
+/// timeout, the run cancelled), it kills the whole group. kill_on_drop ends only
+/// the shell, and `sh -c 'sleep 60; true'` runs sleep as the shell's child, which
+/// would run on under init. Once the command has exited its group id is left
+/// alone: it may be reused.
+struct Group(Option<i32>);
+
+impl Group {
+    fn of(child: &tokio::process::Child) -> Self {
+        Group(child.id().and_then(|pid| i32::try_from(pid).ok()))
+    }
+
+    fn exited(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(group) = self.0 {
+            // SAFETY: killpg takes plain integers; at worst the group is already gone (ESRCH).
+            unsafe {
+                libc::killpg(group, libc::SIGKILL);
+            }
+        }
     }
 }
