@@ -48,7 +48,7 @@ def test_deadlock(tmp_path):
 
 
 def test_unstable_stops_with_its_own_error(tmp_path):
-    with pytest.raises(UnstableError, match=r"flood\.yaml: more than 1000000 open-class customers"):
+    with pytest.raises(UnstableError, match=r"flood\.yaml: more than 1000000 open-class jobs \(customers and their forks' branches\)"):
         brewput.simulate(write(tmp_path, "flood.yaml", FLOOD), replications=1)
 
 

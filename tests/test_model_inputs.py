@@ -338,6 +338,29 @@ def test_many_closed_classes_are_bounded_together():
         == MAX_TOTAL_POPULATION
 
 
+def fork_of(branches: int, inner=None) -> dict:
+    return {"fork": {f"b{i}": [inner or {"station": "desk", "service": 1}] for i in range(branches)}}
+
+
+def test_a_forks_branches_count_as_jobs_against_the_closed_classes_bound():
+    """A million customers forking into a thousand branches is 10^9 jobs at once,
+    inside every other limit: the engine once aborted allocating them (or ate all
+    memory). Branches of a fork add up, a dispatch's largest counts, nesting multiplies."""
+    def model(population, route):
+        return dict(brewput=1, stations={"desk": {}}, classes={"c": {"population": population, "route": route}})
+
+    assert error_of(Model, **model(10**6, [fork_of(1000)])) == (
+        f"<model> classes.c.population: more than {MAX_TOTAL_POPULATION:,} closed-class jobs at once (a customer "
+        "is one; a fork makes one per branch) together (the engine holds every one in memory in each replication)")
+    assert Model(**model(MAX_TOTAL_POPULATION // 1000, [fork_of(1000)])).classes["c"].population == 10_000
+    nested = [fork_of(10, fork_of(10))]  # 100 jobs at once
+    assert error_of(Model, **model(MAX_TOTAL_POPULATION // 100 + 1, nested)).startswith("<model> classes.c.population")
+    Model(**model(MAX_TOTAL_POPULATION // 100, nested))
+    dispatch = [{"dispatch": {"a": [fork_of(3)], "b": [fork_of(7)]}}]  # one branch, at most 7 jobs
+    assert error_of(Model, **model(MAX_TOTAL_POPULATION // 7 + 1, dispatch)).startswith("<model> classes.c.population")
+    Model(**model(MAX_TOTAL_POPULATION // 7, dispatch))
+
+
 @pytest.mark.parametrize("kind, schema", [("model", model_schema), ("study", study_schema)])
 def test_brewput_schema_prints_each_schema(kind, schema):
     import json

@@ -55,7 +55,7 @@ def test_each_engines_classes_are_brewput_errors_of_its_family():
     (FLOOD, {**SETTINGS, "replications": 0}, EngineInputError, "replications must be at least 1"),
     (RING, SETTINGS, DeadlockError, "the model deadlocked at time "),
     (FLOOD, {**SETTINGS, "stop": {"kind": "customers", "count": 10**9}}, UnstableError,
-     "more than 1000000 open-class customers in the system at time "),
+     "more than 1000000 open-class jobs (customers and their forks' branches) in the system at time "),
 ])
 def test_each_simulation_error_reaches_python_as_its_class(model, settings, error, message):
     with pytest.raises(error) as caught:

@@ -26,8 +26,10 @@ impl fmt::Display for SimError {
             SimError::Cancelled => write!(f, "the run was cancelled"),
             SimError::Unstable { time, jobs } => write!(
                 f,
-                "more than {jobs} open-class customers in the system at time {time}: the \
-                 model is unstable (customers arrive faster than they can be served)"
+                "more than {jobs} open-class jobs (customers and their forks' branches) in \
+                 the system at time {time}, the most the engine holds: the model is unstable \
+                 (customers arrive faster than they can be served), or its forks hold that \
+                 many branches at once"
             ),
         }
     }

@@ -36,10 +36,10 @@ use crate::starts::{self, Floor};
 use crate::station::StationState;
 use crate::stats::ReplicationStats;
 
-/// Beyond this many open-class customers in the system (besides every closed
-/// customer) a model is taken to be unstable: the run stops with an error
-/// instead of eating all memory (about 100 bytes a customer, in each of the
-/// replications running at once).
+/// Beyond this many open-class jobs in the system (customers and their forks'
+/// branches, besides every closed customer's) a model is taken to be unstable:
+/// the run stops with an error instead of eating all memory (about 100 bytes a
+/// job, in each of the replications running at once).
 const MAX_OPEN_JOBS: usize = 1_000_000;
 
 pub struct Simulation {

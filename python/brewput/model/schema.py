@@ -171,9 +171,16 @@ def _measure(value: Any) -> Tuple[str, str]:
 _measure.schema = {"type": "array", "items": name.schema, "minItems": 2, "maxItems": 2}  # type: ignore[attr-defined]
 
 
+def most_jobs(route: List[Any]) -> int:
+    """The most jobs one customer on `route` can be at once: one, or more inside a fork."""
+    return max(step.jobs_at_once for step in route)
+
+
 class Step(Strict):
     """A step at a station. `service` is absent (None) when `served_by` maps each
     server type to its own service."""
+
+    jobs_at_once = 1
 
     station = Field(Name)
     service = Field(Maybe(Dist), default=None)
@@ -297,6 +304,11 @@ class ForkStep(_Branching):
     mark = Field(Maybe(Name), default=None)
 
     @property
+    def jobs_at_once(self) -> int:
+        """Every branch's jobs together: a fork runs them all at once."""
+        return sum(most_jobs(branch) for branch in self.fork.values())
+
+    @property
     def join_count(self) -> int:
         """How many branches must end for the job to go on."""
         return len(self.fork) if self.join == "all" else 1 if self.join == "any" else self.join
@@ -319,6 +331,11 @@ class DispatchStep(_Branching):
     id = Field(Maybe(Name), default=None)
     next = Field(Maybe(Value(_next)), default=None)
     mark = Field(Maybe(Name), default=None)
+
+    @property
+    def jobs_at_once(self) -> int:
+        """The most of any one branch: a dispatch takes one."""
+        return max(most_jobs(branch) for branch in self.dispatch.values())
 
     @property
     def choices(self) -> int:
@@ -467,6 +484,9 @@ class ModelSpec(Strict):
     def _check(self) -> None:
         _total(self.classes, "population", lambda c: c.population or 0, MAX_TOTAL_POPULATION,
                "customers in all closed classes")
+        # A fork's branches are jobs of their own, each held in memory as a customer is.
+        _total(self.classes, "population", lambda c: (c.population or 0) * most_jobs(c.route), MAX_TOTAL_POPULATION,
+               "closed-class jobs at once (a customer is one; a fork makes one per branch)")
         _total(self.classes, "route", lambda c: len(c.steps), MAX_TOTAL_STEPS, "steps in all routes")
         for label, job_class in self.classes.items():
             for path, step in job_class.steps:
