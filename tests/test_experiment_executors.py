@@ -86,6 +86,19 @@ def session_processes(session: int) -> list:
     return left
 
 
+def assert_none_left(session: int, within: float = 5.0) -> None:
+    """No process of brewput's session remains `within` seconds after it ended (the
+    resource tracker ends once every worker has: a pipe's end); any left is killed."""
+    deadline = time.monotonic() + within
+    left = session_processes(session)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.25)
+        left = session_processes(session)
+    if left:
+        os.killpg(session, signal.SIGKILL)  # nothing may outlive a failed test
+    assert not left, f"processes outlived brewput: {left}"
+
+
 @pytest.mark.parametrize("signum, workers, to_group", [
     (signal.SIGINT, 2, True), (signal.SIGINT, 2, False), (signal.SIGINT, 1, True),
     (signal.SIGTERM, 2, True), (signal.SIGTERM, 2, False), (signal.SIGTERM, 1, False)])
@@ -116,15 +129,7 @@ def test_a_signal_stops_at_once_and_keeps_what_finished(tmp_path, signum, worker
         pytest.fail(f"still running 60 s after the signal: {stderr}")
     assert time.monotonic() - sent < 15, stderr   # the slow scenarios would take hours
     assert proc.returncode == 128 + signum, stderr
-    left = session_processes(proc.pid)
-    for _ in range(20):  # the resource tracker ends once every worker has (a pipe's end)
-        if not left:
-            break
-        time.sleep(0.25)
-        left = session_processes(proc.pid)
-    if left:
-        os.killpg(proc.pid, signal.SIGKILL)
-    assert not left, f"processes outlived brewput: {left}"
+    assert_none_left(proc.pid)
     assert "Traceback" not in stderr
     assert stderr.strip().endswith(f"interrupted: {len(QUICK)} of 7 scenarios finished and written"), stderr
     record = json.loads(out.read_text())
@@ -182,12 +187,4 @@ def test_workers_end_when_brewput_is_killed_outright(tmp_path):
     time.sleep(3)  # the workers are simulating
     proc.kill()
     proc.wait()
-    left = session_processes(proc.pid)
-    for _ in range(20):
-        if not left:
-            break
-        time.sleep(0.25)
-        left = session_processes(proc.pid)
-    if left:
-        os.killpg(proc.pid, signal.SIGKILL)
-    assert not left, f"processes outlived brewput: {left}"
+    assert_none_left(proc.pid)

@@ -92,8 +92,11 @@ def estimate(model: Union[Model, str, os.PathLike], *, params: Optional[Mapping[
     """The work `simulate` with these arguments would do (engine/work.py), known
     before doing it; it takes simulate's arguments as they are (`distribution`
     costs nothing to speak of)."""
-    return simulation_work(as_model(model, params), run_settings(seed, replications, customers, horizon, warmup,
-                                                                 threads))
+    model = as_model(model, params)
+    settings = run_settings(seed, replications, customers, horizon, warmup, threads)
+    # A run that could never end is refused as simulate refuses it, naming the class at fault.
+    check_run_ends(model, settings["stop"].get("time"), settings["warmup"].get("time"), MAX_CUSTOMERS)
+    return simulation_work(model, settings)
 
 
 def run_settings(seed, replications, customers, horizon, warmup, threads) -> dict:

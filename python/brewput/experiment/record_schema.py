@@ -300,8 +300,9 @@ def read_json(path: Path) -> Any:
                            f"not an experiment record") from None
 
 
-# More digits than any float holds; Python refuses to read an int of over 4,300.
-MAX_DIGITS = 400
+# Python's own limit on reading an int (3.11 on): beyond it int() raises. A shorter
+# integer, however large, is read and refused by the schema naming its field.
+MAX_DIGITS = 4300
 
 
 class _HugeInteger(ValueError):
