@@ -120,3 +120,17 @@ def test_a_model_solve_refuses_is_refused_before_numpy_is_imported(example):
 def test_a_shared_dispatch_of_ten_servers_solves_without_scipy():
     found = imported("solve", "examples/balance/ten/shared.yaml")
     assert "brewput.analytic.ordered_servers" in found and "scipy" not in packages(found)
+
+
+def test_an_engine_older_than_its_python_is_one_line_saying_rebuild():
+    """A checkout pulled but not rebuilt: the Python asks the native engine for a
+    name an older build lacks (here taken away), and gets one line, not a traceback."""
+    script = ("import sys, brewput._native as native; del native.VOCABULARY; "
+              "sys.argv = ['brewput', 'simulate', 'examples/mmc.yaml']; "
+              "from brewput.__main__ import run; run()")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("error: brewput's native engine (") and "(it has no VOCABULARY)" in line
+    assert line.endswith("rebuild it: make build (or pip install .)")

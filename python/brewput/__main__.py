@@ -29,6 +29,15 @@ def run() -> None:
 
         sys.stderr.write("interrupted\n")
         sys.exit(exit_code())
+    except AttributeError as e:
+        # A checkout pulled but not rebuilt: its Python asks the engine for what an
+        # older build of it does not have. Said in one line, not as a traceback.
+        native = sys.modules.get("brewput._native")
+        if native is None or getattr(e, "obj", None) is not native:
+            raise
+        sys.stderr.write(f"error: brewput's native engine ({native.__file__}) is older than its Python code "
+                         f"(it has no {e.name}); rebuild it: make build (or pip install .)\n")
+        sys.exit(2)
     finally:
         # The process ends here: the interpreter's last collection would only walk
         # objects the exit frees anyway (another 5 %). atexit handlers still run.
