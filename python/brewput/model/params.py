@@ -5,7 +5,7 @@ import ast
 import math
 import operator
 import re
-from typing import Any, Dict, Mapping, Union
+from typing import Any, Dict, Mapping, Tuple, Union
 
 from .limits import MAX_EXPRESSION_CHARS, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_NODES, MAX_INTEGER, MAX_ROUND_DIGITS
 from .source import KeyPath, Origin
@@ -46,6 +46,24 @@ def evaluate(expr: str, names: Mapping[str, Number]) -> Number:
     """Evaluate arithmetic over numbers and `names`; anything else is refused
     (the AST is walked by hand: no eval, no attribute access, no calls but a few),
     and so is anything that would cost more than a model's arithmetic does."""
+    tree, whole = parse(expr)
+    try:
+        return _eval(tree, names)
+    except ZeroDivisionError:
+        problem = "division by zero"
+    except OverflowError:
+        problem = "result is too large"
+    except ExpressionError as e:
+        problem = str(e)
+    except (TypeError, ValueError) as e:  # e.g. min() with one number
+        problem = f"cannot evaluate: {e}"
+    raise ExpressionError(problem if f"'{expr.strip()}'" in problem else f"{problem} in '{whole}'")
+
+
+def parse(expr: str) -> Tuple[ast.expr, str]:
+    """The syntax tree of `expr`, refused when it is not Python's expression syntax
+    or is too long, big or deep; and the expression as `${...}` text for messages.
+    Which nodes are allowed is the walker's business (here and model/curve.py)."""
     whole = "${" + expr.strip() + "}"
     if len(whole) > 60:  # a message stays one readable line
         whole = whole[:56] + "...}"
@@ -56,17 +74,7 @@ def evaluate(expr: str, names: Mapping[str, Number]) -> Number:
     except (SyntaxError, RecursionError, MemoryError):  # the parser's own nesting limits
         raise ExpressionError(f"invalid expression '{whole}'") from None
     _check_size(tree.body, whole)
-    try:
-        return _eval(tree.body, names)
-    except ZeroDivisionError:
-        problem = "division by zero"
-    except OverflowError:
-        problem = "result is too large"
-    except ExpressionError as e:
-        problem = str(e)
-    except (TypeError, ValueError) as e:  # e.g. min() with one number
-        problem = f"cannot evaluate: {e}"
-    raise ExpressionError(problem if f"'{expr.strip()}'" in problem else f"{problem} in '{whole}'")
+    return tree.body, whole
 
 
 def _check_size(tree: ast.AST, whole: str) -> None:
