@@ -109,3 +109,63 @@ def test_a_full_station_first_on_a_forks_branch_blocks_the_step_before_the_fork(
 def test_overload_that_piles_up_is_named(step, buffer, behind):
     (warning,) = instability_warnings(_overloaded_station(step, buffer, behind))
     assert warning.startswith("station slow: open arrivals offer utilization")
+
+
+def _register_beside_a_rail(rail_buffer):
+    """examples/starbucks/early-order.yaml in small: an expediter whose customers give up,
+    then a fork to a register (3 servers of mean 0.5: 6 a time unit) and a bar of 2 servers
+    of mean 1 behind a ticket rail of `rail_buffer`. 8 arrive a time unit: 133 % of the
+    register if all reached it."""
+    return brewput.Model.from_dict({"brewput": 1, "stations": {
+        "expediter": {}, "register": {"servers": 3}, "bar": {"servers": 2, "buffer": rail_buffer}},
+        "classes": {"c": {"rate": 8, "route": [
+            {"station": "expediter", "service": "exp(0.1)", "patience": "exp(2)"},
+            {"fork": {"pay": [{"station": "register", "service": "exp(0.5)"}],
+                      "drink": [{"station": "bar", "service": "exp(1)"}]}}]}}})
+
+
+def test_a_branch_beside_a_full_rail_gets_no_more_than_the_rail_passes():
+    # the fork waits for room on the rail, so at most 2 a time unit reach the register (33 %)
+    model = _register_beside_a_rail(8)
+    assert instability_warnings(model) == []
+    assert open_offered_load(model, growing=True).stations["register"] == pytest.approx(2 * 0.5 / 3)
+
+
+def test_the_register_beside_a_full_rail_stays_bounded_in_the_simulation():
+    # the truth behind the test above: the register's waiting does not grow with the run
+    # (an unstable queue's mean doubles when the run does), and it serves what the bar passes
+    model = _register_beside_a_rail(8)
+    short, long = (brewput.simulate(model, customers=n, seed=7, replications=2)["stations"]["register"]
+                   for n in (20_000, 80_000))
+    assert long["utilization_ci"][0] <= 2 * 0.5 / 3  # the bar is saturated: the bound is met, not passed
+    assert abs(long["queue_length"] - short["queue_length"]) < 0.1 * short["queue_length"]
+
+
+def test_a_branch_beside_an_unbounded_rail_is_still_named():
+    # with room always on the bar, the fork never waits: all 8 reach the register
+    (warning, *_) = instability_warnings(_register_beside_a_rail("inf"))
+    assert warning.startswith("station register: open arrivals offer utilization 1.33")
+
+
+@pytest.mark.parametrize("mean, unstable", [(0.8, False), (1.5, True)])
+def test_a_station_gets_no_more_than_the_station_before_it_serves(mean, unstable):
+    # 2 arrive, the first station serves at most 1 (its customers give up the rest), so the
+    # second is offered 0.8 or 1.5 of its capacity, not 1.6 or 3
+    model = brewput.Model.from_dict({"brewput": 1, "stations": {"first": {}, "second": {}},
+                                     "classes": {"c": {"rate": 2, "route": [
+                                         {"station": "first", "service": "exp(1)", "patience": "exp(1)"},
+                                         {"station": "second", "service": f"exp({mean})"}]}}})
+    assert open_offered_load(model, growing=True).stations["second"] == pytest.approx(mean)
+    assert [w.split(":")[0] for w in instability_warnings(model)] == (["station second"] if unstable else [])
+
+
+def test_typed_servers_cap_by_the_types_that_may_serve():
+    # only the 2 espresso machines (mean 1) make espresso: at most 2 a time unit pass the bar
+    model = brewput.Model.from_dict({"brewput": 1, "stations": {
+        "expediter": {}, "register": {"servers": 3},
+        "bar": {"servers": {"espresso_machine": 2, "drip_station": 1}, "buffer": 8}},
+        "classes": {"espresso": {"rate": 8, "route": [
+            {"station": "expediter", "service": "exp(0.1)", "patience": "exp(2)"},
+            {"fork": {"pay": [{"station": "register", "service": "exp(0.5)"}],
+                      "drink": [{"station": "bar", "service": "exp(1)", "served_by": ["espresso_machine"]}]}}]}}})
+    assert open_offered_load(model, growing=True).stations["register"] == pytest.approx(2 * 0.5 / 3)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Dict, List
 
 from ..model import Model
-from ..model.schema import JobClass
+from ..model.schema import ForkStep, JobClass, Station, Step
 
 
 #: Routes longer than this solve their traffic equations as a sparse system: a
@@ -66,6 +66,50 @@ def _joining_a_long_queue(step) -> float:
     return 1.0
 
 
+def _most_passing(station: Station, step: Step) -> float:
+    """The most visits per time a step's station can serve for it alone: its servers (of
+    the types that may serve it) each at its own mean."""
+    if math.isinf(station.servers):
+        return math.inf
+    if not station.server_types:
+        return station.servers / step.service.mean
+    by_type = dict(step.services()) if isinstance(step.served_by, dict) else {}
+    allowed = step.served_by if step.served_by is not None else list(station.server_types)
+    return sum(station.server_types[kind] / (by_type[f"served_by.{kind}"] if by_type else step.service).mean
+               for kind in allowed)
+
+
+def _most_arriving(model: Model, job_class: JobClass, k: int, visits: List[float],
+                   fed_by: Dict[int, List[int]]) -> float:
+    """An upper bound on the visits per time step `k` can receive however fast customers
+    arrive: no more pass a station than its servers serve, so every station a customer
+    must pass before reaching `k` caps it, and so does a fork's branch whose first
+    station has a finite buffer, since the fork enters all its branches at once and
+    waits for room (the Starbucks register, behind a ticket rail that is full). Only
+    steps reached from exactly one step are followed, where flows scale by visits."""
+    most = math.inf
+    steps = job_class.steps
+    current, seen = k, {k}
+    while len(fed_by.get(current, [])) == 1:
+        before = fed_by[current][0]
+        if before in seen:
+            break
+        seen.add(before)
+        step = steps[before][1]
+        if step.station is not None:
+            passing = [before]
+        elif isinstance(step, ForkStep):
+            passing = [first for first in job_class.branch_starts(before) if first != current
+                       and steps[first][1].station is not None
+                       and math.isfinite(model.stations[steps[first][1].station].buffer)]
+        else:
+            passing = []
+        for j in passing:
+            most = min(most, _most_passing(model.stations[steps[j][1].station], steps[j][1]) * visits[k] / visits[j])
+        current = before
+    return most
+
+
 def open_offered_load(model: Model, growing: bool = False) -> OfferedLoad:
     """The load open arrivals offer; `growing`: only the part that keeps joining a
     queue grown long, at stations whose buffer is unbounded (what decides whether
@@ -81,13 +125,17 @@ def open_offered_load(model: Model, growing: bool = False) -> OfferedLoad:
             for after, _ in row:
                 fed_by.setdefault(after, []).append(before)
         joined: Dict[int, float] = {}   # the share of each step's arrivals still joining a long queue
-        for k, (visits, (path, step)) in enumerate(zip(step_visits(job_class), job_class.steps)):
+        visits_of = step_visits(job_class)
+        for k, (visits, (path, step)) in enumerate(zip(visits_of, job_class.steps)):
             before = fed_by.get(k, [])
             upstream = joined.get(before[0], 1.0) if len(before) == 1 else 1.0
             if step.station is None:
                 joined[k] = upstream  # a fork or dispatch: its branches' steps do the work
                 continue
-            work = rate * visits * step.least_service_mean
+            arriving = rate * visits
+            if growing:
+                arriving = min(arriving, _most_arriving(model, job_class, k, visits_of, fed_by))
+            work = arriving * step.least_service_mean
             joining = _joining_a_long_queue(step) if growing else 1.0
             if growing and math.isfinite(model.stations[step.station].buffer):
                 # Arrivals that find the first station full are lost. A full station further on
