@@ -132,6 +132,9 @@ def test_a_scenario_no_option_meets_says_so_in_its_row_and_the_others_are_answer
      "error: --cost rate: rate is demand (a scenario), not something to buy; a cost is per unit of a decision (c)"),
     (["--vary", "c=1..4", "--scenario", "c=1,2"], "error: --scenario c: c is varied twice (also --vary)"),
     (["--vary", "c=1..4", "--scenario", "rate=0"], None),
+    (["--vary", "c=1..4", "--vary", "stations.desk.servers=2,3"],
+     "error: --vary stations.desk.servers: the model computes it from param c, also varied (--vary c); vary one "
+     "of them"),
 ])
 def test_what_cannot_be_planned_is_one_line(args, message):
     done = brewput_cli("plan", MMC, "--slo", "mean<10s", *args)
@@ -219,3 +222,19 @@ def _p90(c: int, rate: float, mean_service: float) -> float:
     """M/M/c's 90th percentile of the wait: P(W > t) = C e^(-(c/S - rate) t)."""
     waits = mmc_wait(c, rate, mean_service) * (c / mean_service - rate)  # Erlang C's P(wait)
     return 0.0 if waits <= 0.1 else math.log(waits / 0.1) / (c / mean_service - rate)
+
+
+def test_a_field_computed_from_a_varied_param_through_another_is_refused(tmp_path):
+    # `servers` reads `total`, which reads `c`: varying c and servers at once would let the
+    # field's values replace c's, and the plan would price options that differ only in name
+    model = brewput.Model.from_dict({"brewput": 1, "params": {"c": 2, "spare": 1, "total": "${c + spare}"},
+                                     "stations": {"s": {"servers": "${total}"}},
+                                     "classes": {"k": {"rate": 1, "route": [{"station": "s", "service": "exp(1)"}]}}})
+    assert model.params_behind("stations.s.servers") == {"c", "spare", "total"}
+    assert model.params_behind("classes.k.rate") == set()
+    path = tmp_path / "m.yaml"
+    path.write_text(model.to_yaml())
+    done = brewput_cli("plan", path, "--slo", "mean<10s", "--vary", "spare=0,1", "--vary", "stations.s.servers=3,4")
+    assert done.returncode == 2 and done.stderr.splitlines() == [
+        "error: --vary stations.s.servers: the model computes it from param spare, also varied (--vary spare); "
+        "vary one of them"]

@@ -34,6 +34,18 @@ def edited(document: Mapping[str, Any], path: str, value: Any) -> dict:
     return copied
 
 
+def value_at(document: Mapping[str, Any], path: str) -> Any:
+    """The value at the dotted `path` of `document`, as written (None where the
+    field is not given)."""
+    keys = path.split(".")
+    part: Any = document
+    for depth, key in enumerate(keys):
+        if isinstance(part, dict) and key not in part:
+            return None
+        part = _child(part, key, ".".join(keys[:depth + 1]))
+    return part
+
+
 def _child(parent: Any, key: str, where: str) -> Any:
     if isinstance(parent, list):
         return parent[_index(parent, key, where)]

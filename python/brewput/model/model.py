@@ -4,7 +4,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, Mapping, Optional, Union
+from typing import Any, Dict, FrozenSet, Mapping, Optional, Set, Union
 
 import yaml
 
@@ -76,6 +76,15 @@ class Model:
         for path, value in edits.items():
             raw = edited(raw, path, value)
         return self._new(raw, self._overrides, self._origin)
+
+    def params_behind(self, path: str) -> Set[str]:
+        """The params the field at a dotted path is computed from, directly or through
+        other params: varying one of them and the field at once would be one change
+        overriding the other."""
+        from .edits import value_at
+        from .params import params_behind
+
+        return params_behind(value_at(self._raw, path), self._raw.get("params"))
 
     def with_merged(self, keep: str, gone: str) -> Model:
         """The same model with station `gone` pooled into station `keep` (model/edits.py)."""

@@ -5,7 +5,7 @@ import ast
 import math
 import operator
 import re
-from typing import Any, Dict, Mapping, Tuple, Union
+from typing import Any, Dict, Mapping, Set, Tuple, Union
 
 from .limits import MAX_EXPRESSION_CHARS, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_NODES, MAX_INTEGER, MAX_ROUND_DIGITS
 from .source import KeyPath, Origin
@@ -121,6 +121,36 @@ def _checked(result: Any) -> Number:
     if abs(result) > MAX_INTEGER:  # infinities too
         raise ExpressionError("result is too large")
     return result
+
+
+def names_read(value: Any) -> Set[str]:
+    """The names the `${...}` expressions anywhere in a part of a document read
+    (an unparsable expression reads none: resolving it names its problem)."""
+    if isinstance(value, str):
+        names: Set[str] = set()
+        for expr in _INLINE.findall(value):
+            try:
+                tree, _ = parse(expr)
+            except ExpressionError:
+                continue
+            names.update(node.id for node in ast.walk(tree) if isinstance(node, ast.Name))
+        return names
+    parts = value.values() if isinstance(value, Mapping) else value if isinstance(value, list) else ()
+    return set().union(*map(names_read, parts))
+
+
+def params_behind(value: Any, raw_params: Any) -> Set[str]:
+    """The params a part of a document is computed from: those its expressions read,
+    and those those params' own expressions read, and so on."""
+    raw_params = raw_params if isinstance(raw_params, Mapping) else {}
+    behind: Set[str] = set()
+    unread = names_read(value)
+    while unread:
+        name = unread.pop()
+        if name in raw_params and name not in behind:
+            behind.add(name)
+            unread |= names_read(raw_params[name])
+    return behind
 
 
 def resolve_params(raw: Any, overrides: Mapping[str, Any], origin: Origin) -> Dict[str, Number]:

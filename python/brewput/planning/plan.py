@@ -82,6 +82,17 @@ def check_vary(model, given: Mapping[str, Mapping[str, Sequence[Number]]]) -> No
                     variant(model, {name: value})
                 except BrewputError as e:
                     raise BrewputError(f"{option} {name}={value}: {e}") from None
+    _check_independent(model, given)
+
+
+def _check_independent(model, given: Mapping[str, Mapping[str, Sequence[Number]]]) -> None:
+    """A field varied with a param it is computed from: the field's values would
+    replace the param's effect on it, so the param's options would differ only in name."""
+    option_of = {name: option for option, vary in given.items() for name in vary}
+    for path in (name for name in option_of if "." in name):
+        for param in sorted(model.params_behind(path) & set(option_of)):
+            raise BrewputError(f"{option_of[path]} {path}: the model computes it from param {param}, also "
+                               f"varied ({option_of[param]} {param}); vary one of them")
 
 
 def judge(objectives: Sequence[Objective], results: dict) -> List[dict]:
