@@ -51,10 +51,10 @@ CASES = {
     "no version": (edit("brewput: 1\n", "name: x\n"), "m.yaml:1 brewput: missing required field"),
     "unknown top-level field": (BASE + "colour: red\n",
                                 "m.yaml:9 colour: unknown field (expected one of: brewput, name, "
-                                "time_unit, params, resources, stations, classes)"),
+                                "time_unit, params, day, resources, stations, classes)"),
     "unknown station field": (edit("servers: 1", "severs: 1"),
                               "m.yaml:3 stations.desk.severs: unknown field (expected one of: "
-                              "servers, buffer, discipline, take, assign, preempt)"),
+                              "servers, buffer, discipline, take, assign, preempt, off_shift)"),
     "bad time unit": (BASE + "time_unit: days\n",
                       "m.yaml:9 time_unit: expected one of ns, us, ms, s, min, h, got 'days'"),
     "no stations": (edit("  desk: {servers: 1}\n", "  {}\n"), "m.yaml:2 stations: needs at least one station"),

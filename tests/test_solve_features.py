@@ -32,6 +32,13 @@ def branching(step):
     return model({"s": {}, "t": {}}, {"c": {"rate": 0.5, "route": [step]}})
 
 
+def in_a_day(station=None, rate=0.5, **day):
+    """one_station in a day of two intervals of 1 (model/day.py)."""
+    return Model.from_dict({"brewput": 1, "name": "m", "day": {"length": 2, "interval": 1, **day},
+                            "stations": {"s": station or {}},
+                            "classes": {"c": {"rate": rate, "route": [{"station": "s", "service": "exp(1)"}]}}})
+
+
 #: A small model using each feature, and the field where it is first used.
 EXAMPLE = {
     "open-class": (one_station(), "classes.c.rate"),
@@ -84,6 +91,12 @@ EXAMPLE = {
     **{f"dispatch-{policy.replace('_', '-')}": (branching({"dispatch": TWO, "policy": policy}),
                                                 "classes.c.route[0].policy")
        for policy in ("round_robin", "shortest_queue", "power_of_d", "least_utilized", "shared")},
+    "day": (in_a_day(), "day"),
+    "initial-jobs": (in_a_day(at_start={"s": 2}), "day.at_start"),
+    "time-varying-rate": (in_a_day(rate=[0.5, 1.0]), "classes.c.rate"),
+    "rota": (in_a_day({"servers": [1, 2]}), "stations.s.servers"),
+    "off-shift-resume": (in_a_day({"servers": [1, 2], "off_shift": "resume"}), "stations.s.off_shift"),
+    "off-shift-restart": (in_a_day({"servers": [1, 2], "off_shift": "restart"}), "stations.s.off_shift"),
 }
 
 

@@ -6,7 +6,7 @@ import os
 from typing import Callable, Mapping, Optional, Union
 
 from .. import _native
-from ..errors import EngineError, OptionError
+from ..errors import EngineError, ModelError, OptionError
 from .cancellable import run_controlled
 from .work import Work, simulation_work
 from ..model import Model, as_model
@@ -56,6 +56,8 @@ def simulate(
     an EngineError: DeadlockError, UnstableError, CancelledError, ...
     """
     model = as_model(model, params)
+    if model.day is not None:
+        raise ModelError(f"{model_label(model)}: day: simulating a day is not in this brewput yet (it lands next)")
     settings = run_settings(seed, replications, customers, horizon, warmup, threads)
     settings["distribution"] = bool(distribution)
     check_run_ends(model, settings["stop"].get("time"), settings["warmup"].get("time"), MAX_CUSTOMERS)

@@ -8,16 +8,49 @@ import math
 from typing import Any, Dict, List, Optional, Union
 
 from ..vocabulary import MARKED
-from .schema import DispatchStep, ForkStep, JobClass, ModelSpec, Station, Step
+from .day import Day
+from .schema import DispatchStep, ForkStep, JobClass, ModelSpec, Station, Step, first_class_at
 
 
 def compile_model(spec: ModelSpec) -> Dict[str, Any]:
     resources = {name: i for i, name in enumerate(spec.resources)}
-    return {
+    compiled = {
         "stations": [_station(name, s) for name, s in spec.stations.items()],
         "resources": [{"name": name, "tokens": tokens} for name, tokens in spec.resources.items()],
-        "classes": [_class(name, c, spec.stations, resources) for name, c in spec.classes.items()],
+        "classes": [_class(name, c, spec.stations, resources, spec.day) for name, c in spec.classes.items()],
     }
+    if spec.day is not None:
+        compiled["day"] = _day(spec)
+    return compiled
+
+
+def _day(spec: ModelSpec) -> Dict[str, Any]:
+    """The day: its length and intervals, and the jobs it starts with, each
+    of the first class whose route visits the station (its class and step)."""
+    day = spec.day
+    classes = list(spec.classes)
+    at_start = []
+    for station, jobs in day.at_start.items():
+        if jobs:
+            label, step = first_class_at(spec, station)
+            at_start.append({"class": classes.index(label), "step": step, "jobs": jobs})
+    return {"length": day.length, "intervals": day.intervals, "repeat": day.repeat, "at_start": at_start}
+
+
+def _rate(job_class: JobClass, day: Day) -> Dict[str, Any]:
+    """A rate through the day as the engine draws it: its form, and an upper
+    bound of it on each interval to thin against (model/timeline.py's)."""
+    rate, edges = job_class.rate, day.timeline.edges
+    bounds = [job_class.day_rate.bound(a, b) for a, b in zip(edges[:-1], edges[1:])]
+    if rate.form == "steps":
+        form = {"steps": list(rate.rates)}
+    elif rate.form == "linear":
+        form = {"linear": {"times": list(rate.times), "rates": list(rate.rates)}}
+    else:
+        from .curve import Curve  # numpy: only a model with a curve pays for it
+
+        form = {"curve": Curve(rate.text).postfix()}
+    return {**form, "bounds": [float(b) for b in bounds]}
 
 
 def _finite(n: Union[int, float]) -> Optional[int]:
@@ -36,6 +69,13 @@ def _station(name: str, station: Station) -> Dict[str, Any]:
                         take=station.take, assign=station.assign)
     if station.preempt != "none":
         compiled["preempt"] = station.preempt
+    if None in station.rotas:
+        compiled["rota"] = list(station.rotas[None])
+    for kind in compiled.get("server_types", []):
+        if kind["name"] in station.rotas:
+            kind["rota"] = list(station.rotas[kind["name"]])
+    if station.rotas and station.off_shift != "finish":
+        compiled["off_shift"] = station.off_shift
     return compiled
 
 
@@ -49,8 +89,11 @@ def _served_by(step: Step, station: Station) -> List[List[Any]]:
     return [[types[kind], None] for kind in step.served_by]
 
 
-def _class(name: str, job_class: JobClass, stations: Dict[str, Station], resources: Dict[str, int]) -> Dict[str, Any]:
-    if job_class.is_open:
+def _class(name: str, job_class: JobClass, stations: Dict[str, Station], resources: Dict[str, int],
+           day: Optional[Day]) -> Dict[str, Any]:
+    if job_class.time_varying:
+        source = {"kind": "varying", **_rate(job_class, day)}
+    elif job_class.is_open:
         source = {"kind": "open", "interarrival": job_class.interarrival.compile()}
     else:
         source = {"kind": "closed", "population": job_class.population, "think": job_class.think.compile()}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import math
-from typing import Callable, Dict, Tuple
+from typing import Callable, Dict, List, Tuple, Union
 
 import numpy as np
 
@@ -98,6 +98,14 @@ class Curve:
         bound = bound + ROUNDING_MARGIN * abs(bound)
         return sign * bound, sign * reached, at
 
+    def postfix(self) -> List[Union[float, str]]:
+        """The curve in postfix, as the simulator evaluates it (crates/sim/src/arrivals/curve.rs,
+        docs/compiled-model.md): numbers, "t", + - * / **, "neg", sin, cos, exp, and min
+        and max of two values (a call with more chains them)."""
+        out: List[Union[float, str]] = []
+        _postfix(self._tree, out)
+        return out
+
     def _check(self, node: ast.AST) -> None:
         for child in ast.walk(node):
             if isinstance(child, ast.Call):
@@ -126,6 +134,31 @@ class Curve:
             elif isinstance(child, ast.expr):
                 raise ExpressionError(f"'{ast.unparse(child)}' is not allowed in a curve ({_ALLOWED}) "
                                       f"in '{self._whole}'")
+
+
+_SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
+
+
+def _postfix(node: ast.AST, out: List[Union[float, str]]) -> None:
+    if isinstance(node, ast.Constant):
+        out.append(float(node.value))
+    elif isinstance(node, ast.Name):
+        out.append("t" if node.id == "t" else math.pi)
+    elif isinstance(node, ast.UnaryOp):
+        _postfix(node.operand, out)
+        if isinstance(node.op, ast.USub):
+            out.append("neg")
+    elif isinstance(node, ast.BinOp):
+        _postfix(node.left, out)
+        _postfix(node.right, out)
+        out.append(_SYMBOLS[type(node.op)])
+    else:  # a call, checked by _check
+        _postfix(node.args[0], out)
+        if node.func.id in _CALLS:
+            out.append(node.func.id)
+        for arg in node.args[1:]:
+            _postfix(arg, out)
+            out.append(node.func.id)
 
 
 def _is_called(tree: ast.AST, name: ast.Name) -> bool:

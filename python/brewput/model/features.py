@@ -40,6 +40,14 @@ FEATURES: Dict[str, str] = {
     "measures": "times measured between marks on a route (measures:)",
     "fork-join": "a job split into parallel branches that join again (fork:)",
     "partial-join": "a fork that goes on when some of its branches ended (join: any or k)",
+    "day": "a day with a start and an end (day:): figures through the day, not a steady state",
+    "initial-jobs": "jobs present at the start of the day (day: at_start:)",
+    "time-varying-rate": "an arrival rate that changes through the day (rate: per interval, counts, curve or linear)",
+    "rota": "servers that change through the day (servers: a list per interval, a rota)",
+    "off-shift-resume": "a server going off shift handing its job back to the queue's head to resume "
+                        "(off_shift: resume)",
+    "off-shift-restart": "a server going off shift handing its job back to the queue's head to start anew "
+                         "(off_shift: restart)",
     **{name: meaning for words in WORDS.values() for name, meaning in filter(None, words.values())},
 }
 
@@ -52,12 +60,12 @@ def _brought(field: str) -> Tuple[str, ...]:
 #: Each field of the model language, by the part of a model it belongs to, with
 #: the features it can bring (none: it names, describes or holds the others).
 FIELDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
-    "model": {"brewput": (), "name": (), "time_unit": (), "params": (), "resources": (), "stations": (),
-              "classes": ("multi-class",)},
-    "station": {"servers": ("infinite-servers", "multi-server", "typed-servers"), "buffer": ("finite-buffer",),
+    "model": {"brewput": (), "name": (), "time_unit": (), "params": (), "day": ("day", "initial-jobs"),
+              "resources": (), "stations": (), "classes": ("multi-class",)},
+    "station": {"servers": ("infinite-servers", "multi-server", "typed-servers", "rota"), "buffer": ("finite-buffer",),
                 "discipline": _brought("discipline"), "take": _brought("take"), "assign": _brought("assign"),
-                "preempt": _brought("preempt")},
-    "class": {"arrivals": ("open-class", "non-poisson-arrivals"), "rate": ("open-class",),
+                "preempt": _brought("preempt"), "off_shift": ("off-shift-resume", "off-shift-restart")},
+    "class": {"arrivals": ("open-class", "non-poisson-arrivals"), "rate": ("open-class", "time-varying-rate"),
               "population": ("closed-class",), "think": ("think-time",), "priority": ("class-priorities",),
               "route": (), "measures": ("measures",)},
     "step": {"station": (), "service": ("non-exponential-service",), "served_by": ("per-type-service",),
@@ -82,6 +90,11 @@ def feature_sites(model) -> Dict[str, str]:
         if name is not None:  # a word that brings no feature (preempt: none) asks nothing
             sites.setdefault(name, site)
 
+    day = model.day
+    if day is not None:
+        use("day", "day")
+        if any(day.at_start.values()):
+            use("initial-jobs", "day.at_start")
     classes = model.classes
     if len(classes) > 1:
         use("multi-class", "classes")
@@ -91,7 +104,9 @@ def feature_sites(model) -> Dict[str, str]:
         at = f"classes.{label}"
         if job.is_open:
             use("open-class", f"{at}.{'rate' if job.rate is not None else 'arrivals'}")
-            if not job.interarrival.is_exponential:
+            if job.time_varying:
+                use("time-varying-rate", f"{at}.rate")
+            elif not job.interarrival.is_exponential:
                 use("non-poisson-arrivals", f"{at}.arrivals")
         else:
             use("closed-class", f"{at}.population")
@@ -136,6 +151,10 @@ def feature_sites(model) -> Dict[str, str]:
             use("multi-server", f"{at}.servers")
         if math.isfinite(station.buffer):
             use("finite-buffer", f"{at}.buffer")
+        if station.rotas:
+            use("rota", f"{at}.servers")
+            if station.off_shift != "finish":
+                use(f"off-shift-{station.off_shift}", f"{at}.off_shift")
         if station.server_types:
             use("typed-servers", f"{at}.servers")
             use(feature("take", station.take), f"{at}.take")

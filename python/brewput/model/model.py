@@ -10,6 +10,7 @@ import yaml
 
 from ..errors import FieldError, ModelError
 from .compile import compile_model
+from .day import Day
 from .distributions import Distribution, Empirical, PARAMETERS
 from .fields import Problems
 from .features import features
@@ -125,6 +126,11 @@ class Model:
     @property
     def time_unit(self) -> str:
         return self._spec.time_unit
+
+    @property
+    def day(self) -> Optional[Day]:
+        """The model's `day:` (model/day.py), None for a model in steady state."""
+        return self._spec.day
 
     @property
     def params(self) -> Dict[str, Number]:

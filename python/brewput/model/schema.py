@@ -13,6 +13,7 @@ from ..errors import FieldError, format_path
 from ..units import TIME_UNITS
 from ..vocabulary import (ASSIGNS, DEFAULTS, DISCIPLINES, MARKED, POLICIES, PREEMPTS, READS_FIRST_STATIONS, TAKES,
                           not_modelled)
+from .day import OFF_SHIFT, DayField, RateShape, Rota, VaryingRate, timeline_rate
 from .distributions import Distribution, EmpiricalBudget, Exp, parse_distribution
 from .distributions import json_schema as distribution_schema
 from .fields import Field, ListOf, MapOf, Maybe, Strict, Text, Value, WithContext
@@ -106,19 +107,31 @@ Balk = Either(list, ListOf(Value(number(0, 1, "a probability"), expressions=True
               Value(count(0, MAX_SIZE), expressions=True), "a non-negative integer or a list of probabilities")
 
 
+#: Servers per interval (a rota) or a count.
+RotaOrCount = Either(list, Rota, Count, "a positive integer or a list of them per interval (a rota)")
+
+
 class Station(Strict):
     """A station. With typed servers (`servers: {type: count}`), `servers` is read as
-    their total and `server_types` holds the groups (empty when untyped)."""
+    their total and `server_types` holds the groups (empty when untyped). With a
+    rota (servers per interval, for a type or the station), the count is the most
+    on at once and `rotas` holds the lists: {type: list}, or {None: list} untyped."""
 
-    servers = Field(Either(dict, MapOf(Name, Count, before=_sized("server type", required=True)), Servers,
-                            "a positive integer, inf or a mapping of server types to counts"), default=1)
+    servers = Field(Either(list, Rota, Either(dict, MapOf(Name, RotaOrCount, before=_sized("server type",
+                                                                                        required=True)),
+                                               Servers, "a positive integer, inf or a mapping of server types "
+                                                        "to counts"),
+                           "a positive integer, inf, a list per interval (a rota) or a mapping of server types "
+                           "to counts"), default=1)
     buffer = Field(Buffer, default="inf")
     discipline = Field(Value(one_of(*DISCIPLINES), expressions=True), default=DEFAULTS["discipline"])
     take = Field(Value(one_of(*TAKES), expressions=True), default=DEFAULTS["take"])
     assign = Field(Value(one_of(*ASSIGNS), expressions=True), default=DEFAULTS["assign"])
     preempt = Field(Value(one_of(*PREEMPTS), expressions=True), default=DEFAULTS["preempt"])
+    off_shift = Field(Value(one_of(*OFF_SHIFT), expressions=True), default=OFF_SHIFT[0])
 
     def _check(self) -> None:
+        self._read_rotas()
         if self.preempt != "none" and self.discipline != "priority":
             raise FieldError(f"preempt: {self.preempt} takes a server by priority; it needs discipline: priority "
                              f"(this station's is {self.discipline})", "preempt")
@@ -140,6 +153,34 @@ class Station(Strict):
             if field in self.given and not types:
                 raise FieldError(f"{field}: is for typed servers (servers: {{type: count}}); this "
                                  "station's servers are untyped", field)
+        if "off_shift" in self.given and not self.rotas:
+            raise FieldError("off_shift: says what a server going off shift does; this station has no rota "
+                             "(servers: a list per interval)", "off_shift")
+        if self.rotas and self.discipline == "ps":
+            raise FieldError("a rota at a processor-sharing station is not simulated yet; give its servers as "
+                             "a count", "servers")
+        if self.rotas and math.isfinite(self.buffer):
+            raise FieldError("a rota with a finite buffer is not simulated yet (whether the room changes with "
+                             "the servers on); leave buffer: inf", "buffer")
+
+    def _read_rotas(self) -> None:
+        """Rotas (tuples) out of `servers`: each list's most, kept in `rotas`."""
+        rotas = {}
+        if isinstance(self.servers, tuple):
+            rotas[None] = self.servers
+            object.__setattr__(self, "servers", max(self.servers))
+        elif isinstance(self.servers, dict):
+            counts = {}
+            for kind, n in self.servers.items():
+                if isinstance(n, tuple):
+                    rotas[kind], n = n, max(n)
+                counts[kind] = n
+            object.__setattr__(self, "servers", counts)
+        object.__setattr__(self, "rotas", rotas)
+        for kind, rota in rotas.items():
+            if max(rota) == 0:
+                raise FieldError("0 servers in every interval: nobody would ever be served", "servers",
+                                 *(() if kind is None else (kind,)))
 
 
 def _types(value: List[str]) -> List[str]:
@@ -378,7 +419,7 @@ class JobClass(Strict):
     """A class of customers: open (arrivals or rate) or closed (population)."""
 
     arrivals = Field(Maybe(Dist), default=None)
-    rate = Field(Maybe(Rate), default=None)
+    rate = Field(Maybe(RateShape(Rate)), default=None)
     population = Field(Maybe(Count), default=None)
     think = Field(Dist, default=0)
     priority = Field(Priority, default=0)
@@ -390,8 +431,17 @@ class JobClass(Strict):
         return self.population is None
 
     @property
+    def time_varying(self) -> bool:
+        """Whether the class's rate changes through the day (rate: a list, counts, curve or linear)."""
+        return isinstance(self.rate, VaryingRate)
+
+    @property
     def interarrival(self) -> Optional[Distribution]:
-        """An open class's time between arrivals (`rate:` is Poisson); None if closed."""
+        """An open class's time between arrivals (`rate:` is Poisson); None if closed.
+        With a rate that changes through the day: at the day's mean rate, for what
+        asks only how much work a run is (the day's own engines read `rate`)."""
+        if self.time_varying:
+            return Exp(self.day_rate.length / self.day_rate.total)
         return Exp(1 / self.rate) if self.rate is not None else self.arrivals
 
     def routing(self) -> List[List[Tuple[Optional[int], float]]]:
@@ -427,14 +477,14 @@ class JobClass(Strict):
     def _check(self) -> None:
         if self.arrivals is not None and self.rate is not None:
             raise FieldError("give arrivals or rate, not both", "rate")
-        is_open = self.interarrival is not None
+        is_open = self.rate is not None or self.arrivals is not None
         if is_open and self.population is not None:
             raise FieldError("a class is open (arrivals: or rate:) or closed (population:), not both")
         if not is_open and self.population is None:
             raise FieldError("needs arrivals: or rate: (an open class) or population: (a closed class)")
         if is_open and "think" in self.given:
             raise FieldError("think: is for closed classes (an open class has arrivals)", "think")
-        if is_open and self.interarrival.mean <= 0:
+        if is_open and not self.time_varying and self.interarrival.mean <= 0:
             raise FieldError("the mean time between arrivals must be positive", "arrivals")
         object.__setattr__(self, "_flat", flatten(self.route))
         self._check_marks()
@@ -477,6 +527,8 @@ class ModelSpec(Strict):
     name = Field(Maybe(Name), default=None)
     time_unit = Field(Value(one_of(*TIME_UNITS), expressions=True), default="s")
     params = Field(MapOf(Text, Value(_resolved)), default={})
+    # Before the stations and classes: their lists per interval are checked against it.
+    day = Field(Maybe(DayField), default=None)
     resources = Field(MapOf(Name, Count, before=_sized("resource", required=False)), default={})
     stations = Field(MapOf(Name, Station, before=_sized("station", required=True)))
     classes = Field(MapOf(Name, JobClass, before=_sized("class", required=True)))
@@ -502,11 +554,46 @@ class ModelSpec(Strict):
                                          f"{known(self.resources)})", *at, "uses", j)
                 _check_served_by(step, self.stations[step.station], at)
                 _check_waits(step, self.stations[step.station], at, in_fork="fork" in path)
+        self._check_day()
         if self.resources:
             for name, station in self.stations.items():
                 if station.preempt != "none":
                     raise FieldError(not_modelled("preempt-with-resources", f"preempt: {station.preempt}"),
                                      "stations", name, "preempt")
+
+
+    def _check_day(self) -> None:
+        """A day's jobs at the start name stations their class visits first-hand;
+        a rate through the day is one (model/timeline.py's `day_rate`, kept on the
+        class) and brings someone."""
+        if self.day is None:
+            return
+        for station, jobs in self.day.at_start.items():
+            if station not in self.stations:
+                raise FieldError(f"unknown station '{station}' (stations: {known(self.stations)})",
+                                 "day", "at_start", station)
+            if jobs and first_class_at(self, station) is None:
+                raise FieldError(f"no class visits station '{station}' on its route (outside forks), so its "
+                                 "jobs at the start would have nowhere to go", "day", "at_start", station)
+        for label, job_class in self.classes.items():
+            if job_class.time_varying:
+                try:
+                    rate = timeline_rate(job_class.rate, self.day)
+                except ValueError as e:
+                    raise FieldError(str(e), "classes", label, "rate", job_class.rate.form) from None
+                if not rate.total > 0:
+                    raise FieldError("the rate is 0 all day: this class never arrives", "classes", label, "rate")
+                object.__setattr__(job_class, "day_rate", rate)
+
+
+def first_class_at(spec: "ModelSpec", station: str) -> Optional[Tuple[str, int]]:
+    """The first class (in file order) with a route step (outside forks and
+    dispatches) at `station`, and that step's index: whose jobs a day starts with there."""
+    for label, job_class in spec.classes.items():
+        for i, step in enumerate(job_class.route):
+            if getattr(step, "station", None) == station:
+                return label, i
+    return None
 
 
 def _check_served_by(step: Step, station: Station, at: Tuple) -> None:
