@@ -121,6 +121,25 @@ def test_ctrl_c_stops_the_lab_and_keeps_what_finished(tmp_path):
     assert record["interrupted"] is True and record["scenarios"] == []
 
 
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_a_signal_ends_the_pool_lab_inside_a_long_task(tmp_path, stop):
+    # one scenario is 100 tasks of 5 s CPU each on one thread: 500 s; a signal 3 s in ends it
+    # within the 50 ms the burner works between looks, not after the task or the scenario
+    import signal
+    import time
+
+    out = tmp_path / "pool.json"
+    run = subprocess.Popen([sys.executable, "-m", "brewput", "lab", "pool", "--tasks", "100", "--work", "5s",
+                            "--threads", "1", "--cpus", "1", "--repetitions", "1", "-o", str(out)],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3.0)
+    run.send_signal(getattr(signal, stop))
+    _, stderr = run.communicate(timeout=10)
+    assert run.returncode == 128 + getattr(signal, stop), stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert json.loads(out.read_text())["scenarios"] == []
+
+
 def test_open_loop_shows_the_tail_and_the_drops():
     run = brewput("lab", "coffee", "--impl", "locking", "--cpus", "1", "--par", "1", "--rate", "500",
                   "--queue", "5", *QUICK)

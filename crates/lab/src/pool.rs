@@ -76,10 +76,14 @@ pub fn run_pool(run: &PoolRun, control: &Control) -> Result<PoolReport, LabError
             let cpus = os::allowed_cpus()?;
             let (cpu0, busy0) = (os::process_cpu_time(), os::busy_time_on(&cpus));
             let start = Instant::now();
+            let task = || burn_unless_cancelled(&burner, work, control);
             let done = match run.threads {
-                Some(k) => pool(k, run.tasks, || burner.burn(work), start)?,
-                None => thread_per_task(run.tasks, || burner.burn(work), start)?,
+                Some(k) => pool(k, run.tasks, task, start)?,
+                None => thread_per_task(run.tasks, task, start)?,
             };
+            if control.is_cancelled() {
+                break; // a repetition cut short measured less than its tasks: not kept
+            }
             let makespan = done.iter().max().copied().unwrap_or_default();
             let cpu = os::process_cpu_time().saturating_sub(cpu0);
             let others = busy0.zip(os::busy_time_on(&cpus)).map(|(b0, b1)| b1.saturating_sub(b0).saturating_sub(cpu));
@@ -106,6 +110,21 @@ pub fn run_pool(run: &PoolRun, control: &Control) -> Result<PoolReport, LabError
         repetitions,
         latency: Times::of(&latency, &run.percentiles, run.distribution),
     })
+}
+
+/// The most CPU a task burns between looks at the cancel flag, so that Ctrl-C
+/// ends a repetition promptly whatever `--work` is; each look costs one clock read.
+const LOOK_EVERY: Duration = Duration::from_millis(50);
+
+/// One task's work; after a cancel the rest of it, and every task not yet
+/// started, is skipped.
+fn burn_unless_cancelled(burner: &Burner, work: Duration, control: &Control) {
+    let mut left = work;
+    while !left.is_zero() && !control.is_cancelled() {
+        let slice = left.min(LOOK_EVERY);
+        burner.burn(slice);
+        left -= slice;
+    }
 }
 
 /// `threads` workers take the tasks in turn; returns each task's completion time.
@@ -152,6 +171,28 @@ mod tests {
     fn run(threads: Option<usize>, cpus: usize) -> PoolReport {
         let run = PoolRun { tasks: 12, work_us: 2000.0, threads, cpus, repetitions: 1, percentiles: vec![50.0], distribution: false, nice: None };
         run_pool(&run, &Control::default()).unwrap()
+    }
+
+    #[test]
+    fn a_cancel_ends_a_repetition_within_a_task_slice_and_keeps_no_partial_one() {
+        // 1,000 tasks of 20 ms on one thread would take 20 s; a cancel after 100 ms
+        // ends it at once, in either shape, and the cut repetition is not reported
+        for threads in [Some(1), None] {
+            let run = PoolRun { tasks: 1000, work_us: 20_000.0, threads, cpus: 1, repetitions: 3,
+                                percentiles: vec![50.0], distribution: false, nice: None };
+            let control = std::sync::Arc::new(Control::default());
+            let canceller = std::sync::Arc::clone(&control);
+            let started = Instant::now();
+            let cancel = thread::spawn(move || {
+                thread::sleep(Duration::from_millis(100));
+                canceller.cancel();
+            });
+            let report = run_pool(&run, &control).unwrap();
+            cancel.join().unwrap();
+            assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+            assert!(report.cancelled);
+            assert!(report.repetitions.is_empty());
+        }
     }
 
     #[test]
