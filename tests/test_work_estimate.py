@@ -97,3 +97,41 @@ def test_a_long_run_says_its_estimate_first_and_yes_starts_a_refused_one(tmp_pat
         _, rest = run.communicate(timeout=30)
         assert first.startswith("warning: two.yaml needs about ") and estimate_words in first, first + rest
         assert run.returncode == 130, rest
+
+
+@pytest.mark.parametrize("argv, advice", [
+    (["lab", "pool", "--tasks", "10000", "--work", "10s", "--repetitions", "1000"], "fewer tasks"),
+    (["lab", "coffee", "--dur", "1000s", "--repetitions", "100", "--cpus", "1"], "shorter --dur"),
+], ids=["pool", "coffee"])
+def test_days_of_measuring_are_refused_in_one_line_before_anything_runs(tmp_path, argv, advice):
+    run = brewput(*argv, cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    (line,) = run.stderr.splitlines()
+    assert line.startswith("error: the lab needs about ") and "of measuring, more than a day" in line
+    assert advice in line and "--yes" in line and run.stdout == ""
+
+
+def test_the_pool_lab_measures_what_its_estimate_says():
+    # a pool of 1 and a thread per task, 20 tasks of 50 ms on one CPU: 1 s each, 2 s in all.
+    # On an idle CPU that is the makespans; on a busy one they grow, so the CPU time the
+    # tasks burnt (utilization x makespan on 1 CPU) is what is compared
+    from brewput.lab import run_pool_lab
+    from brewput.lab.work import pool_measuring
+
+    said = pool_measuring(20, 50.0, [1], cpus=1, repetitions=1)
+    assert said.seconds == pytest.approx(2.0)
+    record = run_pool_lab(20, 50.0, [1], 1, repetitions=1)
+    measured = [s["results"] for s in record["scenarios"] if s["engine"] == "lab"]
+    assert len(measured) == 2 and {r["time_unit"] for r in measured} == {"ms"}
+    burnt = sum(r["repetitions"][0]["makespan"] * r["repetitions"][0]["utilization"] for r in measured) / 1000
+    assert burnt == pytest.approx(said.seconds, rel=0.1)
+
+
+def test_the_coffee_lab_estimate_is_its_windows():
+    from brewput.lab.settings import CoffeeSettings
+    from brewput.lab.work import coffee_measuring
+
+    settings = CoffeeSettings(duration_ms=2000, warmup_ms=500, repetitions=3)
+    assert coffee_measuring(4, settings).seconds == pytest.approx(4 * 3 * 2.5)
+    assert check_work(coffee_measuring(40, settings), "the lab", yes=False) == \
+        "the lab needs about 5 minutes of measuring (Ctrl-C stops it)"

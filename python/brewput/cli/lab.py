@@ -14,10 +14,10 @@ import typer
 
 from .. import shutdown
 from ..lab.settings import CoffeeSettings
-from .common import (OutputOption, ReportOption, app, command_line, err, folder_path, option_name, out,
+from .common import (OutputOption, ReportOption, YesOption, app, command_line, err, folder_path, option_name, out,
                      user_errors, warning_line)
 from .progress import progress_bar
-from .scenarios import check_outputs, write_outputs
+from .scenarios import announce, check_outputs, write_outputs
 from .setting_option import setting_option
 
 lab_app = typer.Typer(no_args_is_help=True, help="Measure real concurrent code on this machine's CPUs, beside its model.")
@@ -56,6 +56,7 @@ def lab_coffee(
     report: Optional[Path] = ReportOption,
     hgrm: Optional[Path] = HgrmOption,
     as_json: bool = typer.Option(False, "--json", help="Print the experiment record as JSON."),
+    yes: bool = YesOption,
 ):
     """The coffee-shop talk for real: each implementation on real threads, 1 to K CPUs."""
     from ..lab import run_coffee_lab
@@ -86,7 +87,7 @@ def lab_coffee(
     with progress_bar(enabled=not as_json, label="measuring") as progress:
         record = run_coffee_lab(implementations, cpu_counts, par=pars, settings=settings, predict=predict,
                                 runtimes=runtimes, distribution=hgrm is not None, command=command_line(),
-                                progress=progress)
+                                progress=progress, announce=lambda work: announce(work, "the lab", yes))
     finish_lab(record, output, report, hgrm, as_json, print_coffee)
 
 
@@ -104,6 +105,7 @@ def lab_pool(
     report: Optional[Path] = ReportOption,
     hgrm: Optional[Path] = HgrmOption,
     as_json: bool = typer.Option(False, "--json", help="Print the experiment record as JSON."),
+    yes: bool = YesOption,
 ):
     """Seed 003's thread-pool sizing: a fixed pool of k threads vs a thread per task, measured and modelled."""
     from ..lab import options as opt
@@ -124,8 +126,8 @@ def lab_pool(
     with progress_bar(enabled=not as_json, label="measuring") as progress:
         record = run_pool_lab(task_count, work_ms, sizes or list(range(1, 2 * capped[0] + 1)), capped[0],
                               repetitions=reps, nice=nice_value, distribution=hgrm is not None,
-                              command=command_line(),
-                              progress=progress)
+                              command=command_line(), progress=progress,
+                              announce=lambda work: announce(work, "the lab", yes))
     finish_lab(record, output, report, hgrm, as_json, print_pool)
 
 

@@ -30,14 +30,19 @@ SAMPLED_SCENARIOS = 20     # a sweep's estimate reads this many of its scenarios
 
 @dataclass(frozen=True)
 class Work:
+    """A simulation's work: what `check_work` reads of any work (its seconds, how they
+    were found and what to cut), and the engine events they come from."""
+
     events: float
     seconds: float
+    basis = " at the engine's speed"
+    less = "run fewer customers, replications or scenarios"
 
     def __add__(self, other: "Work") -> "Work":
         return Work(self.events + other.events, self.seconds + other.seconds)
 
     def __str__(self) -> str:
-        return f"about {_duration(self.seconds)} ({self.events:.3g} engine events)"
+        return f"about {duration_text(self.seconds)} ({self.events:.3g} engine events)"
 
 
 def cores() -> int:
@@ -84,18 +89,18 @@ def sample_positions(count: int) -> range:
     return range(0, count, max(1, math.ceil(count / SAMPLED_SCENARIOS)))
 
 
-def check_work(work: Work, what: str, yes: bool) -> Optional[str]:
-    """A line to say before running `what` when it takes longer than SAY_BEYOND
-    (None otherwise); refused beyond REFUSE_BEYOND unless `yes`."""
+def check_work(work, what: str, yes: bool) -> Optional[str]:
+    """A line to say before running `what` when `work` (a Work, or any with its
+    seconds, basis and less: lab/work.py) takes longer than SAY_BEYOND (None
+    otherwise); refused beyond REFUSE_BEYOND unless `yes`."""
     if work.seconds > REFUSE_BEYOND and not yes:
-        raise BrewputError(f"{what} needs {work}, more than a day; run fewer customers, replications or "
-                           f"scenarios, or add --yes to start it anyway")
+        raise BrewputError(f"{what} needs {work}, more than a day; {work.less}, or add --yes to start it anyway")
     if work.seconds > SAY_BEYOND:
-        return f"{what} needs {work} at the engine's speed (Ctrl-C stops it)"
+        return f"{what} needs {work}{work.basis} (Ctrl-C stops it)"
     return None
 
 
-def _duration(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
     for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
         if seconds >= size:
             return f"{seconds / size:.3g} {unit}"

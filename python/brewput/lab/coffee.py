@@ -11,6 +11,7 @@ from . import native
 from .options import LIMITS, check_implementation
 from .results import HARNESS, SPECTRUM, coffee_results
 from .settings import CoffeeSettings
+from .work import Measuring, coffee_measuring
 
 # Called with (scenarios done, scenarios in all, what runs next).
 Progress = Callable[[int, int, str], None]
@@ -53,12 +54,14 @@ def measure_coffee(implementation: str, cpus: int, par: Optional[int] = None,
 def run_coffee_lab(implementations: List[str], cpus: List[int], *, par: Optional[List[int]] = None,
                    settings: CoffeeSettings = CoffeeSettings(), predict: bool = False,
                    runtimes: Optional[List[str]] = None, distribution: bool = False,
-                   command: Optional[str] = None, progress: Optional[Progress] = None) -> dict:
+                   command: Optional[str] = None, progress: Optional[Progress] = None,
+                   announce: Optional[Callable[[Measuring], None]] = None) -> dict:
     """Every implementation at every CPU count (and customer count, default as
     many as CPUs; and runtime, default the settings' one), measured and, with
     `predict`, simulated from its model (the same prediction beside every
     runtime: the model knows none): one experiment record. Ctrl-C keeps what
-    finished and marks it interrupted."""
+    finished and marks it interrupted. `announce` is told how long the measuring
+    will take, once the settings are checked and before it starts."""
     from ..experiment.record import add_scenario, new_record
     from .predict import closed_models_only, coffee_model, predict_coffee, stage_ms
 
@@ -89,6 +92,8 @@ def run_coffee_lab(implementations: List[str], cpus: List[int], *, par: Optional
                         command=command, models=models, sweep=sweep)
     plan = [(i, k, p) for i in implementations for k in cpus for p in pars]
     total = len(plan) * len(every) * (2 if predict else 1)
+    if announce:
+        announce(coffee_measuring(len(plan) * len(every), settings))
     try:
         for implementation, k, p in plan:
             label = f"{implementation} on {k} cpu{'s' if k > 1 else ''}"

@@ -18,6 +18,7 @@ from ..units import rate_in, time_in
 from . import native
 from .options import LIMITS
 from .results import HARNESS, SHOWN, SPECTRUM, busy_machine_warning, interval, others_share, times, with_intervals
+from .work import Measuring, pool_measuring
 
 PER_TASK = "thread-per-task"
 POOL = "pool"
@@ -105,12 +106,17 @@ def predict_pool(tasks: int, work_ms: float, threads: Optional[int], cpus: int) 
 def run_pool_lab(tasks: int, work_ms: float, threads: List[int], cpus: int, *, repetitions: int = 3,
                  nice: Optional[int] = None, distribution: bool = False,
                  command: Optional[str] = None,
-                 progress: Optional[Callable[[int, int, str], None]] = None) -> dict:
-    """Each pool size and a thread per task, measured and predicted: one record."""
+                 progress: Optional[Callable[[int, int, str], None]] = None,
+                 announce: Optional[Callable[[Measuring], None]] = None) -> dict:
+    """Each pool size and a thread per task, measured and predicted: one record.
+    `announce` is told how long the measuring will take, once the settings are
+    checked and before it starts."""
     from ..experiment.record import add_scenario, new_record
 
     for k in threads:
         _check(tasks, work_ms, k, cpus, repetitions, nice)
+    if announce:
+        announce(pool_measuring(tasks, work_ms, threads, cpus, repetitions))
     shapes: List[Optional[int]] = list(threads) + [None]
     models = {label: {"file": None, "text": yaml.safe_dump(pool_model(tasks, work_ms, k, cpus), sort_keys=False)}
               for label, k in ((POOL, threads[0]), (PER_TASK, None))}
