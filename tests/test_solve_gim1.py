@@ -79,7 +79,7 @@ def test_phase_type_arrivals_match_their_markov_chain(arrivals, mean, phases):
     assert sol.station_method == ["gi-m-1"] and sol.exact_class.all()
     assert sol.response_time[0] == pytest.approx(jobs * mean, rel=1e-9)  # Little: R = L / lambda
     # An arrival finding n waits n exponential services: its response time is Erlang(n + 1).
-    figures = sol.percentiles[0]
+    laws = sol.laws[0]
     counts = np.arange(len(found))
     for name, q in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99)):
         def response_beyond(t, q=q):
@@ -88,9 +88,9 @@ def test_phase_type_arrivals_match_their_markov_chain(arrivals, mean, phases):
         def wait_beyond(t, q=q):
             return float(found[1:] @ special.gammaincc(counts[1:], t)) - (1 - q)
 
-        assert figures["response_time"][name] == pytest.approx(optimize.brentq(response_beyond, 0, 1e3), rel=1e-8)
+        assert laws.response.quantile(q) == pytest.approx(optimize.brentq(response_beyond, 0, 1e3), rel=1e-8)
         expected_wait = 0.0 if q <= found[0] else optimize.brentq(wait_beyond, 0, 1e3)
-        assert figures["waiting_time"][name] == pytest.approx(expected_wait, rel=1e-8, abs=1e-12)
+        assert laws.waiting.quantile(q) == pytest.approx(expected_wait, rel=1e-8, abs=1e-12)
 
 
 def root_by_density(law, mean_service):

@@ -34,11 +34,10 @@ def test_helpdesk_study_matches_pdq(name, response, utilization):
     assert sol.method == "erlang-c" and sol.station_method == ["erlang-c"]
     assert sol.exact_class.tolist() == [True] and sol.exact_station.tolist() == [True]
     assert sol.notes == [] and sol.loss_probability is None
-    pct = sol.percentiles[0]
-    assert pct["exact"] and pct["method"] == "erlang-c"
-    assert list(pct["response_time"]) == ["p50", "p90", "p95", "p99", "p999"]
-    assert list(pct["waiting_time"]) == ["p50", "p90", "p95", "p99", "p999"]
-    assert 0 < pct["response_time"]["p50"] < pct["response_time"]["p999"]
+    laws = sol.laws[0]
+    assert laws.exact and laws.method == "erlang-c"
+    assert 0 < laws.response.quantile(0.5) < laws.response.quantile(0.999)
+    assert 0 <= laws.waiting.quantile(0.5) < laws.waiting.quantile(0.999)
 
 
 # ---- product-form networks, worked by hand ---------------------------------------------
@@ -53,7 +52,7 @@ def test_jackson_tandem_by_hand():
     assert sol.queue_length[0] == pytest.approx(sol.residence_time[0], rel=1e-12)  # L = 1 x R
     assert sol.utilization[0] == pytest.approx([0.5, 0.8, 0.6], rel=1e-12)
     assert sol.method == "jackson" and sol.exact_class.all() and sol.exact_station.all()
-    assert sol.station_method == ["erlang-c"] * 3 and sol.percentiles == {}
+    assert sol.station_method == ["erlang-c"] * 3 and sol.laws == {}
 
 
 def test_feedback_network_with_a_delay_by_hand():
@@ -82,7 +81,7 @@ def test_two_classes_one_exponential_service_fifo_is_exact():
                             b={"rate": 0.8, "service": "exp(1)"}))
     assert sol.response_time == pytest.approx([1 + 0.98 / 1.7 / 0.6] * 2, rel=1e-12)
     assert sol.utilization[:, 0] == pytest.approx([0.3, 0.4], rel=1e-12)
-    assert sol.exact_class.all() and set(sol.percentiles) == {0, 1}
+    assert sol.exact_class.all() and set(sol.laws) == {0, 1}
 
 
 def test_processor_sharing_classes_keep_their_own_means():
@@ -104,7 +103,7 @@ def test_lifo_has_fifo_means_and_no_percentiles():
     fifo = solve(one_station({"servers": 3}, c={"rate": 2.7, "service": "exp(1)"}))
     lifo = solve(one_station({"servers": 3, "discipline": "lifo"}, c={"rate": 2.7, "service": "exp(1)"}))
     assert lifo.response_time == pytest.approx(fifo.response_time, rel=1e-12)
-    assert lifo.exact_class.all() and lifo.percentiles == {} and fifo.percentiles
+    assert lifo.exact_class.all() and lifo.laws == {} and fifo.laws
 
 
 # ---- single stations with exact non-product-form formulas ------------------------------
@@ -115,7 +114,7 @@ def test_mg1_with_two_classes_is_pollaczek_khinchine():
     sol = solve(one_station({}, a={"rate": 0.2, "service": "exp(1)"}, b={"rate": 0.1, "service": "exp(2)"}))
     assert sol.response_time == pytest.approx([2.0, 3.0], rel=1e-12)
     assert sol.station_method == ["pollaczek-khinchine"] and sol.exact_class.all()
-    assert sol.percentiles == {}
+    assert sol.laws == {}
 
 
 def test_md1_is_pollaczek_khinchine():
@@ -131,7 +130,7 @@ def test_priority_mg1_is_cobham():
                             urgent={"rate": 0.2, "service": "exp(1)", "priority": 1},
                             batch={"rate": 0.3, "service": 1.5}))
     assert sol.response_time == pytest.approx([1.671875, 1.5 + 0.5375 / 0.28], rel=1e-12)
-    assert sol.station_method == ["cobham"] and sol.exact_class.all() and sol.percentiles == {}
+    assert sol.station_method == ["cobham"] and sol.exact_class.all() and sol.laws == {}
 
 
 def test_priority_mmc_one_rate_is_exact_and_unequal_rates_are_not():
@@ -189,7 +188,7 @@ def test_non_poisson_arrivals_at_one_station_use_their_scv():
     sol = solve(one_station({"servers": 2}, c={"arrivals": 2, "service": "exp(1)"}))
     assert sol.response_time == pytest.approx([1 + 0.1 / 1.5 / 2], rel=1e-12)
     assert sol.station_method == ["allen-cunneen"] and not sol.exact_class.any()
-    assert sol.percentiles == {} and "not Poisson" in sol.notes[0]
+    assert sol.laws == {} and "not Poisson" in sol.notes[0]
 
 
 def test_a_non_product_form_station_makes_the_network_approximate():

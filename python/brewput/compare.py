@@ -8,6 +8,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from . import _native
 from .errors import BrewputError, EngineInputError
+from .percentiles import name as percentile_name, share_at
 from .results import TIME_FIGURES
 
 CLASS_FIGURES = ("throughput", "loss_probability")
@@ -50,9 +51,16 @@ def _pairs(analytic: dict, simulated: dict) -> Iterator[Tuple[str, dict, dict, s
         timed = [(times.replace("_", " "), a[times], s[times]) for times in ("response_time", "waiting_time")]
         timed += [(f"measure {m}", times, (s.get("measures") or {}).get(m) or {})
                   for m, times in (a.get("measures") or {}).items()]
+        law = a.get("law") or a  # the percentiles and service levels are as exact as the class's law
         for label, a_times, s_times in timed:
             for key in TIME_FIGURES:
-                yield f"{name} {label} {key}", a_times, s_times, key, a
+                yield f"{name} {label} {key}", a_times, s_times, key, a if key == "mean" else law
+            for key in asked_keys(analytic):
+                yield f"{name} {label} {key}", a_times, s_times, key, law
+            for k, (t, share) in enumerate(a_times.get("within") or ()):  # the service levels asked
+                simulated_share, ci = share_at(s_times, t)
+                yield (f"{name} {label} P(<= {t:g})", {"value": share},
+                       {"value": simulated_share, "value_ci": ci}, "value", law)
     for name, a in analytic["stations"].items():
         s = simulated["stations"][name]
         for key in STATION_FIGURES:
@@ -64,6 +72,12 @@ def _pairs(analytic: dict, simulated: dict) -> Iterator[Tuple[str, dict, dict, s
             for label, value in figures["served"].items():  # completions of each class by this type
                 holder = {"value": served.get(label), "value_ci": served_ci.get(label)}
                 yield f"{name} {kind} served {label}", {"value": value}, holder, "value", a
+
+
+def asked_keys(results: dict) -> List[str]:
+    """The keys of the quantiles a run asked for beyond the fixed list."""
+    named = set(TIME_FIGURES)
+    return [key for key in map(percentile_name, (results.get("asked") or {}).get("quantiles", ())) if key not in named]
 
 
 def compare_results(analytic: dict, simulated: dict, level: float = _native.CONFIDENCE) -> List[Row]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Iterable, List, Optional
 
 from . import _native
+from .percentiles import NAMED as NAMED_PERCENTILES, name as percentile_name
 
 
 def _put(out: dict, name: str, estimate: Optional[dict]) -> None:
@@ -20,7 +21,7 @@ def _figures(summary: dict, names: Iterable[str]) -> dict:
 
 
 # The named percentiles are the engine's (crates/sim/src/stats.rs), in its order.
-PERCENTILE_NAMES = tuple(name for name, _ in _native.PERCENTILES)
+PERCENTILE_NAMES = tuple(name for name, _ in NAMED_PERCENTILES)
 TIME_FIGURES = ("mean",) + PERCENTILE_NAMES
 
 
@@ -31,9 +32,25 @@ def _times(summary: dict) -> dict:
     # [[percent, value], ...] and its `_ci` twin, one [low, high] (or null) per point
     out["spectrum"] = [[p, estimate["mean"]] for p, estimate in summary["spectrum"]]
     out["spectrum_ci"] = [estimate["ci"] for _, estimate in summary["spectrum"]]
+    asked(out, summary)
     if "distribution" in summary:  # asked for: the rows of an .hgrm file (report/hgrm.py)
         out["distribution"] = summary["distribution"]
     return out
+
+
+def asked(out: dict, summary: dict) -> None:
+    """The quantiles and service levels a run asked for beyond the fixed list
+    (percentiles.py): each quantile under its name, the levels as `within`."""
+    for percent, estimate in summary.get("quantiles", ()):
+        _put(out, percentile_name(percent), estimate)
+    if "within" in summary:
+        out["within"] = [[t, estimate["mean"]] for t, estimate in summary["within"]]
+        out["within_ci"] = [estimate["ci"] for _, estimate in summary["within"]]
+
+
+def asked_record(quantiles, within) -> dict:
+    """What a run was asked beyond the fixed list, as its results say it (none: nothing)."""
+    return {"asked": {"quantiles": list(quantiles), "within": list(within)}} if quantiles or within else {}
 
 
 def _class(summary: dict) -> dict:
@@ -91,6 +108,7 @@ def simulation_results(model, settings: dict, summary: dict, warnings: List[str]
         "resources": {r["name"]: _figures(r, ("utilization", "in_use")) for r in summary["resources"]},
         "events": summary["events"],
         "warnings": list(warnings),
+        **asked_record(*(settings.get("asked", {}).get(k, ()) for k in ("quantiles", "within"))),
     }
 
 
@@ -111,20 +129,27 @@ def _queues(net):
 LOSS_REASONS = tuple(_native.LOSS_REASONS)
 
 
-def _floats(figures: dict) -> dict:
-    """Figures as plain floats (a method's numpy scalars would compare into numpy
-    booleans, which JSON cannot write); None stays None."""
-    return {k: None if v is None else float(v) for k, v in figures.items()}
+def _from_law(law, asked: dict) -> dict:
+    """A time's percentiles (the fixed list and those asked) and the service
+    levels asked, read off its law (analytic/laws/); None where it is not known."""
+    percents = [*(p for _, p in NAMED_PERCENTILES), *asked.get("quantiles", ())]
+    figures = {percentile_name(p): None if law is None else float(law.quantile(p / 100)) for p in percents}
+    if asked.get("within"):
+        figures["within"] = [[t, None if law is None else float(law.cdf(t))] for t in asked["within"]]
+    return figures
 
 
-def _solved_class(net, sol, r: int, measures) -> dict:
-    known = sol.percentiles.get(r, {})
+def _solved_class(net, sol, r: int, measures, asked: dict) -> dict:
+    laws = sol.laws.get(r)
     queues = _queues(net)
     waited = float(sol.waiting_time[r] if sol.waiting_time is not None
                    else (sol.residence_time[r] - net.demand[r])[queues].sum())
-    response = {"mean": float(sol.response_time[r]), **_floats(known.get("response_time", {}))}
-    waiting = {"mean": max(0.0, waited), **_floats(known.get("waiting_time", {}))}
+    known = laws is not None or asked
+    response = {"mean": float(sol.response_time[r]), **(_from_law(laws and laws.response, asked) if known else {})}
+    waiting = {"mean": max(0.0, waited), **(_from_law(laws and laws.waiting, asked) if known else {})}
     figures = {"throughput": float(sol.throughput[r]), "response_time": response, "waiting_time": waiting}
+    if known:  # how the percentiles and service levels are known: exact, or by which approximation (or not at all)
+        figures["law"] = None if laws is None else {"exact": laws.exact, "method": laws.method}
     if sol.loss_probability is not None:
         figures["loss_probability"] = float(sol.loss_probability[r])
         by = sol.loss_by or {"full": sol.loss_probability}
@@ -156,7 +181,7 @@ def _solved_station(net, sol, m: int) -> dict:
     return _exactness(figures, sol.exact_station[m], sol.station_method[m])
 
 
-def solution_results(model, net, sol, bounds: Optional[dict] = None) -> dict:
+def solution_results(model, net, sol, bounds: Optional[dict] = None, asked: Optional[dict] = None) -> dict:
     """The results schema from an analytic Solution: the same keys as a
     simulation's (no `_ci` twins), each class and station marked `exact` with
     the method that produced it."""
@@ -166,11 +191,12 @@ def solution_results(model, net, sol, bounds: Optional[dict] = None) -> dict:
         "method": sol.method,
         "time_unit": model.time_unit,
         "params": dict(model.params),
-        "classes": {name: _solved_class(net, sol, r, model.classes[name].measures)
+        "classes": {name: _solved_class(net, sol, r, model.classes[name].measures, asked or {})
                     for r, name in enumerate(net.classes)},
         "stations": {name: _solved_station(net, sol, m) for m, name in enumerate(net.stations)},
         "resources": {},
         "bounds": bounds or {},
         "notes": list(sol.notes),
         "warnings": [],
+        **asked_record(*((asked or {}).get(k, ()) for k in ("quantiles", "within"))),
     }

@@ -284,6 +284,7 @@ mod tests {
             stop: crate::Stop::Customers { count: 20_000 },
             warmup: crate::Warmup::Customers { count: 2_000 },
             distribution: false,
+            asked: Default::default(),
         };
         let summary = crate::run(model, &settings).expect("the run ends");
         let class = &summary.classes[0];

@@ -183,6 +183,29 @@ impl LogHistogram {
             *value = if rank == self.total { self.max } else { current.low };
         }
     }
+
+    /// The share of the values recorded at or below `t`: every bucket wholly
+    /// at or below `t`, and of the bucket that holds `t` the part below it,
+    /// as if its values were spread evenly over its bounds (narrowed to the
+    /// smallest and largest value recorded), so at most one bucket's share
+    /// (`RELATIVE_RESOLUTION` of the value, relatively) from the truth; zeros
+    /// count exactly. NaN when nothing was recorded.
+    pub fn share_at_or_below(&self, t: f64) -> f64 {
+        if self.total == 0 {
+            return f64::NAN;
+        }
+        let mut below = 0.0;
+        for bucket in self.buckets() {
+            if bucket.high <= t {
+                below += bucket.count as f64;
+            } else if bucket.low <= t {
+                below += bucket.count as f64 * (t - bucket.low) / (bucket.high - bucket.low);
+            } else {
+                break;
+            }
+        }
+        below / self.total as f64
+    }
 }
 
 /// The rank of the `percent` point among `total` values: ceil(p/100 x total),
@@ -268,6 +291,27 @@ mod tests {
         zeros_and_one.record(1.0);
         assert_eq!(zeros_and_one.octaves(), 1);
         assert_eq!(zeros_and_one.values_at(&[50.0, 90.0]), [0.0, 1.0]);
+    }
+
+    #[test]
+    fn shares_at_or_below_count_whole_buckets_and_spread_the_one_split() {
+        let mut h = LogHistogram::default();
+        (0..3).for_each(|_| h.record(0.0));
+        (1..=1000).for_each(|i| h.record(i as f64));
+        assert_eq!(h.share_at_or_below(0.0), 3.0 / 1003.0, "the zeros, exactly");
+        assert_eq!(h.share_at_or_below(1000.0), 1.0);
+        assert_eq!(h.share_at_or_below(5000.0), 1.0);
+        // each integer below 1024 has a bucket of its own, so a share is the
+        // integers below, and part of the one at or below t
+        for t in [0.5f64, 17.25, 333.3, 500.0, 999.9] {
+            let want = (3.0 + t.floor()) / 1003.0;
+            let got = h.share_at_or_below(t);
+            assert!((got - want).abs() <= 1.0 / 1003.0, "{t}: {got} vs {want}");
+        }
+        let mut constant = LogHistogram::default();
+        (0..4).for_each(|_| constant.record(3.7777));
+        assert_eq!((constant.share_at_or_below(3.7776), constant.share_at_or_below(3.7777)), (0.0, 1.0));
+        assert!(LogHistogram::default().share_at_or_below(1.0).is_nan());
     }
 
     #[test]

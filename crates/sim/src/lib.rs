@@ -4,6 +4,7 @@
 //! Rust) and [`RunSettings`] go into [`run`], which runs independent
 //! replications in parallel and returns a [`Summary`] with confidence intervals.
 
+mod asked;
 mod deferred;
 mod distribution;
 mod error;
@@ -40,6 +41,7 @@ pub use distribution::PercentileDistribution;
 pub use histogram::{LogHistogram, RELATIVE_RESOLUTION};
 pub use run::{run, run_controlled};
 pub use sampler::Sampler;
+pub use asked::{Answers, Asked};
 pub use settings::{RunSettings, Stop, Warmup};
 pub use stats::{ReplicationStats, PERCENTILES, SPECTRUM};
 pub use vocabulary::{

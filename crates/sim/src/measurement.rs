@@ -5,6 +5,7 @@
 
 use brewput_measure::control::Control;
 
+use crate::asked::Asked;
 use crate::error::SimError;
 use crate::giving_up::{LossReason, LOSS_REASONS};
 use crate::progress::Customers;
@@ -62,6 +63,8 @@ pub struct Measurement {
     reported: u64,
     events: u64,
     classes: Vec<ClassMeasures>,
+    /// Read only when the replication is over, for its summaries.
+    asked: Asked,
 }
 
 impl Measurement {
@@ -71,6 +74,7 @@ impl Measurement {
             stop: settings.stop,
             warmup: settings.warmup,
             keep_distribution: settings.distribution,
+            asked: settings.asked.clone(),
             measuring: false,
             start: 0.0,
             completed: 0,
@@ -201,10 +205,10 @@ impl Measurement {
                 offered: c.offered,
                 lost: c.lost,
                 lost_by: c.lost_by,
-                measures: c.measures.iter().map(TimeRecorder::summary).collect(),
+                measures: c.measures.iter().map(|m| m.summary(&self.asked)).collect(),
                 measure_counts: c.measures.iter().map(|m| m.histogram().total()).collect(),
-                response: c.response.summary(),
-                waiting: c.waiting.summary(),
+                response: c.response.summary(&self.asked),
+                waiting: c.waiting.summary(&self.asked),
                 response_histogram: self.keep_distribution.then(|| c.response.histogram().clone()),
             })
             .collect()

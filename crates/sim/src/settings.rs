@@ -1,5 +1,6 @@
 use serde::Deserialize;
 
+use crate::asked::Asked;
 use crate::error::SimError;
 
 /// How a run is driven: its seed, its replications and when to stop.
@@ -16,6 +17,9 @@ pub struct RunSettings {
     /// rows of an .hgrm file); off by default to keep results small.
     #[serde(default)]
     pub distribution: bool,
+    /// Quantiles and service levels of every time beyond the fixed list.
+    #[serde(default)]
+    pub asked: Asked,
 }
 
 /// When a replication ends, counted from the end of the warm-up.
@@ -45,6 +49,7 @@ impl RunSettings {
     }
 
     pub fn validate(&self) -> Result<(), SimError> {
+        self.asked.validate()?;
         if self.replications == 0 {
             return Err(SimError::Input("replications must be at least 1".into()));
         }

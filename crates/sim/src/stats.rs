@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::asked::{Answers, Asked};
 use crate::giving_up::LOSS_REASONS;
 use crate::histogram::LogHistogram;
 pub use brewput_measure::percentiles::{PERCENTILES, SPECTRUM};
@@ -53,6 +54,8 @@ pub struct TimeSummary {
     /// Values at `SPECTRUM`, in that order.
     pub spectrum: [f64; SPECTRUM.len()],
     pub max: f64,
+    /// What the run asked beyond the fixed list.
+    pub asked: Answers,
 }
 
 impl TimeRecorder {
@@ -71,13 +74,14 @@ impl TimeRecorder {
         &self.histogram
     }
 
-    pub fn summary(&self) -> TimeSummary {
+    pub fn summary(&self, asked: &Asked) -> TimeSummary {
         let count = self.histogram.total();
         TimeSummary {
             mean: if count == 0 { f64::NAN } else { self.sum / count as f64 },
             percentiles: self.histogram.values_at(&PERCENTILES.map(|(_, p)| p)),
             spectrum: self.histogram.values_at(&SPECTRUM),
             max: self.histogram.max(),
+            asked: asked.answers(&self.histogram),
         }
     }
 }
@@ -159,7 +163,7 @@ mod tests {
         for i in 1..=1000 {
             r.record(i as f64 * 0.01);
         }
-        let s = r.summary();
+        let s = r.summary(&Asked::default());
         assert!((s.mean - 5.005).abs() < 1e-9);
         assert_eq!(s.max, 10.0);
         for (&(_, p), &got) in PERCENTILES.iter().zip(&s.percentiles) {
@@ -172,8 +176,8 @@ mod tests {
     fn deterministic_times_are_exact() {
         let mut r = TimeRecorder::default();
         (0..10).for_each(|_| r.record(24.0));
-        assert_eq!(r.summary().percentiles, [24.0; 5]);
-        assert_eq!(r.summary().spectrum, [24.0; SPECTRUM.len()]);
+        assert_eq!(r.summary(&Asked::default()).percentiles, [24.0; 5]);
+        assert_eq!(r.summary(&Asked::default()).spectrum, [24.0; SPECTRUM.len()]);
     }
 
     #[test]
@@ -186,7 +190,7 @@ mod tests {
         for i in 0..n {
             r.record(-(1.0 - (i as f64 + 0.5) / n as f64).ln() / rate);
         }
-        let s = r.summary();
+        let s = r.summary(&Asked::default());
         assert!(SPECTRUM.windows(2).all(|w| w[0] < w[1]), "spectrum points ascend");
         for (&p, &got) in SPECTRUM.iter().zip(&s.spectrum) {
             let q = p / 100.0;

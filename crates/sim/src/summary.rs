@@ -122,6 +122,12 @@ pub struct TimesEstimate {
     pub spectrum: Vec<(f64, Estimate)>,
     /// The largest over all replications.
     pub max: f64,
+    /// `(percent, estimate)` at each percent the run asked for, in its order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub quantiles: Vec<(f64, Estimate)>,
+    /// `(time, estimate of the share at or below it)` at each time the run asked for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub within: Vec<(f64, Estimate)>,
     /// The percentile distribution of all replications' values together, when
     /// the run asked for it (response times only).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -199,11 +205,19 @@ impl Summary {
         };
         let ratio = |num: f64, den: f64| if den > 0.0 { num / den } else { f64::NAN };
         let classes = model.classes.iter().enumerate().map(|(c, class)| {
+            // Each asked point (the same in every replication) and its estimate over them.
+            let asked = |answers: &dyn Fn(&ReplicationStats) -> &Vec<(f64, f64)>| -> Vec<(f64, Estimate)> {
+                reps.first().map_or_else(Vec::new, |first| {
+                    answers(first).iter().enumerate().map(|(i, &(at, _))| (at, over(&|r| answers(r)[i].1))).collect()
+                })
+            };
             let times = |pick: &dyn Fn(&ReplicationStats) -> &TimeSummary| TimesEstimate {
                 mean: over(&|r| pick(r).mean),
                 percentiles: PERCENTILES.iter().enumerate().map(|(i, &(name, _))| (name, over(&|r| pick(r).percentiles[i]))).collect(),
                 spectrum: SPECTRUM.iter().enumerate().map(|(i, &p)| (p, over(&|r| pick(r).spectrum[i]))).collect(),
                 max: reps.iter().map(|r| pick(r).max).fold(0.0, f64::max),
+                quantiles: asked(&|r| &pick(r).asked.quantiles),
+                within: asked(&|r| &pick(r).asked.within),
                 distribution: None,
             };
             let total = |f: &dyn Fn(&ReplicationStats) -> u64| reps.iter().map(f).sum();
@@ -292,6 +306,7 @@ mod tests {
                 percentiles: [scale; 5],
                 spectrum: SPECTRUM.map(|p| p * scale),
                 max: scale,
+                asked: Default::default(),
             };
             let class = ClassStats { completed: 1, offered: 1, lost: 0, lost_by: [0; 3], measures: vec![], measure_counts: vec![], response: times.clone(), waiting: times, response_histogram: None };
             let station = StationStats {

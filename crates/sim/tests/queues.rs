@@ -24,6 +24,7 @@ fn settings(customers: u64, replications: u32, threads: Option<usize>) -> RunSet
         stop: Stop::Customers { count: customers },
         warmup: Warmup::Customers { count: customers / 10 },
         distribution: false,
+        asked: Default::default(),
     }
 }
 

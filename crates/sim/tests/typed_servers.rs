@@ -35,6 +35,7 @@ fn settings() -> RunSettings {
         stop: Stop::Customers { count: 20_000 },
         warmup: Warmup::Customers { count: 1_000 },
         distribution: false,
+        asked: Default::default(),
     }
 }
 

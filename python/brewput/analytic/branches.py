@@ -31,7 +31,7 @@ from .dispatch import dispatch
 from .fork_join import fork_join
 from .network import Network
 from .one_station import refusal
-from .open import mmc_percentiles
+from .laws.mmc import mmc_laws
 from .ordered_servers import MAX_SERVERS, ordered_utilizations
 from .solution import Solution
 
@@ -105,8 +105,8 @@ def solve_branches(model: Model, net: Network, feature: str, site: str) -> Tuple
     solution = _solution(net, stations, figures.method, figures.exact, response=figures.response,
                          per_visit=[figures.response] * len(stations), present=present, throughput=lam,
                          note=note, busy=busy, stations_exact=split_exact)
-    if step.policy == "shared":  # the class sees an M/M/c FCFS queue: its percentiles too
-        solution.percentiles = mmc_percentiles(lam, s, len(stations), 1)
+    if step.policy == "shared":  # the class sees an M/M/c FCFS queue: its laws too
+        solution.laws = {0: mmc_laws(lam, s, len(stations))}
     return net, solution
 
 

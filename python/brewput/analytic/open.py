@@ -25,17 +25,16 @@ from typing import Optional
 
 import numpy as np
 
-from .. import _native
 from ..errors import BrewputError
 from . import gim1, mg1k, queues, sizing, sjf
+from .laws.gim1 import gim1_laws
+from .laws.mmc import mmc_laws
 from .mixed_poisson import mixture
 from .network import Network, Unsupported, shortest_job_first
 from .solution import Solution
 
 #: Tolerance for "exponential" (scv 1), "Poisson" and "equal service means".
 TOL = 1e-9
-#: The percentiles reported, as result keys and probabilities: the engine's list.
-PERCENTILES = {name: percent / 100 for name, percent in _native.PERCENTILES}
 
 
 @dataclass
@@ -51,7 +50,7 @@ class _Station:
 
 def solve_open(net: Network) -> Solution:
     """Mean figures of an open network, marked exact or approximate per station
-    and class; percentiles for a single M/M/c FCFS station; raises BrewputError
+    and class; time laws for a single M/M/c FCFS or GI/M/1 station; raises BrewputError
     for an unstable station and Unsupported where no formula applies."""
     if not net.is_open.all():
         raise ValueError("solve_open needs a network of open classes only")
@@ -99,7 +98,7 @@ def solve_open(net: Network) -> Solution:
         exact_class=np.array([exact_station[net.visits[r] > 0].all() for r in range(len(net.classes))]),
         exact_station=exact_station,
         station_method=[st.method for st in stations],
-        percentiles=_percentiles(net, visited[0], flow[:, visited[0]], stations[visited[0]]) if direct else {},
+        laws=_laws(net, visited[0], flow[:, visited[0]], stations[visited[0]]) if direct else {},
         loss_probability=np.full(len(net.classes), loss) if np.isfinite(net.capacity[visited]).any() else None,
         notes=notes,
     )
@@ -267,29 +266,16 @@ def _service_law(net: Network, m: int, flow: np.ndarray, count: int):
     return mixture(laws, weights)
 
 
-def _percentiles(net: Network, m: int, flow: np.ndarray, station: _Station) -> dict:
-    """Exact waiting- and response-time percentiles of the one station of an
-    open model, when it is M/M/c FCFS with Poisson arrivals (all classes then
-    share them) or GI/M/1 FCFS (one class)."""
+def _laws(net: Network, m: int, flow: np.ndarray, station: _Station) -> dict:
+    """The exact waiting- and response-time laws of the one station of an open
+    model, when it is M/M/c FCFS with Poisson arrivals (all classes then share
+    them) or GI/M/1 FCFS (one class)."""
     lam = float(flow.sum())
     mean = float(flow @ net.service[:, m]) / lam
     if station.method == "gi-m-1":  # one class, whose mean response s / tau gives tau back
-        t = mean / float(station.response[flow > 0][0])
-        figures = {"response_time": {k: gim1.response_quantile(q, mean, t) for k, q in PERCENTILES.items()},
-                   "waiting_time": {k: gim1.wait_quantile(q, mean, t) for k, q in PERCENTILES.items()},
-                   "exact": True, "method": "gi-m-1"}
-        return {r: figures for r in range(len(net.classes))}
-    if station.method != "erlang-c" or net.discipline[m] == "lifo" or not net.arrival_poisson.all():
+        laws = gim1_laws(mean, mean / float(station.response[flow > 0][0]))
+    elif station.method != "erlang-c" or net.discipline[m] == "lifo" or not net.arrival_poisson.all():
         return {}
-    return mmc_percentiles(lam, mean, int(net.servers[m]), len(net.classes))
-
-
-def mmc_percentiles(lam: float, mean: float, c: int, classes: int) -> dict:
-    """Every class's waiting- and response-time percentiles at an M/M/c FCFS queue
-    (Solution.percentiles): all classes share them."""
-    figures = {
-        "response_time": {k: queues.mmc_response_quantile(q, lam, mean, c) for k, q in PERCENTILES.items()},
-        "waiting_time": {k: queues.mmc_wait_quantile(q, lam, mean, c) for k, q in PERCENTILES.items()},
-        "exact": True, "method": "erlang-c",
-    }
-    return {r: figures for r in range(classes)}
+    else:
+        laws = mmc_laws(lam, mean, int(net.servers[m]))
+    return {r: laws for r in range(len(net.classes))}

@@ -7,6 +7,8 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
+from .laws import Laws
+
 
 @dataclass
 class Solution:
@@ -29,9 +31,9 @@ class Solution:
     exact_station: np.ndarray
     #: (M,) the formula or algorithm used at each station, e.g. "erlang-c", "pollaczek-khinchine".
     station_method: List[str]
-    #: Per class: waiting- and response-time percentiles where known, e.g.
-    #: {"response_time": {"p50": 1.2, ...}, "waiting_time": {...}, "exact": True, "method": "erlang-c"}.
-    percentiles: Dict[int, dict] = field(default_factory=dict)
+    #: Per class: its waiting- and response-time laws where known (laws/), from
+    #: which its percentiles and service levels are read.
+    laws: Dict[int, Laws] = field(default_factory=dict)
     #: (R,) probability an arrival is lost (finite buffers), open classes; None when no losses are possible.
     loss_probability: Optional[np.ndarray] = None
     #: Per reason a customer is lost (results.LOSS_REASONS: a full station, balking,

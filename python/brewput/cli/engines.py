@@ -19,6 +19,28 @@ from .scenarios import (announce, prepare, run_experiment, show_sweep, single_ru
                         sweep_record)
 
 
+QuantileOption = typer.Option(
+    [], "--quantile", metavar="PERCENTS",
+    help="Also these quantiles of every class's wait and response time, e.g. 80,97.5 (keys p80, p975).")
+WithinOption = typer.Option(
+    [], "--within", metavar="TIMES",
+    help="Also the service levels P(wait <= t) and P(response <= t) of every class, e.g. 20s (or in the model's "
+         "time unit).")
+
+
+def _asked(model, params, quantiles: List[str], within: List[str], sweep_: List[str]) -> dict:
+    """--quantile and --within as the engines take them (percentiles.py), the times in the model's unit."""
+    from ..model import load
+    from ..percentiles import parse_percents, parse_times
+
+    if not quantiles and not within:
+        return {}
+    if sweep_:
+        raise BrewputError("--quantile, --within: not with --sweep yet; run each point on its own")
+    return {"quantiles": parse_percents(quantiles),
+            "within": parse_times(within, load(model, params=params).time_unit) if within else []}
+
+
 @app.command()
 @user_errors
 def simulate(
@@ -35,6 +57,8 @@ def simulate(
     threads: Optional[int] = WholeOption(None, "--threads",
                                          help="Worker threads; results do not depend on it.  [default: all cores]"),
     as_json: bool = typer.Option(False, "--json", help="Print the results schema as JSON."),
+    quantile: List[str] = QuantileOption,
+    within: List[str] = WithinOption,
     sweep_: List[str] = SweepOption,
     output: Optional[Path] = OutputOption,
     report: Optional[Path] = ReportOption,
@@ -54,6 +78,7 @@ def simulate(
             raise BrewputError(f"--warmup: expected a whole number of customers, got {warmup}")
         warmup = int(warmup)
     params = parse_sets(set_) or None
+    asked = _asked(model, params, quantile, within, sweep_)
     options = dict(seed=seed, replications=replications, customers=customers, horizon=horizon, warmup=warmup,
                    distribution=hgrm is not None)
     if sweep_:
@@ -68,7 +93,7 @@ def simulate(
     loaded = load(model, params=params)
     announce(estimate(loaded, threads=threads, **options), str(model), yes)
     with progress_bar(enabled=not as_json, steps=False) as progress:
-        res = run_simulation(loaded, threads=threads, progress=progress, **options)
+        res = run_simulation(loaded, threads=threads, progress=progress, **options, **asked)
     for warning in res["warnings"]:
         warning_line(warning)
     if as_json:
@@ -86,6 +111,8 @@ def solve(
     set_: List[str] = SetOption,
     method: str = typer.Option("auto", help=f"The analytic method: {' | '.join(METHODS)}."),
     as_json: bool = typer.Option(False, "--json", help="Print the results schema as JSON."),
+    quantile: List[str] = QuantileOption,
+    within: List[str] = WithinOption,
     sweep_: List[str] = SweepOption,
     output: Optional[Path] = OutputOption,
     report: Optional[Path] = ReportOption,
@@ -97,6 +124,7 @@ def solve(
     from ..engine.solve import solve as run_solve
 
     params = parse_sets(set_) or None
+    asked = _asked(model, params, quantile, within, sweep_)
     if sweep_:
         runner = prepare(output, report, executor, scheduler, workers)
         record, scenarios = sweep_record(model, params, sweep_, "solve", {"method": method})
@@ -104,7 +132,7 @@ def solve(
                        show=show_sweep(as_json))
         return
     single_run_checks(output, report, executor, scheduler, workers)
-    res = run_solve(model, params=params, method=method)
+    res = run_solve(model, params=params, method=method, **asked)
     if as_json:
         print(json.dumps(res, indent=2))
     else:
@@ -130,6 +158,8 @@ def compare(
     level: float = NumberOption(CONFIDENCE, "--level",
                                 help="Confidence level of the intervals the analytic figures are tested against."),
     as_json: bool = typer.Option(False, "--json", help="Print both results and the comparison as JSON."),
+    quantile: List[str] = QuantileOption,
+    within: List[str] = WithinOption,
 ):
     """Solve and simulate MODEL, and show them side by side."""
     from ..compare import compare_results
@@ -140,10 +170,11 @@ def compare(
     if not 0 < level < 1:
         raise BrewputError(f"--level: expected a confidence level between 0 and 1, got {level}")
     params = parse_sets(set_) or None
-    analytic = run_solve(model, params=params, method=method)
+    asked = _asked(model, params, quantile, within, [])
+    analytic = run_solve(model, params=params, method=method, **asked)
     with progress_bar(enabled=not as_json, steps=False) as progress:
         simulated = run_simulation(model, params=params, seed=seed, replications=replications,
-                                   customers=customers, progress=progress)
+                                   customers=customers, progress=progress, **asked)
     rows = compare_results(analytic, simulated, level)
     if as_json:
         print(json.dumps({"solve": analytic, "simulate": simulated,

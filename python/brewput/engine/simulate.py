@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Callable, Mapping, Optional, Union
+from typing import Callable, Mapping, Optional, Sequence, Union
 
-from .. import _native
+from .. import _native, percentiles
 from ..errors import EngineError, ModelError, OptionError
 from .cancellable import run_controlled
 from .work import Work, simulation_work
@@ -41,6 +41,8 @@ def simulate(
     threads: Optional[int] = None,
     progress: Optional[ProgressCallback] = None,
     distribution: bool = False,
+    quantiles: Sequence[float] = (),
+    within: Sequence[float] = (),
 ) -> dict:
     """Simulates `model` (a Model or a model file) and returns the results dict
     (docs/results.md).
@@ -52,6 +54,10 @@ def simulate(
     `progress` is called about ten times a second while the engine runs.
     `distribution=True` adds each class's response-time percentile distribution
     (all replications together, the rows of an .hgrm file: report/hgrm.py).
+    `quantiles` (percents) and `within` (times in the model's unit) add those
+    quantiles and the service levels P(time <= t) of every time, each with its
+    interval across replications, from the replications' histograms
+    (percentiles.py names them).
     Ctrl-C (KeyboardInterrupt) cancels the run. A run that cannot finish raises
     an EngineError: DeadlockError, UnstableError, CancelledError, ...
     """
@@ -60,6 +66,9 @@ def simulate(
         raise ModelError(f"{model_label(model)}: day: simulating a day is not in this brewput yet (it lands next)")
     settings = run_settings(seed, replications, customers, horizon, warmup, threads)
     settings["distribution"] = bool(distribution)
+    extra = percentiles.asked(quantiles, within)
+    if extra["quantiles"] or extra["within"]:
+        settings["asked"] = extra
     check_run_ends(model, settings["stop"].get("time"), settings["warmup"].get("time"), MAX_CUSTOMERS)
     warnings = instability_warnings(model) + no_effect_warnings(model)
     try:

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import os
-from typing import Mapping, Optional, Union
+from typing import Mapping, Optional, Sequence, Union
 
+from .. import percentiles
 from ..errors import Field, OptionError
 from ..model import Model, as_model
 from ..results import solution_results
@@ -16,14 +17,22 @@ def solve(
     *,
     params: Optional[Mapping[str, float]] = None,
     method: str = "auto",
+    quantiles: Sequence[float] = (),
+    within: Sequence[float] = (),
 ) -> dict:
     """Solves `model` analytically and returns the results dict (docs/results.md),
     with `engine: "solve"` and every figure marked exact or approximate.
+
+    `quantiles` (percents) and `within` (times in the model's unit) add those
+    quantiles and service levels P(time <= t) of every class's waiting and
+    response times, read off their laws where solve knows them (each class's
+    `law` says exact or how approximated; None where unknown).
 
     Raises `Unsupported` (a BrewputError) naming the model feature that no
     analytic method covers.
     """
     check_method(method)
+    asked = percentiles.asked(quantiles, within)
     model = as_model(model, params)
     check_cycles_take_time(model)
     check_supported(model)
@@ -47,7 +56,7 @@ def solve(
                                     "use a smaller model or brewput simulate", value=method) from None
     # A closed class with a loss probability has customers who balk or renege.
     gives_up = None if sol.loss_probability is None else ~net.is_open
-    return solution_results(model, net, sol, network_bounds(net, gives_up))
+    return solution_results(model, net, sol, network_bounds(net, gives_up), asked)
 
 
 def _solve_network(net, method: str):

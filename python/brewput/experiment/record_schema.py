@@ -47,7 +47,21 @@ class Times(Part):
     spectrum: Optional[Spectrum] = None
     spectrum_ci: Optional[List[Interval]] = None
     distribution: Optional[Dict[str, Any]] = None  # asked for (--hgrm): the rows of an .hgrm file
+    within: Optional[List[Tuple[Number, Optional[Number]]]] = None  # asked for (--within): [t, P(time <= t)]
+    within_ci: Optional[List[Interval]] = None
     __pydantic_extra__: Dict[str, Measure]  # the percentiles and their intervals
+
+
+class Law(Part):
+    """How solve knows a class's time laws, its percentiles and service levels (percentiles.py)."""
+    exact: Flag
+    method: Text
+
+
+class Asked(Part):
+    """The quantiles (percents) and service-level times a run was asked for beyond the fixed list."""
+    quantiles: List[Number] = []
+    within: List[Number] = []
 
 
 class ClassFigures(Part):
@@ -63,6 +77,7 @@ class ClassFigures(Part):
     measures_count: Optional[Dict[str, Whole]] = None
     exact: Optional[Flag] = None
     method: Optional[Text] = None
+    law: Optional[Law] = None  # solve's, where percentiles or service levels are given
     __pydantic_extra__: Dict[str, Union[Measure, Times]]  # loss_probability, the lab's service_time...
 
 
@@ -107,6 +122,7 @@ class Results(Part):
     bounds: Optional[Dict[str, Bounds]] = None
     warnings: List[Text] = []
     notes: List[Text] = []
+    asked: Optional[Asked] = None
 
 
 class ModelEntry(Part):

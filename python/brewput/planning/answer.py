@@ -3,23 +3,28 @@ covers it (exact, or marked approximate), else by `simulate`, so that a plan or
 a what-if never stops at a model theory does not reach."""
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Optional, Tuple
 
 SIMULATED_CUSTOMERS = 20_000  # per replication, when no analytic method covers the model
 SIMULATED_REPLICATIONS = 3
 
 
-def answered(model, seed: int = 1) -> Tuple[dict, str]:
-    """(results, engine): solve's where it covers the model, else simulate's."""
+def answered(model, seed: int = 1, asked: Optional[dict] = None) -> Tuple[dict, str]:
+    """(results, engine): solve's where it covers the model (and, for the
+    quantiles and service levels `asked`, knows every class's law), else simulate's."""
     from ..analytic.network import Unsupported
     from ..engine.simulate import simulate
     from ..engine.solve import solve
 
+    asked = asked or {}
     try:
-        return solve(model), "solve"
+        results = solve(model, **asked)
+        if not asked or all(c.get("law") for c in results["classes"].values()):
+            return results, "solve"
     except Unsupported:
-        return simulate(model, seed=seed, customers=SIMULATED_CUSTOMERS, replications=SIMULATED_REPLICATIONS), \
-            "simulate"
+        pass
+    return simulate(model, seed=seed, customers=SIMULATED_CUSTOMERS, replications=SIMULATED_REPLICATIONS,
+                    **asked), "simulate"
 
 
 def all_exact(results: dict) -> bool:

@@ -20,7 +20,7 @@ from ..errors import BrewputError
 from ..experiment.sweep import Combinations, Number
 from .answer import all_exact, answered
 from .npv import Cost
-from .slo import Objective
+from .slo import Objective, asked_by
 
 MAX_OPTIONS = 100_000  # combinations solved (each a few ms); beyond, narrow the ranges
 CONFIRM_CUSTOMERS = 100_000  # per replication of a confirming simulation
@@ -109,7 +109,7 @@ def evaluate(model, values: Mapping[str, Number], objectives: Sequence[Objective
     option = Option(values=dict(values))
     _price(option, costs, years, rate, shrinkage)
     try:
-        results, option.engine = answered(variant(model, values))
+        results, option.engine = answered(variant(model, values), asked=asked_by(objectives))
     except BrewputError as e:  # no steady state, a deadlock: the option cannot serve the load
         option.problem = str(e)
         return option
@@ -187,7 +187,7 @@ def confirmation(model, values: Mapping[str, Number], objectives: Sequence[Objec
     from ..engine.simulate import simulate
 
     results = simulate(variant(model, values), seed=seed, customers=CONFIRM_CUSTOMERS,
-                       replications=CONFIRM_REPLICATIONS)
+                       replications=CONFIRM_REPLICATIONS, **asked_by(objectives))
     verdicts = []
     for objective in objectives:
         part, value, _ = objective.worst(results)

@@ -1,7 +1,9 @@
 """Service-level objectives a plan must meet, as people write them:
-`p95<200ms`, `mean<=2s`, `wait_p90<20s`, `utilization<85%`, `loss<1%`,
-`throughput>=100`, each optionally for one class or station
-(`checkout.p99<1s`, `db.utilization<70%`).
+`p95<200ms`, `mean<=2s`, `wait_p90<20s`, any percentile (`wait_p80<=20s`,
+`p975<1s`: percentiles.py names them), a service level (`P(wait<=20s)>=80%`,
+`P(response<=1s)>=0.95`), `utilization<85%`, `loss<1%`, `throughput>=100`,
+each optionally for one class or station (`checkout.p99<1s`,
+`calls.P(wait<=20s)>=80%`, `db.utilization<70%`).
 
 An objective is parsed against the model before anything runs (an unknown
 metric, class or station is a usage error) and judged on a results dict of
@@ -15,21 +17,33 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from .. import _native
 from ..errors import OptionError
+from ..percentiles import NAMED, percent_of, share_at
 from ..units import SECONDS, TYPED_SECONDS, split_time
 
 _OPERATORS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
 _FIGURE = re.compile(r"^\s*(?:([A-Za-z0-9_-]+)\.)?([a-z0-9_]+)\s*$")
 _FORM = re.compile(r"^\s*((?:[A-Za-z0-9_-]+\.)?[a-z0-9_]+)\s*(<=|>=|<|>)\s*(.+?)\s*$")
-_STATISTICS = ("mean", *(name for name, _ in _native.PERCENTILES))
+_LEVEL = re.compile(r"^\s*(?:([A-Za-z0-9_-]+)\.)?P\(\s*(wait|response)\s*<=\s*([^)]*?)\s*\)\s*(<=|>=|<|>)\s*(.+?)\s*$")
+_STATISTICS = ("mean", *(name for name, _ in NAMED))
+_TIMES = {"": "response_time", "wait_": "waiting_time"}
 # metric -> (where in the results, the block, the figure)
-_TIME_METRICS = {**{s: ("classes", "response_time", s) for s in _STATISTICS},
-                 **{f"wait_{s}": ("classes", "waiting_time", s) for s in _STATISTICS}}
+_TIME_METRICS = {f"{prefix}{s}": ("classes", block, s) for prefix, block in _TIMES.items() for s in _STATISTICS}
 _SHARE_METRICS = {"utilization": ("stations", None, "utilization"), "loss": ("classes", None, "loss_probability")}
 _RATE_METRICS = {"throughput": ("classes", None, "throughput")}
 _WHERE = {**_TIME_METRICS, **_SHARE_METRICS, **_RATE_METRICS}
-METRICS = tuple(_WHERE)
+METRICS = tuple(_WHERE) + ("wait_pNN", "pNN", "P(wait<=T)", "P(response<=T)")
+
+
+def _where(metric: str) -> Optional[Tuple[str, Optional[str], str]]:
+    """Where a metric's figure is: a listed one, any other percentile (`wait_p80`), or a
+    service level (`P(wait<=t)`, whose figure is looked up by its time)."""
+    if metric in _WHERE:
+        return _WHERE[metric]
+    if metric in ("P(wait)", "P(response)"):
+        return "classes", _TIMES["wait_" if metric == "P(wait)" else ""], "within"
+    prefix = "wait_" if metric.startswith("wait_") else ""
+    return ("classes", _TIMES[prefix], metric[len(prefix):]) if percent_of(metric[len(prefix):]) else None
 
 
 @dataclass(frozen=True)
@@ -37,36 +51,54 @@ class Figure:
     """A figure of the results: `p95` of every class, `db.utilization` of one station."""
     scope: Optional[str]  # a class or station name; None: every class (or station) of the model
     metric: str
+    #: A service level's time t, in the model's unit (`P(wait<=t)`); None for other figures.
+    at: Optional[float] = None
 
     @property
     def kind(self) -> str:
         """time (in the model's unit), share (a fraction) or rate (per the model's unit)."""
-        return "time" if self.metric in _TIME_METRICS else "share" if self.metric in _SHARE_METRICS else "rate"
+        if self.at is not None or self.metric in _SHARE_METRICS:
+            return "share"
+        return "rate" if self.metric in _RATE_METRICS else "time"
 
     @property
     def owner(self) -> str:
         """What the figure belongs to: "classes" or "stations"."""
-        return _WHERE[self.metric][0]
+        return _where(self.metric)[0]
+
+    def asked(self) -> dict:
+        """What an engine must be asked for this figure beyond its fixed list (percentiles.py)."""
+        if self.at is not None:
+            return {"quantiles": [], "within": [self.at]}
+        figure = _where(self.metric)[2]
+        extra = figure.startswith("p") and figure not in _STATISTICS
+        return {"quantiles": [percent_of(figure)] if extra else [], "within": []}
 
     def _part(self, results: dict, name: str) -> dict:
         """The dict holding the figure (and its `_ci`) for class or station `name`."""
-        kind, block, _ = _WHERE[self.metric]
+        kind, block, _ = _where(self.metric)
         part = results[kind][name]
         return part if block is None else part.get(block) or {}
 
+    def _found(self, results: dict, name: str) -> Tuple[Optional[float], Optional[list]]:
+        part = self._part(results, name)
+        if self.at is not None:
+            return share_at(part, self.at)
+        figure = _where(self.metric)[2]
+        return part.get(figure), part.get(f"{figure}_ci")
+
     def figures(self, results: dict) -> List[Tuple[str, Optional[float]]]:
         """(class or station, figure) for each part the objective covers."""
-        kind, _, figure = _WHERE[self.metric]
-        names = [self.scope] if self.scope is not None else list(results[kind])
+        names = [self.scope] if self.scope is not None else list(results[_where(self.metric)[0]])
         found = []
         for name in names:
-            value = self._part(results, name).get(figure)
+            value = self._found(results, name)[0]
             found.append((name, value if isinstance(value, (int, float)) else None))
         return found
 
     def interval(self, results: dict, name: str) -> Optional[Tuple[float, float]]:
         """The figure's confidence interval at class or station `name`, where the engine gives one."""
-        found = self._part(results, name).get(f"{_WHERE[self.metric][2]}_ci")
+        found = self._found(results, name)[1]
         return (found[0], found[1]) if found else None
 
 
@@ -111,9 +143,15 @@ def parse_figure(text: str, model, option: str = "slo", whole: Optional[str] = N
     if not match:
         raise OptionError(option, "expected [CLASS.|STATION.]METRIC, e.g. p95 or db.utilization", value=whole)
     scope, metric = match.groups()
-    if metric not in METRICS:
-        raise OptionError(option, f"unknown metric {metric!r} (known: {', '.join(METRICS)})", value=whole)
-    kind = _WHERE[metric][0]
+    return _checked(scope, metric, model, option, whole)
+
+
+def _checked(scope: Optional[str], metric: str, model, option: str, whole: str, at: Optional[float] = None) -> Figure:
+    """The figure, its metric known and its scope one of the model's classes or stations."""
+    if _where(metric) is None:
+        raise OptionError(option, f"unknown metric {metric!r} (known: {', '.join(METRICS)}; pNN is any "
+                                  "percentile, e.g. p80 or p975 for 97.5 %)", value=whole)
+    kind = _where(metric)[0]
     parts = model.stations if kind == "stations" else model.classes
     if not parts:
         raise OptionError(option, f"{metric} is a figure of a {'station' if kind == 'stations' else 'class'}, "
@@ -123,15 +161,22 @@ def parse_figure(text: str, model, option: str = "slo", whole: Optional[str] = N
         raise OptionError(option, f"{metric} is a figure of a {word}, and the model has no {word} {scope!r} "
                                   f"(its {word}{'s' if word == 'station' else 'es'}: {', '.join(parts)})",
                           value=whole)
-    return Figure(scope=scope, metric=metric)
+    return Figure(scope=scope, metric=metric, at=at)
 
 
 def parse_objective(text: str, model) -> Objective:
-    """`p95<200ms` checked against `model` (its classes, stations and time unit)."""
+    """`p95<200ms` or `P(wait<=20s)>=80%` checked against `model` (its classes, stations and time unit)."""
+    level = _LEVEL.match(str(text))
+    if level:
+        scope, which, time_text, op, value_text = level.groups()
+        seconds, _ = _time(time_text, text)
+        figure = _checked(scope, f"P({which})", model, "slo", str(text), at=seconds / SECONDS[model.time_unit])
+        return Objective(scope=figure.scope, metric=figure.metric, at=figure.at, text=str(text).strip(), op=op,
+                         value=_share(value_text, text), unit="%" if value_text.endswith("%") else "fraction")
     match = _FORM.match(str(text))
     if not match:
-        raise OptionError("slo", "expected [CLASS.|STATION.]METRIC OP VALUE, e.g. p95<200ms or db.utilization<70%",
-                          value=str(text))
+        raise OptionError("slo", "expected [CLASS.|STATION.]METRIC OP VALUE, e.g. p95<200ms, wait_p80<=20s, "
+                                 "P(wait<=20s)>=80% or db.utilization<70%", value=str(text))
     figure_text, op, value_text = match.groups()
     figure = parse_figure(figure_text, model, whole=str(text))
     if figure.kind == "time":
@@ -143,6 +188,18 @@ def parse_objective(text: str, model) -> Objective:
         value, unit = _number(value_text, text) * SECONDS[model.time_unit], "/s"  # typed per second
     return Objective(scope=figure.scope, metric=figure.metric, text=str(text).strip(), op=op, value=value,
                      unit=unit)
+
+
+def asked_by(objectives) -> dict:
+    """What the engines must be asked for `objectives` beyond their fixed lists
+    (engine.simulate's and engine.solve's `quantiles` and `within`)."""
+    quantiles: List[float] = []
+    within: List[float] = []
+    for objective in objectives:
+        extra = objective.asked()
+        quantiles += [p for p in extra["quantiles"] if p not in quantiles]
+        within += [t for t in extra["within"] if t not in within]
+    return {"quantiles": quantiles, "within": within} if quantiles or within else {}
 
 
 def _time(text: str, whole: str) -> Tuple[float, str]:

@@ -111,6 +111,31 @@ def _scaled(pair, scale: float):
     return None if pair is None or None in pair else [v * scale for v in pair]
 
 
+def service_level_table(res: dict) -> Table:
+    """The quantiles and service levels P(time <= t) a run asked for (percentiles.py),
+    of each class's waiting and response times; for solve, how each law is known."""
+    from ..percentiles import name
+
+    unit, asked = res["time_unit"], res["asked"]
+    solved = res["engine"] == "solve"
+    keys = [name(p) for p in asked["quantiles"]]
+    columns = ["class", "time", *(f"{key} ({unit})" for key in keys),
+               *(f"P(<= {number(t)} {unit})" for t in asked["within"])] + (["law"] if solved else [])
+    table = _table(f"{res['model']}: quantiles and service levels", columns, left=2)
+    if solved:
+        table.columns[-1].justify = "left"
+    for class_name, c in res["classes"].items():
+        for label, block in (("wait", c["waiting_time"]), ("response", c["response_time"])):
+            shares = dict(enumerate(block.get("within") or ()))
+            cis = block.get("within_ci") or [None] * len(shares)
+            levels = [with_ci(shares[k][1], cis[k]) if k in shares and shares[k][1] is not None else number(None)
+                      for k in range(len(asked["within"]))]
+            law = c.get("law")
+            table.add_row(class_name, label, *(figure(block, key) for key in keys), *levels,
+                          *([("not known" if law is None else exactness(law))] if solved else []))
+    return table
+
+
 def resource_table(res: dict) -> Table:
     table = _table("resources", ("resource", "utilization", "in use (tokens)"))
     for name, r in res["resources"].items():
@@ -143,6 +168,8 @@ def bounds_table(res: dict) -> Table:
 
 def results_tables(res: dict) -> list:
     tables = [class_table(res)]
+    if res.get("asked"):
+        tables.append(service_level_table(res))
     if any(c.get("loss_probability") for c in res["classes"].values()):
         tables.append(lost_table(res))
     if any(c.get("measures") for c in res["classes"].values()):
