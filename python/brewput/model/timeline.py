@@ -43,6 +43,8 @@ class Rate:
 
     length: float
     repeat: bool
+    #: Whether the rate is constant between its breaks (and the day's ends).
+    steady_between_breaks: bool = False
 
     def rate(self, t) -> np.ndarray:
         t = np.asarray(t, dtype=float)
@@ -75,6 +77,12 @@ class Rate:
         return max(self._bound(u0, self.length), self._bound(0.0, u1 - self.length))
 
     @property
+    def breaks(self) -> np.ndarray:
+        """The times in (0, length) where the rate jumps or bends (where a quadrature
+        over it should cut); the day's ends are breaks too and are not listed."""
+        return np.array([])
+
+    @property
     def total(self) -> float:
         """The day's expected arrivals, Lambda(length)."""
         return float(self._cumulative(np.array([self.length]))[0])
@@ -104,6 +112,7 @@ class Constant(Rate):
     value: float
     length: float = math.inf
     repeat: bool = False
+    steady_between_breaks = True
 
     def __post_init__(self):
         _check_rates(np.array([self.value], dtype=float), "a constant rate")
@@ -143,6 +152,7 @@ class Steps(Rate):
     edges: np.ndarray
     values: np.ndarray
     repeat: bool = False
+    steady_between_breaks = True
 
     def __post_init__(self):
         edges, values = np.asarray(self.edges, dtype=float), np.asarray(self.values, dtype=float)
@@ -158,6 +168,10 @@ class Steps(Rate):
     @property
     def length(self) -> float:
         return float(self.edges[-1])
+
+    @property
+    def breaks(self) -> np.ndarray:
+        return self.edges[1:-1]
 
     def _index(self, u):
         return np.clip(np.searchsorted(self.edges, u, side="right") - 1, 0, self.values.size - 1)
@@ -203,6 +217,10 @@ class Linear(Rate):
         object.__setattr__(self, "_knots", (knots_t, knots_r))
         areas = np.diff(knots_t) * (knots_r[:-1] + knots_r[1:]) / 2
         object.__setattr__(self, "_at_knots", np.concatenate([[0.0], np.cumsum(areas)]))
+
+    @property
+    def breaks(self) -> np.ndarray:
+        return self.times[(self.times > 0) & (self.times < self.length)]
 
     def _rate(self, u):
         return np.interp(u, *self._knots)

@@ -1,0 +1,249 @@
+"""The exact transient of one station through the day: Poisson arrivals at lambda(t),
+exponential service, c(t) servers from a rota, FIFO, optional exponential patience
+(Mt/M/ct+M; Erlang A at each instant, Erlang C without patience). A server going off
+shift hands its job back to the head of the queue (`off_shift: resume` or `restart`,
+the same for exponential service): the station serves min(n, c(t)) at a time.
+
+The number present is a birth-death chain whose Kolmogorov forward equations
+p' = p Q(t) are solved piece by piece (linear_ode.py: uniformization where the rate is
+steady, an implicit integrator where it moves) between the times where the rota or the
+rate jumps. The chain is truncated at N present (an arrival finding N is turned away);
+coupling the truncated chain with the true one, they differ by the day's end with
+probability at most the expected number turned away, `lost` = integral of
+lambda(t) p_N(t) dt, which is kept below LOST_BOUND by doubling N.
+
+Per interval, of its time: mean number present and waiting, utilization (busy over
+servers on); of the customers who arrive in it (virtual_wait.py, from the state law at
+each arrival time): mean wait, P(wait <= x), the fraction who give up. Each is an
+integral over the interval by Gauss-Legendre on pieces cut where the rate or the rota
+jumps (where the solutions have boundary layers: the cuts are graded geometrically
+towards each jump, down to the fastest rate's time scale) and where the
+window of a service-level target crosses a rota change.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Dict, Optional, Sequence, Union
+
+import numpy as np
+import scipy.sparse as sparse
+
+from ...model.timeline import Rate, Rota
+from . import virtual_wait
+from .figures import IntervalFigures
+from .linear_ode import LinearSystem, solve_at
+
+LOST_BOUND = 1e-9
+MAX_STATES = 20_000
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(8)
+_PERIODIC_DAYS = 200         # a repeating day: run day after day until the start repeats ...
+_PERIODIC_TOLERANCE = 1e-12  # ... to this (total variation of the state law)
+
+
+def solve_transient(rate: Rate, service_mean: float, rota: Rota, *, patience: float = math.inf,
+                    at_start: int = 0, targets: Sequence[float] = (), states: Optional[int] = None) -> IntervalFigures:
+    """The station over the rota's intervals; `targets` are the x of P(wait <= x).
+    details: `states` kept (N + 1), `lost` (the truncation's bound), `law_at_edges`
+    (P(n present) at each edge, a column each). `states` fixes N + 1 (no doubling)."""
+    if not (service_mean > 0 and math.isfinite(service_mean)):
+        raise ValueError(f"the mean service time must be positive and finite, got {service_mean}")
+    if not patience > 0:
+        raise ValueError(f"the mean patience must be positive (inf: nobody gives up), got {patience}")
+    if any(not (x >= 0 and math.isfinite(x)) for x in targets):
+        raise ValueError(f"a service level's time must be >= 0 and finite, got {list(targets)}")
+    theta = 0.0 if math.isinf(patience) else 1.0 / patience
+    cuts = _cuts(rate, rota)
+    size = states or _first_guess(rate, service_mean, rota, theta, at_start)
+    while True:
+        if at_start >= size:
+            size = at_start + 1 + size
+        nodes, weights, owner = _nodes(rate, rota, cuts, targets, service_mean, theta, size)
+        law, law_at_edges = _forward(rate, service_mean, rota, theta, at_start, size, cuts, nodes)
+        lost = float(np.sum(weights * rate.rate(nodes) * law[-1]))
+        if lost <= LOST_BOUND or states is not None:
+            break
+        if size >= MAX_STATES:
+            raise ArithmeticError(f"the queue outgrows {MAX_STATES:,} states (probability {lost:.2g} "
+                                  "of reaching them): the station is overloaded for too long")
+        size = min(2 * size, MAX_STATES)
+    rewards = _backward(service_mean, rota, theta, size, cuts, nodes)
+    figures = _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, owner, law, rewards)
+    figures.details.update(states=size, lost=lost, law_at_edges=law_at_edges)
+    return figures
+
+
+def _first_guess(rate: Rate, service_mean: float, rota: Rota, theta: float, at_start: int) -> int:
+    """States enough for the fluid queue (lambda - served - abandoned, by Euler steps of
+    a fraction of an interval) and ten standard deviations of a Poisson about it."""
+    edges = rota.edges
+    t = np.linspace(0.0, edges[-1], 200 * (edges.size - 1) + 1)
+    dt = t[1] - t[0]
+    lam, c = rate.rate(t), rota.servers(t)
+    q, top = float(at_start), float(at_start)
+    for i in range(t.size):
+        q = max(0.0, q + dt * (lam[i] - min(q, c[i]) / service_mean - theta * max(q - c[i], 0.0)))
+        top = max(top, q)
+    return int(min(top + 10 * math.sqrt(top + 1) + int(np.max(rota.counts)) + 20, MAX_STATES))
+
+
+def _cuts(rate: Rate, rota: Rota) -> np.ndarray:
+    """Where the equations jump or bend: the rota's changes of count, the rate's breaks, the day's ends."""
+    changes = rota.edges[1:-1][np.diff(rota.counts) != 0]
+    breaks = rate.breaks[(rate.breaks > 0) & (rate.breaks < rota.edges[-1])]
+    if rate.repeat and rate.length < rota.edges[-1]:
+        raise ValueError("a repeating rate must repeat with the day")
+    return np.unique(np.concatenate([rota.edges[[0, -1]], changes, breaks]))
+
+
+def _nodes(rate, rota, cuts, targets, service_mean, theta, size):
+    """Quadrature nodes, weights and the interval of each: 8-point Gauss-Legendre on
+    pieces between the jumps, graded geometrically (by 4) towards each jump down to
+    1 / q, q the fastest rate of the chain, and cut where a target's window starts to
+    cross a change."""
+    edges = rota.edges
+    fastest = float(rate.bound(0.0, edges[-1])) + int(np.max(rota.counts)) / service_mean + size * theta
+    points = [edges, cuts]
+    for x in targets:
+        points.append(cuts - x)
+    points = np.unique(np.concatenate(points))
+    points = points[(points >= 0) & (points <= edges[-1])]
+    jumps = set(cuts.tolist())
+    pieces = []
+    for a, b in zip(points[:-1], points[1:]):
+        width = b - a
+        depth = int(np.clip(math.ceil(math.log(max(width * fastest, 1.0), 4)), 0, 30))
+        inner = [a, b]
+        for j in range(1, depth + 1):
+            if a in jumps:
+                inner.append(a + width * 4.0 ** -j)
+            if b in jumps:
+                inner.append(b - width * 4.0 ** -j)
+        pieces.append(np.unique(inner))
+    cut = np.unique(np.concatenate(pieces))
+    lo, hi = cut[:-1], cut[1:]
+    half = (hi - lo) / 2
+    nodes = ((lo + hi)[:, None] / 2 + half[:, None] * _NODES[None, :]).ravel()
+    weights = (half[:, None] * _WEIGHTS[None, :]).ravel()
+    owner = np.clip(np.searchsorted(edges, nodes, side="right") - 1, 0, edges.size - 2)
+    return nodes, weights, owner
+
+
+def _forward_system(rate: Rate, service_mean: float, servers: int, theta: float, size: int,
+                    a: float, b: float) -> LinearSystem:
+    """p' = Q^T p: arrivals lambda(t) from n to n + 1 (none from N), departures from n."""
+    n = np.arange(size)
+    up = (n < size - 1).astype(float)
+    death = virtual_wait.departure_rates(size, servers, service_mean, theta)
+    arrivals = sparse.diags([-up, up[:-1]], [0, -1], format="csr")        # column form: into n + 1
+    departures = sparse.diags([-death, death[1:]], [0, 1], format="csr")  # from n + 1 into n
+    return LinearSystem([(_scalar(rate, a, b), arrivals), (None, departures)])
+
+
+def _scalar(rate: Rate, a: float, b: float) -> Union[float, Callable[[float], float]]:
+    """lambda(t) on the piece [a, b]: its one value where the rate is steady there."""
+    if rate.steady_between_breaks:
+        return float(rate.rate(np.array([(a + b) / 2]))[0])
+    return lambda t: float(rate.rate(np.array([a + t]))[0])
+
+
+def _forward(rate, service_mean, rota, theta, at_start, size, cuts, nodes):
+    """The state law at each node and at each edge (a column each)."""
+    p0 = np.zeros(size)
+    p0[at_start] = 1.0
+    pieces = [(a, b, _forward_system(rate, service_mean, int(rota.servers([a])[0]), theta, size, a, b))
+              for a, b in zip(cuts[:-1], cuts[1:])]
+    times = np.concatenate([nodes, rota.edges])
+    values, end = solve_at(p0, pieces, times)
+    if rota.repeat or rate.repeat:
+        for _ in range(_PERIODIC_DAYS):
+            if np.abs(end - p0).sum() <= _PERIODIC_TOLERANCE:
+                break
+            p0 = end
+            values, end = solve_at(p0, pieces, times)
+        else:
+            raise ArithmeticError("the repeating day does not settle: the station is overloaded day after day")
+    values = np.clip(values, 0.0, None)
+    return values[:, :nodes.size], values[:, nodes.size:]
+
+
+def _backward(service_mean, rota, theta, size, cuts, nodes):
+    """h and a (virtual_wait.py) at each node, stacked: solved in reversed time tau = L - s
+    from the day's end back to 0 (reward rates 1 for h, theta for a while waiting)."""
+    day = rota.edges[-1]
+    last = int(rota.servers([day])[0])
+    h_end, a_end = virtual_wait.stationary_rewards(size, last, service_mean, theta)
+    if not (np.all(np.isfinite(h_end)) or rota.repeat):
+        raise ArithmeticError("after the day no server is on and nobody gives up: those waiting wait forever")
+    pieces, counts = [], []
+    for a, b in zip(cuts[-2::-1], cuts[:0:-1]):  # latest first
+        servers = int(rota.servers([a])[0])
+        g = virtual_wait.generator(size, servers, service_mean, theta, killing=True)
+        waiting = (np.arange(size) >= servers).astype(float)
+        system = LinearSystem([(None, sparse.block_diag([g, g], format="csr"))],
+                              [(None, np.concatenate([waiting, theta * waiting]))])
+        pieces.append((day - b, day - a, system))
+        counts.append(servers)
+
+    def entering(i, y):  # fewer than c ahead at the piece's end (in time): in service, rewards 0
+        y[:counts[i]] = 0.0
+        y[size:size + counts[i]] = 0.0
+        return y
+
+    start = np.concatenate([np.nan_to_num(h_end, posinf=0.0), a_end])
+    for _ in range(_PERIODIC_DAYS if rota.repeat else 1):
+        values, end = solve_at(start, pieces, day - nodes, entering=entering)
+        if not rota.repeat or np.abs(end - start).max() <= _PERIODIC_TOLERANCE * max(1.0, np.abs(end).max()):
+            break
+        start = end
+    return values
+
+
+def _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, owner, law, rewards) -> IntervalFigures:
+    edges = rota.edges
+    count = edges.size - 1
+    k = np.arange(size)
+    servers = rota.counts[owner]
+    width = np.diff(edges)
+
+    def per_interval(values, w):
+        return np.bincount(owner, weights=w * values, minlength=count)
+
+    in_system = per_interval(k @ law, weights) / width
+    in_queue = per_interval(np.sum(np.maximum(k[:, None] - servers[None, :], 0) * law, axis=0), weights) / width
+    busy = per_interval(np.sum(np.minimum(k[:, None], servers[None, :]) * law, axis=0), weights) / width
+    arriving = weights * rate.rate(nodes)
+    arrived = np.bincount(owner, weights=arriving, minlength=count)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_wait = per_interval(np.sum(law * rewards[:size], axis=0), arriving) / arrived
+        abandoned = per_interval(np.sum(law * rewards[size:], axis=0), arriving) / arrived
+        levels = {}
+        for x in targets:
+            longer = np.column_stack([_survival(size, t, x, rota, service_mean, theta) for t in nodes])
+            waits_longer = np.sum(law * longer, axis=0) * math.exp(-theta * x)
+            levels[x] = 1.0 - per_interval(waits_longer, arriving) / arrived
+        utilization = busy / rota.counts
+    utilization[rota.counts == 0] = np.nan
+    return IntervalFigures(method="transient", exact=True, edges=edges, servers=rota.counts.copy(),
+                           arrivals=np.diff(rate.cumulative(edges)), mean_in_system=in_system,
+                           mean_in_queue=in_queue, utilization=utilization, mean_wait=mean_wait,
+                           abandoned=abandoned, service_level=levels)
+
+
+_SURVIVAL_CACHE: Dict[tuple, np.ndarray] = {}
+
+
+def _survival(size, t, x, rota, service_mean, theta) -> np.ndarray:
+    """P(V > x | k ahead) for an arrival at t: the rota's pieces over [t, t + x]."""
+    edges = np.concatenate([rota.edges, rota.edges[1:] + rota.length]) if rota.repeat else rota.edges
+    inside = edges[(edges > t) & (edges < t + x)]
+    window_edges = np.concatenate([[t], inside, [t + x]])
+    counts = rota.servers(window_edges[:-1])
+    window = tuple((float(d), int(c)) for d, c in zip(np.diff(window_edges), counts))
+    if len(window) == 1:  # the common case: one count of servers, whatever t is
+        window = ((float(x), window[0][1]),)
+    key = (size, window, service_mean, theta)
+    if key not in _SURVIVAL_CACHE:
+        if len(_SURVIVAL_CACHE) > 4096:
+            _SURVIVAL_CACHE.clear()
+        _SURVIVAL_CACHE[key] = virtual_wait.survival(size, window, service_mean, theta)
+    return _SURVIVAL_CACHE[key]
