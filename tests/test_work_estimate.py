@@ -135,3 +135,37 @@ def test_the_coffee_lab_estimate_is_its_windows():
     assert coffee_measuring(4, settings).seconds == pytest.approx(4 * 3 * 2.5)
     assert check_work(coffee_measuring(40, settings), "the lab", yes=False) == \
         "the lab needs about 5 minutes of measuring (Ctrl-C stops it)"
+
+
+def test_a_plan_counts_the_options_it_simulates_and_the_confirmations():
+    from brewput import load
+    from brewput.planning.plan import plan_work
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    # Erlang C answers every option (no simulation); confirming the chosen option and the
+    # one below it simulates 10 replications of 110,000 customers (warm-up included), twice
+    solved = plan_work(load(examples / "planning" / "call-centre.yaml"), {"agents": list(range(10, 21))}, {},
+                       confirm=True)
+    assert solved.events == pytest.approx(2 * 10 * 110_000 * 2)
+    assert plan_work(load(examples / "planning" / "call-centre.yaml"), {"agents": [14]}, {"calls": [100, 200]},
+                     confirm=False).events == 0
+    # tokens held with a server: solve refuses, so each option is simulated (3 x 22,000 customers)
+    coffee = load(examples / "coffee" / "finelocking.yaml")
+    options = plan_work(coffee, {"cpus": [1, 2, 3, 4]}, {}, confirm=False)
+    each = [estimate(coffee.with_params(cpus=k), customers=20_000, replications=3, threads=1).events for k in (1, 2, 3, 4)]
+    assert options.events == pytest.approx(sum(each))
+
+
+def test_a_long_plan_says_its_estimate_first(tmp_path):
+    from pathlib import Path
+
+    coffee = Path(__file__).resolve().parent.parent / "examples" / "coffee" / "finelocking.yaml"
+    run = subprocess.Popen([sys.executable, "-m", "brewput", "plan", str(coffee), "--decide", "cpus=1..99",
+                            "--decide", "noise=0:1:0.001", "--slo", "throughput>=0.9"], cwd=tmp_path,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = run.stderr.readline()
+    run.send_signal(signal.SIGINT)
+    _, rest = run.communicate(timeout=30)
+    assert first.startswith("warning: the plan needs about ") and "minutes" in first, first + rest
+    assert run.returncode == 130, rest

@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import PageOption, WholeOption, app, command_line, err, parse_sets, say, show_all, user_errors
+from .common import PageOption, WholeOption, YesOption, app, command_line, err, parse_sets, say, show_all, user_errors
 from .progress import progress_bar
 
 SHOWN = 12  # option rows printed; -o keeps them all
@@ -55,16 +55,17 @@ def plan_command(
                                           help="Write the plan, every option, as JSON.  [default: none]"),
     report: Optional[Path] = PageOption,
     as_json: bool = typer.Option(False, "--json", help="Print the plan as JSON."),
+    yes: bool = YesOption,
 ):
     """The cheapest option that meets every objective: solved where theory is exact, confirmed by simulation."""
     from ..experiment.sweep import parse_sweeps
     from ..model import load
     from ..planning.npv import parse_costs, parse_discount, parse_share
     from ..planning.per_scenario import check_costs, plan_per_scenario
-    from ..planning.plan import check_vary, plan
+    from ..planning.plan import check_vary, plan, plan_work
     from ..planning.roles import DEMAND, inferred_line, roles
     from ..planning.slo import parse_objective
-    from .scenarios import check_json_outputs, write_json
+    from .scenarios import announce, check_json_outputs, write_json
 
     if not slo:
         raise BrewputError("--slo: name at least one objective, e.g. --slo 'p95<200ms'")
@@ -94,6 +95,7 @@ def plan_command(
     line = inferred_line(inferred)
     if line:
         say("plan", "bold", line)
+    announce(plan_work(loaded, decisions, scenarios, confirm), "the plan", yes)
     settings = dict(costs=costs, years=years, rate=rate, shrinkage=lost, confirm=confirm, seed=seed)
     with progress_bar(enabled=not as_json, label="options") as progress:
         record = plan_per_scenario(loaded, objectives, decisions, scenarios, progress=progress, **settings) \

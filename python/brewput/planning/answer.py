@@ -27,6 +27,25 @@ def answered(model, seed: int = 1, asked: Optional[dict] = None) -> Tuple[dict, 
                     **asked), "simulate"
 
 
+def answer_work(model):
+    """What `answered` will cost (engine/work.py's Work): nothing to speak of where
+    solve covers the model (or refuses it, so the option cannot serve), else the
+    simulation's. Finding out solves the model once: a few milliseconds."""
+    from ..analytic.network import Unsupported
+    from ..engine.simulate import estimate
+    from ..engine.solve import solve
+    from ..engine.work import Work
+    from ..errors import BrewputError
+
+    try:
+        solve(model)
+    except Unsupported:
+        return estimate(model, customers=SIMULATED_CUSTOMERS, replications=SIMULATED_REPLICATIONS)
+    except BrewputError:
+        pass
+    return Work(0.0, 0.0)
+
+
 def all_exact(results: dict) -> bool:
     """Whether every figure of a solve's results is exact (a simulation's never are)."""
     if results["engine"] != "solve":

@@ -18,7 +18,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from ..errors import BrewputError
 from ..experiment.sweep import Combinations, Number
-from .answer import all_exact, answered
+from .answer import all_exact, answer_work, answered
 from .npv import Cost
 from .slo import Objective, asked_by
 
@@ -165,6 +165,25 @@ def plan(model, objectives: Sequence[Objective], vary: Mapping[str, Sequence[Num
         record["confirmed"] = [confirmation(model, options[i].values, objectives, seed)
                                for i in _chosen_and_below(options, chosen, vary)]
     return record
+
+
+def plan_work(model, decisions: Mapping[str, Sequence[Number]], scenarios: Mapping[str, Sequence[Number]],
+              confirm: bool):
+    """What planning will cost (engine/work.py's Work), from some of its options:
+    each option answered (solved, or simulated where solve does not cover it),
+    then for each scenario the chosen option and those just below it confirmed
+    by simulation. Known before any option is answered, so that hours are said first."""
+    from ..engine.simulate import estimate
+    from ..engine.work import sample_positions, sweep_work
+
+    every = Combinations({**decisions, **scenarios})
+    sampled = [answer_work(variant(model, every[i])) for i in sample_positions(len(every))]
+    work = sweep_work(len(every), sampled, workers=1)
+    if confirm:
+        confirming = estimate(model, customers=CONFIRM_CUSTOMERS, replications=CONFIRM_REPLICATIONS)
+        for _ in range((1 + len(decisions)) * len(Combinations(scenarios))):
+            work += confirming
+    return work
 
 
 def _chosen_and_below(options: List[Option], chosen: int, vary: Mapping[str, Sequence[Number]]) -> List[int]:
