@@ -9,7 +9,6 @@ import pytest
 import yaml
 
 import brewput
-from brewput.analytic.network import Unsupported
 from brewput.errors import ModelError
 from brewput.model import Model
 from brewput.model.curve import Curve
@@ -173,12 +172,10 @@ def test_the_curve_bound_is_above_the_curve_everywhere(tmp_path):
         assert values[(t >= 15 * i) & (t <= 15 * (i + 1))].max() <= bound
 
 
-def test_solve_refuses_a_day_in_one_line(tmp_path):
+def test_solve_answers_a_day_per_interval(tmp_path):
     model = load(tmp_path, station="{servers: [1, 2, 2, 1]}")
-    with pytest.raises(Unsupported) as caught:
-        brewput.solve(model)
-    assert str(caught.value).endswith("m.yaml: day: a day with a start and an end (day:): figures through the day, "
-                                      "not a steady state has no exact analytic solution here; use brewput simulate")
+    res = brewput.solve(model)  # tests/test_timevarying_solve.py checks its figures
+    assert len(res["intervals"]) == 4 and res["method"] == "transient"
 
 
 @pytest.mark.parametrize("parts", [

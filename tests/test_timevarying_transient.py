@@ -31,12 +31,13 @@ def generator(lam, c, theta, size=STATES):
 
 
 def tagged(c, theta, killing, size=STATES):
-    """The generator of the number ahead of a waiting arrival (0 below c: in service)."""
+    """The generator of the number ahead of a waiting arrival; the rows below c are 0 (in
+    service: a value set there stays, 0 or 1 as the quantity says)."""
     g = np.zeros((size, size))
     for k in range(c, size):
         d = c / SERVICE + (k - c) * theta
-        if k - 1 >= 0:
-            g[k, k - 1] = d if k - 1 >= c else 0.0
+        if k >= 1:
+            g[k, k - 1] = d
         g[k, k] = -(d + (theta if killing else 0.0))
     return g
 
@@ -56,38 +57,44 @@ def independent_day(theta, x, grid=1201):
             law.append(law[-1] @ step)
         laws.append(np.array(law))
         p = law[-1]
-    # the mean wait h_k(s): after the day, the last servers forever (a linear solve); then
-    # back through each interval with [h; 1] under expm([[G, r], [0, 0]] ds)
+    # of those served (one who gives up is not timed): b_k(s) = P(served | k ahead at s)
+    # and w_k(s) = E[wait; served]. After the day, the last servers forever: b by its
+    # recursion, w by a linear solve of 0 = b + G w; then back through each interval
+    # with [w; b] under expm([[G, diag(waiting)], [0, G]] ds), b = 1 for k < c.
     c_end = SERVERS[-1]
     g = tagged(c_end, theta, killing=True)
-    waiting = (np.arange(STATES) >= c_end).astype(float)
-    h = np.zeros(STATES)
-    h[c_end:] = np.linalg.solve(-g[c_end:, c_end:], waiting[c_end:])
-    rewards = [None] * count
+    b = np.ones(STATES)
+    for k in range(c_end, STATES):
+        d = c_end / SERVICE + (k - c_end) * theta
+        b[k] = d * b[k - 1] / (d + theta)
+    w = np.zeros(STATES)
+    w[c_end:] = np.linalg.solve(-g[c_end:, c_end:], b[c_end:])
+    served, waits = [None] * count, [None] * count
     for i in reversed(range(count)):
         c = SERVERS[i]
-        h = h.copy()
-        h[:c] = 0.0
+        w, b = w.copy(), b.copy()
+        w[:c], b[:c] = 0.0, 1.0
         g = tagged(c, theta, killing=True)
-        r = (np.arange(STATES) >= c).astype(float)
-        block = np.zeros((STATES + 1, STATES + 1))
-        block[:STATES, :STATES], block[:STATES, STATES] = g, r
+        block = np.zeros((2 * STATES, 2 * STATES))
+        block[:STATES, :STATES], block[STATES:, STATES:] = g, g
+        block[:STATES, STATES:] = np.diag((np.arange(STATES) >= c).astype(float))
         ds = (EDGES[i + 1] - EDGES[i]) / (grid - 1)
         step = expm(block * ds)
-        values = [np.append(h, 1.0)]
+        values = [np.concatenate([w, b])]
         for _ in range(grid - 1):
             values.append(step @ values[-1])
-        rewards[i] = np.array(values[::-1])[:, :STATES]
-        h = rewards[i][0]
+        values = np.array(values[::-1])
+        waits[i], served[i] = values[:, :STATES], values[:, STATES:]
+        w, b = waits[i][0], served[i][0]
 
-    def survival(t):
-        """P(V > x | k ahead) at arrival time t: expm of each piece of the window."""
+    def served_within(t):
+        """P(served within x | k ahead) at arrival time t: expm of each piece of the window."""
         cuts = [t] + [e for e in EDGES[1:-1] if t < e < t + x] + [t + x]
-        value = (np.arange(STATES) >= server_count(cuts[-1])).astype(float)
+        value = (np.arange(STATES) < server_count(cuts[-1])).astype(float)
         for a, b in reversed(list(zip(cuts[:-1], cuts[1:]))):
             c = server_count(a)
-            value[:c] = 0.0
-            value = expm(tagged(c, theta, killing=False) * (b - a)) @ value
+            value[:c] = 1.0
+            value = expm(tagged(c, theta, killing=True) * (b - a)) @ value
         return value
 
     results = []
@@ -95,20 +102,20 @@ def independent_day(theta, x, grid=1201):
         s = np.linspace(EDGES[i], EDGES[i + 1], grid)
         width = EDGES[i + 1] - EDGES[i]
         present = integrate.simpson(laws[i] @ np.arange(STATES), x=s) / width
-        wait = integrate.simpson(np.sum(laws[i] * rewards[i], axis=1), x=s) / width
+        served_share = integrate.simpson(np.sum(laws[i] * served[i], axis=1), x=s)
+        wait = integrate.simpson(np.sum(laws[i] * waits[i], axis=1), x=s) / served_share
         # Simpson on each side of b - x, where a window starts to cross the rota's change:
         # one who arrives just after b - x with fewer than the new count ahead is served at
         # b, just before it waits on, and at b itself the count changes (the integrand
         # jumps at both; x = 200 grid steps of 0.0025 before b; each side's last point is
         # read as its left limit)
         split = (grid - 1) - int(round(x / (width / (grid - 1))))
-        level = 1.0
+        within = 0.0
         for part, nudge in ((slice(0, split + 1, 5), -1e-12), (slice(split, grid, 5), -1e-12)):
             t = s[part].copy()
             t[-1] += nudge
-            longer = [law @ survival(at) * math.exp(-theta * x) for law, at in zip(laws[i][part], t)]
-            level -= integrate.simpson(longer, x=t) / width
-        results.append((laws[i][-1], present, wait, level))
+            within += integrate.simpson([law @ served_within(at) for law, at in zip(laws[i][part], t)], x=t)
+        results.append((laws[i][-1], present, wait, within / served_share, 1 - served_share / width))
     return results
 
 
@@ -123,11 +130,12 @@ def test_forward_and_backward_equations_against_dense_exponentials(patience):
     mine = solve_transient(Steps(EDGES, RATES), SERVICE, Rota(EDGES, SERVERS), patience=patience,
                            at_start=AT_START, targets=[x], states=STATES)
     truth = independent_day(theta, x)
-    for i, (law_end, present, wait, level) in enumerate(truth):
+    for i, (law_end, present, wait, level, abandoned) in enumerate(truth):
         assert np.allclose(mine.details["law_at_edges"][:, i + 1], law_end, atol=1e-8)
         assert mine.mean_in_system[i] == pytest.approx(present, rel=1e-7)
         assert mine.mean_wait[i] == pytest.approx(wait, rel=1e-7)
         assert mine.service_level[x][i] == pytest.approx(level, rel=1e-6), i
+        assert mine.abandoned[i] == pytest.approx(abandoned, rel=1e-7, abs=1e-12)
     assert mine.arrivals.tolist() == [3.0, 7.5, 1.5]
 
 
@@ -149,7 +157,7 @@ def test_constant_rate_and_rota_give_erlang_a():
     day = Day(300, 15)
     mine = solve_transient(Constant(lam), 1.5, day.rota([c] * day.intervals), patience=PATIENCE)
     stationary = erlang_a(lam, 1.5, c, PATIENCE)
-    assert mine.mean_wait[-1] == pytest.approx(stationary.mean_wait, rel=1e-7)
+    assert mine.mean_wait[-1] == pytest.approx(stationary.mean_wait_served, rel=1e-7)
     assert mine.abandoned[-1] == pytest.approx(stationary.abandoned, rel=1e-7)
     assert mine.mean_in_system[-1] == pytest.approx(stationary.mean_in_system, rel=1e-7)
     assert mine.utilization[-1] == pytest.approx(stationary.utilization, rel=1e-7)

@@ -5,6 +5,10 @@ from ..errors import OptionError
 #: "mva" is "mva-exact", "exact" the exact method that fits the network at any
 #: cost, "approx" the approximation that "auto" would choose.
 METHODS = ("auto", "exact", "approx", "mva", "mva-exact", "convolution", "bard-schweitzer", "linearizer")
+#: A model with a day (analytic/timevarying/day_model.py), each as the results name it:
+#: auto and exact are the exact transient, approx is MOL.
+DAY_METHODS = {"auto": "transient", "exact": "transient", "transient": "transient", "approx": "mol",
+               "psa": "psa", "sipp": "sipp", "lag-sipp": "lag_sipp", "mol": "mol"}
 
 
 def check_method(method: str) -> None:

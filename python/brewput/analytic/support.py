@@ -56,6 +56,8 @@ SOLVABLE_FEATURES = frozenset({
     "fork-join", "partial-join",  # two branches exactly, more approximately: branches.py
     "dispatch-random",  # probabilistic routing by its weights: the traffic equations
     "dispatch-round-robin", "dispatch-shared", "dispatch-power-of-d",  # branches.py
+    # A day, one station per class: analytic/timevarying/day_model.py (its own checks)
+    "day", "initial-jobs", "time-varying-rate", "rota", "off-shift-resume", "off-shift-restart",
 })
 
 

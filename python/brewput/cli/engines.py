@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from ..analytic.methods import METHODS
+from ..analytic.methods import DAY_METHODS, METHODS
 from ..errors import BrewputError
 from ..vocabulary import CONFIDENCE
 from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, ReportOption, SchedulerOption, SetOption,
@@ -109,7 +109,8 @@ def simulate(
 def solve(
     model: Path = typer.Argument(..., help="Model file (YAML)."),
     set_: List[str] = SetOption,
-    method: str = typer.Option("auto", help=f"The analytic method: {' | '.join(METHODS)}."),
+    method: str = typer.Option("auto", help=f"The analytic method: {' | '.join(METHODS)}; for a model with a "
+                                            f"day: {' | '.join(DAY_METHODS)}."),
     as_json: bool = typer.Option(False, "--json", help="Print the results schema as JSON."),
     quantile: List[str] = QuantileOption,
     within: List[str] = WithinOption,
@@ -136,9 +137,10 @@ def solve(
     if as_json:
         print(json.dumps(res, indent=2))
     else:
+        from ..report.day_table import day_tables
         from ..report.table import results_tables  # only for an answer to print
 
-        for table in results_tables(res):
+        for table in day_tables(res) if "intervals" in res else results_tables(res):
             show(table)
         for note in res["notes"]:
             show_line(f"note: {note}")

@@ -31,9 +31,13 @@ def solve(
     Raises `Unsupported` (a BrewputError) naming the model feature that no
     analytic method covers.
     """
-    check_method(method)
     asked = percentiles.asked(quantiles, within)
     model = as_model(model, params)
+    if model.day is not None:  # through the day, per interval (analytic/timevarying/), its own methods
+        from ..analytic.timevarying.day_model import solve_day
+
+        return solve_day(model, method, asked)
+    check_method(method)
     check_cycles_take_time(model)
     check_supported(model)
     check_measures(model)

@@ -25,10 +25,9 @@ import numpy as np
 
 from ...model.distributions import Exp
 from ...model.timeline import Rate, Rota
-from ..abandonment import chain_states, erlang_a
-from ..birth_death import stationary
+from ..abandonment import erlang_a
+from ..laws.erlang_a import erlang_a_laws
 from ..queues import mmc, mmc_wait_tail
-from . import virtual_wait
 from .figures import IntervalFigures
 from .offered_load import offered_load
 
@@ -59,17 +58,10 @@ def stationary_figures(lam: float, service_mean: float, servers: int, patience: 
         return out
     chain = erlang_a(lam, service_mean, servers, patience)
     out = dict(in_system=chain.mean_in_system, in_queue=chain.mean_in_queue, utilization=chain.utilization,
-               wait=chain.mean_wait, abandoned=chain.abandoned)
-    if targets:
-        # P(wait <= x) of Erlang A: arrivals see the stationary law (PASTA); the wait
-        # of one finding k is virtual_wait.py's with the servers fixed.
-        size = int(chain_states(lam, service_mean, servers, patience=patience)) + 1
-        theta = 1.0 / patience
-        death = virtual_wait.departure_rates(size, servers, service_mean, theta)[1:]
-        law = np.array(stationary([lam] * (size - 1), death.tolist()))
-        for x in targets:
-            longer = virtual_wait.survival(size, [(x, servers)], service_mean, theta)
-            out[x] = 1.0 - float(law @ longer) * math.exp(-theta * x)
+               wait=chain.mean_wait_served, abandoned=chain.abandoned)
+    if targets:  # the wait of those served (analytic/laws/erlang_a.py)
+        served_wait = erlang_a_laws(lam, service_mean, servers, patience).waiting
+        out.update({x: float(served_wait.cdf(x)) for x in targets})
     return out
 
 

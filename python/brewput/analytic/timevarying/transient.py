@@ -14,7 +14,8 @@ lambda(t) p_N(t) dt, which is kept below LOST_BOUND by doubling N.
 
 Per interval, of its time: mean number present and waiting, utilization (busy over
 servers on); of the customers who arrive in it (virtual_wait.py, from the state law at
-each arrival time): mean wait, P(wait <= x), the fraction who give up. Each is an
+each arrival time): the fraction who give up, and the mean wait and P(wait <= x) of
+those served (as simulate times waits: one who gives up is lost, not timed). Each is an
 integral over the interval by Gauss-Legendre on pieces cut where the rate or the rota
 jumps (where the solutions have boundary layers: the cuts are graded geometrically
 towards each jump, down to the fastest rate's time scale) and where the
@@ -167,35 +168,40 @@ def _forward(rate, service_mean, rota, theta, at_start, size, cuts, nodes):
 
 
 def _backward(service_mean, rota, theta, size, cuts, nodes):
-    """h and a (virtual_wait.py) at each node, stacked: solved in reversed time tau = L - s
-    from the day's end back to 0 (reward rates 1 for h, theta for a while waiting)."""
+    """w and b (virtual_wait.py) at each node, stacked: solved in reversed time tau = L - s
+    from the day's end back to 0; w's reward rate is b, the chance of being served."""
     day = rota.edges[-1]
     last = int(rota.servers([day])[0])
-    h_end, a_end = virtual_wait.stationary_rewards(size, last, service_mean, theta)
-    if not (np.all(np.isfinite(h_end)) or rota.repeat):
+    w_end, b_end = virtual_wait.stationary_rewards(size, last, service_mean, theta)
+    if not (np.all(np.isfinite(w_end)) or rota.repeat):
         raise ArithmeticError("after the day no server is on and nobody gives up: those waiting wait forever")
     pieces, counts = [], []
     for a, b in zip(cuts[-2::-1], cuts[:0:-1]):  # latest first
         servers = int(rota.servers([a])[0])
         g = virtual_wait.generator(size, servers, service_mean, theta, killing=True)
-        waiting = (np.arange(size) >= servers).astype(float)
-        system = LinearSystem([(None, sparse.block_diag([g, g], format="csr"))],
-                              [(None, np.concatenate([waiting, theta * waiting]))])
-        pieces.append((day - b, day - a, system))
+        waiting = sparse.diags((np.arange(size) >= servers).astype(float))
+        stacked = sparse.bmat([[g, waiting], [None, g]], format="csr")
+        # w_k and b_k side by side (k ahead at 2k, 2k + 1): a banded system
+        pieces.append((day - b, day - a, LinearSystem([(None, stacked[_side_by_side(size)][:, _side_by_side(size)])])))
         counts.append(servers)
 
-    def entering(i, y):  # fewer than c ahead at the piece's end (in time): in service, rewards 0
-        y[:counts[i]] = 0.0
-        y[size:size + counts[i]] = 0.0
+    def entering(i, y):  # fewer than c ahead at the piece's end (in time): in service
+        y[0:2 * counts[i]:2] = 0.0
+        y[1:2 * counts[i]:2] = 1.0
         return y
 
-    start = np.concatenate([np.nan_to_num(h_end, posinf=0.0), a_end])
+    start = np.concatenate([np.nan_to_num(w_end, posinf=0.0), b_end])[_side_by_side(size)]
     for _ in range(_PERIODIC_DAYS if rota.repeat else 1):
         values, end = solve_at(start, pieces, day - nodes, entering=entering)
         if not rota.repeat or np.abs(end - start).max() <= _PERIODIC_TOLERANCE * max(1.0, np.abs(end).max()):
             break
         start = end
-    return values
+    return np.concatenate([values[0::2], values[1::2]])
+
+
+def _side_by_side(size: int) -> np.ndarray:
+    """The order [w_0, b_0, w_1, b_1, ...] of the stacked [w; b]."""
+    return np.arange(2 * size).reshape(2, size).T.ravel()
 
 
 def _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, owner, law, rewards) -> IntervalFigures:
@@ -214,13 +220,13 @@ def _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, own
     arriving = weights * rate.rate(nodes)
     arrived = np.bincount(owner, weights=arriving, minlength=count)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean_wait = per_interval(np.sum(law * rewards[:size], axis=0), arriving) / arrived
-        abandoned = per_interval(np.sum(law * rewards[size:], axis=0), arriving) / arrived
+        served = per_interval(np.sum(law * rewards[size:], axis=0), arriving)
+        mean_wait = per_interval(np.sum(law * rewards[:size], axis=0), arriving) / served
+        abandoned = 1.0 - served / arrived
         levels = {}
         for x in targets:
-            longer = np.column_stack([_survival(size, t, x, rota, service_mean, theta) for t in nodes])
-            waits_longer = np.sum(law * longer, axis=0) * math.exp(-theta * x)
-            levels[x] = 1.0 - per_interval(waits_longer, arriving) / arrived
+            within = np.column_stack([_served_within(size, t, x, rota, service_mean, theta) for t in nodes])
+            levels[x] = per_interval(np.sum(law * within, axis=0), arriving) / served
         utilization = busy / rota.counts
     utilization[rota.counts == 0] = np.nan
     return IntervalFigures(method="transient", exact=True, edges=edges, servers=rota.counts.copy(),
@@ -229,11 +235,11 @@ def _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, own
                            abandoned=abandoned, service_level=levels)
 
 
-_SURVIVAL_CACHE: Dict[tuple, np.ndarray] = {}
+_SERVED_WITHIN_CACHE: Dict[tuple, np.ndarray] = {}
 
 
-def _survival(size, t, x, rota, service_mean, theta) -> np.ndarray:
-    """P(V > x | k ahead) for an arrival at t: the rota's pieces over [t, t + x]."""
+def _served_within(size, t, x, rota, service_mean, theta) -> np.ndarray:
+    """P(served within x | k ahead) for an arrival at t: the rota's pieces over [t, t + x]."""
     edges = np.concatenate([rota.edges, rota.edges[1:] + rota.length]) if rota.repeat else rota.edges
     inside = edges[(edges > t) & (edges < t + x)]
     window_edges = np.concatenate([[t], inside, [t + x]])
@@ -242,8 +248,8 @@ def _survival(size, t, x, rota, service_mean, theta) -> np.ndarray:
     if len(window) == 1:  # the common case: one count of servers, whatever t is
         window = ((float(x), window[0][1]),)
     key = (size, window, service_mean, theta)
-    if key not in _SURVIVAL_CACHE:
-        if len(_SURVIVAL_CACHE) > 4096:
-            _SURVIVAL_CACHE.clear()
-        _SURVIVAL_CACHE[key] = virtual_wait.survival(size, window, service_mean, theta)
-    return _SURVIVAL_CACHE[key]
+    if key not in _SERVED_WITHIN_CACHE:
+        if len(_SERVED_WITHIN_CACHE) > 4096:
+            _SERVED_WITHIN_CACHE.clear()
+        _SERVED_WITHIN_CACHE[key] = virtual_wait.served_within(size, window, service_mean, theta)
+    return _SERVED_WITHIN_CACHE[key]

@@ -4,17 +4,19 @@ An arrival at time s finding k present (all ahead of it, FIFO) starts service as
 as fewer than c(t) are ahead; until then those ahead leave at d_k(t) = c(t)/s_mean +
 (k - c(t)) theta (a service ends, or one of those waiting gives up) and it gives up
 itself at theta (theta = 1 / mean patience, 0 without patience). Those behind it do not
-matter, so the number ahead is a pure-death chain: exact for exponential service and
-patience, servers on a rota (a server going off shift hands its job back to the head of
-the queue: `off_shift: resume` or `restart`, the same for exponential service).
+matter, so the number ahead is a pure-death chain, killed when the arrival gives up:
+exact for exponential service and patience, servers on a rota (a server going off shift
+hands its job back to the head of the queue: `off_shift: resume` or `restart`, the same
+for exponential service).
 
-Its expected rewards solve backward equations (-u' = r + G u, G the chain's generator
-with the arrival's own abandonment as killing):
-    h_k(s)  mean time waiting (until service or giving up), reward 1;
-    a_k(s)  probability of giving up, reward theta;
-and its offered wait V (the wait were it infinitely patient) has survival
-P(V > x | k, s) = [exp(x G0) 1{k >= c}]_k over the window [s, s + x], piece by piece
-where c(t) changes. The wait is W = min(V, patience): P(W > x) = P(V > x) e^{-theta x}.
+Waits are those of the customers served, as simulate times them (one who gives up is
+lost, not timed) and as solve's steady-state laws say (analytic/laws/erlang_a.py). The
+chain's backward equations (-u' = r + G u, G its generator) give, per k ahead at s,
+    b_k(s)  the probability of being served (1 once in service);
+    w_k(s)  the expected wait times that indicator, E[W; served] (reward rate b);
+and over the window [s, s + x], piece by piece where c(t) changes,
+    P(served within x | k, s) = [exp(x G) 1{k < c}]_k, 1 set again for k < c at each
+    piece's end (a server is free by then).
 """
 from __future__ import annotations
 
@@ -41,37 +43,36 @@ def generator(size: int, servers: int, service_mean: float, theta: float, killin
 
 
 def stationary_rewards(size: int, servers: int, service_mean: float, theta: float):
-    """(h, a) where the servers never change again: -u' = 0 gives u_k = (r + d_k
-    u_{k-1}) / (d_k + theta) from k = c up; inf where nobody ever leaves (c = 0 and
-    no patience)."""
+    """(w, b) where the servers never change again: -u' = 0 gives, from k = c up,
+    b_k = d_k b_{k-1} / (d_k + theta) (b = 1 below c) and w_k = (b_k + d_k w_{k-1}) /
+    (d_k + theta); w is inf where nobody ever leaves (c = 0 and no patience)."""
     d = departure_rates(size, servers, service_mean, theta)
-    h, a = np.zeros(size), np.zeros(size)
+    wait, served = np.zeros(size), np.ones(size)
     for k in range(servers, size):
         leave = d[k] + theta
-        before_h = h[k - 1] if k else 0.0
-        before_a = a[k - 1] if k else 0.0
+        before_w, before_b = (wait[k - 1], served[k - 1]) if k else (0.0, 1.0)
         if leave == 0:
-            h[k], a[k] = np.inf, 0.0
+            wait[k], served[k] = np.inf, 1.0
         else:
-            h[k] = (1.0 + d[k] * before_h) / leave
-            a[k] = (theta + d[k] * before_a) / leave
-    return h, a
+            served[k] = d[k] * before_b / leave
+            wait[k] = (served[k] + d[k] * before_w) / leave
+    return wait, served
 
 
-def survival(size: int, window, service_mean: float, theta: float) -> np.ndarray:
-    """P(V > x | k ahead) for k = 0..size-1 over a window given as [(duration, servers),
-    ...] in time order (its pieces of constant servers, durations summing to x): from
-    the window's end (still waiting: k >= c) back to its start, in reversed time."""
+def served_within(size: int, window, service_mean: float, theta: float) -> np.ndarray:
+    """P(served within x | k ahead) for k = 0..size-1 over a window given as
+    [(duration, servers), ...] in time order (its pieces of constant servers, durations
+    summing to x): from the window's end back to its start, in reversed time."""
     pieces, tau = [], 0.0
     for duration, servers in reversed(window):
         pieces.append((tau, tau + duration, LinearSystem([(None, generator(size, servers, service_mean, theta,
-                                                                             killing=False))])))
+                                                                             killing=True))])))
         tau += duration
     cutoffs = [servers for _, servers in reversed(window)]
 
     def entering(i, value):
-        value[:cutoffs[i]] = 0.0  # fewer than c ahead at the piece's end: in service by then
+        value[:cutoffs[i]] = 1.0  # fewer than c ahead at the piece's end: in service by then
         return value
 
-    _, value = solve_at(np.ones(size), pieces, [], entering=entering)
+    _, value = solve_at(np.zeros(size), pieces, [], entering=entering)
     return np.clip(value, 0.0, 1.0)

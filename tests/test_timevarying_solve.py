@@ -1,0 +1,94 @@
+"""brewput solve on a model with a day: the per-interval answers are the solvers' own,
+each method named and marked, and what it cannot solve is refused in one line."""
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import yaml
+
+import brewput
+from brewput.analytic.abandonment import erlang_a
+from brewput.analytic.timevarying.offered_load import mean_present
+from brewput.analytic.timevarying.stationary_approximations import approximate
+from brewput.analytic.timevarying.transient import solve_transient
+from brewput.errors import BrewputError
+from brewput.model.distributions import Exp
+from brewput.model.timeline import Day, Steps
+
+RATES = [0.5, 1.0, 2.2, 1.6, 0.8, 0.5]
+ROTA = [2, 3, 5, 4, 2, 2]
+COFFEE = {
+    "brewput": 1, "name": "morning", "time_unit": "min",
+    "day": {"start": "07:00", "length": "90min", "interval": "15min", "at_start": {"bar": 3}},
+    "stations": {"bar": {"servers": ROTA, "off_shift": "resume"}},
+    "classes": {"customer": {"rate": RATES, "route": [{"station": "bar", "service": "exp(2)",
+                                                       "patience": "exp(5)"}]}},
+}
+
+
+def test_solve_answers_per_interval_with_the_exact_transient():
+    res = brewput.solve(COFFEE, within=[1.0])
+    day = Day(90, 15, "07:00", time_unit="min")
+    truth = solve_transient(Steps(day.edges, RATES), 2.0, day.rota(ROTA), patience=5.0, at_start=3, targets=[1.0])
+    assert [i["label"] for i in res["intervals"]] == ["07:00", "07:15", "07:30", "07:45", "08:00", "08:15"]
+    for i, interval in enumerate(res["intervals"]):
+        customer, bar = interval["classes"]["customer"], interval["stations"]["bar"]
+        assert customer["exact"] is True and customer["method"] == "transient"
+        assert customer["waiting_time"]["mean"] == truth.mean_wait[i]
+        assert customer["waiting_time"]["within"] == [[1.0, truth.service_level[1.0][i]]]
+        assert customer["abandonment"] == truth.abandoned[i]
+        assert customer["arrivals"] == pytest.approx(RATES[i] * 15)
+        assert bar["servers"] == ROTA[i] and bar["waiting"] == truth.mean_in_queue[i]
+
+
+@pytest.mark.parametrize("method, name", [("sipp", "sipp"), ("lag-sipp", "lag_sipp"), ("psa", "psa"),
+                                          ("mol", "mol")])
+def test_each_approximation_is_named_and_marked(method, name):
+    res = brewput.solve(COFFEE, method=method)
+    day = Day(90, 15, "07:00", time_unit="min")
+    truth = approximate(name, Steps(day.edges, RATES), 2.0, day.rota(ROTA), patience=5.0)
+    assert res["method"] == name
+    for i, interval in enumerate(res["intervals"]):
+        assert interval["classes"]["customer"]["exact"] is False
+        assert interval["classes"]["customer"]["waiting_time"]["mean"] == truth.mean_wait[i]
+    assert any("ignores the 3 jobs present at the start" in note for note in res["notes"])
+
+
+def test_a_steady_day_gives_erlang_a():
+    steady = dict(COFFEE, day={"length": "10h", "interval": "1h"},
+                  stations={"bar": {"servers": 4}},
+                  classes={"customer": {"rate": 3.5, "route": [{"station": "bar", "service": "exp(1.5)",
+                                                                "patience": "exp(2)"}]}})
+    last = brewput.solve(steady)["intervals"][-1]
+    assert last["classes"]["customer"]["waiting_time"]["mean"] == pytest.approx(
+        erlang_a(3.5, 1.5, 4, 2.0).mean_wait_served, rel=1e-7)
+
+
+def test_a_delay_station_is_the_offered_load():
+    delay = dict(COFFEE, stations={"bar": {"servers": "inf"}},
+                 classes={"customer": {"rate": RATES, "route": [{"station": "bar", "service": "exp(2)"}]}})
+    res = brewput.solve(delay)
+    day = Day(90, 15, time_unit="min")
+    present = mean_present(Steps(day.edges, RATES), Exp(2.0), day.edges, at_start=3)
+    got = [i["stations"]["bar"]["queue_length"] for i in res["intervals"]]
+    assert np.allclose(got, present, rtol=1e-12)
+    assert res["intervals"][0]["classes"]["customer"]["method"] == "offered-load"
+
+
+def test_what_solve_cannot_take_through_a_day_is_one_line(tmp_path):
+    shared = dict(COFFEE, classes={
+        "a": {"rate": RATES, "route": [{"station": "bar", "service": "exp(2)"}]},
+        "b": {"rate": 1.0, "route": [{"station": "bar", "service": "exp(2)"}]}})
+    with pytest.raises(BrewputError, match="classes a and b share station 'bar' through the day"):
+        brewput.solve(shared)
+    not_exponential = dict(COFFEE, classes={"customer": {"rate": RATES, "route": [
+        {"station": "bar", "service": "const(2)"}]}})
+    path = tmp_path / "const.yaml"
+    path.write_text(yaml.safe_dump(not_exponential))
+    done = subprocess.run([sys.executable, "-m", "brewput", "solve", str(path)], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "exponential service" in done.stderr
+    with pytest.raises(BrewputError, match="a day is solved by one of"):
+        brewput.solve(COFFEE, method="mva")
