@@ -92,3 +92,21 @@ def test_what_solve_cannot_take_through_a_day_is_one_line(tmp_path):
     assert len(done.stderr.strip().splitlines()) == 1 and "exponential service" in done.stderr
     with pytest.raises(BrewputError, match="a day is solved by one of"):
         brewput.solve(COFFEE, method="mva")
+
+
+def test_compare_sets_every_method_side_by_side_per_interval(tmp_path):
+    path = tmp_path / "morning.yaml"
+    path.write_text(yaml.safe_dump(COFFEE))
+    done = subprocess.run([sys.executable, "-m", "brewput", "compare", str(path), "--within", "1", "--json"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    import json
+
+    both = json.loads(done.stdout)
+    assert list(both["solve"]) == ["transient", "psa", "sipp", "lag-sipp", "mol"]
+    exact = both["solve"]["transient"]["intervals"]
+    alone = brewput.solve(COFFEE)["intervals"][2]["classes"]["customer"]["waiting_time"]["mean"]
+    # asking P(wait <= 1) cuts the quadrature at 1 before each change: the same to 1e-6
+    assert exact[2]["classes"]["customer"]["waiting_time"]["mean"] == pytest.approx(alone, rel=1e-6)
+    shown = subprocess.run([sys.executable, "-m", "brewput", "compare", str(path)], capture_output=True, text=True)
+    assert shown.returncode == 0 and "sipp ≈" in shown.stdout and "07:30" in shown.stdout

@@ -147,6 +147,29 @@ def solve(
     single_run_outputs(model, params, res, output, report)
 
 
+def _compare_day(model: Path, params, asked: dict, as_json: bool, **simulation) -> None:
+    """A day: every method of report/day_table.py's COMPARED per interval, beside the
+    simulation where this brewput simulates days (else said in a note)."""
+    from ..engine.simulate import simulate as run_simulation
+    from ..engine.solve import solve as run_solve
+    from ..report.day_table import COMPARED, day_comparison_tables
+
+    solved = {m: run_solve(model, params=params, method=m, **asked) for m in COMPARED}
+    simulated, notes = None, []
+    try:
+        with progress_bar(enabled=not as_json, steps=False) as progress:
+            simulated = run_simulation(model, params=params, progress=progress, **simulation, **asked)
+    except BrewputError as e:
+        notes.append(f"simulate: {e}")
+    if as_json:
+        print(json.dumps({"solve": solved, "simulate": simulated, "notes": notes}, indent=2))
+        return
+    for table in day_comparison_tables(solved, simulated):
+        show(table)
+    for note in [*notes, *(n for res in solved.values() for n in res["notes"])]:
+        show_line(f"note: {note}")
+
+
 @app.command()
 @user_errors
 def compare(
@@ -173,6 +196,10 @@ def compare(
         raise BrewputError(f"--level: expected a confidence level between 0 and 1, got {level}")
     params = parse_sets(set_) or None
     asked = _asked(model, params, quantile, within, [])
+    from ..model import load
+
+    if load(model, params=params).day is not None:
+        return _compare_day(model, params, asked, as_json, seed=seed, replications=replications)
     analytic = run_solve(model, params=params, method=method, **asked)
     with progress_bar(enabled=not as_json, steps=False) as progress:
         simulated = run_simulation(model, params=params, seed=seed, replications=replications,

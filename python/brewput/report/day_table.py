@@ -2,7 +2,7 @@
 class and its station, a row per interval, headed by how it was solved."""
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 from ..figures import number
 from ..units import Display
@@ -31,3 +31,43 @@ def day_tables(res: dict) -> List:
         tables.append(table)
     return tables
 
+
+
+#: The methods `compare` sets side by side for a day, exact first.
+COMPARED = ("transient", "psa", "sipp", "lag-sipp", "mol")
+
+
+def day_comparison_tables(solved: dict, simulated: Optional[dict]) -> List:
+    """Per class, a row per interval: the mean wait of those served by each method (and
+    P(wait <= t) for each t asked), beside the simulation's with its interval when given."""
+    first = next(iter(solved.values()))
+    unit = Display.of(first["time_unit"]).time
+    tables = []
+    for name in first["classes"]:
+        station = first["classes"][name]["station"]
+        within = [t for t, _ in first["intervals"][0]["classes"][name]["waiting_time"].get("within", [])]
+        shown = [("mean wait", unit, None)] + [(f"P(wait<={t:g})", "", k) for k, t in enumerate(within)]
+        for title, in_unit, k in shown:
+            table = _table(f"{name} at {station}: {title}{f' ({in_unit})' if in_unit else ''} of those served "
+                           f"who arrived in each interval", ["interval", "servers",
+                                                              *(["simulate"] if simulated else []),
+                                                              *(f"{m}{'' if solved[m]['intervals'][0]['classes'][name]['exact'] else ' ≈'}"
+                                                                for m in solved)])
+            for i, interval in enumerate(first["intervals"]):
+                row = [interval["label"], number(interval["stations"][station]["servers"])]
+                if simulated:
+                    row.append(_figure_of(simulated["intervals"][i]["classes"][name]["waiting_time"], k))
+                row += [_figure_of(res["intervals"][i]["classes"][name]["waiting_time"], k) for res in solved.values()]
+                table.add_row(*row)
+            tables.append(table)
+    return tables
+
+
+def _figure_of(waiting: dict, k: Optional[int]) -> str:
+    """The mean (k None) or the k-th service level asked, with its interval when simulated."""
+    if k is None:
+        return figure(waiting, "mean")
+    levels, cis = waiting.get("within") or [], waiting.get("within_ci")
+    if len(levels) <= k:
+        return number(None)
+    return figure({"p": levels[k][1], "p_ci": cis[k] if cis else None}, "p")
