@@ -9,7 +9,8 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
-from .common import PageOption, WholeOption, YesOption, app, command_line, err, parse_sets, say, show_all, user_errors
+from .common import (PageOption, WholeOption, YesOption, app, command_line, err, parse_sets, say, show, show_all,
+                     user_errors)
 from .progress import progress_bar
 
 SHOWN = 12  # option rows printed; -o keeps them all
@@ -56,6 +57,10 @@ def plan_command(
     report: Optional[Path] = PageOption,
     as_json: bool = typer.Option(False, "--json", help="Print the plan as JSON."),
     yes: bool = YesOption,
+    rota: Optional[str] = typer.Option(None, "--rota", metavar="METHOD",
+                                       help="For a model with a day: the fewest servers per interval of its one "
+                                            "station meeting every objective in every interval, by sipp, "
+                                            "lag-sipp, psa, mol or exact (planning/rota.py).  [default: none]"),
 ):
     """The cheapest option that meets every objective: solved where theory is exact, confirmed by simulation."""
     from ..experiment.sweep import parse_sweeps
@@ -79,6 +84,16 @@ def plan_command(
     if params:
         loaded = loaded.with_params(**params)
     objectives = [parse_objective(text, loaded) for text in slo]
+    if rota is not None:
+        from ..planning.rota import plan_rota
+        from ..report.day_table import rota_table
+
+        planned = plan_rota(loaded, objectives, rota)
+        if as_json:
+            print(json.dumps(planned.as_dict(), indent=2))
+        else:
+            show(rota_table(planned, objectives))
+        return
     given = {"--vary": parse_sweeps(vary, option="--vary", verb="varied"),
              "--decide": parse_sweeps(decide, option="--decide", verb="decided"),
              "--scenario": parse_sweeps(scenario, option="--scenario", verb="a scenario")}

@@ -71,3 +71,14 @@ def _figure_of(waiting: dict, k: Optional[int]) -> str:
     if len(levels) <= k:
         return number(None)
     return figure({"p": levels[k][1], "p_ci": cis[k] if cis else None}, "p")
+
+
+def rota_table(plan, objectives) -> object:
+    """A planned rota (planning/rota.py): servers per interval, each interval's figure for
+    each objective and whether the exact transient says it holds there."""
+    table = _table(f"rota for {plan.station} by {plan.method}: {plan.server_hours:g} server-hours, each "
+                   "interval judged by the exact transient", ["interval", "servers",
+                                                              *(o.text for o in objectives), "held"])
+    for label, count, held, figures in zip(plan.labels, plan.counts, plan.held, plan.worst):
+        table.add_row(label, str(count), *(number(figures[o.text]) for o in objectives), "held" if held else "broken")
+    return table

@@ -54,8 +54,11 @@ def solve_day(model, method: str = "auto", asked: Optional[dict] = None) -> dict
             day.edges, np.full(day.intervals, int(station.servers)), day.repeat)
         patience = math.inf if step.patience is None else step.patience.mean
         if chosen == "transient":
-            figures = solve_transient(rate, step.service.mean, rota, patience=patience, at_start=at_start,
-                                      targets=within)
+            try:
+                figures = solve_transient(rate, step.service.mean, rota, patience=patience, at_start=at_start,
+                                          targets=within)
+            except ArithmeticError as e:  # what the day cannot settle (say overloaded for good)
+                raise _refused(model, f"stations.{station_name}", str(e)) from None
             if station.off_shift == "finish" and np.any(np.diff(rota.counts) < 0):
                 figures.exact = False
                 notes.append(f"stations.{station_name}: off_shift: finish is solved as resume (a server going off "
@@ -135,6 +138,7 @@ def _results(model, day, per_class, stations, chosen, within, notes) -> dict:
                                       (1.0 if f.method == "offered-load" else None)] for t in within]
             classes[name] = {"arrivals": float(f.arrivals[i]),
                              "abandonment": _number(f.abandoned[i]),
+                             "loss_probability": _number(f.abandoned[i]),  # as steady-state solve names it
                              "abandoned": _number(f.abandoned[i] * f.arrivals[i]),
                              "waiting_time": waiting, "exact": f.exact, "method": f.method}
             servers = f.servers[i]

@@ -1,0 +1,59 @@
+"""planning/rota.py: the fewest servers per interval meeting every objective, checked
+interval by interval with the exact transient computed here."""
+import numpy as np
+import pytest
+
+import brewput
+from brewput.analytic.timevarying.transient import solve_transient
+from brewput.errors import BrewputError
+from brewput.model.timeline import Day, Steps
+from brewput.planning.rota import plan_rota
+from brewput.planning.slo import parse_objective
+
+RATES = [0.5, 2.0, 0.5, 0.5]
+RUSH = {"brewput": 1, "name": "rush", "time_unit": "min",
+        "day": {"start": "08:00", "length": "60min", "interval": "15min"},
+        "stations": {"bar": {"servers": [1, 1, 1, 1], "off_shift": "resume"}},
+        "classes": {"customer": {"rate": RATES, "route": [{"station": "bar", "service": "exp(5)"}]}}}
+TARGET, WITHIN = 0.8, 0.5
+
+
+def levels(counts):
+    day = Day(60, 15, time_unit="min")
+    return solve_transient(Steps(day.edges, RATES), 5.0, day.rota(counts), targets=[WITHIN]).service_level[WITHIN]
+
+
+def test_the_exact_rota_holds_everywhere_and_none_can_do_with_one_fewer():
+    model = brewput.Model.from_dict(RUSH)
+    objective = parse_objective(f"P(wait<=30s)>={TARGET:.0%}", model)
+    plan = plan_rota(model, [objective], "exact")
+    assert all(levels(plan.counts) >= TARGET) and all(plan.held)
+    for i in range(4):
+        fewer = list(plan.counts)
+        fewer[i] -= 1
+        if fewer[i] >= 1:
+            assert not all(levels(fewer) >= TARGET), (plan.counts, i)
+    assert plan.server_hours == pytest.approx(sum(plan.counts) / 4)
+
+
+def test_sipp_staffs_each_interval_alone_and_falls_short_after_the_peak():
+    model = brewput.Model.from_dict(RUSH)
+    objective = parse_objective(f"P(wait<=30s)>={TARGET:.0%}", model)
+    sipp = plan_rota(model, [objective], "sipp")
+    exact = plan_rota(model, [objective], "exact")
+    # SIPP: the fewest servers of M/M/c at each interval's rate alone (Erlang C by hand)
+    from brewput.analytic.queues import mmc_wait_tail
+
+    for rate, count in zip(RATES, sipp.counts):
+        assert 1 - mmc_wait_tail(WITHIN, rate, 5.0, count) >= TARGET
+        assert count == 1 or rate * 5.0 >= count - 1 or 1 - mmc_wait_tail(WITHIN, rate, 5.0, count - 1) < TARGET
+    assert sipp.held == [held for held in levels(sipp.counts) >= TARGET]
+    assert not all(sipp.held) and not sipp.held[2]  # the backlog of the peak, in the interval after it
+    assert exact.counts[2] > sipp.counts[2]
+
+
+def test_a_rota_needs_a_day_and_a_known_method():
+    model = brewput.Model.from_dict(RUSH)
+    objective = parse_objective("P(wait<=30s)>=80%", model)
+    with pytest.raises(BrewputError, match="--rota: expected one of sipp, lag-sipp, psa, mol, exact"):
+        plan_rota(model, [objective], "guess")
