@@ -94,6 +94,8 @@ EXAMPLE = {
     "day": (in_a_day(), "day"),
     "initial-jobs": (in_a_day(at_start={"s": 2}), "day.at_start"),
     "time-varying-rate": (in_a_day(rate=[0.5, 1.0]), "classes.c.rate"),
+    "tie-random": (branching({"dispatch": TWO, "policy": "shortest_queue", "tie": "random"}),
+                   "classes.c.route[0].tie"),
     "rota": (in_a_day({"servers": [1, 2]}), "stations.s.servers"),
     "off-shift-resume": (in_a_day({"servers": [1, 2], "off_shift": "resume"}), "stations.s.off_shift"),
     "off-shift-restart": (in_a_day({"servers": [1, 2], "off_shift": "restart"}), "stations.s.off_shift"),

@@ -66,6 +66,8 @@ USING = {
     "assign": lambda word: model({"s": {"servers": {"a": 1, "b": 1}, "assign": word}}, SERVE),
     "preempt": lambda word: model({"s": {"discipline": "priority", "preempt": word}}, SERVE),
     "policy": dispatching,
+    "tie": lambda word: model({"s": {}, "t": {}}, [{"dispatch": {"a": SERVE, "b": [{"station": "t", "service": "exp(1)"}]},
+                                                    "policy": "shortest_queue", "tie": word}]),
 }
 
 
@@ -95,7 +97,7 @@ def test_a_word_outside_the_vocabulary_is_refused_by_both_naming_the_same_words(
     told = python_refusal(lambda: USING[field]("edf"))
     assert f".{field}: expected one of {', '.join(WORDS[field])}, got 'edf'" in told
     compiled = USING[field](DEFAULTS[field]).compile()
-    place = compiled["classes"][0]["steps"][0] if field == "policy" else compiled["stations"][0]
+    place = compiled["classes"][0]["steps"][0] if field in ("policy", "tie") else compiled["stations"][0]
     place[field] = "edf"
     refused = engine_refusal(compiled)
     assert "unknown variant `edf`" in refused
@@ -105,7 +107,7 @@ def test_a_word_outside_the_vocabulary_is_refused_by_both_naming_the_same_words(
 def test_the_json_schema_offers_exactly_the_vocabularys_words_and_defaults():
     defs = json_schema()["$defs"]
     offered = {**{field: defs["Station"]["properties"][field] for field in ("discipline", "take", "assign", "preempt")},
-               "policy": defs["DispatchStep"]["properties"]["policy"]}
+               **{field: defs["DispatchStep"]["properties"][field] for field in ("policy", "tie")}}
     for field, words in WORDS.items():
         enums = [choice["enum"] for choice in offered[field]["anyOf"] if "enum" in choice]
         assert enums == [list(words)]
@@ -119,7 +121,7 @@ def test_the_features_of_the_words_are_the_vocabularys():
         for word, brought in words.items():
             if brought is not None:
                 assert FEATURES[brought[0]] == brought[1]
-        part = "dispatch" if field == "policy" else "station"
+        part = "dispatch" if field in ("policy", "tie") else "station"
         assert FIELDS[part][field] == tuple(b[0] for b in words.values() if b is not None)
     assert SOLVABLE_FEATURES <= set(FEATURES)
 

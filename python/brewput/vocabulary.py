@@ -1,6 +1,6 @@
 """The model language's vocabulary, owned by the Rust engine (crates/sim/src/vocabulary.rs)
 and read here once from `_native.VOCABULARY`: the words a field may take (disciplines,
-take and assignment rules, preempt modes, dispatch policies), the feature each brings,
+take and assignment rules, preempt modes, dispatch policies and ties), the feature each brings,
 what the language refuses as not modelled, the bounds of the language, the engine's
 confidence level and the largest seed.
 
@@ -28,6 +28,9 @@ PREEMPTS: Tuple[str, ...] = tuple(WORDS["preempt"])  # what a job a higher prior
 POLICIES: Tuple[str, ...] = tuple(WORDS["policy"])  # how a dispatch chooses its branch
 #: The policies that choose by each branch's first station (so each branch starts at one).
 READS_FIRST_STATIONS: Tuple[str, ...] = tuple(_VOCABULARY["reads_first_stations"])
+TIES: Tuple[str, ...] = tuple(WORDS["tie"])  # how a dispatch chooses among branches its policy finds equal
+#: The policies that can find branches equal, which `tie:` is for.
+TYING_POLICIES: Tuple[str, ...] = tuple(_VOCABULARY["tying_policies"])
 
 #: The marks every class has: its response time runs from the first to the second.
 MARKED: Tuple[str, ...] = tuple(_VOCABULARY["marked"])

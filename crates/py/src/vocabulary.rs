@@ -6,11 +6,12 @@
 //! - `defaults`: the word each of those fields takes when the file leaves it out;
 //! - `reads_first_stations`: the dispatch policies that choose by each branch's
 //!   first station;
+//! - `tying_policies`: the dispatch policies that can find branches equal (`tie:`);
 //! - `marked`: the marks every class has (its response time's start and end);
 //! - `not_modelled`: what the language refuses as not modelled, `{name: (what, why)}`;
 //! - the bounds (`max_branch_depth`, `max_balk_probabilities`, `max_seed`).
 
-use brewput_sim::{default_word, words, Assign, Discipline, Policy, Preempt, Take, Word};
+use brewput_sim::{default_word, tying_policies, words, Assign, Discipline, Policy, Preempt, Take, Tie, Word};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -36,6 +37,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add::<Assign>(&words, &defaults)?;
     add::<Preempt>(&words, &defaults)?;
     add::<Policy>(&words, &defaults)?;
+    add::<Tie>(&words, &defaults)?;
     let reads: Vec<&str> =
         brewput_sim::words::<Policy>().into_iter().filter(|(_, p)| p.reads_first_stations()).map(|(n, _)| n).collect();
     let not_modelled = PyDict::new(py);
@@ -46,6 +48,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     vocabulary.set_item("words", words)?;
     vocabulary.set_item("defaults", defaults)?;
     vocabulary.set_item("reads_first_stations", reads)?;
+    vocabulary.set_item("tying_policies", tying_policies())?;
     vocabulary.set_item("not_modelled", not_modelled)?;
     vocabulary.set_item("marked", brewput_sim::MARKED.to_vec())?;
     vocabulary.set_item("max_branch_depth", brewput_sim::MAX_BRANCH_DEPTH)?;

@@ -193,6 +193,7 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
+    use crate::model::Step;
 
     /// Two stations: busy fractions and open ones as given.
     struct Fixed {
@@ -228,7 +229,7 @@ mod tests {
     #[test]
     fn the_shared_queue_is_first_come_first_served() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        let mut d = Dispatcher::new(2, Box::new(policies::Shared));
+        let mut d = Dispatcher::new(2, Box::new(<policies::Shared as policy::NewPolicy>::new(&Step::default())));
         d.shared.extend([7, 8]);
         let full = Fixed { busy: [1.0, 1.0], free: [false, false] };
         assert_eq!(d.admit_shared(&step(), &mut rng, &full, full.open()), None);
@@ -241,7 +242,7 @@ mod tests {
     fn a_branch_counts_its_jobs_for_the_policy() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
         let idle = Fixed { busy: [0.0, 0.0], free: [true, true] };
-        let mut d = Dispatcher::new(2, Box::new(policies::ShortestQueue));
+        let mut d = Dispatcher::new(2, Box::new(<policies::ShortestQueue as policy::NewPolicy>::new(&Step::default())));
         let mut choose = |d: &mut Dispatcher| d.choose(&step(), &mut rng, &idle, idle.open());
         assert_eq!([choose(&mut d), choose(&mut d), choose(&mut d)], [Some(0), Some(1), Some(0)]);
         d.left(0);

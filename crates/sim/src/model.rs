@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use crate::error::SimError;
 use crate::vocabulary::{
-    name_of, NotModelled, GIVING_UP_IN_A_FORK, MARKED, MAX_BALK_PROBABILITIES, MAX_BRANCH_DEPTH,
+    name_of, tying_policies, NotModelled, GIVING_UP_IN_A_FORK, MARKED, MAX_BALK_PROBABILITIES, MAX_BRANCH_DEPTH,
     PREEMPT_AT_TYPED_SERVERS, PREEMPT_WITH_RESOURCES,
 };
 
@@ -181,6 +181,9 @@ pub struct Step {
     /// Dispatch `power_of_d`: branches drawn.
     #[serde(default)]
     pub d: Option<u32>,
+    /// Dispatch: how a policy that can tie chooses among equal branches.
+    #[serde(default)]
+    pub tie: Tie,
 }
 
 /// When an arriving customer gives up at once, by the jobs it sees waiting.
@@ -203,6 +206,18 @@ pub enum Policy {
     PowerOfD,
     LeastUtilized,
     Shared,
+}
+
+/// How a dispatch chooses among branches its policy finds equal (as short, as
+/// idle, as open).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tie {
+    /// The first in file order.
+    #[default]
+    First,
+    /// Each equally likely.
+    Random,
 }
 
 /// A distribution by its sampling parameters (the model language's mean-based
@@ -410,7 +425,12 @@ fn validate_branching(class: &Class, at: usize, step: &Step) -> Result<(), Strin
             if step.join.is_some() {
                 return Err("join on a dispatch step".into());
             }
-            (step.policy.implementation().check)(step, branches)?;
+            let policy = step.policy.implementation();
+            (policy.check)(step, branches)?;
+            if step.tie != Tie::default() && !policy.may_tie {
+                return Err(format!("tie: {} is for policies that can find branches equal ({})", name_of(step.tie),
+                                   tying_policies().join(", ")));
+            }
         }
     }
     Ok(())
@@ -518,6 +538,8 @@ mod tests {
         assert!(model(r#"{"kind": "dispatch", "branches": [1, 2], "weights": [0.5], "next": [[null, 1]]}"#).contains("one weight per branch"));
         assert!(model(r#"{"kind": "dispatch", "branches": [1, 2], "policy": "power_of_d", "d": 3, "next": [[null, 1]]}"#).contains("d from 2 to 2"));
         assert!(model(r#"{"kind": "dispatch", "branches": [1, 2], "policy": "shared", "next": [[1, 1]]}"#).contains("another branch"));
+        assert!(model(r#"{"kind": "dispatch", "branches": [1, 2], "policy": "round_robin", "tie": "random", "next": [[null, 1]]}"#)
+            .contains("tie: random is for policies that can find branches equal (shortest_queue, least_utilized, shared)"));
     }
 
     #[test]

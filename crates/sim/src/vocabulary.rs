@@ -1,5 +1,5 @@
 //! The model language's vocabulary: the words a model may choose from (disciplines,
-//! take and assignment rules, preempt modes, dispatch policies), what each means as
+//! take and assignment rules, preempt modes, dispatch policies and their ties), what each means as
 //! a feature an engine must model, what the language refuses as not modelled, the
 //! marks every class has, and the bounds the language sets. This is their
 //! one home: the words are the compiled model's enums as serde reads them, and the
@@ -15,7 +15,7 @@ use serde::de::{DeserializeOwned, IntoDeserializer};
 use serde_aux::serde_introspection::serde_introspect;
 
 use crate::dispatch::{policies, PolicyType};
-use crate::model::{Assign, Discipline, Policy, Preempt, Take};
+use crate::model::{Assign, Discipline, Policy, Preempt, Take, Tie};
 
 /// Deepest nesting of forks and dispatches inside branches of forks and dispatches.
 pub const MAX_BRANCH_DEPTH: usize = 8;
@@ -205,6 +205,25 @@ impl Word for Policy {
     }
 }
 
+impl Word for Tie {
+    const FIELD: &'static str = "tie";
+
+    fn feature(self) -> Option<Feature> {
+        match self {
+            Tie::First => None, // what every engine did before ties could be chosen
+            Tie::Random => feature(
+                "tie-random",
+                "a dispatch choosing at random among the branches its policy finds equal (tie: random)",
+            ),
+        }
+    }
+}
+
+/// The dispatch policies that can find branches equal, which `tie:` is for.
+pub fn tying_policies() -> Vec<&'static str> {
+    words::<Policy>().into_iter().filter(|(_, p)| p.implementation().may_tie).map(|(name, _)| name).collect()
+}
+
 impl Policy {
     /// The type that is the policy (dispatch/policies.rs): a new policy is its
     /// variant, its feature above and its type here.
@@ -241,6 +260,7 @@ mod tests {
             ("fifo", "head", "longest_idle")
         );
         assert_eq!((default_word::<Preempt>(), default_word::<Policy>()), ("none", "random"));
+        assert_eq!((default_word::<Tie>(), tying_policies()), ("first", vec!["shortest_queue", "least_utilized", "shared"]));
     }
 
     #[test]
@@ -248,8 +268,9 @@ mod tests {
         fn names<W: Word>() -> Vec<&'static str> {
             words::<W>().into_iter().filter_map(|(_, word)| word.feature()).map(|f| f.name).collect()
         }
-        let mut all = [names::<Discipline>(), names::<Take>(), names::<Assign>(), names::<Preempt>(), names::<Policy>()]
-            .concat();
+        let mut all =
+            [names::<Discipline>(), names::<Take>(), names::<Assign>(), names::<Preempt>(), names::<Policy>(), names::<Tie>()]
+                .concat();
         let count = all.len();
         all.sort_unstable();
         all.dedup();

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Optional, Union
 
-from ..vocabulary import MARKED
+from ..vocabulary import DEFAULTS, MARKED
 from .day import Day
 from .schema import DispatchStep, ForkStep, JobClass, ModelSpec, Station, Step, first_class_at
 
@@ -146,4 +146,6 @@ def _branching(step: Union[ForkStep, DispatchStep], branches: List[int]) -> Dict
         compiled["weights"] = step.shares()
     if step.policy == "power_of_d":
         compiled["d"] = step.choices
+    if step.tie != DEFAULTS["tie"]:
+        compiled["tie"] = step.tie
     return compiled

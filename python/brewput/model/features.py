@@ -75,7 +75,8 @@ FIELDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
     "fork": {"fork": ("fork-join",), "join": ("partial-join",), "id": (), "next": ("probabilistic-routing", "feedback"),
              "mark": ()},
     "dispatch": {"dispatch": (feature("policy", DEFAULTS["policy"]),), "policy": _brought("policy"),
-                 "d": (feature("policy", "power_of_d"),), "weights": (feature("policy", "random"),), "id": (),
+                 "d": (feature("policy", "power_of_d"),), "weights": (feature("policy", "random"),),
+                 "tie": _brought("tie"), "id": (),
                  "next": ("probabilistic-routing", "feedback"), "mark": ()},
 }
 
@@ -170,6 +171,7 @@ def _branching(step, here: str, use: Callable[[Optional[str], str], None]) -> No
             use("partial-join", f"{here}.join")
     else:
         use(feature("policy", step.policy), f"{here}.{'policy' if 'policy' in step.given else 'dispatch'}")
+        use(feature("tie", step.tie), f"{here}.tie")
 
 
 def features(model) -> FrozenSet[str]:

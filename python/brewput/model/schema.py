@@ -11,8 +11,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from ..errors import FieldError, format_path
 from ..units import TIME_UNITS
-from ..vocabulary import (ASSIGNS, DEFAULTS, DISCIPLINES, MARKED, POLICIES, PREEMPTS, READS_FIRST_STATIONS, TAKES,
-                          not_modelled)
+from ..vocabulary import (ASSIGNS, DEFAULTS, DISCIPLINES, MARKED, POLICIES, PREEMPTS, READS_FIRST_STATIONS, TAKES, TIES,
+                          TYING_POLICIES, not_modelled)
 from .day import OFF_SHIFT, DayField, RateShape, Rota, VaryingRate, timeline_rate
 from .distributions import Distribution, EmpiricalBudget, Exp, parse_distribution
 from .distributions import json_schema as distribution_schema
@@ -369,6 +369,7 @@ class DispatchStep(_Branching):
     policy = Field(Value(one_of(*POLICIES), expressions=True), default=DEFAULTS["policy"])
     d = Field(Maybe(Value(count(2, MAX_ITEMS), expressions=True)), default=None)
     weights = Field(Maybe(MapOf(Name, Value(number(0, 1, "a probability"), expressions=True))), default=None)
+    tie = Field(Value(one_of(*TIES), expressions=True), default=DEFAULTS["tie"])
     id = Field(Maybe(Name), default=None)
     next = Field(Maybe(Value(_next)), default=None)
     mark = Field(Maybe(Name), default=None)
@@ -395,6 +396,9 @@ class DispatchStep(_Branching):
         super()._check()
         if self.d is not None and self.policy != "power_of_d":
             raise FieldError(f"d: is for policy: power_of_d (this dispatch's is {self.policy})", "d")
+        if self.tie != DEFAULTS["tie"] and self.policy not in TYING_POLICIES:
+            raise FieldError(f"tie: is for the policies that can find branches equal ({', '.join(TYING_POLICIES)}; "
+                             f"this dispatch's is {self.policy})", "tie")
         if self.choices > len(self.dispatch):
             raise FieldError(f"power_of_d draws {self.choices} of the {len(self.dispatch)} branches; d must be "
                              f"from 2 to {len(self.dispatch)}", "d")

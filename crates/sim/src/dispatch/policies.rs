@@ -1,10 +1,38 @@
 //! The dispatch policies, one type each (policy.rs says what a policy is;
 //! the vocabulary, vocabulary.rs, names each type by its word).
 
+use std::cmp::Ordering;
+
 use rand::{Rng, RngCore};
 
 use super::policy::{Branches, DispatchPolicy, NewPolicy};
-use crate::model::Step;
+use crate::model::{Step, Tie};
+
+/// Of `candidates` (branches in file order), the one `order` ranks least; among
+/// equals the first under `Tie::First`, each equally likely under `Tie::Random`:
+/// the n-th equal found replaces the choice with probability 1/n (reservoir
+/// sampling: one pass, no allocation, and no draw at all where nothing ties).
+fn least(
+    candidates: impl Iterator<Item = u32>,
+    order: impl Fn(u32, u32) -> Ordering,
+    tie: Tie,
+    rng: &mut dyn RngCore,
+) -> Option<u32> {
+    let (mut chosen, mut equal) = (None, 0u32);
+    for branch in candidates {
+        match chosen.map(|c| order(branch, c)) {
+            None | Some(Ordering::Less) => (chosen, equal) = (Some(branch), 1),
+            Some(Ordering::Equal) => {
+                equal += 1;
+                if tie == Tie::Random && rng.gen_range(0..equal) == 0 {
+                    chosen = Some(branch);
+                }
+            }
+            Some(Ordering::Greater) => {}
+        }
+    }
+    chosen
+}
 
 /// `random`: a branch drawn by the step's weights.
 #[derive(Debug)]
@@ -56,20 +84,23 @@ impl DispatchPolicy for RoundRobin {
     }
 }
 
-/// `shortest_queue`: the branch with the fewest jobs, the first in file
-/// order on a tie.
+/// `shortest_queue`: the branch with the fewest jobs, ties broken by `tie`.
 #[derive(Debug)]
-pub struct ShortestQueue;
+pub struct ShortestQueue {
+    tie: Tie,
+}
 
 impl NewPolicy for ShortestQueue {
-    fn new(_: &Step) -> Self {
-        ShortestQueue
+    const MAY_TIE: bool = true;
+
+    fn new(step: &Step) -> Self {
+        ShortestQueue { tie: step.tie }
     }
 }
 
 impl DispatchPolicy for ShortestQueue {
-    fn choose(&mut self, branches: &Branches<'_>, _: &mut dyn RngCore) -> Option<u32> {
-        (0..branches.count()).min_by_key(|&b| branches.jobs_in(b))
+    fn choose(&mut self, branches: &Branches<'_>, rng: &mut dyn RngCore) -> Option<u32> {
+        least(0..branches.count(), |a, b| branches.jobs_in(a).cmp(&branches.jobs_in(b)), self.tie, rng)
     }
 }
 
@@ -104,41 +135,53 @@ impl DispatchPolicy for PowerOfD {
     }
 }
 
-/// `least_utilized`: the branch whose first station is least busy.
+/// `least_utilized`: the branch whose first station is least busy, ties broken by `tie`.
 #[derive(Debug)]
-pub struct LeastUtilized;
+pub struct LeastUtilized {
+    tie: Tie,
+}
 
 impl NewPolicy for LeastUtilized {
     const READS_FIRST_STATIONS: bool = true;
+    const MAY_TIE: bool = true;
 
-    fn new(_: &Step) -> Self {
-        LeastUtilized
+    fn new(step: &Step) -> Self {
+        LeastUtilized { tie: step.tie }
     }
 }
 
 impl DispatchPolicy for LeastUtilized {
-    fn choose(&mut self, branches: &Branches<'_>, _: &mut dyn RngCore) -> Option<u32> {
-        (0..branches.count()).min_by(|&a, &b| branches.busy_fraction(a).total_cmp(&branches.busy_fraction(b)))
+    fn choose(&mut self, branches: &Branches<'_>, rng: &mut dyn RngCore) -> Option<u32> {
+        let busy = |b| branches.busy_fraction(b);
+        least(0..branches.count(), |a, b| busy(a).total_cmp(&busy(b)), self.tie, rng)
     }
 }
 
 /// `shared`: one queue in front of the branches, first come, first served;
-/// a job goes to the first branch (in file order) whose first station is open.
+/// a job goes to a branch whose first station is open, the first in file
+/// order or one drawn among them by `tie`.
 #[derive(Debug)]
-pub struct Shared;
+pub struct Shared {
+    tie: Tie,
+}
 
 impl NewPolicy for Shared {
     const READS_FIRST_STATIONS: bool = true;
     const MAY_WAIT: bool = true;
+    const MAY_TIE: bool = true;
 
-    fn new(_: &Step) -> Self {
-        Shared
+    fn new(step: &Step) -> Self {
+        Shared { tie: step.tie }
     }
 }
 
 impl DispatchPolicy for Shared {
-    fn choose(&mut self, branches: &Branches<'_>, _: &mut dyn RngCore) -> Option<u32> {
-        (0..branches.count()).find(|&b| branches.open(b))
+    fn choose(&mut self, branches: &Branches<'_>, rng: &mut dyn RngCore) -> Option<u32> {
+        let open = (0..branches.count()).filter(|&b| branches.open(b));
+        match self.tie {
+            Tie::First => open.take(1).next(),
+            Tie::Random => least(open, |_, _| Ordering::Equal, Tie::Random, rng),
+        }
     }
 }
 
@@ -166,15 +209,51 @@ mod tests {
         let mut rr = RoundRobin::new(&step(vec![], None));
         let turns: Vec<_> = (0..4).map(|_| choose(&mut rr, [0, 0], idle, none, &mut rng)).collect();
         assert_eq!(turns, [Some(0), Some(1), Some(0), Some(1)]);
-        assert_eq!(choose(&mut ShortestQueue, [0, 0], idle, none, &mut rng), Some(0), "ties: file order");
-        assert_eq!(choose(&mut ShortestQueue, [1, 0], idle, none, &mut rng), Some(1));
-        assert_eq!(choose(&mut LeastUtilized, [0, 0], idle, none, &mut rng), Some(1));
-        assert_eq!(choose(&mut Shared, [0, 0], idle, none, &mut rng), Some(1));
-        assert_eq!(choose(&mut Shared, [0, 0], [1.0, 1.0], [false, false], &mut rng), None, "it waits");
+        let first = step(vec![], None);
+        let mut shortest = ShortestQueue::new(&first);
+        assert_eq!(choose(&mut shortest, [0, 0], idle, none, &mut rng), Some(0), "ties: file order");
+        assert_eq!(choose(&mut shortest, [1, 0], idle, none, &mut rng), Some(1));
+        assert_eq!(choose(&mut LeastUtilized::new(&first), [0, 0], idle, none, &mut rng), Some(1));
+        let mut shared = Shared::new(&first);
+        assert_eq!(choose(&mut shared, [0, 0], idle, none, &mut rng), Some(1));
+        assert_eq!(choose(&mut shared, [0, 0], [1.0, 1.0], [false, false], &mut rng), None, "it waits");
         let mut random = Random::new(&step(vec![0.25, 0.75], None));
         let firsts = (0..20_000).filter(|_| choose(&mut random, [0, 0], idle, none, &mut rng) == Some(0)).count();
         // binomial(20000, 0.25): sd 61
         assert!((firsts as f64 - 5000.0).abs() < 300.0, "{firsts}");
+    }
+
+    /// How often each of 3 branches is chosen in 30,000 arrivals by `policy` when the
+    /// first two tie (as short, as idle, as open) and the third does not qualify.
+    fn shares(policy: &mut impl DispatchPolicy) -> [u32; 3] {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let (jobs, busy, open) = ([1, 1, 2], |b: u32| [0.5, 0.5, 1.0][b as usize], |b: u32| b < 2);
+        let mut counts = [0; 3];
+        for _ in 0..30_000 {
+            counts[policy.choose(&Branches::new(&jobs, &busy, &open), &mut rng).unwrap() as usize] += 1;
+        }
+        counts
+    }
+
+    #[test]
+    fn a_random_tie_takes_each_equal_branch_alike_and_never_a_worse_one() {
+        let random = Step { tie: Tie::Random, ..Step::default() };
+        for counts in [shares(&mut ShortestQueue::new(&random)), shares(&mut LeastUtilized::new(&random)),
+                       shares(&mut Shared::new(&random))] {
+            // binomial(30000, 1/2): sd 87
+            assert!((counts[0] as f64 - 15_000.0).abs() < 450.0 && counts[2] == 0, "{counts:?}");
+        }
+        let first = Step::default();
+        assert_eq!(shares(&mut ShortestQueue::new(&first)), [30_000, 0, 0]);
+        assert_eq!(shares(&mut Shared::new(&first)), [30_000, 0, 0]);
+    }
+
+    #[test]
+    fn least_draws_nothing_where_nothing_ties() {
+        // the same stream after choosing, whichever tie rule: no draw was made
+        let (mut a, mut b) = (Xoshiro256PlusPlus::seed_from_u64(4), Xoshiro256PlusPlus::seed_from_u64(4));
+        assert_eq!(least([3u32, 1, 2].into_iter(), |x, y| x.cmp(&y), Tie::Random, &mut a), Some(1));
+        assert_eq!(a.next_u64(), b.next_u64());
     }
 
     #[test]

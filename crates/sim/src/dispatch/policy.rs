@@ -62,6 +62,8 @@ pub trait NewPolicy: DispatchPolicy + Sized + 'static {
     const READS_FIRST_STATIONS: bool = false;
     /// Whether `choose` may leave a job waiting in front of the branches.
     const MAY_WAIT: bool = false;
+    /// Whether it can find branches equal, and so reads the step's `tie`.
+    const MAY_TIE: bool = false;
 
     /// The step's parameters the policy takes (`weights`, `d`), checked for
     /// a step of `branches` branches; why not, in a few words, otherwise.
@@ -79,6 +81,7 @@ pub trait NewPolicy: DispatchPolicy + Sized + 'static {
 pub struct PolicyType {
     pub reads_first_stations: bool,
     pub may_wait: bool,
+    pub may_tie: bool,
     pub check: fn(&Step, u32) -> Result<(), String>,
     pub new: fn(&Step) -> Box<dyn DispatchPolicy>,
 }
@@ -88,6 +91,7 @@ impl PolicyType {
         PolicyType {
             reads_first_stations: P::READS_FIRST_STATIONS,
             may_wait: P::MAY_WAIT,
+            may_tie: P::MAY_TIE,
             check: P::check,
             new: |step| Box::new(P::new(step)),
         }
