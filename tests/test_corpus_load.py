@@ -157,7 +157,7 @@ CASES = [
     Case("step-and-duration", load(URL, "--step", "100x1s", "--duration", "1s"), names=["--step", "--duration"]),
     Case("steps-too-long", load(URL, "--step", ",".join(["1x23h"] * 2)), names=["--step"]),
     # Thresholds.
-    Case("threshold-unknown-metric", load(URL, "--rate", "10", "--threshold", "p98<1ms"), names=["--threshold", "p98"]),
+    Case("threshold-unknown-metric", load(URL, "--rate", "10", "--threshold", "p100<1ms"), names=["--threshold", "p100"]),
     Case("threshold-no-operator", load(URL, "--rate", "10", "--threshold", "p99"), names=["--threshold"]),
     Case("threshold-bad-time", load(URL, "--rate", "10", "--threshold", "p99<soon"), names=["--threshold"]),
     Case("threshold-bad-fraction", load(URL, "--rate", "10", "--threshold", "error_rate<150%"), names=["--threshold"]),

@@ -32,6 +32,9 @@ def quick(url, *args):
     (["p99<1s", "p50<1us"], 1),  # one broken is enough
     (["achieved_rate>=2*target"], 1),
     (["error_rate>50%"], 1),
+    (["P(response<=1s)>=99%", "p975<1s", "service_p80<1s", "P(service<=1s)>=0.99"], 0),  # any percentile, levels
+    (["P(response<=1us)>=50%"], 1),
+    (["p975<1us"], 1),
 ])
 def test_thresholds_give_the_documented_exit_codes(url, thresholds, code):
     done = quick(url, *[a for t in thresholds for a in ("--threshold", t)])
@@ -53,7 +56,7 @@ def test_each_threshold_shows_its_figure_in_the_unit_it_was_written_in(url):
     assert 0.001 <= judged["p50<2000us"] < 0.01
 
 
-@pytest.mark.parametrize("threshold", ["p98<1ms", "latency<1s", "lag_p99<fast", "error_rate<200%", "p99=1ms"])
+@pytest.mark.parametrize("threshold", ["p100<1ms", "latency<1s", "lag_p99<fast", "error_rate<200%", "p99=1ms"])
 def test_a_threshold_that_cannot_be_judged_is_a_usage_error_before_anything_is_sent(url, threshold):
     done = quick(url, "--threshold", threshold)
     assert done.returncode == 2 and "--threshold" in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
@@ -296,3 +299,23 @@ def test_a_signal_ends_a_load_with_what_was_measured_written(tmp_path, signum):
     record = json.loads(out.read_text())
     assert record["load"]["interrupted"] is True and record["classes"]["request"]["completed"] > 0
     assert "interrupted: the figures above are what was measured until then" in stderr
+
+
+
+def test_service_levels_and_quantiles_are_read_off_the_measured_histogram(url):
+    """The share at or below t and p97.5 from the generator's whole histogram agree
+    with the same run's .hgrm rows and spectrum: a row's value (its bucket's
+    highest equivalent) at or below t bounds the share from below by its count,
+    one at or above t from above; p97.5 lies between the spectrum's p97 and p98."""
+    ts = ["800us", "1ms", "1100us", "1500us", "3ms"]
+    done = quick(url, "--json", *[a for t in ts for a in ("--threshold", f"P(response<={t})>=50%")],
+                 "--threshold", "p975<1s")
+    block = json.loads(done.stdout)["classes"]["request"]["response_time"]
+    rows, total = block["distribution"]["rows"], block["distribution"]["total_count"]
+    assert [t for t, _ in block["within"]] == pytest.approx([0.8, 1.0, 1.1, 1.5, 3.0])  # ms
+    for t, share in block["within"]:
+        below = max([count / total for value, _, count in rows if value <= t], default=0.0)
+        above = min([count / total for value, _, count in rows if value >= t], default=1.0)
+        assert below <= share <= above, (t, share, below, above)
+    spectrum = dict((p, v) for p, v in block["spectrum"])
+    assert spectrum[97.0] <= block["p975"] <= spectrum[98.0]

@@ -93,6 +93,11 @@ def asked(quantiles: Sequence[float] = (), within: Sequence[float] = ()) -> dict
     return {"quantiles": list(dict.fromkeys(percents)), "within": list(dict.fromkeys(times))}
 
 
+def union(lists) -> list:
+    """The items of `lists`, each once, in the order first met (what several objectives ask of an engine)."""
+    return list(dict.fromkeys(item for items in lists for item in items))
+
+
 def share_at(block: dict, t: float) -> Tuple[Optional[float], Optional[list]]:
     """The service level P(time <= t) of a results time block and its interval, where it was asked for."""
     for k, (at, share) in enumerate(block.get("within") or ()):

@@ -16,6 +16,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use brewput_measure::asked::Asked;
 use brewput_measure::control::Control;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use serde::Deserialize;
@@ -54,6 +55,9 @@ pub struct LoadSettings {
     /// See [`DEFAULT_TICK_SECONDS`].
     #[serde(default = "default_tick")]
     pub tick_seconds: f64,
+    /// Quantiles and shares at or below a time beyond the fixed list (thresholds ask for them).
+    #[serde(default)]
+    pub asked: Asked,
 }
 
 fn default_tick() -> f64 {
@@ -64,6 +68,9 @@ impl LoadSettings {
     /// The request timeout and the tick.
     fn check(&self) -> Result<(Duration, Duration), LoadError> {
         self.schedule.check().map_err(LoadError::Input)?;
+        if let Some(problem) = self.asked.problem() {
+            return Err(LoadError::Input(problem));
+        }
         crate::stages::check(&self.schedule).map_err(LoadError::Input)?;
         if !(1..=MAX_CONNECTIONS).contains(&self.connections) {
             return Err(LoadError::Input(format!("connections must be from 1 to {MAX_CONNECTIONS}")));
@@ -175,6 +182,7 @@ async fn run_async(settings: LoadSettings, timeout: Duration, tick: Duration, co
     let paced_seconds = paced_ns.unwrap_or_else(|| start.elapsed().as_nanos() as u64) as f64 * 1e-9;
     let spec = &settings.schedule;
     let mut summary = recorder.summary(spec.target_rate(), paced_seconds, control.is_cancelled());
+    recorder.answer(&settings.asked, &mut summary);
     summary.interrupted = control.is_cancelled();
     summary.interval_log_error = recorder.finish_interval_log();
     Ok(summary)

@@ -12,6 +12,7 @@
 
 use std::collections::BTreeMap;
 
+use brewput_measure::asked::{Answers, Asked};
 use brewput_measure::latency::{histogram, Distribution, Latency};
 use serde::Serialize;
 
@@ -333,6 +334,15 @@ impl Recorder {
         }
     }
 
+    /// The quantiles and shares `asked` of the run's response, service and lag times, into `summary`.
+    pub fn answer(&self, asked: &Asked, summary: &mut RunSummary) {
+        if !asked.is_empty() {
+            summary.response.asked = asked.answers(&self.response);
+            summary.service.asked = asked.answers(&self.service);
+            summary.lag.asked = asked.answers(&self.lag);
+        }
+    }
+
     /// What was measured. `paced_seconds` is when the schedule ran out: the
     /// end of the last stage when it was open-ended, cut short by the request
     /// count, or `stopped`; otherwise the stages end where scheduled.
@@ -454,6 +464,10 @@ pub struct Times {
     /// point only when at least one sample lies above it.
     pub spectrum: Vec<(f64, f64)>,
     pub distribution: Option<Distribution>,
+    /// The quantiles and shares at or below a time the run was asked for
+    /// beyond the fixed list (None when nothing was asked, or nothing recorded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asked: Option<Answers>,
 }
 
 const NS: f64 = 1e-9;
@@ -471,6 +485,7 @@ impl Times {
             percentiles: latency.named().into_iter().map(|(name, ns)| (name.to_string(), seconds(ns))).collect(),
             spectrum: vec![],
             distribution: None,
+            asked: None,
         }
     }
 

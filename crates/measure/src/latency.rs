@@ -73,6 +73,13 @@ impl Latency {
         (self.count() > 0).then(|| self.histogram.value_at_quantile(percent / 100.0) as f64)
     }
 
+    /// The share of the values at or below `ns`, as HdrHistogram counts them:
+    /// the bucket holding `ns` included, to three significant digits (None
+    /// when nothing was recorded).
+    pub fn share_at_or_below(&self, ns: u64) -> Option<f64> {
+        (self.count() > 0).then(|| self.histogram.quantile_below(ns))
+    }
+
     /// Standard deviation, min and max, as HdrHistogram reads them from its buckets.
     pub fn std_deviation_ns(&self) -> Option<f64> {
         (self.count() > 0).then(|| self.histogram.stdev())

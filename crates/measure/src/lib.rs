@@ -3,6 +3,7 @@
 //! here once, so that a figure means the same thing whichever engine made it.
 
 pub mod arrivals;
+pub mod asked;
 pub mod control;
 pub mod latency;
 pub mod percentiles;

@@ -57,8 +57,9 @@ def load(
                                   help="https: accept any certificate, unverified (said in the results)."),
     seed: str = setting_option(LoadSettings, "seed"),
     threshold: List[str] = typer.Option([], "--threshold", metavar="EXPR",
-                                        help="e.g. p99<250ms, mean<20ms, lag_p99<10ms, error_rate<1%, "
-                                             "achieved_rate>=0.95*target (repeatable); a broken one exits 1.  [default: none]"),
+                                        help="e.g. p99<250ms, p975<300ms, 'P(response<=250ms)>=99%', mean<20ms, "
+                                             "lag_p99<10ms, error_rate<1%, achieved_rate>=0.95*target (repeatable); "
+                                             "a broken one exits 1.  [default: none]"),
     output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE.json",
                                           help="Write the results (JSON).  [default: none]"),
     hgrm: Optional[Path] = typer.Option(None, "--hgrm", metavar="DIR", parser=folder_path,
@@ -102,16 +103,15 @@ def load(
     schedule = opt.schedule(rate_text=str(rates[0]) if rates else rate, arrivals=arrivals, ramp_text=ramp,
                             step_text=step, duration_text=duration, requests_text=requests, warmup_text=warmup,
                             seed=opt.whole("seed", seed, 0, MAX_SEED))
+    from ..loadtest import parse_threshold
     from ..loadtest.run import run_settings
 
+    thresholds = [parse_threshold(t) for t in threshold]
     settings = run_settings(target_settings, schedule, connections=opt.connections(connections),
                             max_in_flight=opt.max_in_flight(max_in_flight),
                             timeout_seconds=opt.seconds("timeout", timeout, most=opt.MAX_TIMEOUT),
                             interval_log=None if hlog is None else str(hlog),
-                            tick_seconds=None if tick is None else opt.tick(tick))
-    from ..loadtest import parse_threshold
-
-    thresholds = [parse_threshold(t) for t in threshold]
+                            tick_seconds=None if tick is None else opt.tick(tick), thresholds=thresholds)
     _check_outputs(output, hgrm, hlog, report, sweep=rates is not None)
     params = parse_sets(sets)
     if predict is not None:

@@ -95,9 +95,10 @@ def _measure(options: dict, rate: float) -> dict:
         name, kind, where = target.url, "http", target.settings(method, request)
     else:
         name, kind, where = options["exec"], "exec", load_options.exec_target(options["exec"])
+    thresholds = [parse_threshold(text) for text in options["thresholds"]]
     settings = run_settings(where, schedule, connections=options["connections"],
                             max_in_flight=options["max_in_flight"], timeout_seconds=options["timeout"],
-                            tick_seconds=options["tick"])
+                            tick_seconds=options["tick"], thresholds=thresholds)
     results = to_results(measure(settings), target=name, method=kind, settings=settings)
-    judge([parse_threshold(text) for text in options["thresholds"]], results)
+    judge(thresholds, results)
     return results

@@ -11,6 +11,7 @@ import math
 from typing import List, Optional, Tuple
 
 from .. import _native
+from ..percentiles import name as percentile_name
 from ..measured import BUSY_MACHINE, LEVEL, Interval, batch_means, batch_percentile
 from ..report import hgrm
 from ..units import rate_factor, rate_in, time_in
@@ -32,6 +33,10 @@ def times(block: dict) -> dict:
     out: dict = {"mean": _ms(block["mean"])}
     for name, _ in _native.PERCENTILES:
         out[name] = _ms(named.get(name))
+    for percent, seconds in (block.get("asked") or {}).get("quantiles", ()):  # asked for by a threshold
+        out[percentile_name(percent)] = _ms(seconds)
+    if (block.get("asked") or {}).get("within"):
+        out["within"] = [[_ms(seconds), share] for seconds, share in block["asked"]["within"]]
     out["max"] = _ms(block["max"])
     out["min"] = _ms(block["min"])
     out["std_deviation"] = _ms(block["std_deviation"])

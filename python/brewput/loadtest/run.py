@@ -4,7 +4,7 @@ BrewputErrors."""
 from __future__ import annotations
 
 import json
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Sequence
 
 from .. import _native
 from ..engine.cancellable import run_controlled
@@ -12,13 +12,20 @@ from ..errors import BindError, InternalError, LoadError, LoadInputError, Output
 
 
 def run_settings(target: dict, schedule: dict, *, connections: int, max_in_flight: int, timeout_seconds: float,
-                 interval_log: Optional[str] = None, tick_seconds: Optional[float] = None) -> dict:
+                 interval_log: Optional[str] = None, tick_seconds: Optional[float] = None,
+                 thresholds: Sequence = ()) -> dict:
     """What the generator takes (crates/load's settings), from checked parts.
     The tick is the generator's own default unless given, and is written
-    either way, so that every record says how its requests were paced."""
+    either way, so that every record says how its requests were paced. The
+    quantiles and service levels `thresholds` need beyond the fixed list are
+    asked of the generator (`asked`, only when there are any)."""
+    from .thresholds import asked_by
+
+    asked = asked_by(list(thresholds))
     return {"target": target, "schedule": schedule, "connections": connections, "max_in_flight": max_in_flight,
             "timeout_seconds": timeout_seconds, "interval_log": interval_log,
-            "tick_seconds": _native.LOAD_DEFAULT_TICK_SECONDS if tick_seconds is None else tick_seconds}
+            "tick_seconds": _native.LOAD_DEFAULT_TICK_SECONDS if tick_seconds is None else tick_seconds,
+            **({"asked": asked} if asked else {})}
 
 
 def measure(settings: dict, watch: Optional[Callable[[dict], None]] = None) -> dict:

@@ -94,8 +94,10 @@ def intervals_line(results: dict) -> str:
 
 
 def _figure(threshold: Threshold, figure: float) -> str:
-    if threshold.metric == "error_rate":
+    if threshold.metric == "error_rate" or (threshold.at is not None and threshold.unit == "%"):
         return f"{figure:.3%}"
+    if threshold.at is not None:  # a service level written as a fraction
+        return f"{figure:.5g}"
     if threshold.metric == "achieved_rate":
         return f"{figure:,.1f}/s"
     return f"{figure / TYPED_SECONDS[threshold.unit]:,.4g} {threshold.unit}"

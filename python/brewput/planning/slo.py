@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from ..errors import OptionError
-from ..percentiles import NAMED, percent_of, share_at
+from ..percentiles import NAMED, percent_of, share_at, union
 from ..units import SECONDS, TYPED_SECONDS, split_time
 
 _OPERATORS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
@@ -193,12 +193,8 @@ def parse_objective(text: str, model) -> Objective:
 def asked_by(objectives) -> dict:
     """What the engines must be asked for `objectives` beyond their fixed lists
     (engine.simulate's and engine.solve's `quantiles` and `within`)."""
-    quantiles: List[float] = []
-    within: List[float] = []
-    for objective in objectives:
-        extra = objective.asked()
-        quantiles += [p for p in extra["quantiles"] if p not in quantiles]
-        within += [t for t in extra["within"] if t not in within]
+    extra = [objective.asked() for objective in objectives]
+    quantiles, within = union(e["quantiles"] for e in extra), union(e["within"] for e in extra)
     return {"quantiles": quantiles, "within": within} if quantiles or within else {}
 
 
