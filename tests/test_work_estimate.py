@@ -169,3 +169,31 @@ def test_a_long_plan_says_its_estimate_first(tmp_path):
     _, rest = run.communicate(timeout=30)
     assert first.startswith("warning: the plan needs about ") and "minutes" in first, first + rest
     assert run.returncode == 130, rest
+
+
+RENEGING = """brewput: 1
+name: reneging at once
+stations: {s: {}}
+classes:
+  c: {population: 50, think: 1.0e-12, route: [{station: s, service: exp(1), patience: 1.0e-12}]}
+"""
+
+
+def test_customers_lost_at_once_are_paced_by_a_pilot(tmp_path):
+    # 50 closed customers who think for 1e-12 and give up after 1e-12: each completion costs
+    # some 1e13 lost cycles, which no count of visits foresees; the pilot completes almost none
+    from brewput.engine.pilot import Paced
+
+    (tmp_path / "r.yaml").write_text(RENEGING)
+    work = estimate(str(tmp_path / "r.yaml"), customers=1000, replications=1, threads=1)
+    assert isinstance(work, Paced) and work.completed < 10 and work.seconds > 1000 * 0.1 / 10
+    run = brewput("simulate", "r.yaml", cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    (line,) = run.stderr.splitlines()
+    assert "pilot run" in line and "more than a day" in line and "--yes" in line
+
+
+def test_a_model_that_loses_some_keeps_its_count_when_the_pilot_ends_in_time():
+    # M/M/1/3: the pilot of 2,000 customers ends well within its 0.1 s, so the count stands
+    lossy = {**MM1, "stations": {"s": {"servers": 1, "buffer": 2}}}
+    assert isinstance(estimate(lossy, customers=2_000, replications=1, threads=1), Work)

@@ -8,7 +8,8 @@ from typing import Callable, Mapping, Optional, Sequence, Union
 from .. import _native, percentiles
 from ..errors import EngineError, ModelError, OptionError
 from .cancellable import run_controlled
-from .work import Work, simulation_work
+from .pilot import LOSING, Paced, paced
+from .work import Work, cores, simulation_work
 from ..model import Model, as_model
 from ..model.limits import MAX_TIME
 from ..model.no_effect import no_effect_warnings
@@ -99,15 +100,22 @@ def model_label(model: Model) -> str:
 def estimate(model: Union[Model, str, os.PathLike], *, params: Optional[Mapping[str, float]] = None, seed: int = 1,
              replications: int = DEFAULT_REPLICATIONS, customers: Optional[int] = None,
              horizon: Optional[float] = None, warmup: Optional[float] = None, threads: Optional[int] = None,
-             distribution: bool = False) -> Work:
+             distribution: bool = False) -> Union[Work, Paced]:
     """The work `simulate` with these arguments would do (engine/work.py), known
     before doing it; it takes simulate's arguments as they are (`distribution`
-    costs nothing to speak of)."""
+    costs nothing to speak of). Where customers may be lost and the run stops by
+    completed customers, a pilot's pace (engine/pilot.py) where it is slower."""
     model = as_model(model, params)
     settings = run_settings(seed, replications, customers, horizon, warmup, threads)
     # A run that could never end is refused as simulate refuses it, naming the class at fault.
     check_run_ends(model, settings["stop"].get("time"), settings["warmup"].get("time"), MAX_CUSTOMERS)
-    return simulation_work(model, settings)
+    work = simulation_work(model, settings)
+    total = _customers_in_all(settings)
+    if total is None or not model.features() & LOSING:
+        return work
+    parallel = max(1, min(settings["replications"], settings["threads"] or threads or cores()))
+    pace = paced(json.dumps(model.compile()), settings, total, parallel)
+    return pace if pace is not None and pace.seconds > work.seconds else work
 
 
 def run_settings(seed, replications, customers, horizon, warmup, threads) -> dict:
