@@ -36,6 +36,8 @@ UNIFORM_TAIL = 1e-14
 UNIFORM_STEPS = 256
 # Bands wider than this use the sparse solver (a banded solve costs n band**2).
 _WIDEST_BAND = 8
+# Up to this many states uniformization multiplies by a dense jump matrix.
+_DENSE_STATES = 400
 
 Scalar = Callable[[float], float]
 
@@ -187,10 +189,17 @@ def _uniformized(y0: np.ndarray, system: LinearSystem, q: float, duration: float
     powers[0] = y0
     if has_source:
         sourced[0] = source
-    for k in range(1, terms):  # P^k v = v + A v / q, for y0 and for the source
-        powers[k] = powers[k - 1] + system._product(0, powers[k - 1]) / q
-        if has_source:
-            sourced[k] = sourced[k - 1] + system._product(0, sourced[k - 1]) / q
+    if y0.size <= _DENSE_STATES:  # one BLAS call a term: the loop's own cost is the limit
+        jump = np.eye(y0.size) + system.terms[0][1].toarray() / q
+        for k in range(1, terms):
+            np.dot(jump, powers[k - 1], out=powers[k])
+            if has_source:
+                np.dot(jump, sourced[k - 1], out=sourced[k])
+    else:
+        for k in range(1, terms):  # P^k v = v + A v / q, for y0 and for the source
+            powers[k] = powers[k - 1] + system._product(0, powers[k - 1]) / q
+            if has_source:
+                sourced[k] = sourced[k - 1] + system._product(0, sourced[k - 1]) / q
     # Poisson weights Pois(k; q u) for each offset u, from their logarithms (no overflow)
     k = np.arange(terms)[None, :]
     mean = q * offsets[:, None]

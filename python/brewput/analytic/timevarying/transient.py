@@ -10,7 +10,7 @@ steady, an implicit integrator where it moves) between the times where the rota 
 rate jumps. The chain is truncated at N present (an arrival finding N is turned away);
 coupling the truncated chain with the true one, they differ by the day's end with
 probability at most the expected number turned away, `lost` = integral of
-lambda(t) p_N(t) dt, which is kept below LOST_BOUND by doubling N.
+lambda(t) p_N(t) dt, which is kept below LOST_BOUND by growing N (as the law's tail says, at most doubling).
 
 Per interval, of its time: mean number present and waiting, utilization (busy over
 servers on); of the customers who arrive in it (virtual_wait.py, from the state law at
@@ -66,16 +66,31 @@ def solve_transient(rate: Rate, service_mean: float, rota: Rota, *, patience: fl
         if size >= MAX_STATES:
             raise ArithmeticError(f"the queue outgrows {MAX_STATES:,} states (probability {lost:.2g} "
                                   "of reaching them): the station is overloaded for too long")
-        size = min(2 * size, MAX_STATES)
+        size = min(_more_states(law, lost, size), MAX_STATES)
     rewards = _backward(service_mean, rota, theta, size, cuts, nodes)
     figures = _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, owner, law, rewards)
     figures.details.update(states=size, lost=lost, law_at_edges=law_at_edges)
     return figures
 
 
+def _more_states(law: np.ndarray, lost: float, size: int) -> int:
+    """States enough for the next try: the law's tail falls geometrically below the top
+    (its most over the day, states N - 20 to N - 10, clear of the cut), so the states
+    that take `lost` below LOST_BOUND are about log(LOST_BOUND / lost) / log(ratio) more;
+    at least a quarter more, at most twice as many."""
+    if size > 40:
+        most = law[size - 21:size - 9].max(axis=1)
+        if most[0] > 0 and most[-1] > 0 and most[-1] < most[0]:
+            ratio = (most[-1] / most[0]) ** (1 / (most.size - 1))
+            extra = math.log(LOST_BOUND / lost) / math.log(ratio) + 10
+            return int(min(max(size + extra, 1.25 * size), 2 * size))
+    return 2 * size
+
+
 def _first_guess(rate: Rate, service_mean: float, rota: Rota, theta: float, at_start: int) -> int:
     """States enough for the fluid queue (lambda - served - abandoned, by Euler steps of
-    a fraction of an interval) and ten standard deviations of a Poisson about it."""
+    a fraction of an interval) and six standard deviations of a Poisson about it (doubled
+    while the truncation loses too much)."""
     edges = rota.edges
     t = np.linspace(0.0, edges[-1], 200 * (edges.size - 1) + 1)
     dt = t[1] - t[0]
@@ -84,7 +99,7 @@ def _first_guess(rate: Rate, service_mean: float, rota: Rota, theta: float, at_s
     for i in range(t.size):
         q = max(0.0, q + dt * (lam[i] - min(q, c[i]) / service_mean - theta * max(q - c[i], 0.0)))
         top = max(top, q)
-    return int(min(top + 10 * math.sqrt(top + 1) + int(np.max(rota.counts)) + 20, MAX_STATES))
+    return int(min(top + 6 * math.sqrt(top + 1) + int(np.max(rota.counts)) + 10, MAX_STATES))
 
 
 def _cuts(rate: Rate, rota: Rota) -> np.ndarray:
