@@ -185,3 +185,26 @@ def test_asking_changes_nothing_else():
         assert rest == plain["classes"]["c"][klass]
     assert {k: v for k, v in asked.items() if k not in ("classes", "asked")} == \
         {k: v for k, v in plain.items() if k != "classes"}
+
+
+def test_the_top_class_of_preemptive_priority_is_an_mmc_of_its_own():
+    """Preemptive priority at 2 servers: the urgent class never waits for a routine job, so its
+    wait is M/M/2's at its own rate (C by the Erlang B recursion here); the routine class has no
+    known law. The simulation's interval covers the urgent class's truth."""
+    m = Model.from_dict({"brewput": 1, "name": "m", "time_unit": "s",
+                         "stations": {"s": {"servers": 2, "discipline": "priority", "preempt": "resume"}},
+                         "classes": {"urgent": {"rate": 0.6, "priority": 1,
+                                                "route": [{"station": "s", "service": "exp(1)"}]},
+                                     "routine": {"rate": 0.9, "route": [{"station": "s", "service": "exp(1)"}]}}})
+    t = 0.5
+    res = solve(m, within=[t], quantiles=[90])
+    urgent, routine = res["classes"]["urgent"], res["classes"]["routine"]
+    C, theta = erlang_c(2, 0.6), 2 - 0.6
+    truth = 1 - C * math.exp(-theta * t)
+    assert urgent["law"] == {"exact": True, "method": "erlang-c-top-priority"}
+    assert urgent["waiting_time"]["within"][0][1] == pytest.approx(truth, rel=1e-12)
+    assert urgent["waiting_time"]["p90"] == (0.0 if C <= 0.1 else pytest.approx(math.log(C / 0.1) / theta))
+    assert routine["law"] is None and routine["waiting_time"]["within"] == [[t, None]]
+    simulated = simulate(m, customers=100_000, replications=10, seed=5, within=[t])["classes"]["urgent"]
+    low, high = simulated["waiting_time"]["within_ci"][0]
+    assert low <= truth <= high, (truth, low, high)

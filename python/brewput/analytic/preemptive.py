@@ -13,6 +13,7 @@ from ..errors import BrewputError
 from ..model import Model
 from ..model.no_effect import preempt_without_effect
 from . import sizing
+from .laws.priority import top_priority_laws
 from .network import Network
 from .one_station import one_station, refusal, station_solution
 from .priority import preemptive_repeat, preemptive_resume
@@ -63,13 +64,15 @@ def solve_preemptive(model: Model, net: Network, feature: str, site: str) -> Tup
     else:
         figures = preemptive_resume(lams, means, [step.service.scv for step in one.steps], priorities, c)
         method = "preemptive-resume"
-    return net, station_solution(
+    solution = station_solution(
         net, one, method,
         throughput=figures.throughput,
         response=figures.response,
         busy=[lam * s for lam, s in zip(lams, means)],
         present=figures.in_system,
     )
+    solution.laws = top_priority_laws(lams, [step.service for step in one.steps], priorities, c)
+    return net, solution
 
 
 def _infinite_servers(net: Network, one, lams: Sequence[float], means: Sequence[float]) -> Solution:
