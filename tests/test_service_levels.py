@@ -150,10 +150,39 @@ def test_gim1_is_geometric_exponential(k):
 
 
 def test_unknown_laws_say_so():
-    res = solve(one_station(2, {"service": "gamma(1, 0.5)"}, 1.0), quantiles=[80], within=[1.0])
-    klass = res["classes"]["c"]
+    tandem = Model.from_dict({"brewput": 1, "name": "m", "time_unit": "s",
+                              "stations": {"a": {"servers": 1}, "b": {"servers": 1}},
+                              "classes": {"c": {"rate": 0.5, "route": [{"station": "a", "service": "exp(1)"},
+                                                                       {"station": "b", "service": "exp(1)"}]}}})
+    klass = solve(tandem, quantiles=[80], within=[1.0])["classes"]["c"]
     assert klass["law"] is None and klass["waiting_time"]["p80"] is None
     assert klass["waiting_time"]["within"] == [[1.0, None]]
+    assert "law" not in solve(tandem)["classes"]["c"], "nothing asked, nothing added"
+
+
+@pytest.mark.parametrize("servers, service", [(1, "gamma(1, 0.5)"), (2, "uniform(0.5, 1.5)"), (3, "const(1)")])
+def test_approximate_laws_are_marked_and_keep_solves_means(servers, service):
+    """M/G/c: the wait approximated as 0 with Erlang C's probability (rho exactly at one server)
+    and else exponential; its mean is solve's mean wait, the response's adds the service mean."""
+    m = one_station(servers, {"service": service}, 0.7 * servers)
+    res = solve(m, quantiles=[80], within=[0.0, 1.0])
+    klass = res["classes"]["c"]
+    assert klass["law"] == {"exact": False, "method": "exponential-wait"}
+    from brewput.analytic.laws.approximate import exponential_wait_laws
+    from brewput.analytic.network import network_of
+    laws = exponential_wait_laws(0.7 * servers, 1.0, servers, klass["waiting_time"]["mean"],
+                                 network_of(m).steps[0][0][2])
+    wait_mean = integrate.quad(lambda t: 1 - laws.waiting.cdf(t), 0, math.inf)[0]
+    assert wait_mean == pytest.approx(klass["waiting_time"]["mean"], rel=1e-8)
+    assert klass["waiting_time"]["within"][0][1] == pytest.approx(1 - erlang_c(servers, 0.7 * servers), rel=1e-12)
+    if servers == 1:
+        assert klass["waiting_time"]["within"][0][1] == pytest.approx(0.3, rel=1e-12)  # M/G/1: P(W = 0) = 1 - rho
+    if service.startswith("const"):  # a law with no density: no convolution, so no response figures
+        assert klass["response_time"]["p80"] is None
+    else:
+        response_mean = integrate.quad(lambda t: 1 - laws.response.cdf(t), 0, 60, limit=200, points=(0.5, 1.5))[0]
+        assert response_mean == pytest.approx(klass["response_time"]["mean"], rel=1e-6)
+        assert laws.response.cdf(klass["response_time"]["p80"]) == pytest.approx(0.8, abs=1e-9)
 
 
 # -- simulate: from its histograms ---------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The one results schema (docs/results.md), filled from an engine's summary."""
 from __future__ import annotations
 
+import math
 from typing import Iterable, List, Optional
 
 from . import _native
@@ -132,10 +133,13 @@ LOSS_REASONS = tuple(_native.LOSS_REASONS)
 def _from_law(law, asked: dict) -> dict:
     """A time's percentiles (the fixed list and those asked) and the service
     levels asked, read off its law (analytic/laws/); None where it is not known."""
+    def known(value) -> Optional[float]:  # an approximate law may not reach a figure (NaN)
+        return float(value) if math.isfinite(value) else None
+
     percents = [*(p for _, p in NAMED_PERCENTILES), *asked.get("quantiles", ())]
-    figures = {percentile_name(p): None if law is None else float(law.quantile(p / 100)) for p in percents}
+    figures = {percentile_name(p): None if law is None else known(law.quantile(p / 100)) for p in percents}
     if asked.get("within"):
-        figures["within"] = [[t, None if law is None else float(law.cdf(t))] for t in asked["within"]]
+        figures["within"] = [[t, None if law is None else known(law.cdf(t))] for t in asked["within"]]
     return figures
 
 
@@ -144,7 +148,8 @@ def _solved_class(net, sol, r: int, measures, asked: dict) -> dict:
     queues = _queues(net)
     waited = float(sol.waiting_time[r] if sol.waiting_time is not None
                    else (sol.residence_time[r] - net.demand[r])[queues].sum())
-    known = laws is not None or asked
+    # The fixed list where the law is exact; an approximate law's figures, or nulls, only where asked for.
+    known = (laws is not None and laws.exact) or bool(asked.get("quantiles") or asked.get("within"))
     response = {"mean": float(sol.response_time[r]), **(_from_law(laws and laws.response, asked) if known else {})}
     waiting = {"mean": max(0.0, waited), **(_from_law(laws and laws.waiting, asked) if known else {})}
     figures = {"throughput": float(sol.throughput[r]), "response_time": response, "waiting_time": waiting}
