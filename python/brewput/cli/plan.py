@@ -61,6 +61,10 @@ def plan_command(
                                        help="For a model with a day: the fewest servers per interval of its one "
                                             "station meeting every objective in every interval, by sipp, "
                                             "lag-sipp, psa, mol or exact (planning/rota.py).  [default: none]"),
+    shift: Optional[str] = typer.Option(None, "--shift", metavar="TIME",
+                                        help="With --rota: servers come on for shifts of this length (4h, a "
+                                             "whole number of intervals), the fewest that cover the rota "
+                                             "(planning/rota_shifts.py).  [default: servers per interval freely]"),
 ):
     """The cheapest option that meets every objective: solved where theory is exact, confirmed by simulation."""
     from ..experiment.sweep import parse_sweeps
@@ -84,15 +88,21 @@ def plan_command(
     if params:
         loaded = loaded.with_params(**params)
     objectives = [parse_objective(text, loaded) for text in slo]
+    if shift is not None and rota is None:
+        raise BrewputError("--shift: covers a planned rota with shifts; give --rota METHOD too")
     if rota is not None:
-        from ..planning.rota import plan_rota
+        from ..planning.rota import judge, plan_rota
+        from ..planning.rota_shifts import shifts_of
         from ..report.day_table import rota_table
 
         planned = plan_rota(loaded, objectives, rota)
+        shifts = None if shift is None else shifts_of(loaded, planned.counts, shift)
+        if shifts is not None:  # the rota shifts give, judged too
+            shifts.held = [held for held, _ in judge(loaded, planned.station, objectives, shifts.covered)]
         if as_json:
-            print(json.dumps(planned.as_dict(), indent=2))
+            print(json.dumps({**planned.as_dict(), **({"shifts": shifts.as_dict()} if shifts else {})}, indent=2))
         else:
-            show(rota_table(planned, objectives))
+            show(rota_table(planned, objectives, shifts))
         return
     given = {"--vary": parse_sweeps(vary, option="--vary", verb="varied"),
              "--decide": parse_sweeps(decide, option="--decide", verb="decided"),

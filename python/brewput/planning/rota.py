@@ -46,9 +46,7 @@ class RotaPlan:
 
 def plan_rota(model, objectives: Sequence, method: str = "exact") -> RotaPlan:
     """The rota for `model`'s one station with a day, meeting `objectives` (planning/slo.py)."""
-    from ..engine.solve import solve
     from ..units import time_factor
-    from .slo import asked_by
 
     if method not in ROTA_METHODS:
         raise BrewputError(f"--rota: expected one of {', '.join(ROTA_METHODS)}, got {method!r}")
@@ -60,17 +58,8 @@ def plan_rota(model, objectives: Sequence, method: str = "exact") -> RotaPlan:
                            f"({', '.join(queues) or 'none'})")
     station = queues[0]
     day = model.day.timeline
-    asked = asked_by(objectives)
-
     def judged(counts: List[int], by: str):
-        """(held, figures) per interval; every interval broken where the rota has no answer
-        (no server ever on, or a queue that never settles)."""
-        try:
-            edited = model.with_edits({f"stations.{station}.servers": [int(c) for c in counts]})
-            res = solve(edited, method="transient" if by == "exact" else by, **asked)
-        except BrewputError:
-            return [(False, {o.text: None for o in objectives})] * len(counts)
-        return [_holds(objectives, interval) for interval in res["intervals"]]
+        return judge(model, station, objectives, counts, by)
 
     if method == "exact":
         counts = _exact(judged, _per_interval(judged, "lag-sipp", day.intervals))
@@ -81,6 +70,21 @@ def plan_rota(model, objectives: Sequence, method: str = "exact") -> RotaPlan:
     return RotaPlan(method=method, station=station, labels=day.labels, counts=counts,
                     held=[held for held, _ in verdicts], worst=[figures for _, figures in verdicts],
                     server_hours=hours)
+
+
+def judge(model, station: str, objectives, counts: List[int], by: str = "exact"):
+    """(held, figures) per interval of `counts` servers at `station`, solved by `by`;
+    every interval broken where the rota has no answer (no server ever on, or a queue
+    that never settles)."""
+    from ..engine.solve import solve
+    from .slo import asked_by
+
+    try:
+        edited = model.with_edits({f"stations.{station}.servers": [int(c) for c in counts]})
+        res = solve(edited, method="transient" if by == "exact" else by, **asked_by(objectives))
+    except BrewputError:
+        return [(False, {o.text: None for o in objectives})] * len(counts)
+    return [_holds(objectives, interval) for interval in res["intervals"]]
 
 
 def _holds(objectives, interval: dict):

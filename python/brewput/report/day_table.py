@@ -73,12 +73,19 @@ def _figure_of(waiting: dict, k: Optional[int]) -> str:
     return figure({"p": levels[k][1], "p_ci": cis[k] if cis else None}, "p")
 
 
-def rota_table(plan, objectives) -> object:
+def rota_table(plan, objectives, shifts=None) -> object:
     """A planned rota (planning/rota.py): servers per interval, each interval's figure for
-    each objective and whether the exact transient says it holds there."""
-    table = _table(f"rota for {plan.station} by {plan.method}: {plan.server_hours:g} server-hours, each "
+    each objective and whether the exact transient says it holds there; with shifts
+    (planning/rota_shifts.py), those starting and on in each interval too."""
+    hours = "" if shifts is None else (f", in shifts {sum(shifts.covered) * plan.server_hours / sum(plan.counts):g} "
+                                       f"server-hours ({shifts.over} server-intervals over the needs)")
+    table = _table(f"rota for {plan.station} by {plan.method}: {plan.server_hours:g} server-hours{hours}, each "
                    "interval judged by the exact transient", ["interval", "servers",
-                                                              *(o.text for o in objectives), "held"])
-    for label, count, held, figures in zip(plan.labels, plan.counts, plan.held, plan.worst):
-        table.add_row(label, str(count), *(number(figures[o.text]) for o in objectives), "held" if held else "broken")
+                                                              *(o.text for o in objectives), "held",
+                                                              *(["shifts starting", "on in shifts", "held in shifts"]
+                                                                if shifts else [])])
+    for i, (label, count, held, figures) in enumerate(zip(plan.labels, plan.counts, plan.held, plan.worst)):
+        table.add_row(label, str(count), *(number(figures[o.text]) for o in objectives), "held" if held else "broken",
+                      *([str(shifts.starts[i]), str(shifts.covered[i]),
+                         "" if shifts.held is None else "held" if shifts.held[i] else "broken"] if shifts else []))
     return table

@@ -21,9 +21,8 @@ The answer is y at the times asked for (and at the end), never an interpolant.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import scipy.sparse as sparse

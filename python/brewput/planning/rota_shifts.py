@@ -1,0 +1,71 @@
+"""A rota of shifts: servers come on for a fixed number of intervals at a time. Given the
+servers each interval needs (planning/rota.py), the fewest server-intervals of shifts
+that cover every interval's need, by an integer program (scipy's milp, HiGHS):
+
+    minimize   sum_j x_j            (x_j shifts starting at interval j; each lasts k)
+    such that  sum_{j: j <= i < j + k} x_j >= need_i    for every interval i,
+               x_j >= 0 integer.
+
+A shift may start in any interval and, on a day that does not repeat, is cut at the
+day's end; on a repeating day it wraps round. More servers never lengthen a wait at the
+station rota.py plans, so a covering rota meets every objective the needs met; what
+shifts cost is the over-staffing, sum_i (covered_i - need_i).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence
+
+import numpy as np
+
+from ..errors import BrewputError
+
+
+@dataclass
+class Shifts:
+    starts: List[int]     # shifts starting in each interval
+    covered: List[int]    # servers on in each interval
+    over: int             # server-intervals beyond the needs
+    held: Optional[List[bool]] = field(default=None)  # each interval with the servers shifts give, when judged
+
+    def as_dict(self) -> dict:
+        return {"starts": self.starts, "covered": self.covered, "over_staffing": self.over, "held": self.held}
+
+
+def cover_with_shifts(needs: Sequence[int], length: int, repeat: bool = False) -> Shifts:
+    """The fewest shifts of `length` intervals covering `needs` (one count per interval)."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    needs = np.asarray(needs, dtype=float)
+    n = needs.size
+    if not 1 <= length <= n:
+        raise BrewputError(f"--shift: a shift lasts from 1 to {n} intervals (the day), got {length}")
+    cover = np.zeros((n, n))
+    for j in range(n):
+        for i in range(j, j + length):
+            if i < n or repeat:
+                cover[i % n, j] = 1.0
+    # the cost of a shift is the server-intervals it works (a shift cut at the day's end works fewer)
+    cost = cover.sum(axis=0)
+    solved = milp(cost, constraints=LinearConstraint(cover, lb=needs, ub=np.inf),
+                  integrality=np.ones(n), bounds=Bounds(0, np.inf))
+    if not solved.success:
+        raise BrewputError(f"--shift: the integer program found no cover ({solved.message})")
+    starts = np.round(solved.x).astype(int)
+    covered = (cover @ starts).astype(int)
+    return Shifts(starts=starts.tolist(), covered=covered.tolist(), over=int(covered.sum() - needs.sum()))
+
+
+def shifts_of(model, needs: Sequence[int], text: str) -> Shifts:
+    """`--shift TIME` (4h): the fewest shifts of that length covering `needs` on `model`'s day."""
+    from ..model.distributions import typed_time
+
+    day = model.day.timeline
+    length = typed_time(text, model.time_unit)
+    if length is None:
+        raise BrewputError(f"--shift {text}: expected a time with its unit, e.g. 4h")
+    intervals = length / day.interval
+    if abs(intervals - round(intervals)) > 1e-9 * intervals or round(intervals) < 1:
+        raise BrewputError(f"--shift {text}: expected a whole number of the day's intervals ({day.interval:g} "
+                           f"{model.time_unit})")
+    return cover_with_shifts(needs, int(round(intervals)), day.repeat)
