@@ -237,3 +237,25 @@ def test_the_top_class_of_preemptive_priority_is_an_mmc_of_its_own():
     simulated = simulate(m, customers=100_000, replications=10, seed=5, within=[t])["classes"]["urgent"]
     low, high = simulated["waiting_time"]["within_ci"][0]
     assert low <= truth <= high, (truth, low, high)
+
+
+@pytest.mark.parametrize("engine, options", [("solve", {}), ("simulate", {"customers": 20_000, "replications": 3})])
+def test_a_sweep_asks_every_scenario(engine, options):
+    import brewput
+
+    record = brewput.sweep(_mmc_with_param(), {"c": [3, 4]}, engine, quantiles=[80], within=[0.7], **options)
+    for scenario, c in zip(record["scenarios"], (3, 4)):
+        waiting = scenario["results"]["classes"]["c"]["waiting_time"]
+        truth = 1 - erlang_c(c, 2.5) * math.exp(-(c - 2.5) * 0.7)
+        share = waiting["within"][0][1]
+        if engine == "solve":
+            assert share == pytest.approx(truth, rel=1e-12) and waiting["p80"] is not None
+        else:
+            low, high = waiting["within_ci"][0]
+            assert low <= truth <= high, (c, share, low, high)
+
+
+def _mmc_with_param():
+    return Model.from_dict({"brewput": 1, "name": "m", "time_unit": "s", "params": {"c": 3},
+                            "stations": {"s": {"servers": "${c}"}},
+                            "classes": {"c": {"rate": 2.5, "route": [{"station": "s", "service": "exp(1)"}]}}})

@@ -28,15 +28,13 @@ WithinOption = typer.Option(
          "time unit).")
 
 
-def _asked(model, params, quantiles: List[str], within: List[str], sweep_: List[str]) -> dict:
+def _asked(model, params, quantiles: List[str], within: List[str]) -> dict:
     """--quantile and --within as the engines take them (percentiles.py), the times in the model's unit."""
     from ..model import load
     from ..percentiles import parse_percents, parse_times
 
     if not quantiles and not within:
         return {}
-    if sweep_:
-        raise BrewputError("--quantile, --within: not with --sweep yet; run each point on its own")
     return {"quantiles": parse_percents(quantiles),
             "within": parse_times(within, load(model, params=params).time_unit) if within else []}
 
@@ -78,9 +76,9 @@ def simulate(
             raise BrewputError(f"--warmup: expected a whole number of customers, got {warmup}")
         warmup = int(warmup)
     params = parse_sets(set_) or None
-    asked = _asked(model, params, quantile, within, sweep_)
+    asked = _asked(model, params, quantile, within)
     options = dict(seed=seed, replications=replications, customers=customers, horizon=horizon, warmup=warmup,
-                   distribution=hgrm is not None)
+                   distribution=hgrm is not None, **asked)
     if sweep_:
         if threads is not None:
             raise BrewputError("--threads: with --sweep, --workers sets how scenarios share the cores")
@@ -93,7 +91,7 @@ def simulate(
     loaded = load(model, params=params)
     announce(estimate(loaded, threads=threads, **options), str(model), yes)
     with progress_bar(enabled=not as_json, steps=False) as progress:
-        res = run_simulation(loaded, threads=threads, progress=progress, **options, **asked)
+        res = run_simulation(loaded, threads=threads, progress=progress, **options)
     for warning in res["warnings"]:
         warning_line(warning)
     if as_json:
@@ -125,10 +123,10 @@ def solve(
     from ..engine.solve import solve as run_solve
 
     params = parse_sets(set_) or None
-    asked = _asked(model, params, quantile, within, sweep_)
+    asked = _asked(model, params, quantile, within)
     if sweep_:
         runner = prepare(output, report, executor, scheduler, workers)
-        record, scenarios = sweep_record(model, params, sweep_, "solve", {"method": method})
+        record, scenarios = sweep_record(model, params, sweep_, "solve", {"method": method, **asked})
         run_experiment(record, scenarios, runner, output=output, report=report, quiet=as_json,
                        show=show_sweep(as_json))
         return
@@ -195,7 +193,7 @@ def compare(
     if not 0 < level < 1:
         raise BrewputError(f"--level: expected a confidence level between 0 and 1, got {level}")
     params = parse_sets(set_) or None
-    asked = _asked(model, params, quantile, within, [])
+    asked = _asked(model, params, quantile, within)
     from ..model import load
 
     if load(model, params=params).day is not None:

@@ -100,10 +100,11 @@ def model_label(model: Model) -> str:
 def estimate(model: Union[Model, str, os.PathLike], *, params: Optional[Mapping[str, float]] = None, seed: int = 1,
              replications: int = DEFAULT_REPLICATIONS, customers: Optional[int] = None,
              horizon: Optional[float] = None, warmup: Optional[float] = None, threads: Optional[int] = None,
-             distribution: bool = False) -> Union[Work, Paced]:
+             distribution: bool = False, quantiles: Sequence[float] = (),
+             within: Sequence[float] = ()) -> Union[Work, Paced]:
     """The work `simulate` with these arguments would do (engine/work.py), known
-    before doing it; it takes simulate's arguments as they are (`distribution`
-    costs nothing to speak of). Where customers may be lost and the run stops by
+    before doing it; it takes simulate's arguments as they are (`distribution`,
+    `quantiles` and `within` cost nothing to speak of). Where customers may be lost and the run stops by
     completed customers, a pilot's pace (engine/pilot.py) where it is slower."""
     model = as_model(model, params)
     settings = run_settings(seed, replications, customers, horizon, warmup, threads)

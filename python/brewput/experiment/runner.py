@@ -86,8 +86,8 @@ def plan(models: Mapping[str, Model], sweep: Mapping[str, Sequence[Number]],
             raise BrewputError(f"{where}: a swept param cannot be called {name!r}: the results table has a "
                                f"column of that name ({', '.join(TABLE_COLUMNS)})")
     if "simulate" in engines:
-        # How the runs run, checked once; `distribution` says only what they record.
-        options = {k: v for k, v in engines["simulate"].items() if k != "distribution"}
+        # How the runs run, checked once; `distribution`, `quantiles` and `within` say only what they record.
+        options = {k: v for k, v in engines["simulate"].items() if k not in ("distribution", "quantiles", "within")}
         run_settings(**{"seed": 1, "replications": 5, "customers": None, "horizon": None,
                         "warmup": None, "threads": None, **options})
     if "solve" in engines:
