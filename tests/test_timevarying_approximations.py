@@ -38,7 +38,7 @@ def test_sipp_and_lag_sipp_rates_by_hand():
     steps = Steps([0, 10, 20, 30], [1.0, 3.0, 2.0])
     rota = Rota([0, 10, 20, 30], [2, 5, 4])
     sipp = approximate("sipp", steps, 1.0, rota)
-    lag = approximate("lag_sipp", steps, 1.0, rota)
+    lag = approximate("lag-sipp", steps, 1.0, rota)
     assert sipp.mean_wait[1] == pytest.approx(mmc(3.0, 1.0, 5).wait, rel=1e-12)
     # lagged by E[S] = 1: the second interval sees [9, 19]: (1 * 1 + 9 * 3) / 10 = 2.8
     assert lag.mean_wait[1] == pytest.approx(mmc(2.8, 1.0, 5).wait, rel=1e-12)

@@ -43,7 +43,7 @@ def test_solve_answers_per_interval_with_the_exact_transient():
         assert bar["servers"] == ROTA[i] and bar["waiting"] == truth.mean_in_queue[i]
 
 
-@pytest.mark.parametrize("method, name", [("sipp", "sipp"), ("lag-sipp", "lag_sipp"), ("psa", "psa"),
+@pytest.mark.parametrize("method, name", [("sipp", "sipp"), ("lag-sipp", "lag-sipp"), ("psa", "psa"),
                                           ("mol", "mol")])
 def test_each_approximation_is_named_and_marked(method, name):
     res = brewput.solve(COFFEE, method=method)

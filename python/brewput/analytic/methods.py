@@ -8,7 +8,7 @@ METHODS = ("auto", "exact", "approx", "mva", "mva-exact", "convolution", "bard-s
 #: A model with a day (analytic/timevarying/day_model.py), each as the results name it:
 #: auto and exact are the exact transient, approx is MOL.
 DAY_METHODS = {"auto": "transient", "exact": "transient", "transient": "transient", "approx": "mol",
-               "psa": "psa", "sipp": "sipp", "lag-sipp": "lag_sipp", "mol": "mol"}
+               "psa": "psa", "sipp": "sipp", "lag-sipp": "lag-sipp", "mol": "mol"}
 
 
 def check_method(method: str) -> None:

@@ -4,7 +4,7 @@ with it (abandonment.py), at an arrival rate each method chooses:
 
 - psa       pointwise stationary: lambda(t) at each instant (Green and Kolesar 1991);
 - sipp      stationary independent period by period: the interval's mean rate;
-- lag_sipp  SIPP on the rate lagged by the mean service time: the mean of lambda over
+- lag-sipp  SIPP on the rate lagged by the mean service time: the mean of lambda over
             [start - E[S], end - E[S]] (Green, Kolesar and Soares 2001);
 - mol       modified offered load: lambda_MOL(t) = m(t) / E[S] at each instant, m the
             infinite-server offered load (offered_load.py; Jennings, Mandelbaum, Massey
@@ -31,7 +31,7 @@ from ..queues import mmc, mmc_wait_tail
 from .figures import IntervalFigures
 from .offered_load import offered_load
 
-METHODS = ("psa", "sipp", "lag_sipp", "mol")
+METHODS = ("psa", "sipp", "lag-sipp", "mol")
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(16)
 _FIGURES = ("in_system", "in_queue", "utilization", "wait", "abandoned")
 
@@ -76,8 +76,8 @@ def approximate(method: str, rate: Rate, service_mean: float, rota: Rota, *, pat
     overloaded: List[int] = []
     for i in range(count):
         a, b, servers = edges[i], edges[i + 1], int(rota.counts[i])
-        if method in ("sipp", "lag_sipp"):
-            lag = service_mean if method == "lag_sipp" else 0.0
+        if method in ("sipp", "lag-sipp"):
+            lag = service_mean if method == "lag-sipp" else 0.0
             lam = float(np.diff(rate.cumulative([a - lag, b - lag]))[0]) / (b - a)
             at = stationary_figures(lam, service_mean, servers, patience, targets)
             for name in columns:
