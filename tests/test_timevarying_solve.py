@@ -110,3 +110,21 @@ def test_compare_sets_every_method_side_by_side_per_interval(tmp_path):
     assert exact[2]["classes"]["customer"]["waiting_time"]["mean"] == pytest.approx(alone, rel=1e-6)
     shown = subprocess.run([sys.executable, "-m", "brewput", "compare", str(path)], capture_output=True, text=True)
     assert shown.returncode == 0 and "sipp ≈" in shown.stdout and "07:30" in shown.stdout
+
+
+def test_a_curve_on_a_repeating_day_is_the_transients_periodic_answer():
+    from brewput.model.timeline import Curve
+
+    curve = dict(COFFEE, day={"length": "2h", "interval": "30min", "repeat": True},
+                 stations={"bar": {"servers": [3, 4, 4, 3], "off_shift": "resume"}},
+                 classes={"customer": {"rate": {"curve": "1 + 0.5*sin(2*pi*t/2h)"}, "route": [
+                     {"station": "bar", "service": "exp(2)", "patience": "exp(5)"}]}})
+    res = brewput.solve(curve)
+    day = Day(120, 30, repeat=True, time_unit="min")
+    truth = solve_transient(Curve("1 + 0.5*sin(2*pi*t/120)", 120, repeat=True), 2.0, day.rota([3, 4, 4, 3]),
+                            patience=5.0)
+    got = [i["classes"]["customer"]["waiting_time"]["mean"] for i in res["intervals"]]
+    assert got == truth.mean_wait.tolist()
+    # periodic: the state at the day's end is the state at its start
+    law = truth.details["law_at_edges"]
+    assert np.allclose(law[:, 0], law[:, -1], atol=1e-9)
