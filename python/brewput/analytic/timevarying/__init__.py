@@ -5,5 +5,8 @@
 - virtual_wait.py               the wait of an arrival given the state it finds (FIFO);
 - stationary_approximations.py  PSA, SIPP, lagged SIPP and MOL into Erlang C / Erlang A;
 - linear_ode.py                 the equations' solver, for any sparse generator;
-- figures.py                    what each method answers.
+- figures.py                    what each method answers;
+- day_model.py                  `brewput solve` of a model with a day: which method, the results.
+
+planning/rota.py and rota_shifts.py plan a rota on them; report/day_table.py draws them.
 """
