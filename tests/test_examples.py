@@ -34,6 +34,9 @@ EXPECTED = {
     # the expediter takes the order, then paying and the drink in parallel (a fork)
     "starbucks/early-order.yaml": {drink: ({"expediter": 1, "register": 1, "bar": 1}, None)
                                    for drink in ("espresso", "drip")},
+    # a day (day:): the morning's counter and the call centre's rota, run until the day's customers have left
+    "rush/coffee-morning.yaml": {drink: ({"register": 1, "bar": 1}, None) for drink in ("espresso", "drip")},
+    "rush/call-centre-day.yaml": ({"agents": 1}, None),
     "mmc.yaml": ({"desk": 1}, None),
     "server.yaml": ({"server": 1}, None),
     "planning/call-centre.yaml": ({"agents": 1}, None),
@@ -70,7 +73,9 @@ FORKS = {"fork-join", "partial-join"}
 
 
 def run(name):
-    return simulated(EXAMPLES / name, seed=11, replications=5, customers=100_000)
+    # A day runs from its start until its customers have left: no number of customers to ask for.
+    day = name.startswith("rush/")
+    return simulated(EXAMPLES / name, seed=11, replications=5, **({} if day else {"customers": 100_000}))
 
 
 def per_class(name, res):

@@ -208,3 +208,15 @@ def test_the_json_schema_refuses_what_the_loader_refuses(tmp_path, parts):
         load(tmp_path, **parts)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(yaml.safe_load(text(**parts)), json_schema(), cls=jsonschema.Draft202012Validator)
+
+
+def test_the_call_centres_rates_are_its_forecasts_counts_per_half_hour(tmp_path):
+    from conftest import EXAMPLES
+
+    inline = brewput.load(EXAMPLES / "rush/call-centre-day.yaml")
+    (tmp_path / "f.csv").write_text((EXAMPLES / "rush/call-centre-forecast.csv").read_text())
+    text = (EXAMPLES / "rush/call-centre-day.yaml").read_text()
+    rates = next(line for line in text.splitlines() if line.startswith("    rate: ["))
+    (tmp_path / "m.yaml").write_text(text.replace(rates, "    rate: {counts: f.csv, column: calls}"))
+    counted = brewput.load(tmp_path / "m.yaml")
+    assert counted.classes["call"].rate.rates == pytest.approx(inline.classes["call"].rate.rates, abs=1e-4)

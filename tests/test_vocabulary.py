@@ -65,6 +65,10 @@ USING = {
     "take": lambda word: model({"s": {"servers": {"a": 1, "b": 1}, "take": word}}, SERVE),
     "assign": lambda word: model({"s": {"servers": {"a": 1, "b": 1}, "assign": word}}, SERVE),
     "preempt": lambda word: model({"s": {"discipline": "priority", "preempt": word}}, SERVE),
+    # A day long enough for the engine's 200 customers, a server going off half-way.
+    "off_shift": lambda word: Model.from_dict({"brewput": 1, "name": "m", "day": {"length": 400, "interval": 200},
+                                               "stations": {"s": {"servers": [2, 1], "off_shift": word}},
+                                               "classes": {"c": {"rate": 1, "route": SERVE}}}),
     "policy": dispatching,
     "tie": lambda word: model({"s": {}, "t": {}}, [{"dispatch": {"a": SERVE, "b": [{"station": "t", "service": "exp(1)"}]},
                                                     "policy": "shortest_queue", "tie": word}]),
@@ -106,7 +110,8 @@ def test_a_word_outside_the_vocabulary_is_refused_by_both_naming_the_same_words(
 
 def test_the_json_schema_offers_exactly_the_vocabularys_words_and_defaults():
     defs = json_schema()["$defs"]
-    offered = {**{field: defs["Station"]["properties"][field] for field in ("discipline", "take", "assign", "preempt")},
+    offered = {**{field: defs["Station"]["properties"][field]
+                  for field in ("discipline", "take", "assign", "preempt", "off_shift")},
                **{field: defs["DispatchStep"]["properties"][field] for field in ("policy", "tie")}}
     for field, words in WORDS.items():
         enums = [choice["enum"] for choice in offered[field]["anyOf"] if "enum" in choice]

@@ -88,7 +88,46 @@ def _server_type(summary: dict) -> dict:
     return out
 
 
+# A day's figures per interval (docs/results.md "Intervals"): of the interval's
+# time, and of the customers who arrived in it (their waits, who gave up).
+INTERVAL_CLASS_FIGURES = ("arrivals", "completions", "abandoned", "abandonment")
+INTERVAL_STATION_FIGURES = ("busy_servers", "utilization", "queue_length", "waiting", "completions")
+
+
+def _interval(summary: dict, label: str) -> dict:
+    classes = {}
+    for c in summary["classes"]:
+        classes[c["name"]] = {**_figures(c, INTERVAL_CLASS_FIGURES), "waiting_time": _times(c["waiting_time"])}
+    stations = {s["name"]: {"servers": s["servers"], **_figures(s, INTERVAL_STATION_FIGURES)}
+                for s in summary["stations"]}
+    return {"start": summary["start"], "end": summary["end"], "label": label, "classes": classes,
+            "stations": stations}
+
+
+def interval_labels(model, starts: List[float]) -> List[str]:
+    """Each interval's label: its clock time from the day's `start` ("06:15"),
+    else its start in the model's time_unit ("15 min"), as model/timeline.py's Day."""
+    day = model.day.timeline
+    if len(starts) == day.intervals and all(abs(a - b) < 1e-9 * day.length for a, b in zip(starts, day.edges)):
+        return day.labels
+    from .model.timeline import Day
+
+    # The second interval of a day twice t long starts at t.
+    return [Day(2 * t, t, day.start_label, time_unit=day.time_unit).labels[1] if t > 0 else day.labels[0]
+            for t in starts]
+
+
 def simulation_results(model, settings: dict, summary: dict, warnings: List[str]) -> dict:
+    results = _simulation_results(model, settings, summary, warnings)
+    if model.day is not None:
+        results["settings"]["bins"] = settings.get("bins")
+        intervals = summary.get("intervals", [])
+        labels = interval_labels(model, [i["start"] for i in intervals])
+        results["intervals"] = [_interval(i, label) for i, label in zip(intervals, labels)]
+    return results
+
+
+def _simulation_results(model, settings: dict, summary: dict, warnings: List[str]) -> dict:
     stop, warmup = settings["stop"], settings["warmup"]
     return {
         "model": model.name,

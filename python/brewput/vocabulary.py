@@ -25,6 +25,7 @@ DISCIPLINES: Tuple[str, ...] = tuple(WORDS["discipline"])
 TAKES: Tuple[str, ...] = tuple(WORDS["take"])  # which waiting job a freed typed server takes
 ASSIGNS: Tuple[str, ...] = tuple(WORDS["assign"])  # which idle typed server an arriving job takes
 PREEMPTS: Tuple[str, ...] = tuple(WORDS["preempt"])  # what a job a higher priority takes the server from does
+OFF_SHIFTS: Tuple[str, ...] = tuple(WORDS["off_shift"])  # what a server a rota takes off does with its job
 POLICIES: Tuple[str, ...] = tuple(WORDS["policy"])  # how a dispatch chooses its branch
 #: The policies that choose by each branch's first station (so each branch starts at one).
 READS_FIRST_STATIONS: Tuple[str, ...] = tuple(_VOCABULARY["reads_first_stations"])

@@ -11,7 +11,7 @@
 //! - `not_modelled`: what the language refuses as not modelled, `{name: (what, why)}`;
 //! - the bounds (`max_branch_depth`, `max_balk_probabilities`, `max_seed`).
 
-use brewput_sim::{default_word, tying_policies, words, Assign, Discipline, Policy, Preempt, Take, Tie, Word};
+use brewput_sim::{default_word, tying_policies, words, Assign, Discipline, OffShift, Policy, Preempt, Take, Tie, Word};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -36,6 +36,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add::<Take>(&words, &defaults)?;
     add::<Assign>(&words, &defaults)?;
     add::<Preempt>(&words, &defaults)?;
+    add::<OffShift>(&words, &defaults)?;
     add::<Policy>(&words, &defaults)?;
     add::<Tie>(&words, &defaults)?;
     let reads: Vec<&str> =

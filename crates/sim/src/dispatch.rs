@@ -286,6 +286,7 @@ mod tests {
             warmup: crate::Warmup::Customers { count: 2_000 },
             distribution: false,
             asked: Default::default(),
+            bins: None,
         };
         let summary = crate::run(model, &settings).expect("the run ends");
         let class = &summary.classes[0];

@@ -35,6 +35,8 @@ pub enum Event {
     /// A waiting job's patience runs out; stale once its service started
     /// (the job's generation moved on).
     Patience { job: JobRef },
+    /// The day's next tick (day.rs): a rota change or the end of a reporting interval.
+    Tick,
 }
 
 /// Bits for `SharingEnd`'s version: it only has to differ from recent ones.
@@ -56,6 +58,7 @@ impl Event {
             Event::SharingEnd { station, version } => (4, station, version & VERSION_MASK),
             Event::HorizonEnd => (5, 0, 0),
             Event::Patience { job: j } => return job(6, j),
+            Event::Tick => (7, 0, 0),
         };
         (kind << 61) | (u64::from(b) << 32) | u64::from(a)
     }
@@ -71,7 +74,8 @@ impl Event {
             3 => Event::ThinkEnd { job },
             4 => Event::SharingEnd { station: a, version: b },
             5 => Event::HorizonEnd,
-            _ => Event::Patience { job },
+            6 => Event::Patience { job },
+            _ => Event::Tick,
         }
     }
 }

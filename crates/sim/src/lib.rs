@@ -5,6 +5,8 @@
 //! replications in parallel and returns a [`Summary`] with confidence intervals.
 
 mod asked;
+mod arrivals;
+mod day;
 mod deferred;
 mod distribution;
 mod error;
@@ -13,6 +15,7 @@ mod event;
 mod fork;
 mod giving_up;
 mod histogram;
+mod intervals;
 mod job;
 mod marks;
 mod measurement;
@@ -20,6 +23,7 @@ mod model;
 mod plan;
 mod progress;
 mod resources;
+mod rota;
 mod run;
 mod sampler;
 mod service;
@@ -36,7 +40,7 @@ pub use brewput_measure::control::Control;
 pub use progress::{Customers, CustomersShown};
 pub use error::SimError;
 pub use giving_up::LOSS_REASONS;
-pub use model::{Assign, Class, CompiledModel, Discipline, Dist, Policy, Preempt, Resource, Source, Station, Step, Take, Tie};
+pub use model::{Assign, Class, CompiledModel, Discipline, Dist, OffShift, Policy, Preempt, Resource, Source, Station, Step, Take, Tie};
 pub use distribution::PercentileDistribution;
 pub use histogram::{LogHistogram, RELATIVE_RESOLUTION};
 pub use run::{run, run_controlled};

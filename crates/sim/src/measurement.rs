@@ -188,6 +188,13 @@ impl Measurement {
         Ok(())
     }
 
+    /// The arrivals offered, customers completed and customers lost of
+    /// `class` so far (intervals.rs tells intervals apart by these).
+    pub fn running_counts(&self, class: usize) -> [u64; 3] {
+        let c = &self.classes[class];
+        [c.offered, c.completed, c.lost]
+    }
+
     /// Model time measured until `now`.
     pub fn duration(&self, now: f64) -> f64 {
         now - self.start

@@ -20,6 +20,30 @@ pub struct CompiledModel {
     #[serde(default)]
     pub resources: Vec<Resource>,
     pub classes: Vec<Class>,
+    /// A day (day.rs): arrivals in `[0, length)`, rotas and figures per interval;
+    /// `None`: a model in steady state.
+    #[serde(default)]
+    pub day: Option<Day>,
+}
+
+/// The horizon of a time-varying model, cut into equal intervals.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Day {
+    pub length: f64,
+    pub intervals: u32,
+    #[serde(default)]
+    pub repeat: bool,
+    /// Jobs present at `t = 0`.
+    #[serde(default)]
+    pub at_start: Vec<AtStart>,
+}
+
+/// `jobs` jobs of `class` at step `step` of its route when the day starts.
+#[derive(Debug, Clone, Deserialize)]
+pub struct AtStart {
+    pub class: u32,
+    pub step: u32,
+    pub jobs: u32,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -41,6 +65,11 @@ pub struct Station {
     pub assign: Assign,
     #[serde(default)]
     pub preempt: Preempt,
+    /// Servers on per interval of the day (`servers` is the most); absent: always `servers`.
+    #[serde(default)]
+    pub rota: Option<Vec<u32>>,
+    #[serde(default)]
+    pub off_shift: OffShift,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -58,6 +87,9 @@ pub enum Discipline {
 pub struct ServerType {
     pub name: String,
     pub count: u32,
+    /// This type's servers on per interval of the day (`count` is the most).
+    #[serde(default)]
+    pub rota: Option<Vec<u32>>,
 }
 
 /// Which waiting job a freed server takes at a typed station.
@@ -86,6 +118,19 @@ pub enum Preempt {
     #[default]
     None,
     Resume,
+    Restart,
+}
+
+/// What a server going off shift (its rota's count falls) does with the job in hand.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OffShift {
+    /// The server finishes the job in hand, then goes.
+    #[default]
+    Finish,
+    /// The job goes back to the head of the queue with its remaining work.
+    Resume,
+    /// The job goes back to the head of the queue and starts anew.
     Restart,
 }
 
@@ -124,6 +169,32 @@ pub struct Measure {
 pub enum Source {
     Open { interarrival: Dist },
     Closed { population: u32, think: Dist },
+    /// A non-stationary Poisson process through the day (arrivals/): its rate in
+    /// one of three forms, and a bound of it on each interval to thin against.
+    Varying {
+        #[serde(default)]
+        steps: Option<Vec<f64>>,
+        #[serde(default)]
+        linear: Option<LinearRate>,
+        #[serde(default)]
+        curve: Option<Vec<CurveToken>>,
+        bounds: Vec<f64>,
+    },
+}
+
+/// A rate piecewise linear through `(times[i], rates[i])`, held beyond the ends.
+#[derive(Debug, Clone, Deserialize)]
+pub struct LinearRate {
+    pub times: Vec<f64>,
+    pub rates: Vec<f64>,
+}
+
+/// One token of a curve in postfix: a number, or `t`, an operator or a function.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum CurveToken {
+    Number(f64),
+    Word(String),
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -266,6 +337,7 @@ impl CompiledModel {
         for class in &self.classes {
             self.validate_class(class)?;
         }
+        crate::day::validate(self)?;
         not_modelled(self)
     }
 

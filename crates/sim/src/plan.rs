@@ -8,6 +8,7 @@
 
 use rand::Rng;
 
+use crate::arrivals::VaryingArrivals;
 use crate::error::SimError;
 use crate::model::{Balk, Class, CompiledModel, Dist, Source, StepKind as Kind};
 use crate::sampler::Sampler;
@@ -173,6 +174,16 @@ impl ServeStep {
 pub enum SourcePlan {
     Open { interarrival: Sampler },
     Closed { population: u32, think: Sampler },
+    /// An open class in a day: its arrivals stop when the day ends.
+    Day(DaySource),
+}
+
+#[derive(Debug, Clone)]
+pub enum DaySource {
+    /// Renewal arrivals (`arrivals:` or a constant `rate:`) until `until`.
+    Renewal { interarrival: Sampler, until: f64 },
+    /// A non-stationary Poisson process (arrivals.rs).
+    Poisson(VaryingArrivals),
 }
 
 #[derive(Debug, Clone)]
@@ -225,7 +236,7 @@ impl ClassPlan {
     pub fn closed_population(&self) -> usize {
         match self.source {
             SourcePlan::Closed { population, .. } => population as usize,
-            SourcePlan::Open { .. } => 0,
+            SourcePlan::Open { .. } | SourcePlan::Day(_) => 0,
         }
     }
 
@@ -239,11 +250,19 @@ pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
     let mut dispatches = 0;
     model.classes.iter().map(|class| {
         let in_class = |e: SimError| SimError::Input(format!("class {}: {e}", class.name));
-        let source = match &class.source {
-            Source::Open { interarrival } => {
+        let source = match (&class.source, &model.day) {
+            (Source::Open { interarrival }, None) => {
                 SourcePlan::Open { interarrival: Sampler::new(interarrival).map_err(in_class)? }
             }
-            Source::Closed { population, think } => {
+            (Source::Open { interarrival }, Some(day)) => SourcePlan::Day(DaySource::Renewal {
+                interarrival: Sampler::new(interarrival).map_err(in_class)?,
+                until: day.length,
+            }),
+            (Source::Varying { steps, linear, curve, bounds }, Some(day)) => SourcePlan::Day(DaySource::Poisson(
+                VaryingArrivals::new(steps, linear, curve, bounds, day.length).map_err(in_class)?,
+            )),
+            (Source::Varying { .. }, None) => return Err(in_class(SimError::Input("a varying rate needs a day".into()))),
+            (Source::Closed { population, think }, _) => {
                 SourcePlan::Closed { population: *population, think: Sampler::new(think).map_err(in_class)? }
             }
         };

@@ -20,6 +20,10 @@ pub struct RunSettings {
     /// Quantiles and service levels of every time beyond the fixed list.
     #[serde(default)]
     pub asked: Asked,
+    /// In a model with a day: the width of the reporting intervals (`None`:
+    /// the model's own intervals).
+    #[serde(default)]
+    pub bins: Option<f64>,
 }
 
 /// When a replication ends, counted from the end of the warm-up.
@@ -57,6 +61,9 @@ impl RunSettings {
             Stop::Customers { count: 0 } => Err(SimError::Input("customers must be at least 1".into())),
             Stop::Horizon { time } if !(time > 0.0 && time.is_finite()) => {
                 Err(SimError::Input(format!("horizon must be positive, got {time}")))
+            }
+            _ if self.bins.is_some_and(|w| !(w > 0.0 && w.is_finite())) => {
+                Err(SimError::Input(format!("bins must be a positive width, got {:?}", self.bins)))
             }
             _ => match self.warmup {
                 Warmup::Time { time } if !(time >= 0.0 && time.is_finite()) => {

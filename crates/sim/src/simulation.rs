@@ -17,20 +17,22 @@
 use brewput_measure::control::Control;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use crate::day::{DayPlan, Tick};
 use crate::deferred::{settle, DeferredWork, Settle};
 use crate::error::SimError;
 use crate::dispatch::Dispatchers;
 use crate::event::{Event, EventQueue};
 use crate::fork::{Families, JoinOutcome};
 use crate::giving_up::{admission, patience_ends, Admission, LossReason};
+use crate::intervals::{IntervalRecorder, Totals};
 use crate::job::{Jobs, OUTSIDE};
 use crate::marks::MarkTimes;
 use crate::measurement::{Measurement, Milestone, WarmupPlan};
 use crate::model::{CompiledModel, MARK_DONE};
-use crate::plan::{is_step, plan_classes, ClassPlan, SourcePlan, StepKind, END_BRANCH, EXIT};
+use crate::plan::{is_step, plan_classes, ClassPlan, DaySource, SourcePlan, StepKind, END_BRANCH, EXIT};
 use crate::progress::Customers;
 use crate::resources::Resources;
-use crate::service::{Remaining, Start, Started};
+use crate::service::{Preempted, Remaining, Start, Started};
 use crate::settings::RunSettings;
 use crate::starts::{self, Floor};
 use crate::station::StationState;
@@ -67,6 +69,18 @@ pub struct Simulation {
     max_jobs: usize,
     /// Jobs waiting for room, and what the event leaves for its end (`settle`).
     deferred: DeferredWork,
+    /// In a model with a day: its clock and its figures per interval.
+    day: Option<Box<DayRun>>,
+    /// What stopped the run from within an event (a varying rate above its bound).
+    fault: Option<SimError>,
+}
+
+/// A day under way (day.rs, intervals.rs).
+struct DayRun {
+    plan: DayPlan,
+    intervals: IntervalRecorder,
+    /// Jobs present at the start: `(class, step, jobs)`.
+    at_start: Vec<(u32, u32, u32)>,
 }
 
 impl Simulation {
@@ -77,6 +91,15 @@ impl Simulation {
         let dispatchers = Dispatchers::new(model, &classes);
         let deferred = DeferredWork::new(model.stations.len() as u32, |station| dispatchers.feeds_shared(station));
         let closed_jobs = classes.iter().map(ClassPlan::closed_population).sum();
+        let day = model.day.as_ref().map(|day| {
+            let has_rota = model.stations.iter().any(|s| s.rota.is_some() || s.server_types.iter().any(|t| t.rota.is_some()));
+            let width = settings.bins.unwrap_or(day.length / day.intervals as f64);
+            Box::new(DayRun {
+                plan: DayPlan::new(day, has_rota, width),
+                intervals: IntervalRecorder::new(day.length, width, model.classes.len(), model.stations.len(), settings.asked.clone()),
+                at_start: day.at_start.iter().map(|a| (a.class, a.step, a.jobs)).collect(),
+            })
+        });
         Ok(Simulation {
             classes,
             stations: model.stations.iter().map(|s| StationState::new(s, model.classes.len())).collect(),
@@ -95,6 +118,8 @@ impl Simulation {
             closed_jobs,
             max_jobs: closed_jobs + MAX_OPEN_JOBS,
             deferred,
+            day,
+            fault: None,
         })
     }
 
@@ -119,6 +144,9 @@ impl Simulation {
             self.measurement.event(control)?;
         }
         self.measurement.report(control)?;
+        if let Some(fault) = self.fault.take() {
+            return Err(fault);
+        }
         Ok(self.finish())
     }
 
@@ -140,9 +168,152 @@ impl Simulation {
                         self.begin_cycle(job);
                     }
                 }
+                SourcePlan::Day(_) => self.next_day_arrival(class),
             }
         }
+        if self.day.is_some() {
+            self.start_day();
+        }
         settle(self);
+    }
+
+    /// The day's jobs present at the start enter their steps, and its clock starts.
+    #[cold]
+    fn start_day(&mut self) {
+        let day = self.day.as_ref().expect("a day");
+        for (class, step, jobs) in day.at_start.clone() {
+            for _ in 0..jobs {
+                let job = self.jobs.admit(class, self.now);
+                self.marks.clear(job);
+                self.jobs[job].next = step;
+                self.move_from_outside(job);
+            }
+        }
+        self.schedule_tick();
+    }
+
+    fn schedule_tick(&mut self) {
+        if let Some(at) = self.day.as_ref().and_then(|d| d.plan.next_time()) {
+            self.events.schedule(at, Event::Tick);
+        }
+    }
+
+    /// The next arrival of an open class in a day, if one comes before the day ends.
+    #[cold]
+    #[inline(never)]
+    fn next_day_arrival(&mut self, class: u32) {
+        let SourcePlan::Day(source) = &self.classes[class as usize].source else {
+            unreachable!("only a day's open classes arrive by the day");
+        };
+        let next = match source {
+            DaySource::Renewal { interarrival, until } => {
+                Some(self.now + interarrival.sample(&mut self.rng)).filter(|t| t < until)
+            }
+            DaySource::Poisson(arrivals) => match arrivals.next_after(self.now, &mut self.rng) {
+                Ok(next) => next,
+                Err(fault) => {
+                    self.fault = Some(fault);
+                    self.done = true;
+                    None
+                }
+            },
+        };
+        if let Some(at) = next {
+            self.events.schedule(at, Event::Arrival { class });
+        }
+    }
+
+    /// A tick of the day: a reporting interval ends, or the rotas change.
+    #[cold]
+    #[inline(never)]
+    fn tick(&mut self) {
+        let now = self.now;
+        let day = self.day.as_mut().expect("ticks come only in a day");
+        if !day.plan.next_time().is_some_and(|t| t <= now) {
+            return; // taken already, when the horizon came at the same time (`horizon_end`)
+        }
+        match day.plan.take() {
+            Tick::Report(_) => {
+                let totals = Totals {
+                    classes: (0..self.classes.len()).map(|c| self.measurement.running_counts(c)).collect(),
+                    stations: self.stations.iter().map(|s| s.running_totals(now)).collect(),
+                };
+                day.intervals.close(totals);
+            }
+            Tick::Rota(i) => {
+                for station in 0..self.stations.len() as u32 {
+                    self.stations[station as usize].shift(i, now);
+                    self.hand_back(station);
+                    self.dispatch(station);
+                }
+            }
+        }
+        self.schedule_tick();
+    }
+
+    /// Servers going off shift hand their jobs back to the queue (off_shift:
+    /// resume or restart), as preemption does (`preempt`).
+    fn hand_back(&mut self, station: u32) {
+        let now = self.now;
+        loop {
+            let jobs = &self.jobs;
+            let Some((victim, moved)) = self.stations[station as usize].hand_back(|job| jobs[job].server_slot, now) else {
+                return;
+            };
+            if let Some(moved) = moved {
+                self.jobs[moved.job].server_slot = moved.slot;
+            }
+            let Preempted { job, work, .. } = victim;
+            self.jobs.renew(job);
+            let j = &mut self.jobs[job];
+            j.waited -= now - j.entered_station;
+            j.work = match work {
+                Remaining::Left(left) => left,
+                Remaining::Anew => self.classes[j.class as usize].steps[j.step as usize].serve().draw_service(&mut self.rng),
+            };
+            let (key, work, seq) = (self.classes[j.class as usize].priority_key, j.work, j.seq);
+            self.stations[station as usize].requeue_in_line(job, key, work, seq, now);
+        }
+    }
+
+    /// The horizon is reached: the run ends, but a day's ends once its open
+    /// customers have left (the last intervals' figures are taken first).
+    #[cold]
+    fn horizon_end(&mut self) {
+        let Some(day) = &mut self.day else {
+            self.done = true;
+            return;
+        };
+        day.plan.draining = true;
+        while self.day.as_ref().and_then(|d| d.plan.next_time()).is_some_and(|t| t <= self.now) {
+            self.tick();
+        }
+        self.end_day_if_empty();
+    }
+
+    /// A customer completes in a day: its wait is recorded under the interval
+    /// it arrived in, and if it is the day's last open customer to leave
+    /// after the day, the run ends with this event. Out of line: the one
+    /// test a model without a day pays is whether it has one.
+    #[cold]
+    #[inline(never)]
+    fn completed_in_a_day(&mut self, job: u32, closed: bool) {
+        let j = &self.jobs[job];
+        let day = self.day.as_mut().expect("called in a day");
+        day.intervals.completed(j.class, j.entered_system, j.waited);
+        // It leaves when this event ends (`end_visit`): then none is left.
+        if day.plan.draining && !closed && self.jobs.in_system() <= self.closed_jobs + 1 {
+            self.done = true;
+        }
+    }
+
+    /// A day's run ends when the day is over and no open customer is left.
+    #[cold]
+    #[inline(never)]
+    fn end_day_if_empty(&mut self) {
+        if self.day.as_ref().is_some_and(|d| d.plan.draining) && self.jobs.in_system() <= self.closed_jobs {
+            self.done = true;
+        }
     }
 
     /// Whether an event was overtaken: its job left, or a sharing departure
@@ -154,7 +325,7 @@ impl Simulation {
                 !self.jobs.is_current(job)
             }
             Event::SharingEnd { station, version } => !self.stations[station as usize].departure_is_current(version),
-            Event::Arrival { .. } | Event::WarmupEnd | Event::HorizonEnd => false,
+            Event::Arrival { .. } | Event::WarmupEnd | Event::HorizonEnd | Event::Tick => false,
         }
     }
 
@@ -168,8 +339,9 @@ impl Simulation {
             Event::ThinkEnd { job } => self.closed_arrival(job.id),
             Event::SharingEnd { station, .. } => self.sharing_end(station),
             Event::WarmupEnd => self.start_measuring(),
-            Event::HorizonEnd => self.done = true,
+            Event::HorizonEnd => self.horizon_end(),
             Event::Patience { job } => self.renege(job.id),
+            Event::Tick => self.tick(),
         }
     }
 
@@ -218,9 +390,13 @@ impl Simulation {
     }
 
     fn open_arrival(&mut self, class: u32) {
-        if let SourcePlan::Open { interarrival } = &self.classes[class as usize].source {
-            let gap = interarrival.sample(&mut self.rng);
-            self.events.schedule(self.now + gap, Event::Arrival { class });
+        match &self.classes[class as usize].source {
+            SourcePlan::Open { interarrival } => {
+                let gap = interarrival.sample(&mut self.rng);
+                self.events.schedule(self.now + gap, Event::Arrival { class });
+            }
+            SourcePlan::Day(_) => self.next_day_arrival(class),
+            SourcePlan::Closed { .. } => {}
         }
         let job = self.jobs.admit(class, self.now);
         self.marks.clear(job);
@@ -230,6 +406,10 @@ impl Simulation {
             self.depart(job);
         } else {
             self.jobs.release(job);
+            if let Some(day) = &mut self.day {
+                day.intervals.lost(class, self.now);
+                self.end_day_if_empty();
+            }
         }
     }
 
@@ -448,10 +628,16 @@ impl Simulation {
     fn give_up(&mut self, job: u32, reason: LossReason) {
         let (class, step) = (self.jobs[job].class, self.jobs[job].step);
         self.measurement.gave_up(class, reason);
+        if let Some(day) = &mut self.day {
+            day.intervals.lost(class, self.jobs[job].entered_system);
+        }
         // Balking and patience are not simulated inside fork branches.
         self.dispatchers.left_all(&self.classes[class as usize].steps, step);
         self.jobs[job].station = OUTSIDE;
         self.end_visit(job, self.classes[class as usize].is_closed());
+        if self.day.is_some() {
+            self.end_day_if_empty();
+        }
     }
 
     /// The customer's visit is over (completed or given up): a closed one
@@ -472,6 +658,9 @@ impl Simulation {
         let closed = plan.is_closed();
         if !plan.measures.is_empty() {
             self.measure_until(job, MARK_DONE);
+        }
+        if self.day.is_some() {
+            self.completed_in_a_day(job, closed);
         }
         let j = &self.jobs[job];
         match self.measurement.completed(class, self.now - j.entered_system, j.waited) {
@@ -633,6 +822,7 @@ impl Simulation {
             classes: self.measurement.class_stats(),
             stations: self.stations.iter().map(|s| s.stats(now)).collect(),
             resources: self.resources.stats(now),
+            intervals: self.day.as_ref().map(|d| d.intervals.stats()).unwrap_or_default(),
         }
     }
 }

@@ -5,6 +5,7 @@
 
 use crate::model::{Discipline, Preempt, Station};
 use crate::plan::Occupancy;
+use crate::rota::{Rota, Shift};
 use crate::service::{Departure, Moved, Preempted, Preemption, Service, Started, TypedServers, UNBOUNDED};
 use crate::stats::{StationStats, TimeAverage};
 use crate::wait_queue::{Ticket, WaitQueue};
@@ -15,8 +16,10 @@ pub struct StationState {
     pub discipline: Discipline,
     /// At a station with `preempt`: how, and the jobs in service.
     preemption: Option<Preemption>,
-    /// Untyped servers and no preemption: the common case, which the hot
-    /// paths tell apart with this one flag.
+    /// At a station with a rota: its servers per interval (rota.rs).
+    rota: Option<Box<Rota>>,
+    /// Untyped servers, no preemption and no rota: the common case, which
+    /// the hot paths tell apart with this one flag.
     pub plain: bool,
     queue: WaitQueue,
     service: Service,
@@ -31,13 +34,21 @@ pub struct StationState {
 
 impl StationState {
     pub fn new(station: &Station, classes: usize) -> Self {
+        let rota = Rota::new(station).map(Box::new);
+        let mut service = Service::new(station, classes);
+        if let (Some(rota), Service::Pool(pool)) = (&rota, &mut service) {
+            if let Shift::Pool(on) = rota.shift(0) {
+                pool.set_servers(on);
+            }
+        }
         StationState {
             capacity: station.capacity.unwrap_or(UNBOUNDED),
             discipline: station.discipline,
             preemption: Preemption::new(station.preempt),
-            plain: station.server_types.is_empty() && station.preempt == Preempt::None,
+            plain: station.server_types.is_empty() && station.preempt == Preempt::None && rota.is_none(),
+            rota,
             queue: WaitQueue::new(station.discipline),
-            service: Service::new(station, classes),
+            service,
             present: 0,
             busy_average: TimeAverage::default(),
             present_average: TimeAverage::default(),
@@ -149,6 +160,9 @@ impl StationState {
             if let Some(preemption) = &mut self.preemption {
                 preemption.ended(job);
             }
+            if let Some(stints) = self.rota.as_mut().and_then(|r| r.stints.as_mut()) {
+                stints.ended(job);
+            }
         }
         match &mut self.service {
             Service::Pool(pool) => pool.end(),
@@ -170,6 +184,47 @@ impl StationState {
         if let Some(preemption) = &mut self.preemption {
             preemption.began(job, key, ends_at);
         }
+        if let Some(stints) = self.rota.as_mut().and_then(|r| r.stints.as_mut()) {
+            stints.began(job, key, ends_at);
+        }
+    }
+
+    /// The rota's servers for interval `i` come on (or go off) at `now`.
+    pub fn shift(&mut self, i: usize, now: f64) {
+        let Some(rota) = &self.rota else { return };
+        match (rota.shift(i), &mut self.service) {
+            (Shift::Pool(on), Service::Pool(pool)) => pool.set_servers(on),
+            (Shift::Typed(types), Service::Typed(typed)) => types.for_each(|(t, on)| typed.set_servers(t, on, now)),
+            _ => unreachable!("a rota is for the station's pool or for its types"),
+        }
+    }
+
+    /// After a rota took servers off that hand their jobs back (off_shift:
+    /// resume or restart): the next job handed back, taken off its server
+    /// (in `slot_of(job)`), and the job moved into that slot, if one did.
+    pub fn hand_back(&mut self, slot_of: impl Fn(u32) -> u32, now: f64) -> Option<(Preempted, Option<Moved>)> {
+        let Service::Pool(pool) = &mut self.service else { return None };
+        let stints = self.rota.as_mut()?.stints.as_mut()?;
+        if !pool.over_staffed() {
+            return None;
+        }
+        let victim = stints.hand_back(now)?;
+        let moved = pool.evict(slot_of(victim.job));
+        self.busy_average.change(-1.0, now);
+        Some((victim, moved))
+    }
+
+    /// The areas under the busy servers, jobs present and jobs waiting since
+    /// the figures started, and the departures: what an interval's figures
+    /// are told apart by (intervals.rs). Exact at any moment: a rota may have
+    /// more jobs in service than servers on, finishing their jobs.
+    pub fn running_totals(&self, now: f64) -> [f64; 4] {
+        [
+            self.busy_average.area(self.busy_now(), now),
+            self.present_average.area(self.present as f64, now),
+            self.waiting_average.area(self.queue.len() as f64, now),
+            self.departures as f64,
+        ]
     }
 
     /// At a preempting station with no free server: the job in service that
@@ -193,6 +248,15 @@ impl StationState {
     /// arrival at the station).
     pub fn requeue(&mut self, job: u32, key: f64, seq: u64, now: f64) {
         self.queue.push(job, key, seq);
+        self.waiting_average.change(1.0, now);
+    }
+
+    /// A job handed back by a server going off shift waits again, at its
+    /// place by its ticket (by its arrival under first come first served:
+    /// ahead of those who came after it).
+    pub fn requeue_in_line(&mut self, job: u32, priority_key: f64, work: f64, seq: u64, now: f64) {
+        let Ticket { key, seq } = self.ticket(priority_key, work, seq);
+        self.queue.push_in_line(job, key, seq);
         self.waiting_average.change(1.0, now);
     }
 
@@ -260,6 +324,16 @@ impl StationState {
         self.service.serving().min(self.service.servers()) as f64
     }
 
+    /// The servers busy now: `busy_servers`, but at a pool or typed servers
+    /// every job in service, also beyond the servers a rota has on (those
+    /// finish their jobs); without a rota the same number.
+    fn busy_now(&self) -> f64 {
+        match &self.service {
+            Service::Sharing(_) => self.busy_servers(),
+            _ => self.service.serving() as f64,
+        }
+    }
+
     pub fn restart_stats(&mut self, now: f64) {
         self.busy_average.restart(self.busy_servers(), now);
         self.present_average.restart(self.present as f64, now);
@@ -275,7 +349,7 @@ impl StationState {
         StationStats {
             departures: self.departures,
             response_sum: self.response_sum,
-            busy_area: self.busy_average.area(self.busy_servers(), now),
+            busy_area: self.busy_average.area(self.busy_now(), now),
             present_area: self.present_average.area(self.present as f64, now),
             waiting_area: self.waiting_average.area(self.queue.len() as f64, now),
             server_types: self.typed().map(|typed| typed.stats(now)).unwrap_or_default(),

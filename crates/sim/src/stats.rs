@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::asked::{Answers, Asked};
 use crate::giving_up::LOSS_REASONS;
 use crate::histogram::LogHistogram;
+use crate::intervals::IntervalStats;
 pub use brewput_measure::percentiles::{PERCENTILES, SPECTRUM};
 
 /// A count that changes at events (jobs present, servers busy, tokens held),
@@ -138,6 +139,9 @@ pub struct ReplicationStats {
     pub classes: Vec<ClassStats>,
     pub stations: Vec<StationStats>,
     pub resources: Vec<ResourceStats>,
+    /// In a model with a day: the figures per reporting interval.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<IntervalStats>,
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use statrs::function::beta::beta_reg;
 use crate::distribution::PercentileDistribution;
 use crate::error::SimError;
 use crate::giving_up::LOSS_REASONS;
+use crate::intervals::{self, IntervalSummary};
 use crate::model::CompiledModel;
 use crate::stats::{ReplicationStats, TimeSummary, PERCENTILES, SPECTRUM};
 
@@ -195,6 +196,9 @@ pub struct Summary {
     pub classes: Vec<ClassSummary>,
     pub stations: Vec<StationSummary>,
     pub resources: Vec<ResourceSummary>,
+    /// In a model with a day: each reporting interval's figures (intervals.rs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<IntervalSummary>,
 }
 
 impl Summary {
@@ -242,7 +246,11 @@ impl Summary {
             let per_time = |f: &dyn Fn(&ReplicationStats) -> f64| over(&|r| ratio(f(r), r.duration));
             StationSummary {
                 name: station.name.clone(),
-                utilization: station.servers.map(|c| per_time(&|r| r.stations[s].busy_area / c as f64)),
+                utilization: station.servers.map(|c| match intervals::rota_area(station, model.day.as_ref(), 1.0) {
+                    // A rota's servers change: busy servers per server on over the run.
+                    Some(_) => over(&|r| ratio(r.stations[s].busy_area, intervals::rota_area(station, model.day.as_ref(), r.duration).unwrap_or(0.0))),
+                    None => per_time(&|r| r.stations[s].busy_area / c as f64),
+                }),
                 busy_servers: per_time(&|r| r.stations[s].busy_area),
                 queue_length: per_time(&|r| r.stations[s].present_area),
                 waiting: per_time(&|r| r.stations[s].waiting_area),
@@ -272,6 +280,7 @@ impl Summary {
             classes,
             stations,
             resources,
+            intervals: intervals::summarise(model, &reps.iter().map(|r| r.intervals.as_slice()).collect::<Vec<_>>()),
         }
     }
 }
@@ -317,7 +326,7 @@ mod tests {
                 waiting_area: 0.0,
                 server_types: vec![],
             };
-            ReplicationStats { duration: 1.0, events: 1, classes: vec![class], stations: vec![station], resources: vec![] }
+            ReplicationStats { duration: 1.0, events: 1, classes: vec![class], stations: vec![station], resources: vec![], intervals: vec![] }
         };
         let summary = Summary::from_replications(&model, &[replication(1.0), replication(3.0)]);
         let spectrum = &summary.classes[0].response_time.spectrum;

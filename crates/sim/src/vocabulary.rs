@@ -15,7 +15,7 @@ use serde::de::{DeserializeOwned, IntoDeserializer};
 use serde_aux::serde_introspection::serde_introspect;
 
 use crate::dispatch::{policies, PolicyType};
-use crate::model::{Assign, Discipline, Policy, Preempt, Take, Tie};
+use crate::model::{Assign, Discipline, OffShift, Policy, Preempt, Take, Tie};
 
 /// Deepest nesting of forks and dispatches inside branches of forks and dispatches.
 pub const MAX_BRANCH_DEPTH: usize = 8;
@@ -175,6 +175,24 @@ impl Word for Preempt {
     }
 }
 
+impl Word for OffShift {
+    const FIELD: &'static str = "off_shift";
+
+    fn feature(self) -> Option<Feature> {
+        match self {
+            OffShift::Finish => None, // a server finishes its job before going: what a rota means unless told
+            OffShift::Resume => feature(
+                "off-shift-resume",
+                "a server going off shift handing its job back to the queue's head to resume (off_shift: resume)",
+            ),
+            OffShift::Restart => feature(
+                "off-shift-restart",
+                "a server going off shift handing its job back to the queue's head to start anew (off_shift: restart)",
+            ),
+        }
+    }
+}
+
 impl Word for Policy {
     const FIELD: &'static str = "policy";
 
@@ -268,9 +286,16 @@ mod tests {
         fn names<W: Word>() -> Vec<&'static str> {
             words::<W>().into_iter().filter_map(|(_, word)| word.feature()).map(|f| f.name).collect()
         }
-        let mut all =
-            [names::<Discipline>(), names::<Take>(), names::<Assign>(), names::<Preempt>(), names::<Policy>(), names::<Tie>()]
-                .concat();
+        let mut all = [
+            names::<Discipline>(),
+            names::<Take>(),
+            names::<Assign>(),
+            names::<Preempt>(),
+            names::<OffShift>(),
+            names::<Policy>(),
+            names::<Tie>(),
+        ]
+        .concat();
         let count = all.len();
         all.sort_unstable();
         all.dedup();

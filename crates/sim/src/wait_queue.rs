@@ -103,6 +103,19 @@ impl WaitQueue {
         Ticket { key, seq }
     }
 
+    /// A job that waited here before (handed back by a server going off
+    /// shift) waits again at its place by arrival `seq` (and `key`), ahead of
+    /// those who came after it.
+    pub fn push_in_line(&mut self, job: u32, key: f64, seq: u64) {
+        match self {
+            WaitQueue::Fifo(q) => q.insert(q.partition_point(|e| e.seq < seq), Entry { seq, job }),
+            WaitQueue::Lifo(q) => q.insert(q.partition_point(|e| e.seq < seq), Entry { seq, job }),
+            WaitQueue::Keyed(q) => {
+                q.insert(Keyed { key, seq, job });
+            }
+        }
+    }
+
     #[inline]
     pub fn head(&self) -> Option<u32> {
         match self {

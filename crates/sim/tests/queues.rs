@@ -25,6 +25,7 @@ fn settings(customers: u64, replications: u32, threads: Option<usize>) -> RunSet
         warmup: Warmup::Customers { count: customers / 10 },
         distribution: false,
         asked: Default::default(),
+        bins: None,
     }
 }
 
@@ -32,6 +33,7 @@ fn mm1(discipline: Discipline, service: Dist) -> CompiledModel {
     CompiledModel {
         stations: vec![station("server", Some(1), None, discipline)],
         resources: vec![],
+        day: None,
         classes: vec![open_class("job", 0.8, vec![step(0, service, None)])],
     }
 }
@@ -118,6 +120,7 @@ fn rendezvous_tandem_blocks_after_service() {
             station("b", Some(1), Some(1), Discipline::Fifo),
         ],
         resources: vec![],
+        day: None,
         classes: vec![brewput_sim::Class {
             name: "job".into(),
             priority: 0,
@@ -149,6 +152,7 @@ fn a_cycle_of_full_buffers_is_reported_as_deadlock() {
             station("b", Some(1), Some(1), Discipline::Fifo),
         ],
         resources: vec![],
+        day: None,
         classes: vec![brewput_sim::Class {
             name: "job".into(),
             priority: 0,
@@ -190,6 +194,7 @@ fn closed_customers_with_no_think_wait_outside_in_arrival_order() {
     let model = CompiledModel {
         stations: vec![station("s", Some(2), Some(2), Discipline::Fifo)],
         resources: vec![],
+        day: None,
         classes: vec![brewput_sim::Class {
             name: "job".into(),
             priority: 0,

@@ -36,6 +36,7 @@ fn settings() -> RunSettings {
         warmup: Warmup::Customers { count: 1_000 },
         distribution: false,
         asked: Default::default(),
+        bins: None,
     }
 }
 

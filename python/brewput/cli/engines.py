@@ -54,6 +54,9 @@ def simulate(
         None, "--warmup", help="Discarded first: customers (or model time with --horizon).  [default: 10 % of the run]"),
     threads: Optional[int] = WholeOption(None, "--threads",
                                          help="Worker threads; results do not depend on it.  [default: all cores]"),
+    bins: Optional[str] = typer.Option(
+        None, "--bins", help="A day's figures per interval of this width (15min, or a number in the model's "
+                             "time unit).  [default: the day's interval]"),
     as_json: bool = typer.Option(False, "--json", help="Print the results schema as JSON."),
     quantile: List[str] = QuantileOption,
     within: List[str] = WithinOption,
@@ -80,6 +83,8 @@ def simulate(
     options = dict(seed=seed, replications=replications, customers=customers, horizon=horizon, warmup=warmup,
                    distribution=hgrm is not None, **asked)
     if sweep_:
+        if bins is not None:
+            raise BrewputError("--bins: is for one run of a day, not with --sweep")
         if threads is not None:
             raise BrewputError("--threads: with --sweep, --workers sets how scenarios share the cores")
         runner = prepare(output, report, executor, scheduler, workers, hgrm)
@@ -91,7 +96,7 @@ def simulate(
     loaded = load(model, params=params)
     announce(estimate(loaded, threads=threads, **options), str(model), yes)
     with progress_bar(enabled=not as_json, steps=False) as progress:
-        res = run_simulation(loaded, threads=threads, progress=progress, **options)
+        res = run_simulation(loaded, threads=threads, progress=progress, bins=bins, **options)
     for warning in res["warnings"]:
         warning_line(warning)
     if as_json:

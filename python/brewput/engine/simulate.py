@@ -44,6 +44,7 @@ def simulate(
     distribution: bool = False,
     quantiles: Sequence[float] = (),
     within: Sequence[float] = (),
+    bins: Optional[Union[float, str]] = None,
 ) -> dict:
     """Simulates `model` (a Model or a model file) and returns the results dict
     (docs/results.md).
@@ -59,13 +60,16 @@ def simulate(
     quantiles and the service levels P(time <= t) of every time, each with its
     interval across replications, from the replications' histograms
     (percentiles.py names them).
+    A model with a `day:` runs the day: arrivals in [0, length), until its
+    customers have left (`customers`, `horizon` and `warmup` do not apply), and
+    its results hold `intervals`, per the model's interval or per `bins` (a
+    time in the model's time_unit, or with a unit: "15min").
     Ctrl-C (KeyboardInterrupt) cancels the run. A run that cannot finish raises
     an EngineError: DeadlockError, UnstableError, CancelledError, ...
     """
     model = as_model(model, params)
-    if model.day is not None:
-        raise ModelError(f"{model_label(model)}: day: simulating a day is not in this brewput yet (it lands next)")
-    settings = run_settings(seed, replications, customers, horizon, warmup, threads)
+    settings = day_settings(model, bins, customers, horizon, warmup) or {}
+    settings = {**run_settings(seed, replications, customers, horizon, warmup, threads), **settings}
     settings["distribution"] = bool(distribution)
     extra = percentiles.asked(quantiles, within)
     if extra["quantiles"] or extra["within"]:
@@ -107,7 +111,8 @@ def estimate(model: Union[Model, str, os.PathLike], *, params: Optional[Mapping[
     `quantiles` and `within` cost nothing to speak of). Where customers may be lost and the run stops by
     completed customers, a pilot's pace (engine/pilot.py) where it is slower."""
     model = as_model(model, params)
-    settings = run_settings(seed, replications, customers, horizon, warmup, threads)
+    settings = day_settings(model, None, customers, horizon, warmup) or {}
+    settings = {**run_settings(seed, replications, customers, horizon, warmup, threads), **settings}
     # A run that could never end is refused as simulate refuses it, naming the class at fault.
     check_run_ends(model, settings["stop"].get("time"), settings["warmup"].get("time"), MAX_CUSTOMERS)
     work = simulation_work(model, settings)
@@ -117,6 +122,49 @@ def estimate(model: Union[Model, str, os.PathLike], *, params: Optional[Mapping[
     parallel = max(1, min(settings["replications"], settings["threads"] or threads or cores()))
     pace = paced(json.dumps(model.compile()), settings, total, parallel)
     return pace if pace is not None and pace.seconds > work.seconds else work
+
+
+def day_settings(model: Model, bins, customers, horizon, warmup) -> Optional[dict]:
+    """A day's run settings: measured from 0, its horizon the day (the engine
+    goes on until the day's customers have left), reported per interval or per
+    `bins`; None for a model without a day (which takes no `bins`)."""
+    if model.day is None:
+        if bins is not None:
+            raise OptionError("bins", "reports per interval of a day; this model has no day: block")
+        return None
+    for field, value in (("customers", customers), ("horizon", horizon), ("warmup", warmup)):
+        if value is not None:
+            raise OptionError(field, "a day runs from its start until its customers have left "
+                                     f"(day: length {model.day.length:g} {model.time_unit}); leave it out")
+    if model.day.repeat:
+        raise ModelError(f"{model_label(model)}: day.repeat: a day that repeats is not simulated yet")
+    settings = {"stop": {"kind": "horizon", "time": float(model.day.length)}, "warmup": {"kind": "time", "time": 0.0}}
+    if bins is not None:
+        settings["bins"] = bin_width(bins, model)
+    return settings
+
+
+#: The most reporting intervals a day may be cut into (each keeps its figures in every replication).
+MAX_BINS = 10_000
+
+
+def bin_width(bins: Union[float, str], model: Model) -> float:
+    """--bins as a width in the model's time_unit: a number in it, or a time with its unit."""
+    from ..model.distributions import typed_time
+
+    width = typed_time(bins, model.time_unit) if isinstance(bins, str) else bins
+    if isinstance(bins, str) and width is None:
+        try:
+            width = float(bins)
+        except ValueError:
+            raise OptionError("bins", f"expected a time like 15min or a number in {model.time_unit}, "
+                                      f"got {bins!r}") from None
+    if not (isinstance(width, (int, float)) and 0 < width < float("inf")):
+        raise OptionError("bins", f"expected a positive time, got {bins!r}")
+    if model.day.length / width > MAX_BINS:
+        raise OptionError("bins", f"at most {MAX_BINS:,} intervals in the day ({model.day.length:g} "
+                                  f"{model.time_unit}), got {bins!r}")
+    return float(width)
 
 
 def run_settings(seed, replications, customers, horizon, warmup, threads) -> dict:

@@ -174,6 +174,11 @@ def flat_table(record_or_results: dict) -> "pandas.DataFrame":
         for key, kind in KINDS:
             for name, figures in scenario["results"].get(key, {}).items():
                 rows.append({**ids, "kind": kind, "name": name, **_flatten(figures)})
+        for interval in scenario["results"].get("intervals", []):  # a day's (docs/results.md "Intervals")
+            at = {"interval": interval["label"], "interval_start": interval["start"], "interval_end": interval["end"]}
+            for key, kind in KINDS[:2]:
+                for name, figures in interval[key].items():
+                    rows.append({**ids, "kind": f"{kind} per interval", "name": name, **at, **_flatten(figures)})
     columns = list(ID_COLUMNS) + swept + ["kind", "name"]
     return whole_counts(pandas.DataFrame(rows, columns=_ordered_columns(rows, columns)))
 

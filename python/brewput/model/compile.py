@@ -74,7 +74,7 @@ def _station(name: str, station: Station) -> Dict[str, Any]:
     for kind in compiled.get("server_types", []):
         if kind["name"] in station.rotas:
             kind["rota"] = list(station.rotas[kind["name"]])
-    if station.rotas and station.off_shift != "finish":
+    if station.rotas and station.off_shift != DEFAULTS["off_shift"]:
         compiled["off_shift"] = station.off_shift
     return compiled
 

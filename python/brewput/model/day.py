@@ -32,8 +32,6 @@ if TYPE_CHECKING:
 MAX_INTERVALS = 10_000
 #: How far length / interval may be from a whole number and still be one.
 WHOLE_TOLERANCE = 1e-9
-#: What a server going off shift does with the job in hand (the first is the default).
-OFF_SHIFT = ("finish", "resume", "restart")
 #: A rate no day could mean (and the bound that keeps the engine's draws finite).
 MAX_RATE = 1 / MIN_TIME
 

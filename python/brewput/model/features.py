@@ -44,10 +44,6 @@ FEATURES: Dict[str, str] = {
     "initial-jobs": "jobs present at the start of the day (day: at_start:)",
     "time-varying-rate": "an arrival rate that changes through the day (rate: per interval, counts, curve or linear)",
     "rota": "servers that change through the day (servers: a list per interval, a rota)",
-    "off-shift-resume": "a server going off shift handing its job back to the queue's head to resume "
-                        "(off_shift: resume)",
-    "off-shift-restart": "a server going off shift handing its job back to the queue's head to start anew "
-                         "(off_shift: restart)",
     **{name: meaning for words in WORDS.values() for name, meaning in filter(None, words.values())},
 }
 
@@ -64,7 +60,7 @@ FIELDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
               "resources": (), "stations": (), "classes": ("multi-class",)},
     "station": {"servers": ("infinite-servers", "multi-server", "typed-servers", "rota"), "buffer": ("finite-buffer",),
                 "discipline": _brought("discipline"), "take": _brought("take"), "assign": _brought("assign"),
-                "preempt": _brought("preempt"), "off_shift": ("off-shift-resume", "off-shift-restart")},
+                "preempt": _brought("preempt"), "off_shift": _brought("off_shift")},
     "class": {"arrivals": ("open-class", "non-poisson-arrivals"), "rate": ("open-class", "time-varying-rate"),
               "population": ("closed-class",), "think": ("think-time",), "priority": ("class-priorities",),
               "route": (), "measures": ("measures",)},
@@ -154,8 +150,7 @@ def feature_sites(model) -> Dict[str, str]:
             use("finite-buffer", f"{at}.buffer")
         if station.rotas:
             use("rota", f"{at}.servers")
-            if station.off_shift != "finish":
-                use(f"off-shift-{station.off_shift}", f"{at}.off_shift")
+            use(feature("off_shift", station.off_shift), f"{at}.off_shift")
         if station.server_types:
             use("typed-servers", f"{at}.servers")
             use(feature("take", station.take), f"{at}.take")

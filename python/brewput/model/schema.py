@@ -11,9 +11,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from ..errors import FieldError, format_path
 from ..units import TIME_UNITS
-from ..vocabulary import (ASSIGNS, DEFAULTS, DISCIPLINES, MARKED, POLICIES, PREEMPTS, READS_FIRST_STATIONS, TAKES, TIES,
-                          TYING_POLICIES, not_modelled)
-from .day import OFF_SHIFT, DayField, RateShape, Rota, VaryingRate, timeline_rate
+from ..vocabulary import (ASSIGNS, DEFAULTS, DISCIPLINES, MARKED, OFF_SHIFTS, POLICIES, PREEMPTS,
+                          READS_FIRST_STATIONS, TAKES, TIES, TYING_POLICIES, not_modelled)
+from .day import DayField, RateShape, Rota, VaryingRate, timeline_rate
 from .distributions import Distribution, EmpiricalBudget, Exp, parse_distribution
 from .distributions import json_schema as distribution_schema
 from .fields import Field, ListOf, MapOf, Maybe, Strict, Text, Value, WithContext
@@ -128,7 +128,7 @@ class Station(Strict):
     take = Field(Value(one_of(*TAKES), expressions=True), default=DEFAULTS["take"])
     assign = Field(Value(one_of(*ASSIGNS), expressions=True), default=DEFAULTS["assign"])
     preempt = Field(Value(one_of(*PREEMPTS), expressions=True), default=DEFAULTS["preempt"])
-    off_shift = Field(Value(one_of(*OFF_SHIFT), expressions=True), default=OFF_SHIFT[0])
+    off_shift = Field(Value(one_of(*OFF_SHIFTS), expressions=True), default=DEFAULTS["off_shift"])
 
     def _check(self) -> None:
         self._read_rotas()
@@ -156,6 +156,10 @@ class Station(Strict):
         if "off_shift" in self.given and not self.rotas:
             raise FieldError("off_shift: says what a server going off shift does; this station has no rota "
                              "(servers: a list per interval)", "off_shift")
+        if self.off_shift != DEFAULTS["off_shift"] and (types or self.preempt != "none"):
+            raise FieldError(f"off_shift: {self.off_shift} hands a job back to the queue at untyped servers without "
+                             "preempt: not simulated yet at typed servers or with preemptive priority; use "
+                             "off_shift: finish", "off_shift")
         if self.rotas and self.discipline == "ps":
             raise FieldError("a rota at a processor-sharing station is not simulated yet; give its servers as "
                              "a count", "servers")

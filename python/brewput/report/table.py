@@ -181,6 +181,33 @@ def results_tables(res: dict) -> list:
         tables.append(resource_table(res))
     if res.get("bounds"):
         tables.append(bounds_table(res))
+    tables.extend(interval_tables(res))
+    return tables
+
+
+def interval_tables(res: dict) -> list:
+    """A day's figures per interval (docs/results.md "Intervals"): per class, the
+    arrivals and the waits and abandonment of those who arrived in the interval;
+    per station, the servers on, their utilization and the mean number waiting."""
+    unit = Display.of(res["time_unit"]).time
+    tables = []
+    for name in res["classes"] if res.get("intervals") else ():
+        table = _table(f"{name} per interval (waits and abandonment of those who arrived in it)",
+                       ["interval", "arrivals", "completions", f"mean wait ({unit})", f"p90 wait ({unit})",
+                        "abandoned (%)"])
+        for i in res["intervals"]:
+            c = i["classes"][name]
+            table.add_row(i["label"], figure(c, "arrivals"), figure(c, "completions"), figure(c["waiting_time"], "mean"),
+                          figure(c["waiting_time"], "p90"), figure(c, "abandonment", 100))
+        tables.append(table)
+    for name in res["stations"] if res.get("intervals") else ():
+        table = _table(f"{name} per interval (L, Lq: mean number of customers)",
+                       ["interval", "servers on", "utilization", "busy servers", "in station (L)", "waiting (Lq)"])
+        for i in res["intervals"]:
+            s = i["stations"][name]
+            table.add_row(i["label"], number(s["servers"]), figure(s, "utilization"), figure(s, "busy_servers"),
+                          figure(s, "queue_length"), figure(s, "waiting"))
+        tables.append(table)
     return tables
 
 

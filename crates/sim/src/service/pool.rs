@@ -40,6 +40,17 @@ impl ServerPool {
         self.holders.len() as u32 - self.blocked
     }
 
+    /// A rota puts `servers` on (day.rs). Fewer than hold a job: the extra
+    /// ones finish their jobs, and no job starts until fewer hold one.
+    pub fn set_servers(&mut self, servers: u32) {
+        self.servers = servers;
+    }
+
+    /// Whether more jobs are in service than servers are on (a rota took some off).
+    pub fn over_staffed(&self) -> bool {
+        self.holders.len() as u32 > self.servers
+    }
+
     /// `job` takes a free server; returns its slot.
     #[inline]
     pub fn start(&mut self, job: u32) -> u32 {

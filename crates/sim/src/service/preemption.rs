@@ -72,20 +72,33 @@ impl Preemption {
     /// of lowest priority, the most recently started among equals, if its
     /// priority is strictly lower; its stint is over.
     pub fn displace(&mut self, key: f64, now: f64) -> Option<Preempted> {
-        let (i, victim) = self
-            .serving
-            .iter()
-            .enumerate()
-            .max_by(|(_, a), (_, b)| a.key.total_cmp(&b.key).then(a.order.cmp(&b.order)))?;
+        let (i, victim) = self.last_in_line()?;
         if victim.key <= key {
             return None;
         }
+        Some(self.take_off(i, now))
+    }
+
+    /// A server going off shift hands back its job (rota.rs): the one of
+    /// lowest priority, the most recently started among equals, as `displace`
+    /// would choose; its stint is over.
+    pub fn hand_back(&mut self, now: f64) -> Option<Preempted> {
+        let (i, _) = self.last_in_line()?;
+        Some(self.take_off(i, now))
+    }
+
+    /// The job in service of lowest priority, the most recently started among equals.
+    fn last_in_line(&self) -> Option<(usize, &Stint)> {
+        self.serving.iter().enumerate().max_by(|(_, a), (_, b)| a.key.total_cmp(&b.key).then(a.order.cmp(&b.order)))
+    }
+
+    fn take_off(&mut self, i: usize, now: f64) -> Preempted {
         let victim = self.serving.swap_remove(i);
         let work = match self.how {
             Preempt::Restart => Remaining::Anew,
             _ => Remaining::Left(victim.ends_at - now),
         };
-        Some(Preempted { job: victim.job, key: victim.key, work })
+        Preempted { job: victim.job, key: victim.key, work }
     }
 }
 

@@ -28,6 +28,8 @@ struct ServerGroup {
     serving: u32,
     /// When each idle server became idle, oldest first.
     idle_since: VecDeque<f64>,
+    /// Servers a rota took off while they held a job: each goes when its job leaves.
+    going_off: u32,
     busy_average: TimeAverage,
     /// Services completed by this type, per class, while measuring.
     served: Vec<u64>,
@@ -51,12 +53,32 @@ impl TypedServers {
             .map(|t| ServerGroup {
                 held: 0,
                 serving: 0,
-                idle_since: std::iter::repeat_n(0.0, t.count as usize).collect(),
+                idle_since: std::iter::repeat_n(0.0, t.rota.as_ref().map_or(t.count, |r| r[0]) as usize).collect(),
+                going_off: 0,
                 busy_average: TimeAverage::default(),
                 served: vec![0; classes],
             })
             .collect();
-        TypedServers { groups, take, assign, servers: types.iter().map(|t| t.count).sum(), held: 0, serving: 0 }
+        let servers = types.iter().map(|t| t.rota.as_ref().map_or(t.count, |r| r[0])).sum();
+        TypedServers { groups, take, assign, servers, held: 0, serving: 0 }
+    }
+
+    /// A rota puts `on` servers of type `t` on at `now` (day.rs): new ones are
+    /// idle from now; of those taken off, idle ones go at once (the latest idle
+    /// first) and busy ones when their jobs leave (off shift: finish).
+    pub fn set_servers(&mut self, t: u32, on: u32, now: f64) {
+        let group = &mut self.groups[t as usize];
+        let present = group.held + group.idle_since.len() as u32;
+        group.going_off = 0;
+        if on >= present {
+            group.idle_since.extend(std::iter::repeat_n(now, (on - present) as usize));
+        } else {
+            let idle_off = (present - on).min(group.idle_since.len() as u32);
+            group.idle_since.truncate(group.idle_since.len() - idle_off as usize);
+            group.going_off = present - on - idle_off;
+        }
+        // `servers` counts those present, held or idle: one is free exactly when one is idle.
+        self.servers = self.servers - present + group.held + group.idle_since.len() as u32;
     }
 
     #[inline]
@@ -190,8 +212,13 @@ impl TypedServers {
     pub fn leave(&mut self, t: u32, now: f64) {
         let group = &mut self.groups[t as usize];
         group.held -= 1;
-        group.idle_since.push_back(now);
         self.held -= 1;
+        if group.going_off > 0 {
+            group.going_off -= 1; // its shift ended while it served
+            self.servers -= 1;
+        } else {
+            group.idle_since.push_back(now);
+        }
     }
 
     pub fn restart_stats(&mut self, now: f64) {
@@ -218,7 +245,10 @@ mod tests {
     }
 
     fn bar_taking(take: Take, assign: Assign) -> TypedServers {
-        let types = [ServerType { name: "espresso".into(), count: 2 }, ServerType { name: "drip".into(), count: 1 }];
+        let types = [
+            ServerType { name: "espresso".into(), count: 2, rota: None },
+            ServerType { name: "drip".into(), count: 1, rota: None },
+        ];
         TypedServers::new(&types, take, assign, 1)
     }
 

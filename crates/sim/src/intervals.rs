@@ -1,0 +1,292 @@
+//! Figures per reporting interval of a day (the model's intervals, or
+//! `simulate --bins`), each with its interval across replications.
+//!
+//! Two kinds of figure, as docs/results.md says: those of the interval's
+//! time (arrivals, completions, servers busy, jobs waiting) are differences of
+//! running totals taken at the interval's edges, which costs the engine
+//! nothing between edges; those of the customers who arrived in the interval
+//! (their waits, how many gave up) are recorded when each customer leaves,
+//! under the interval it arrived in.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::asked::Asked;
+use crate::day::report_edges;
+use crate::model::{CompiledModel, Day, Station};
+use crate::stats::{TimeRecorder, TimeSummary, PERCENTILES, SPECTRUM};
+use crate::summary::{Estimate, TimesEstimate};
+
+/// The running totals at an edge: per class (arrivals offered, completed,
+/// lost), per station (`StationState::running_totals`).
+#[derive(Debug, Clone, Default)]
+pub struct Totals {
+    pub classes: Vec<[u64; 3]>,
+    pub stations: Vec<[f64; 4]>,
+}
+
+/// The customers of a class who arrived in one interval.
+#[derive(Debug, Clone, Default)]
+struct Arrived {
+    lost: u64,
+    /// The waits of those who completed.
+    waits: TimeRecorder,
+}
+
+#[derive(Debug)]
+pub struct IntervalRecorder {
+    edges: Vec<f64>,
+    width: f64,
+    /// `[interval][class]`
+    arrived: Vec<Vec<Arrived>>,
+    /// At each edge passed, the first at 0.
+    totals: Vec<Totals>,
+    /// The quantiles and service levels the run asked for, of each interval's waits too.
+    asked: Asked,
+}
+
+impl IntervalRecorder {
+    pub fn new(length: f64, width: f64, classes: usize, stations: usize, asked: Asked) -> Self {
+        let edges = report_edges(length, width);
+        let first = Totals { classes: vec![[0; 3]; classes], stations: vec![[0.0; 4]; stations] };
+        IntervalRecorder {
+            arrived: vec![vec![Arrived::default(); classes]; edges.len() - 1],
+            edges,
+            width,
+            totals: vec![first],
+            asked,
+        }
+    }
+
+    fn interval_of(&self, t: f64) -> usize {
+        ((t / self.width) as usize).min(self.arrived.len() - 1)
+    }
+
+    /// A customer of `class` who arrived at `arrived` completed after waiting `waited`.
+    pub fn completed(&mut self, class: u32, arrived: f64, waited: f64) {
+        let i = self.interval_of(arrived);
+        self.arrived[i][class as usize].waits.record(waited);
+    }
+
+    /// A customer of `class` who arrived at `arrived` was lost (turned away, balked or reneged).
+    pub fn lost(&mut self, class: u32, arrived: f64) {
+        let i = self.interval_of(arrived);
+        self.arrived[i][class as usize].lost += 1;
+    }
+
+    /// The running totals at the end of the next interval.
+    pub fn close(&mut self, totals: Totals) {
+        self.totals.push(totals);
+    }
+
+    /// The replication's figures per interval (intervals not reached: none).
+    pub fn stats(&self) -> Vec<IntervalStats> {
+        self.totals
+            .windows(2)
+            .zip(&self.arrived)
+            .zip(self.edges.windows(2))
+            .map(|((t, arrived), edges)| IntervalStats {
+                classes: arrived
+                    .iter()
+                    .enumerate()
+                    .map(|(c, a)| {
+                        let (before, after) = (t[0].classes[c], t[1].classes[c]);
+                        IntervalClassStats {
+                            arrivals: after[0] - before[0],
+                            completions: after[1] - before[1],
+                            lost: a.lost,
+                            waited: a.waits.histogram().total(),
+                            waiting: a.waits.summary(&self.asked),
+                        }
+                    })
+                    .collect(),
+                stations: t[0].stations.iter().zip(&t[1].stations).map(|(a, b)| std::array::from_fn(|k| b[k] - a[k])).collect(),
+                width: edges[1] - edges[0],
+            })
+            .collect()
+    }
+}
+
+/// One interval of one replication.
+#[derive(Debug, Clone, Serialize)]
+pub struct IntervalStats {
+    pub width: f64,
+    pub classes: Vec<IntervalClassStats>,
+    /// Per station, over the interval: busy area, present area, waiting area, departures.
+    pub stations: Vec<[f64; 4]>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IntervalClassStats {
+    /// Arrivals and completions in the interval's time.
+    pub arrivals: u64,
+    pub completions: u64,
+    /// Of those who arrived in it: how many were lost, how many completed (and waited).
+    pub lost: u64,
+    pub waited: u64,
+    pub waiting: TimeSummary,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IntervalSummary {
+    pub start: f64,
+    pub end: f64,
+    pub classes: Vec<IntervalClassSummary>,
+    pub stations: Vec<IntervalStationSummary>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IntervalClassSummary {
+    pub name: String,
+    pub arrivals: Estimate,
+    pub completions: Estimate,
+    /// Of those who arrived in the interval: how many gave up or were turned
+    /// away, and that share of them.
+    pub abandoned: Estimate,
+    pub abandonment: Estimate,
+    /// The waits of those who arrived in the interval and completed; over the
+    /// replications where someone did.
+    pub waiting_time: TimesEstimate,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IntervalStationSummary {
+    pub name: String,
+    /// Servers on (the rota's, averaged over the interval); `None`: infinitely many.
+    pub servers: Option<f64>,
+    pub busy_servers: Estimate,
+    /// Busy servers per server on (above 1 while servers a rota took off finish their jobs).
+    pub utilization: Option<Estimate>,
+    pub queue_length: Estimate,
+    pub waiting: Estimate,
+    pub completions: Estimate,
+}
+
+/// The area under the servers `station` has on from 0 to `until` (after the
+/// day, its last interval's), if it has a rota: what its utilization over a
+/// run is busy servers per.
+pub fn rota_area(station: &Station, day: Option<&Day>, until: f64) -> Option<f64> {
+    let day = day?;
+    if station.rota.is_none() && station.server_types.iter().all(|t| t.rota.is_none()) {
+        return None;
+    }
+    let within = until.min(day.length);
+    let last = on_in(station, day.intervals as usize - 1)?;
+    Some(servers_on(station, day.length, day.intervals, 0.0, within)? * within + last * (until - within).max(0.0))
+}
+
+/// The servers `station` has on in interval `i` of the day; `None`: infinitely many.
+fn on_in(station: &Station, i: usize) -> Option<f64> {
+    match (&station.rota, station.server_types.is_empty()) {
+        (Some(rota), _) => Some(f64::from(rota[i])),
+        (None, false) => Some(station.server_types.iter().map(|t| f64::from(t.rota.as_ref().map_or(t.count, |r| r[i]))).sum()),
+        (None, true) => station.servers.map(f64::from),
+    }
+}
+
+/// The servers on at `station` over `[a, b)`, averaged (the rota is constant
+/// on each of the day's intervals); `None`: infinitely many.
+fn servers_on(station: &Station, length: f64, intervals: u32, a: f64, b: f64) -> Option<f64> {
+    let width = length / intervals as f64;
+    let mut area = 0.0;
+    for i in 0..intervals as usize {
+        let overlap = (b.min((i + 1) as f64 * width) - a.max(i as f64 * width)).max(0.0);
+        if overlap > 0.0 {
+            area += overlap * on_in(station, i)?;
+        }
+    }
+    Some(area / (b - a))
+}
+
+/// The mean and interval of the finite values of `xs` (a replication where
+/// nobody was measured gives none).
+fn over_finite(xs: impl Iterator<Item = f64>) -> Estimate {
+    let finite: Vec<f64> = xs.filter(|x| x.is_finite()).collect();
+    if finite.is_empty() {
+        return Estimate { mean: f64::NAN, ci: None };
+    }
+    Estimate::from_samples(&finite)
+}
+
+/// Each asked point (the same in every replication) and its estimate over the
+/// replications where someone was measured.
+fn asked(reps: &[&TimeSummary], answers: impl Fn(&TimeSummary) -> &Vec<(f64, f64)>) -> Vec<(f64, Estimate)> {
+    reps.first().map_or_else(Vec::new, |first| {
+        let measured = || reps.iter().filter(|s| s.mean.is_finite());
+        answers(first).iter().enumerate().map(|(i, &(at, _))| (at, over_finite(measured().map(|s| answers(s)[i].1)))).collect()
+    })
+}
+
+fn times(reps: &[&TimeSummary]) -> TimesEstimate {
+    TimesEstimate {
+        mean: over_finite(reps.iter().map(|s| s.mean)),
+        percentiles: PERCENTILES
+            .iter()
+            .enumerate()
+            .map(|(i, &(name, _))| (name, over_finite(reps.iter().filter(|s| s.mean.is_finite()).map(|s| s.percentiles[i]))))
+            .collect::<BTreeMap<_, _>>(),
+        spectrum: SPECTRUM
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| (p, over_finite(reps.iter().filter(|s| s.mean.is_finite()).map(|s| s.spectrum[i]))))
+            .collect(),
+        max: reps.iter().filter(|s| s.mean.is_finite()).map(|s| s.max).fold(0.0, f64::max),
+        quantiles: asked(reps, |s| &s.asked.quantiles),
+        within: asked(reps, |s| &s.asked.within),
+        distribution: None,
+    }
+}
+
+/// Each interval's figures over the replications (`reps[r]`: replication r's intervals).
+pub fn summarise(model: &CompiledModel, reps: &[&[IntervalStats]]) -> Vec<IntervalSummary> {
+    let Some(day) = &model.day else { return Vec::new() };
+    let intervals = reps.iter().map(|r| r.len()).min().unwrap_or(0);
+    let mut start = 0.0;
+    (0..intervals)
+        .map(|i| {
+            let width = reps[0][i].width;
+            let (a, b) = (start, start + width);
+            start = b;
+            let over = |f: &dyn Fn(&IntervalStats) -> f64| Estimate::from_samples(&reps.iter().map(|r| f(&r[i])).collect::<Vec<_>>());
+            let classes = model
+                .classes
+                .iter()
+                .enumerate()
+                .map(|(c, class)| {
+                    let waits: Vec<&TimeSummary> = reps.iter().map(|r| &r[i].classes[c].waiting).collect();
+                    IntervalClassSummary {
+                        name: class.name.clone(),
+                        arrivals: over(&|s| s.classes[c].arrivals as f64),
+                        completions: over(&|s| s.classes[c].completions as f64),
+                        abandoned: over(&|s| s.classes[c].lost as f64),
+                        abandonment: over_finite(reps.iter().map(|r| {
+                            let s = &r[i].classes[c];
+                            s.lost as f64 / (s.lost + s.waited) as f64
+                        })),
+                        waiting_time: times(&waits),
+                    }
+                })
+                .collect();
+            let stations = model
+                .stations
+                .iter()
+                .enumerate()
+                .map(|(s, station)| {
+                    let servers = servers_on(station, day.length, day.intervals, a, b);
+                    let per_time = |k: usize| over(&|x| x.stations[s][k] / width);
+                    IntervalStationSummary {
+                        name: station.name.clone(),
+                        servers,
+                        busy_servers: per_time(0),
+                        utilization: servers.map(|on| over_finite(reps.iter().map(|r| r[i].stations[s][0] / width / on))),
+                        queue_length: per_time(1),
+                        waiting: per_time(2),
+                        completions: over(&|x| x.stations[s][3]),
+                    }
+                })
+                .collect();
+            IntervalSummary { start: a, end: b, classes, stations }
+        })
+        .collect()
+}
