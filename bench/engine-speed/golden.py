@@ -161,11 +161,14 @@ def record(label: str, commit: Optional[str] = None):
         runner = Path("bench/engine-speed/src/bin/golden.rs")
         (tree / runner).parent.mkdir(parents=True, exist_ok=True)
         (tree / runner).write_text((ROOT / runner).read_text())
-    env = {**os.environ, "CARGO_TARGET_DIR": str(TARGET), "CARGO_PROFILE_RELEASE_LTO": "false",
+    # A target folder per tree: cargo tells a build fresh by its sources' times, and
+    # another tree's unchanged files would pass the working tree's for built already.
+    target = TARGET / (commit or "work")
+    env = {**os.environ, "CARGO_TARGET_DIR": str(target), "CARGO_PROFILE_RELEASE_LTO": "false",
            "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "16"}
     subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "engine-speed", "--bin", "golden"],
                    cwd=tree, env=env, check=True)
-    subprocess.run([str(TARGET / "release" / "golden"), str(inputs), str(GOLDEN / label)], check=True)
+    subprocess.run([str(target / "release" / "golden"), str(inputs), str(GOLDEN / label)], check=True)
     print(f"{len(list(inputs.glob('*.json')))} models -> {GOLDEN / label}")
 
 

@@ -22,6 +22,7 @@ pub enum Tick {
 
 #[derive(Debug)]
 pub struct DayPlan {
+    pub length: f64,
     /// Every tick in time order (a report before a rota change at the same time).
     ticks: Vec<(f64, Tick)>,
     /// The ticks already handled.
@@ -43,7 +44,7 @@ impl DayPlan {
         }
         // Stable: a report sorts before a rota change at the same time.
         ticks.sort_by(|a, b| a.0.total_cmp(&b.0).then((matches!(a.1, Tick::Rota(_))).cmp(&matches!(b.1, Tick::Rota(_)))));
-        DayPlan { ticks, next: 0, draining: false }
+        DayPlan { length: day.length, ticks, next: 0, draining: false }
     }
 
     /// The time of the next tick, if any is left.

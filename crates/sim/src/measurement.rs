@@ -96,6 +96,11 @@ impl Measurement {
         }
     }
 
+    /// Whether the run stops at a horizon (else by its completed customers).
+    pub fn stops_by_time(&self) -> bool {
+        matches!(self.stop, Stop::Horizon { .. })
+    }
+
     #[inline]
     pub fn measuring(&self) -> bool {
         self.measuring

@@ -181,6 +181,10 @@ impl Simulation {
     #[cold]
     fn start_day(&mut self) {
         let day = self.day.as_ref().expect("a day");
+        if !self.measurement.stops_by_time() {
+            // Run by its customers, a day still ends once it is over and they have left.
+            self.events.schedule(day.plan.length, Event::HorizonEnd);
+        }
         for (class, step, jobs) in day.at_start.clone() {
             for _ in 0..jobs {
                 let job = self.jobs.admit(class, self.now);
