@@ -14,8 +14,15 @@ says so), a Traceback, a panic or a Python warning on stderr, more than four
 stderr lines on exit 2, an exit-2 line naming none of what the probe broke, a
 hang or a memory blow-up, NaN or Infinity in what --json prints. The
 environment family runs each command's usual input with a standard output that
-cannot be written (/dev/full) or cannot encode a name (PYTHONIOENCODING=ascii). Failures are grouped by a normalised first stderr line,
-so that a class of failure shows once, with how many probes hit it.
+cannot be written (/dev/full) or cannot encode a name (PYTHONIOENCODING=ascii). The
+enormous family gives inputs inside every documented limit but huge (a million
+closed customers forking a thousand ways, days of work, a day of a million
+intervals): each must run or be refused in one line, within its time and memory.
+The signals family sends SIGINT or SIGTERM, to brewput alone or to its process
+group, early or late, to every long-running command: each must end within
+SIGNAL_GRACE seconds with 130 or 143 (or 0, having finished), print no traceback
+and leave no process it started behind. Failures are grouped by a normalised first
+stderr line, so that a class of failure shows once, with how many probes hit it.
 """
 from __future__ import annotations
 
@@ -24,14 +31,16 @@ import copy
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Mapping, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import yaml
 
@@ -57,6 +66,14 @@ class Probe:
     timeout: float = 20.0
     env: Mapping[str, str] = field(default_factory=dict)  # set for the run (PYTHONIOENCODING=ascii)
     stdout: str = ""  # a file stdout goes to instead of a pipe (/dev/full)
+    signal: Optional["Signal"] = None  # sent while the command runs (the signals family)
+
+
+@dataclass(frozen=True)
+class Signal:
+    number: int
+    after: float  # seconds after the start
+    group: bool   # to the whole process group (a terminal's Ctrl-C) or to brewput alone
 
 
 # ---------------------------------------------------------------- bad values
@@ -311,7 +328,7 @@ NUMBERS = ["", "-1", "0", "-0", "0.5", "1e400", HUGE_INT, "nan", "inf", "-inf", 
 RANGES = ["1..", "..3", "3..1", "1..1e9", "1..1", "1,,2", ",", "1:", ":1:1", "1:0:0", "1:2:0", "1:2:-1",
           "0.1:0.9:1e-12", "nan..3", "1..inf", "a..b", "1..3..5", "1,2,nan", "=", "1;2"]
 PATHS = ["missing/out.json", ".", "/proc/out.json", "out.unknown", "out", "", "/dev/null", "out.json/",
-         "sub/out.csv", "f.yaml", "z" * 5000 + ".json", "z" * 300 + ".csv"]
+         "sub/out.csv", "f.yaml", "z" * 5000 + ".json", "z" * 300 + ".csv", "/dev/full"]
 
 # The command, a base argv that works and is cheap, and its options with the kind of value each takes.
 COMMANDS: List[Tuple[str, List[str], Dict[str, str]]] = [
@@ -497,8 +514,138 @@ def environment() -> Iterator[Probe]:
                     codes=(0, 1, 2))
 
 
+# ---------------------------------------------------------------- enormous but valid inputs
+
+def _closed(population, route) -> str:
+    return _dump({"brewput": 1, "stations": {"desk": {}, "other": {}},
+                  "classes": {"c": {"population": population, "route": route}}})
+
+
+SERVE_DESK = {"station": "desk", "service": "exp(1)"}
+ENORMOUS: List[Tuple[str, List[str], Files]] = [
+    ("million-customers-forking-1000-ways", ["simulate", "m.yaml"],
+     {"m.yaml": _closed(10**6, [{"fork": {f"b{i}": [SERVE_DESK] for i in range(1000)}}])}),
+    ("days-of-customers", ["simulate", "m.yaml", "--customers", "4000000000", "--replications", "1000"],
+     {"m.yaml": MODEL}),
+    ("a-million-scenarios", ["simulate", "m.yaml", "--sweep", "rate=1..1000", "--sweep", "n=1..1000"],
+     {"m.yaml": MODEL.replace("brewput: 1", "brewput: 1\nparams: {rate: 1, n: 1}")}),
+    ("reneging-at-once", ["simulate", "m.yaml"],
+     {"m.yaml": _closed(50, [{**SERVE_DESK, "patience": 1e-12}]).replace("population: 50", "population: 50, think: 1.0e-12")}),
+    ("loop-of-ten-million-visits", ["simulate", "m.yaml"],
+     {"m.yaml": _dump({"brewput": 1, "stations": {"desk": {}}, "classes": {"c": {"rate": 1e-7, "route": [
+         {"id": "a", "station": "desk", "service": "exp(1.0e-9)", "next": {"a": 0.9999999, "exit": 1e-7}}]}}})}),
+    ("ten-thousand-stations", ["solve", "m.yaml"],
+     {"m.yaml": _dump({"brewput": 1, "stations": {f"s{i}": {} for i in range(10_000)},
+                       "classes": {"c": {"rate": 0.5, "route": [{"station": f"s{i}", "service": "exp(1)"}
+                                                               for i in range(10_000)]}}})}),
+    ("a-million-servers", ["simulate", "m.yaml", *FAST_SIM],
+     {"m.yaml": MODEL.replace("servers: 1", "servers: 1000000")}),
+    ("a-day-of-a-million-intervals", ["simulate", "m.yaml", *FAST_SIM],
+     {"m.yaml": MODEL.replace("brewput: 1", "brewput: 1\nday: {length: 1000000, interval: 1}")}),
+    ("a-day-of-a-million-rates", ["solve", "m.yaml"],
+     {"m.yaml": MODEL.replace("brewput: 1", "brewput: 1\nday: {length: 1000000, interval: 1}").replace(
+         "rate: 1", "rate: [" + ", ".join(["1"] * 1_000_000) + "]")}),
+    ("an-empirical-of-ten-million", ["simulate", "m.yaml", *FAST_SIM],
+     {"m.yaml": MODEL.replace("exp(0.5)", "empirical(t.csv)"), "t.csv": "0.5\n" * 10_000_000}),
+    ("pool-lab-for-years", ["lab", "pool", "--tasks", "10000", "--work", "10s", "--repetitions", "1000"], {}),
+    ("coffee-lab-for-weeks", ["lab", "coffee", "--dur", "1h", "--repetitions", "1000", "--cpus", "1"], {}),
+]
+
+
+def enormous() -> Iterator[Probe]:
+    for label, argv, files in ENORMOUS:
+        yield Probe("enormous", label, argv, files, [], timeout=60.0)
+
+
+# ---------------------------------------------------------------- signals
+
+SIGNAL_GRACE = 10.0  # seconds a signalled command has to end
+LONG_MODEL = MODEL.replace("brewput: 1", "brewput: 1\nparams: {rate: 1}").replace("rate: 1\n    route", "rate: '${rate}'\n    route")
+LONG: List[Tuple[str, List[str], Files]] = [
+    ("simulate", ["simulate", "m.yaml", "--customers", "300000000", "--yes"], {"m.yaml": LONG_MODEL}),
+    ("sweep-processes", ["simulate", "m.yaml", "--sweep", "rate=0.1:0.9:0.1", "--customers", "50000000",
+                         "--workers", "2", "--yes"], {"m.yaml": LONG_MODEL}),
+    ("study", ["run", "s.yaml", "--customers", "50000000", "--workers", "2", "--yes", "-o", "out.json"],
+     {"m.yaml": LONG_MODEL,
+      "s.yaml": "brewput: 1\nmodels: {m: m.yaml}\nengines: [simulate]\nsweep: {rate: [0.2, 0.4, 0.6]}\n"}),
+    ("doe", ["doe", "m.yaml", "--factor", "rate=0.2,0.4", "--customers", "50000000", "--replications", "2",
+             "--yes"], {"m.yaml": LONG_MODEL}),
+    ("plan", ["plan", "m.yaml", "--decide", "n=1..300", "--slo", "throughput>=0.1"],
+     {"m.yaml": _closed("${n}", [{**SERVE_DESK, "uses": ["cpu"]}]).replace("brewput: 1", "brewput: 1\nparams: {n: 1}\nresources: {cpu: 2}")}),
+    ("lab-pool", ["lab", "pool", "--tasks", "100", "--work", "5s", "--threads", "1", "--cpus", "1",
+                  "--repetitions", "1", "--yes"], {}),
+    ("lab-coffee", ["lab", "coffee", "--impl", "ideal", "--cpus", "1", "--dur", "60s", "--repetitions", "1"], {}),
+    ("serve", ["serve", "--port", "0", "--for", "60s"], {}),
+]
+
+
+def signals() -> Iterator[Probe]:
+    for label, argv, files in LONG:
+        for number in (signal.SIGINT, signal.SIGTERM):
+            for after in (0.5, 3.0):
+                for group in (False, True):
+                    sent = Signal(number, after, group)
+                    yield Probe("signals", f"{label}:{number.name}@{after:g}s:{'group' if group else 'parent'}",
+                                argv, files, [], codes=(0, 128 + number), signal=sent,
+                                timeout=after + SIGNAL_GRACE)
+
+
+def _descendants(pid: int) -> List[int]:
+    """Every process below `pid` now (its children, theirs, ...), from /proc."""
+    parent_of = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+            parent_of[int(stat.parent.name)] = int(fields[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found, frontier = [], [pid]
+    while frontier:
+        frontier = [child for child, parent in parent_of.items() if parent in frontier]
+        found += frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _run_signalled(probe: Probe, folder: Path) -> Tuple[subprocess.CompletedProcess, List[str]]:
+    """Runs the probe's command in a session of its own, sends its signal, and says
+    what it left running: the processes below it just before the signal that
+    outlive it by a second."""
+    command = [sys.executable, "-m", "brewput", *probe.argv]
+    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "RAYON_NUM_THREADS": "2"}
+    started = subprocess.Popen(command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               stdin=subprocess.DEVNULL, text=True, errors="replace", start_new_session=True)
+    time.sleep(probe.signal.after)
+    below = _descendants(started.pid)
+    if started.poll() is None:
+        if probe.signal.group:
+            os.killpg(started.pid, probe.signal.number)
+        else:
+            started.send_signal(probe.signal.number)
+    try:
+        stdout, stderr = started.communicate(timeout=SIGNAL_GRACE)
+    except subprocess.TimeoutExpired:
+        os.killpg(started.pid, signal.SIGKILL)
+        stdout, stderr = started.communicate()
+        raise
+    finally:
+        time.sleep(1.0)
+        left = [pid for pid in below if _alive(pid)]
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+    done = subprocess.CompletedProcess(command, started.returncode, stdout, stderr)
+    return done, [f"left {len(left)} process(es) running"] if left else []
+
+
 FAMILIES: Dict[str, Callable[[], Iterator[Probe]]] = {
-    "environment": environment,
+    "environment": environment, "enormous": enormous, "signals": signals,
     "options": options, "files": files, "dists": distributions, "params": params, "records": records,
     "study-fields": study_fields, "model-fields": model_fields,
 }
@@ -513,8 +660,12 @@ def judge(probe: Probe) -> Tuple[Probe, List[str], str]:
         write_files(probe.files, folder)
         if probe.setup:
             probe.setup(folder)
+        left: List[str] = []
         try:
-            done = _run(probe, case, folder)
+            if probe.signal:
+                done, left = _run_signalled(probe, folder)
+            else:
+                done = _run(probe, case, folder)
         except subprocess.TimeoutExpired:
             return probe, [f"hang (over {probe.timeout:g} s)"], ""
         finally:
@@ -523,7 +674,7 @@ def judge(probe: Probe) -> Tuple[Probe, List[str], str]:
                     path.chmod(0o700)
     stderr = done.stderr
     lines = [line for line in stderr.splitlines() if line.strip()]
-    problems = []
+    problems = list(left)
     if "Traceback" in stderr:
         problems.append("traceback: " + (lines[-1] if lines else ""))
     if "panicked" in stderr:

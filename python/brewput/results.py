@@ -161,7 +161,12 @@ def _exactness(figures: dict, exact: bool, method: str) -> dict:
 def _queues(net):
     """(M,) stations where jobs wait before service: not delays, and not
     processor sharing, where every job present is being served (slowly)."""
-    return [not delay and discipline != "ps" for delay, discipline in zip(net.is_delay, net.discipline)]
+    return [_queues_at(net, m) for m in range(len(net.stations))]
+
+
+def _queues_at(net, m: int) -> bool:
+    """Whether jobs wait before service at station `m` (see `_queues`)."""
+    return not net.is_delay[m] and net.discipline[m] != "ps"
 
 
 #: Why a customer is lost: a full station turned it away, it balked, it reneged
@@ -215,7 +220,7 @@ def _solved_station(net, sol, m: int) -> dict:
         "utilization": None if delay else float(per_class_busy.sum()),
         "busy_servers": busy,
         "queue_length": present,
-        "waiting": max(0.0, present - busy) if _queues(net)[m] else 0.0,
+        "waiting": max(0.0, present - busy) if _queues_at(net, m) else 0.0,
         "response_time": float(served_time) if served_time is not None else present / throughput if throughput > 0
         else None,
         "throughput": throughput,
