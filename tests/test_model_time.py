@@ -59,6 +59,8 @@ def refusal(tmp_path, **parts):
                                         "interval: 4 (the day's 60 / 15), got 2"),
     (dict(station="{servers: [0, 0, 0, 0]}"), "m.yaml:5 stations.bar.servers: 0 servers in every interval: "
                                               "nobody would ever be served"),
+    (dict(station="{servers: [1, 2, 1, 0]}"), "m.yaml:5 stations.bar.servers[3]: 0 servers in the last interval: "
+                                              "customers still there at the day's end would never be served"),
     (dict(day="~", rate="[1, 2]"), "m.yaml:8 classes.c.rate: a rate that changes through the day needs a day: "
                                    "block (its length and interval)"),
     (dict(day="~", station="{servers: [1, 2]}"), "m.yaml:5 stations.bar.servers: a rota (servers) that changes "
@@ -103,12 +105,12 @@ def test_a_csv_of_counts_is_read_per_interval_and_its_errors_name_the_line(tmp_p
 
 def test_a_day_compiles_its_rates_rotas_and_jobs_at_the_start(tmp_path):
     model = load(tmp_path, day="{start: '06:00', length: 1h, interval: 15min, at_start: {bar: 3}}",
-                 station="{servers: [1, 3, 2, 0], off_shift: restart}",
+                 station="{servers: [1, 3, 2, 1], off_shift: restart}",
                  rate="{linear: [[0, 1], [30min, 3]]}")
     compiled = model.compile()
     assert compiled["day"] == {"length": 60.0, "intervals": 4, "repeat": False,
                                "at_start": [{"class": 0, "step": 0, "jobs": 3}]}
-    assert compiled["stations"][0]["rota"] == [1, 3, 2, 0] and compiled["stations"][0]["servers"] == 3
+    assert compiled["stations"][0]["rota"] == [1, 3, 2, 1] and compiled["stations"][0]["servers"] == 3
     assert compiled["stations"][0]["off_shift"] == "restart"
     source = compiled["classes"][0]["source"]
     assert source["kind"] == "varying" and source["linear"] == {"times": [0.0, 30.0], "rates": [1.0, 3.0]}
@@ -181,7 +183,7 @@ def test_solve_answers_a_day_per_interval(tmp_path):
 @pytest.mark.parametrize("parts", [
     dict(),
     dict(day="{start: '08:00', length: 1h, interval: 15min, repeat: true, at_start: {bar: 2}}",
-         station="{servers: [1, 2, 2, 0], off_shift: resume}", rate="[1, 2, 3, 0.5]"),
+         station="{servers: [1, 2, 2, 1], off_shift: resume}", rate="[1, 2, 3, 0.5]"),
     dict(rate="{curve: '1 + sin(t/10min)'}"),
     dict(rate="{linear: [[0, 1], [1h, 2.5]]}"),
     dict(rate="{counts: f.csv, column: calls}"),

@@ -182,9 +182,13 @@ class Station(Strict):
             object.__setattr__(self, "servers", counts)
         object.__setattr__(self, "rotas", rotas)
         for kind, rota in rotas.items():
+            at = ("servers", *(() if kind is None else (kind,)))
             if max(rota) == 0:
-                raise FieldError("0 servers in every interval: nobody would ever be served", "servers",
-                                 *(() if kind is None else (kind,)))
+                raise FieldError("0 servers in every interval: nobody would ever be served", *at)
+            if rota[-1] == 0:
+                # After the day a rota keeps its last interval's servers, to serve who is left.
+                raise FieldError("0 servers in the last interval: customers still there at the day's end would "
+                                 "never be served", *at, len(rota) - 1)
 
 
 def _types(value: List[str]) -> List[str]:
