@@ -123,3 +123,18 @@ def test_a_days_run_options_are_refused_in_one_line():
                               "classes": {"c": {"rate": 0.5, "route": [{"station": "s", "service": "exp(1)"}]}}})
     with pytest.raises(OptionError, match="no day"):
         brewput.simulate(steady, customers=100, bins=5)
+
+
+@pytest.mark.parametrize("rota, service, waits", [
+    ([1, 2], "const(6)", [0, 6, 10]),    # a second espresso machine at 10 takes C at once
+    ([2, 1], "const(12)", [0, 0, 12]),   # one goes off at 10, finishing its job first; C starts at 12
+])
+def test_a_rota_of_one_server_type_by_hand(rota, service, waits):
+    # The drip station (always on) may not serve these jobs: only the espresso rota counts.
+    model = day_model({"length": 20, "interval": 10, "at_start": {"s": 3}},
+                      {"s": {"servers": {"espresso": rota, "drip": 1}}},
+                      {"c": {"rate": [1e-9, 1e-9],
+                             "route": [{"station": "s", "service": service, "served_by": ["espresso"]}]}})
+    res = brewput.simulate(model, seed=1, replications=2)
+    assert res["classes"]["c"]["waiting_time"]["mean"] == pytest.approx(sum(waits) / 3)
+    assert [i["stations"]["s"]["servers"] for i in res["intervals"]] == [rota[0] + 1, rota[1] + 1]
