@@ -134,3 +134,17 @@ def test_an_engine_older_than_its_python_is_one_line_saying_rebuild():
     (line,) = done.stderr.splitlines()
     assert line.startswith("error: brewput's native engine (") and "(it has no VOCABULARY)" in line
     assert line.endswith("rebuild it: make build (or pip install .)")
+
+
+@pytest.mark.parametrize("table, entry", [("words", "policy"), ("defaults", "discipline"), (None, "marked")])
+def test_an_engine_whose_vocabulary_lacks_an_entry_is_one_line_saying_rebuild(table, entry):
+    """The same, where the older build has the vocabulary but not a word a newer Python reads."""
+    part = f"native.VOCABULARY[{table!r}]" if table else "native.VOCABULARY"
+    script = (f"import sys, brewput._native as native; del {part}[{entry!r}]; "
+              "sys.argv = ['brewput', 'simulate', 'examples/mmc.yaml']; "
+              "from brewput.__main__ import run; run()")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert f"(it has no VOCABULARY[{entry!r}])" in line and line.endswith("rebuild it: make build (or pip install .)")

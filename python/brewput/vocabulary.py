@@ -13,13 +13,23 @@ from typing import Dict, Optional, Tuple
 
 from . import _native
 
-_VOCABULARY = _native.VOCABULARY
+
+class _FromEngine(dict):
+    """A table of the engine's vocabulary. An entry it lacks is an older build's (a
+    checkout pulled but not rebuilt): raised as the missing attribute of `_native`
+    it is, which the command line says in one line (__main__.py)."""
+
+    def __missing__(self, key):
+        raise AttributeError(f"brewput._native.VOCABULARY has no {key!r}", name=f"VOCABULARY[{key!r}]", obj=_native)
+
+
+_VOCABULARY = _FromEngine(_native.VOCABULARY)
 
 #: For each field that takes a word, its words in order with the feature each
 #: brings, (name, meaning), or None (the word an engine models unless told otherwise).
-WORDS: Dict[str, Dict[str, Optional[Tuple[str, str]]]] = _VOCABULARY["words"]
+WORDS: Dict[str, Dict[str, Optional[Tuple[str, str]]]] = _FromEngine(_VOCABULARY["words"])
 #: The word each of those fields takes when a file leaves it out.
-DEFAULTS: Dict[str, str] = _VOCABULARY["defaults"]
+DEFAULTS: Dict[str, str] = _FromEngine(_VOCABULARY["defaults"])
 
 DISCIPLINES: Tuple[str, ...] = tuple(WORDS["discipline"])
 TAKES: Tuple[str, ...] = tuple(WORDS["take"])  # which waiting job a freed typed server takes
