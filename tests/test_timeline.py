@@ -6,7 +6,7 @@ import pytest
 
 from brewput.model.curve import Curve as CurveExpression
 from brewput.model.params import ExpressionError, evaluate
-from brewput.model.timeline import Constant, Curve, Day, Linear, Rota, Steps
+from brewput.model.timeline import Constant, Curve, Day, Linear, Rota, Steps, Total
 
 
 def test_steps_rate_cumulative_and_bound_by_hand():
@@ -124,3 +124,14 @@ def test_day_edges_and_clock_labels():
     with pytest.raises(ValueError, match="clock time"):
         Day(length=60, interval=30, start_label="25:00")
     assert day.steps([1] * 20).total == 300 and day.rota([2] * 20).servers([299]).tolist() == [2]
+
+
+def test_a_total_of_rates_is_their_sum():
+    steps, ramp = Steps([0, 1, 3], [2, 5]), Linear([1, 2], [10, 40], length=3)
+    total = Total([steps, ramp])
+    t = np.array([0.5, 1.5, 2.5, 3.5])
+    assert total.rate(t).tolist() == (steps.rate(t) + ramp.rate(t)).tolist()
+    assert total.cumulative(t).tolist() == (steps.cumulative(t) + ramp.cumulative(t)).tolist()
+    assert total.bound(0, 3) == 45 and total.breaks.tolist() == [1, 2] and not total.steady_between_breaks
+    with pytest.raises(ValueError, match="different days"):
+        Total([steps, Constant(1)])

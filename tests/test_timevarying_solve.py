@@ -80,8 +80,8 @@ def test_a_delay_station_is_the_offered_load():
 def test_what_solve_cannot_take_through_a_day_is_one_line(tmp_path):
     shared = dict(COFFEE, classes={
         "a": {"rate": RATES, "route": [{"station": "bar", "service": "exp(2)"}]},
-        "b": {"rate": 1.0, "route": [{"station": "bar", "service": "exp(2)"}]}})
-    with pytest.raises(BrewputError, match="classes a and b share station 'bar' through the day"):
+        "b": {"rate": 1.0, "route": [{"station": "bar", "service": "exp(3)"}]}})
+    with pytest.raises(BrewputError, match="classes a and b share station 'bar' with different service or patience"):
         brewput.solve(shared)
     not_exponential = dict(COFFEE, classes={"customer": {"rate": RATES, "route": [
         {"station": "bar", "service": "const(2)"}]}})
@@ -128,3 +128,20 @@ def test_a_curve_on_a_repeating_day_is_the_transients_periodic_answer():
     # periodic: the state at the day's end is the state at its start
     law = truth.details["law_at_edges"]
     assert np.allclose(law[:, 0], law[:, -1], atol=1e-9)
+
+
+def test_classes_sharing_a_station_are_one_stream_with_their_own_arrivals():
+    from brewput.model.timeline import Constant, Total
+
+    shared = dict(COFFEE, classes={
+        "a": {"rate": RATES, "route": [{"station": "bar", "service": "exp(2)", "patience": "exp(5)"}]},
+        "b": {"rate": 0.25, "route": [{"station": "bar", "service": "exp(2)", "patience": "exp(5)"}]}})
+    res = brewput.solve(shared)
+    day = Day(90, 15, "07:00", time_unit="min")
+    both = Total([Steps(day.edges, RATES), Constant(0.25, length=90)])
+    truth = solve_transient(both, 2.0, day.rota(ROTA), patience=5.0, at_start=3)
+    for i, interval in enumerate(res["intervals"]):
+        a, b = interval["classes"]["a"], interval["classes"]["b"]
+        assert a["waiting_time"]["mean"] == b["waiting_time"]["mean"] == truth.mean_wait[i]
+        assert a["arrivals"] == pytest.approx(RATES[i] * 15) and b["arrivals"] == pytest.approx(0.25 * 15)
+        assert interval["stations"]["bar"]["waiting"] == truth.mean_in_queue[i]

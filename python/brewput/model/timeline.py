@@ -296,6 +296,38 @@ class Curve(Rate):
         return max(self._curve.extreme(u0, u1, highest=True)[0], 0.0)
 
 
+class Total(Rate):
+    """The sum of rates on one day (classes that share a station): each of rate, cumulative
+    and breaks is the parts' sum or union; its bound is the sum of the parts' bounds."""
+
+    def __init__(self, parts: Sequence[Rate]):
+        if not parts:
+            raise ValueError("a total of no rates")
+        self.parts = list(parts)
+        self.length = parts[0].length
+        self.repeat = parts[0].repeat
+        if any(p.length != self.length or p.repeat != self.repeat for p in parts):
+            raise ValueError("rates of different days cannot be added")
+        self.steady_between_breaks = all(p.steady_between_breaks for p in parts)
+
+    @property
+    def breaks(self) -> np.ndarray:
+        return np.unique(np.concatenate([p.breaks for p in self.parts]))
+
+    def rate(self, t) -> np.ndarray:
+        return sum(p.rate(t) for p in self.parts)
+
+    def cumulative(self, t) -> np.ndarray:
+        return sum(p.cumulative(t) for p in self.parts)
+
+    def bound(self, t0: float, t1: float) -> float:
+        return float(sum(p.bound(t0, t1) for p in self.parts))
+
+    @property
+    def total(self) -> float:
+        return float(sum(p.total for p in self.parts))
+
+
 @dataclass(frozen=True, eq=False)
 class Rota:
     """counts[i] servers on over [edges[i], edges[i+1]); 0 closes the station for that interval."""

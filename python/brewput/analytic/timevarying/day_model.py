@@ -2,10 +2,11 @@
 per interval, by the method asked, each figure marked exact or approximate.
 
 Solved: open classes with Poisson arrivals (a rate, constant or through the day), each
-visiting one station of its own: FIFO with exponential service, servers or a rota, and
-optional exponential patience (transient.py exactly; PSA, SIPP, lagged SIPP or MOL into
-Erlang C / A), or a delay station (servers: inf) with any service law (offered_load.py,
-exact). Anything else is refused in one line naming the field.
+visiting one station: FIFO with exponential service, servers or a rota, and optional
+exponential patience (transient.py exactly; PSA, SIPP, lagged SIPP or MOL into Erlang
+C / A), classes at one station sharing its service mean and patience (FIFO is blind to
+class: one stream at their total rate); or a delay station (servers: inf) with any
+service law (offered_load.py, exact). Anything else is refused in one line naming the field.
 """
 from __future__ import annotations
 
@@ -34,46 +35,72 @@ def solve_day(model, method: str = "auto", asked: Optional[dict] = None) -> dict
     chosen = DAY_METHODS[method]
     day = model.day.timeline
     within = list(asked.get("within", ()))
-    per_class: Dict[str, IntervalFigures] = {}
-    stations: Dict[str, str] = {}
-    notes: List[str] = []
+    at: Dict[str, List[str]] = {}    # station -> the classes it serves
+    steps, rates = {}, {}
     for name, job_class in model.classes.items():
-        step, station_name = _the_station(model, name, job_class)
-        if station_name in stations:
-            raise _refused(model, f"classes.{name}", f"classes {stations[station_name]} and {name} share station "
-                                                     f"'{station_name}' through the day")
-        stations[station_name] = name
-        station = model.stations[station_name]
-        rate = job_class.day_rate if job_class.time_varying else timeline.Constant(
+        steps[name], station_name = _the_station(model, name, job_class)
+        at.setdefault(station_name, []).append(name)
+        rates[name] = job_class.day_rate if job_class.time_varying else timeline.Constant(
             float(job_class.rate), length=day.length, repeat=day.repeat)
+    figures: Dict[str, IntervalFigures] = {}
+    notes: List[str] = []
+    for station_name, names in at.items():
+        station = model.stations[station_name]
         at_start = int(model.day.at_start.get(station_name, 0))
-        if math.isinf(station.servers):
-            per_class[name] = _delay(rate, step.service, day, at_start)
+        if math.isinf(station.servers):  # each class's offered load, added
+            parts = [_delay(rates[name], steps[name].service, day, at_start if k == 0 else 0)
+                     for k, name in enumerate(names)]
+            figures[station_name] = parts[0] if len(parts) == 1 else _added(parts)
             continue
+        step = _shared_step(model, station_name, [steps[name] for name in names], names)
+        rate = rates[names[0]] if len(names) == 1 else timeline.Total([rates[name] for name in names])
         rota = day.rota(station.rotas[None]) if station.rotas else timeline.Rota(
             day.edges, np.full(day.intervals, int(station.servers)), day.repeat)
         patience = math.inf if step.patience is None else step.patience.mean
         if chosen == "transient":
             try:
-                figures = solve_transient(rate, step.service.mean, rota, patience=patience, at_start=at_start,
-                                          targets=within)
+                found = solve_transient(rate, step.service.mean, rota, patience=patience, at_start=at_start,
+                                        targets=within)
             except ArithmeticError as e:  # what the day cannot settle (say overloaded for good)
                 raise _refused(model, f"stations.{station_name}", str(e)) from None
             if station.off_shift == "finish" and np.any(np.diff(rota.counts) < 0):
-                figures.exact = False
+                found.exact = False
                 notes.append(f"stations.{station_name}: off_shift: finish is solved as resume (a server going off "
                              "shift hands its job back to the queue): exact for resume or restart, approximate "
                              "for finish where the rota falls")
         else:
             if at_start:
                 notes.append(f"stations.{station_name}: {chosen} ignores the {at_start} jobs present at the start")
-            figures = approximate(chosen, rate, step.service.mean, rota, patience=patience, targets=within)
-            if figures.details.get("overloaded"):
-                labels = [day.labels[i] for i in figures.details["overloaded"]]
+            found = approximate(chosen, rate, step.service.mean, rota, patience=patience, targets=within)
+            if found.details.get("overloaded"):
+                labels = [day.labels[i] for i in found.details["overloaded"]]
                 notes.append(f"stations.{station_name}: {chosen} has no stationary answer where the load reaches "
                              f"the servers (intervals {', '.join(labels)}): shown as null")
-        per_class[name] = figures
-    return _results(model, day, per_class, stations, chosen, within, notes)
+        figures[station_name] = found
+    arrivals = {name: np.diff(rates[name].cumulative(day.edges)) for name in rates}
+    return _results(model, day, figures, at, arrivals, chosen, within, notes)
+
+
+def _shared_step(model, station: str, shared, names):
+    """The step the classes at a queueing station share: FCFS is blind to class, so
+    classes with one exponential service mean and one patience are one stream."""
+    first = shared[0]
+    for step, name in zip(shared[1:], names[1:]):
+        same_patience = (step.patience is None) == (first.patience is None) and (
+            step.patience is None or step.patience.mean == first.patience.mean)
+        if step.service.mean != first.service.mean or not same_patience:
+            raise _refused(model, f"classes.{name}.route", f"classes {names[0]} and {name} share station "
+                                                          f"'{station}' with different service or patience")
+    return first
+
+
+def _added(parts: List[IntervalFigures]) -> IntervalFigures:
+    """Delay-station figures of several classes: the numbers present add up."""
+    first = parts[0]
+    return IntervalFigures(method=first.method, exact=True, edges=first.edges, servers=first.servers,
+                           arrivals=sum(p.arrivals for p in parts),
+                           mean_in_system=sum(p.mean_in_system for p in parts), mean_in_queue=first.mean_in_queue,
+                           utilization=first.utilization, mean_wait=first.mean_wait, abandoned=first.abandoned)
 
 
 def _the_station(model, name: str, job_class):
@@ -123,24 +150,27 @@ def _number(value) -> Optional[float]:
     return None if math.isnan(value) else value
 
 
-def _results(model, day, per_class, stations, chosen, within, notes) -> dict:
+def _results(model, day, figures, at, arrivals, chosen, within, notes) -> dict:
+    """The results schema: each class's figures are its station's (FIFO is blind to class),
+    its arrivals its own."""
     labels = day.labels
     edges = day.edges
     intervals = []
     for i in range(day.intervals):
         classes, at_stations = {}, {}
-        for station_name, name in stations.items():
-            f = per_class[name]
+        for station_name, names in at.items():
+            f = figures[station_name]
             waiting = {"mean": _number(f.mean_wait[i])}
             if within:
                 levels = f.service_level or {}
                 waiting["within"] = [[t, _number(levels[t][i]) if t in levels else
                                       (1.0 if f.method == "offered-load" else None)] for t in within]
-            classes[name] = {"arrivals": float(f.arrivals[i]),
-                             "abandonment": _number(f.abandoned[i]),
-                             "loss_probability": _number(f.abandoned[i]),  # as steady-state solve names it
-                             "abandoned": _number(f.abandoned[i] * f.arrivals[i]),
-                             "waiting_time": waiting, "exact": f.exact, "method": f.method}
+            for name in names:
+                classes[name] = {"arrivals": float(arrivals[name][i]),
+                                 "abandonment": _number(f.abandoned[i]),
+                                 "loss_probability": _number(f.abandoned[i]),  # as steady-state solve names it
+                                 "abandoned": _number(f.abandoned[i] * arrivals[name][i]),
+                                 "waiting_time": dict(waiting), "exact": f.exact, "method": f.method}
             servers = f.servers[i]
             busy = f.mean_in_system[i] - f.mean_in_queue[i]
             at_stations[station_name] = {"servers": None if math.isinf(servers) else int(servers),
@@ -151,17 +181,19 @@ def _results(model, day, per_class, stations, chosen, within, notes) -> dict:
         intervals.append({"start": float(edges[i]), "end": float(edges[i + 1]), "label": labels[i],
                           "classes": classes, "stations": at_stations})
     totals = {}
-    for station_name, name in stations.items():
-        f = per_class[name]
-        arrivals = float(np.sum(f.arrivals))
-        waits = np.nan_to_num(f.mean_wait) * f.arrivals
-        gave_up = np.nan_to_num(f.abandoned) * f.arrivals
-        unknown = bool(np.any(np.isnan(f.mean_wait) & (f.arrivals > 0)))
-        totals[name] = {"station": station_name, "arrivals": arrivals, "abandoned": float(gave_up.sum()),
-                        # served per time unit over the day: all who arrive and do not give up
-                        "throughput": (arrivals - float(gave_up.sum())) / day.length,
-                        "waiting_time": {"mean": None if unknown or arrivals == 0 else float(waits.sum() / arrivals)},
-                        "exact": f.exact, "method": f.method}
+    for station_name, names in at.items():
+        f = figures[station_name]
+        for name in names:
+            came = arrivals[name]
+            gave_up = np.nan_to_num(f.abandoned) * came
+            served = came - gave_up  # the waits are of those served
+            unknown = bool(np.any(np.isnan(f.mean_wait) & (came > 0)))
+            totals[name] = {"station": station_name, "arrivals": float(came.sum()), "abandoned": float(gave_up.sum()),
+                            # served per time unit over the day: all who arrive and do not give up
+                            "throughput": float(served.sum()) / day.length,
+                            "waiting_time": {"mean": None if unknown or served.sum() <= 0 else
+                                             float(np.sum(np.nan_to_num(f.mean_wait) * served) / served.sum())},
+                            "exact": f.exact, "method": f.method}
     return {
         "model": model.name,
         "engine": "solve",
