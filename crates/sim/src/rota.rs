@@ -6,9 +6,10 @@
 //! pool or type simply has fewer servers, and no job starts until fewer hold
 //! one (service/pool.rs, service/typed.rs). By `resume` or `restart` the job
 //! goes back to the queue at its place by arrival (the head, under first come
-//! first served) with its remaining work or a new draw: the jobs in service
-//! are kept as preemption's stints, and the one handed back is the one
-//! preemption would displace (the most recently started).
+//! first served) with its remaining work or a new draw, and waits with a new
+//! patience if its step has one: the jobs in service are kept as preemption's
+//! stints, and the one handed back is the one preemption would displace (the
+//! most recently started).
 
 use crate::model::{OffShift, Preempt, Station};
 use crate::service::Preemption;

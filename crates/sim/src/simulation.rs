@@ -277,6 +277,11 @@ impl Simulation {
             };
             let (key, work, seq) = (self.classes[j.class as usize].priority_key, j.work, j.seq);
             self.stations[station as usize].requeue_in_line(job, key, work, seq, now);
+            // It waits again, and may run out of patience again (a new draw).
+            let serve = self.classes[self.jobs[job].class as usize].steps[self.jobs[job].step as usize].serve();
+            if let Some(at) = patience_ends(serve, now, &mut self.rng) {
+                self.events.schedule(at, Event::Patience { job: self.jobs.timer(job) });
+            }
         }
     }
 
