@@ -86,19 +86,20 @@ def test_mmc_service_levels_and_quantiles_are_the_closed_form():
     assert res["asked"] == {"quantiles": [80.0, 97.5], "within": [t, 0.0]}
 
 
-def erlang_a_truth(lam, s, c, patience, ts, states=200):
+def erlang_a_truth(lam, s, c, patience, ts, join=lambda n: 1.0, states=200):
     """P(W <= t | served) from the birth-death chain's generator and the tagged
     customer's chain, both built here: the stationary law by solving pi Q = 0,
     the wait of the served by expm of the tagged chain with two absorbing
-    states (served, gave up)."""
-    mu, theta = 1 / s, 1 / patience
+    states (served, gave up). An arrival finding n joins with `join(n)`."""
+    mu, theta = 1 / s, 0.0 if math.isinf(patience) else 1 / patience
     Q = np.zeros((states, states))
     for n in range(states - 1):
-        Q[n, n + 1] = lam
+        Q[n, n + 1] = lam * join(n)
         Q[n + 1, n] = min(n + 1, c) * mu + max(n + 1 - c, 0) * theta
     np.fill_diagonal(Q, -Q.sum(axis=1))
     A = np.vstack([Q.T, np.ones(states)])
     pi = np.linalg.lstsq(A, np.concatenate([np.zeros(states), [1.0]]), rcond=None)[0]
+    joined = pi * np.array([join(n) if n < states - 1 else 0.0 for n in range(states)])
     ahead = states - c  # the tagged customer with j = 0..ahead-1 ahead, then served (ahead), gave up (ahead + 1)
     G = np.zeros((ahead + 2, ahead + 2))
     for j in range(ahead):
@@ -106,10 +107,31 @@ def erlang_a_truth(lam, s, c, patience, ts, states=200):
         G[j, ahead + 1] = theta
         G[j, j] = -(c * mu + j * theta + theta)
     start = np.zeros(ahead + 2)
-    start[:ahead] = pi[c:states]
-    at_once = pi[:c].sum()
+    start[:ahead] = joined[c:states]
+    at_once = joined[:c].sum()
     served = at_once + (start @ linalg.expm(G * 1e4))[ahead]
     return [(at_once + (start @ linalg.expm(G * t))[ahead]) / served for t in ts]
+
+
+@pytest.mark.parametrize("station, step, lam, join, states, method", [
+    ({"servers": 2, "buffer": 3}, {}, 3.0, lambda n: 1.0 if n < 5 else 0.0, 6, "mmck"),
+    ({"servers": 2}, {"balk": [0.2, 0.5, 1.0]}, 3.0, lambda n: 1 - [0.2, 0.5, 1.0][min(max(n - 2, 0), 2)], 6,
+     "birth-death"),
+    ({"servers": 2}, {"balk": [0.1, 0.3], "patience": "exp(3)"}, 4.0,
+     lambda n: 1 - [0.1, 0.3][min(max(n - 2, 0), 1)], 120, "birth-death"),
+])
+def test_balking_and_full_buffers_keep_the_tagged_chains_law(station, step, lam, join, states, method):
+    ts = [0.0, 0.2, 0.7, 1.5]
+    m = Model.from_dict({"brewput": 1, "name": "m", "time_unit": "s", "stations": {"s": station},
+                         "classes": {"c": {"rate": lam, "route": [{"station": "s", "service": "exp(1)", **step}]}}})
+    klass = solve(m, within=ts, quantiles=[90])["classes"]["c"]
+    assert klass["law"] == {"exact": True, "method": method}
+    patience = 3.0 if "patience" in step else math.inf
+    truth = erlang_a_truth(lam, 1.0, 2, patience, ts, join=join, states=states)
+    for (t, got), want in zip(klass["waiting_time"]["within"], truth):
+        assert got == pytest.approx(want, abs=1e-10), t
+    assert erlang_a_truth(lam, 1.0, 2, patience, [klass["waiting_time"]["p90"]], join=join,
+                          states=states)[0] == pytest.approx(0.9, abs=1e-9)
 
 
 @pytest.mark.parametrize("lam, s, c, patience", [(4.0, 1.0, 3, 2.0), (1.5, 1.0, 1, 0.5), (12.0, 1.0, 10, 5.0)])

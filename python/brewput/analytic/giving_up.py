@@ -23,7 +23,7 @@ from ..errors import BrewputError
 from ..model import Model
 from . import sizing
 from .abandonment import Impatience, chain_states, finite_source, impatient
-from .laws.erlang_a import erlang_a_laws
+from .laws.birth_death import birth_death_laws
 from .network import Network
 from .one_station import OneStation, one_station, refusal, station_solution
 from .solution import Solution
@@ -81,8 +81,9 @@ def solve_giving_up(model: Model, net: Network, feature: str, site: str) -> Tupl
         chain = impatient(lam, s, c, join=join, beyond=beyond, patience=patience)
     method = _method(first.balk, patience, capacity, one.population)
     solution = _solution(net, one, chain, full=chain.at_end if length == capacity else 0.0, method=method)
-    if method == "erlang-a" and math.isfinite(patience):  # every class alike (FCFS): one law for all
-        laws = erlang_a_laws(lam, s, c, patience)
+    if not one.population:  # open: arrivals see the chain's time averages; every class alike (FCFS)
+        laws = birth_death_laws(lam, s, c, patience, lambda n: chance(n) if n < length else beyond,
+                                int(math.ceil(states)), method)
         solution.laws = {r: laws for r in range(len(net.classes))}
     return net, solution
 

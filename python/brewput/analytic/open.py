@@ -28,6 +28,7 @@ import numpy as np
 from ..errors import BrewputError
 from . import gim1, mg1k, queues, sizing, sjf
 from .laws.approximate import exponential_wait_laws
+from .laws.birth_death import birth_death_laws
 from .laws.gim1 import gim1_laws
 from .laws.mmc import mmc_laws
 from .mixed_poisson import mixture
@@ -274,12 +275,16 @@ APPROXIMATED = ("pollaczek-khinchine", "allen-cunneen")
 def _laws(net: Network, m: int, flow: np.ndarray, station: _Station) -> dict:
     """The waiting- and response-time laws of the one station of an open
     model: exact when it is M/M/c FCFS with Poisson arrivals (all classes then
-    share them) or GI/M/1 FCFS (one class); approximate (marked) at a FIFO
+    share them), M/M/c/K FCFS (those admitted) or GI/M/1 FCFS (one class); approximate (marked) at a FIFO
     station solved by Pollaczek-Khinchine or Allen-Cunneen."""
     lam = float(flow.sum())
     mean = float(flow @ net.service[:, m]) / lam
     if station.method == "gi-m-1":  # one class, whose mean response s / tau gives tau back
         laws = gim1_laws(mean, mean / float(station.response[flow > 0][0]))
+    elif station.method in ("mmck", "erlang-b") and station.exact and net.discipline[m] == "fifo":
+        k = int(net.capacity[m])  # an arrival finding k present is turned away
+        laws = birth_death_laws(lam, mean, int(net.servers[m]), math.inf, lambda n: float(n < k), k + 1,
+                                station.method)
     elif station.method in APPROXIMATED and net.discipline[m] == "fifo":
         wait = float(station.response[flow > 0][0] - net.service[flow > 0, m][0])  # FIFO: every class's
         first_service = {r: steps[0][2] for r, steps in enumerate(net.steps) if flow[r] > 0}  # the one visit
