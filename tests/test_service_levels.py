@@ -281,3 +281,18 @@ def _mmc_with_param():
     return Model.from_dict({"brewput": 1, "name": "m", "time_unit": "s", "params": {"c": 3},
                             "stations": {"s": {"servers": "${c}"}},
                             "classes": {"c": {"rate": 2.5, "route": [{"station": "s", "service": "exp(1)"}]}}})
+
+
+@pytest.mark.parametrize("command", ["simulate", "solve", "compare"])
+@pytest.mark.parametrize("option, says", [("--quantile=100", "--quantile 100: expected percents"),
+                                          ("--within=-1s", "--within -1s: expected times of at least 0")])
+def test_bad_asks_are_one_line_and_exit_2(command, option, says):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    mmc = Path(__file__).resolve().parent.parent / "examples" / "mmc.yaml"
+    done = subprocess.run([sys.executable, "-m", "brewput", command, str(mmc), option], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert says in done.stderr
