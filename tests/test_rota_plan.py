@@ -57,3 +57,14 @@ def test_a_rota_needs_a_day_and_a_known_method():
     objective = parse_objective("P(wait<=30s)>=80%", model)
     with pytest.raises(BrewputError, match="--rota: expected one of sipp, lag-sipp, psa, mol, exact"):
         plan_rota(model, [objective], "guess")
+
+
+def test_the_simulation_confirms_where_sipp_falls_short():
+    from brewput.planning.rota import confirm
+
+    model = brewput.Model.from_dict(RUSH)
+    objective = parse_objective(f"P(wait<=30s)>={TARGET:.0%}", model)
+    verdicts = confirm(model, "bar", [objective], [5, 14, 5, 5], replications=20, seed=1)
+    assert verdicts[2] == "broken"  # the transient says 0.389 of those served within 30 s, far below 0.8
+    exact = confirm(model, "bar", [objective], [4, 11, 9, 5], replications=20, seed=1)
+    assert "broken" not in exact

@@ -91,7 +91,7 @@ def plan_command(
     if shift is not None and rota is None:
         raise BrewputError("--shift: covers a planned rota with shifts; give --rota METHOD too")
     if rota is not None:
-        from ..planning.rota import judge, plan_rota
+        from ..planning.rota import confirm as confirm_rota, judge, plan_rota
         from ..planning.rota_shifts import shifts_of
         from ..report.day_table import rota_table
 
@@ -99,6 +99,9 @@ def plan_command(
         shifts = None if shift is None else shifts_of(loaded, planned.counts, shift)
         if shifts is not None:  # the rota shifts give, judged too
             shifts.held = [held for held, _ in judge(loaded, planned.station, objectives, shifts.covered)]
+        if confirm:  # the day simulated on the rota that will be worked
+            worked = planned.counts if shifts is None else shifts.covered
+            planned.simulated = confirm_rota(loaded, planned.station, objectives, worked, seed=seed)
         if as_json:
             print(json.dumps({**planned.as_dict(), **({"shifts": shifts.as_dict()} if shifts else {})}, indent=2))
         else:

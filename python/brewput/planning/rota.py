@@ -12,7 +12,8 @@ arrived in it, and of its time), by a method of solve's for a day:
   one fewer; it need not be the only minimal one.
 
 Every rota found is then judged interval by interval by the exact transient (held or
-broken), so that a user sees where an approximate rota falls short.
+broken), so that a user sees where an approximate rota falls short, and `confirm`
+simulates the day on it (held, broken or undecided by the 95 % intervals).
 """
 from __future__ import annotations
 
@@ -36,12 +37,15 @@ class RotaPlan:
     held: List[bool]                 # each interval by the exact transient
     worst: List[Dict[str, Optional[float]]] = field(default_factory=list)  # objective -> its figure, per interval
     server_hours: float = 0.0
+    simulated: Optional[List[str]] = None  # held, broken or undecided per interval, when confirmed
 
     def as_dict(self) -> dict:
+        simulated = self.simulated or [None] * len(self.counts)
         return {"method": self.method, "station": self.station, "server_hours": self.server_hours,
-                "intervals": [{"label": label, "servers": count, "held": held, "figures": figures}
-                              for label, count, held, figures in zip(self.labels, self.counts, self.held,
-                                                                       self.worst)]}
+                "intervals": [{"label": label, "servers": count, "held": held, "figures": figures,
+                               "simulated": verdict}
+                              for label, count, held, figures, verdict in zip(self.labels, self.counts, self.held,
+                                                                                self.worst, simulated)]}
 
 
 def plan_rota(model, objectives: Sequence, method: str = "exact") -> RotaPlan:
@@ -85,6 +89,24 @@ def judge(model, station: str, objectives, counts: List[int], by: str = "exact")
     except BrewputError:
         return [(False, {o.text: None for o in objectives})] * len(counts)
     return [_holds(objectives, interval) for interval in res["intervals"]]
+
+
+def confirm(model, station: str, objectives, counts: List[int], replications: int = 20, seed: int = 1) -> List[str]:
+    """Each interval of `counts` servers at `station` simulated (the whole day, with its
+    backlogs): held, broken or undecided, as each objective's 95 % interval lies wholly
+    on one side of its bound or across it (planning/slo.py's verdict); broken if any
+    objective is, else undecided if any is."""
+    from ..engine.simulate import simulate
+    from .slo import asked_by
+
+    edited = model.with_edits({f"stations.{station}.servers": [int(c) for c in counts]})
+    res = simulate(edited, seed=seed, replications=replications, **asked_by(objectives))
+    verdicts = []
+    for interval in res["intervals"]:
+        found = [objective.verdict(value, objective.interval(interval, name))
+                 for objective in objectives for name, value in objective.figures(interval)]
+        verdicts.append("broken" if "broken" in found else "undecided" if "undecided" in found else "held")
+    return verdicts
 
 
 def _holds(objectives, interval: dict):

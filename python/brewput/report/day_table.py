@@ -76,16 +76,19 @@ def _figure_of(waiting: dict, k: Optional[int]) -> str:
 def rota_table(plan, objectives, shifts=None) -> object:
     """A planned rota (planning/rota.py): servers per interval, each interval's figure for
     each objective and whether the exact transient says it holds there; with shifts
-    (planning/rota_shifts.py), those starting and on in each interval too."""
+    (planning/rota_shifts.py), those starting and on in each interval too; confirmed, the
+    simulation's verdict on the rota worked."""
     hours = "" if shifts is None else (f", in shifts {sum(shifts.covered) * plan.server_hours / sum(plan.counts):g} "
                                        f"server-hours ({shifts.over} server-intervals over the needs)")
     table = _table(f"rota for {plan.station} by {plan.method}: {plan.server_hours:g} server-hours{hours}, each "
                    "interval judged by the exact transient", ["interval", "servers",
                                                               *(o.text for o in objectives), "held",
                                                               *(["shifts starting", "on in shifts", "held in shifts"]
-                                                                if shifts else [])])
+                                                                if shifts else []),
+                                                              *(["simulated"] if plan.simulated else [])])
     for i, (label, count, held, figures) in enumerate(zip(plan.labels, plan.counts, plan.held, plan.worst)):
         table.add_row(label, str(count), *(number(figures[o.text]) for o in objectives), "held" if held else "broken",
                       *([str(shifts.starts[i]), str(shifts.covered[i]),
-                         "" if shifts.held is None else "held" if shifts.held[i] else "broken"] if shifts else []))
+                         "" if shifts.held is None else "held" if shifts.held[i] else "broken"] if shifts else []),
+                      *([plan.simulated[i]] if plan.simulated else []))
     return table
