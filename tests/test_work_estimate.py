@@ -197,3 +197,13 @@ def test_a_model_that_loses_some_keeps_its_count_when_the_pilot_ends_in_time():
     # M/M/1/3: the pilot of 2,000 customers ends well within its 0.1 s, so the count stands
     lossy = {**MM1, "stations": {"s": {"servers": 1, "buffer": 2}}}
     assert isinstance(estimate(lossy, customers=2_000, replications=1, threads=1), Work)
+
+
+def test_a_sweep_of_models_that_lose_customers_is_paced_too(tmp_path):
+    # a sweep samples each scenario's estimate; a paced one makes the sweep's line a pace
+    (tmp_path / "r.yaml").write_text(RENEGING.replace("population: 50", "population: '${n}'").replace(
+        "name: reneging at once", "name: reneging at once\nparams: {n: 50}"))
+    run = brewput("simulate", "r.yaml", "--sweep", "n=40,50", cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    (line,) = run.stderr.splitlines()
+    assert line.startswith("error: 2 scenarios needs ") and "pilot run" in line and "more than a day" in line

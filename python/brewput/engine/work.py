@@ -11,6 +11,7 @@ each); models with more features run slower, so the estimate is a floor.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from dataclasses import dataclass
@@ -77,11 +78,15 @@ def simulation_work(model: Model, settings: dict, threads: Optional[int] = None)
     return Work(events, events / EVENTS_PER_SECOND / parallel)
 
 
-def sweep_work(count: int, sampled: Sequence[Work], workers: int) -> Work:
-    """`count` scenarios' work from the works of some of them, on `workers` at once."""
-    mean = Work(math.fsum(w.events for w in sampled) / len(sampled),
-                math.fsum(w.seconds for w in sampled) / len(sampled) + SCENARIO_SECONDS)
-    return Work(mean.events * count, mean.seconds * count / max(1, workers))
+def sweep_work(count: int, sampled: Sequence, workers: int):
+    """`count` scenarios' work from the works of some of them, on `workers` at once:
+    a Work, or where a sampled one was paced by its pilot (engine/pilot.py) that
+    pace's kind, so the line said is how the sweep's time was found."""
+    seconds = (math.fsum(w.seconds for w in sampled) / len(sampled) + SCENARIO_SECONDS) * count / max(1, workers)
+    paced = [w for w in sampled if not isinstance(w, Work)]
+    if paced:
+        return dataclasses.replace(min(paced, key=lambda w: w.completed), seconds=seconds)
+    return Work(math.fsum(w.events for w in sampled) / len(sampled) * count, seconds)
 
 
 def sample_positions(count: int) -> range:
