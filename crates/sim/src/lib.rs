@@ -40,7 +40,7 @@ pub use brewput_measure::control::Control;
 pub use progress::{Customers, CustomersShown};
 pub use error::SimError;
 pub use giving_up::LOSS_REASONS;
-pub use model::{Assign, Class, CompiledModel, Discipline, Dist, OffShift, Policy, Preempt, Resource, Source, Station, Step, Take, Tie};
+pub use model::{Assign, Class, CompiledModel, Discipline, Dist, OffShift, Preempt, Resource, Source, Station, Step, Take};
 pub use distribution::PercentileDistribution;
 pub use histogram::{LogHistogram, RELATIVE_RESOLUTION};
 pub use run::{run, run_controlled};
@@ -49,7 +49,7 @@ pub use asked::{Answers, Asked};
 pub use settings::{RunSettings, Stop, Warmup};
 pub use stats::{ReplicationStats, PERCENTILES, SPECTRUM};
 pub use vocabulary::{
-    default_word, name_of, tying_policies, words, Feature, NotModelled, Word, MARKED, MAX_BALK_PROBABILITIES, MAX_BRANCH_DEPTH, MAX_SEED,
+    default_word, name_of, tying_policies, words, Feature, Policy, Tie, NotModelled, Word, MARKED, MAX_BALK_PROBABILITIES, MAX_BRANCH_DEPTH, MAX_SEED,
     NOT_MODELLED,
 };
 pub use summary::{t_critical, ClassSummary, Estimate, ResourceSummary, ServerTypeSummary, StationSummary, Summary, TimesEstimate, CONFIDENCE};

@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use crate::error::SimError;
 use crate::vocabulary::{
-    name_of, tying_policies, NotModelled, GIVING_UP_IN_A_FORK, MARKED, MAX_BALK_PROBABILITIES, MAX_BRANCH_DEPTH,
+    name_of, tying_policies, Policy, Tie, NotModelled, GIVING_UP_IN_A_FORK, MARKED, MAX_BALK_PROBABILITIES, MAX_BRANCH_DEPTH,
     PREEMPT_AT_TYPED_SERVERS, PREEMPT_WITH_RESOURCES,
 };
 
@@ -265,30 +265,6 @@ pub enum Balk {
     Threshold(u32),
     /// With probability `p[n]` when `n` wait; the last holds beyond the list.
     Probabilities(Vec<f64>),
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Policy {
-    #[default]
-    Random,
-    RoundRobin,
-    ShortestQueue,
-    PowerOfD,
-    LeastUtilized,
-    Shared,
-}
-
-/// How a dispatch chooses among branches its policy finds equal (as short, as
-/// idle, as open).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Tie {
-    /// The first in file order.
-    #[default]
-    First,
-    /// Each equally likely.
-    Random,
 }
 
 /// A distribution by its sampling parameters (the model language's mean-based

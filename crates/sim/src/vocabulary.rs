@@ -12,10 +12,11 @@
 
 use serde::de::value::{Error as ValueError, StrDeserializer};
 use serde::de::{DeserializeOwned, IntoDeserializer};
+use serde::Deserialize;
 use serde_aux::serde_introspection::serde_introspect;
 
 use crate::dispatch::{policies, PolicyType};
-use crate::model::{Assign, Discipline, OffShift, Policy, Preempt, Take, Tie};
+use crate::model::{Assign, Discipline, OffShift, Preempt, Take};
 
 /// Deepest nesting of forks and dispatches inside branches of forks and dispatches.
 pub const MAX_BRANCH_DEPTH: usize = 8;
@@ -191,6 +192,33 @@ impl Word for OffShift {
             ),
         }
     }
+}
+
+/// How a dispatch step chooses its branch: each word is a type of
+/// dispatch/policies.rs, named below (`Policy::implementation`), so a new policy is
+/// its type there and its variant, feature and type here.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    #[default]
+    Random,
+    RoundRobin,
+    ShortestQueue,
+    PowerOfD,
+    LeastUtilized,
+    Shared,
+}
+
+/// How a dispatch chooses among branches its policy finds equal (as short, as
+/// idle, as open).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tie {
+    /// The first in file order.
+    #[default]
+    First,
+    /// Each equally likely.
+    Random,
 }
 
 impl Word for Policy {

@@ -6,7 +6,8 @@ use std::cmp::Ordering;
 use rand::{Rng, RngCore};
 
 use super::policy::{Branches, DispatchPolicy, NewPolicy};
-use crate::model::{Step, Tie};
+use crate::model::Step;
+use crate::vocabulary::Tie;
 
 /// Of `candidates` (branches in file order), the one `order` ranks least; among
 /// equals the first under `Tie::First`, each equally likely under `Tie::Random`:
