@@ -1,7 +1,6 @@
 """The model language for time (docs/model-language.md, "Time"): the day, rates
 through the day, rotas and off_shift, parsed, refused with file:line, compiled
 for the engine, and in the JSON Schema."""
-import math
 
 import jsonschema
 import numpy as np
@@ -10,7 +9,6 @@ import yaml
 
 import brewput
 from brewput.errors import ModelError
-from brewput.model import Model
 from brewput.model.curve import Curve
 from brewput.model.schema import json_schema
 

@@ -1,6 +1,5 @@
 """planning/rota.py: the fewest servers per interval meeting every objective, checked
 interval by interval with the exact transient computed here."""
-import numpy as np
 import pytest
 
 import brewput

@@ -2,7 +2,6 @@
 every choice of starts enumerated by hand on a small day."""
 import itertools
 
-import numpy as np
 import pytest
 
 from brewput.errors import BrewputError

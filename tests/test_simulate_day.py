@@ -10,7 +10,7 @@ from scipy import integrate, stats
 import brewput
 from brewput.errors import OptionError
 from brewput.model import Model
-from brewput.model.timeline import Curve, Linear
+from brewput.model.timeline import Linear
 
 
 def day_model(day, stations, classes, time_unit="min"):

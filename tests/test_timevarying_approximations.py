@@ -2,7 +2,6 @@
 Erlang C and Erlang A where the rate and the servers do not move."""
 import math
 
-import numpy as np
 import pytest
 
 from brewput.analytic.abandonment import erlang_a

@@ -1,6 +1,5 @@
 """brewput solve on a model with a day: the per-interval answers are the solvers' own,
 each method named and marked, and what it cannot solve is refused in one line."""
-import math
 import subprocess
 import sys
 

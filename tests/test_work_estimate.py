@@ -1,7 +1,6 @@
 """Days of work are announced before they start (engine/work.py): the estimate
 counts the engine's events from the model, a run over a minute is said on
 stderr with its estimate, one over a day is refused in one line unless --yes."""
-import math
 import signal
 import subprocess
 import sys

@@ -180,7 +180,7 @@ def _counts(spec: Dict[str, Any], context: Dict, day: Optional[Day]) -> VaryingR
     """`{counts: file.csv, column: name}`: arrivals counted per interval -> rates."""
     unknown = set(spec) - {"counts", "column"}
     if unknown:
-        raise FieldError(f"unknown field (expected one of: counts, column)", sorted(unknown)[0])
+        raise FieldError("unknown field (expected one of: counts, column)", sorted(unknown)[0])
     file = spec["counts"]
     if not isinstance(file, str) or not file.strip():
         raise FieldError(f"expected a CSV file's name, got {show(file)}", "counts")
