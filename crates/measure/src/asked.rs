@@ -17,7 +17,17 @@ pub struct Asked {
     pub within_seconds: Vec<f64>,
 }
 
-/// A latency's answers, in the order asked: `(percent, seconds)` and `(seconds, share)`.
+/// The first of `quantiles` (percents) and `within` (times, in a unit written
+/// ` seconds`, or none) that no histogram can answer, said in a line: the one rule
+/// of what may be asked, for the simulator's times and the measured latencies alike.
+pub fn problem(quantiles: &[f64], within: &[f64], unit: &str) -> Option<String> {
+    if let Some(p) = quantiles.iter().find(|p| !(**p > 0.0 && **p < 100.0)) {
+        return Some(format!("quantiles: each is a percent above 0 and below 100, got {p}"));
+    }
+    within.iter().find(|t| !(**t >= 0.0 && t.is_finite())).map(|t| format!("within: each is a time of at least 0{unit}, got {t}"))
+}
+
+/// A histogram's answers, in the order asked: `(percent, seconds)` and `(seconds, share)`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Answers {
     pub quantiles: Vec<(f64, f64)>,
@@ -31,13 +41,7 @@ impl Asked {
 
     /// The first thing asked that no latency can answer, said in a line.
     pub fn problem(&self) -> Option<String> {
-        if let Some(p) = self.quantiles.iter().find(|p| !(**p > 0.0 && **p < 100.0)) {
-            return Some(format!("quantiles: each is a percent above 0 and below 100, got {p}"));
-        }
-        self.within_seconds
-            .iter()
-            .find(|t| !(**t >= 0.0 && t.is_finite()))
-            .map(|t| format!("within: each is a time of at least 0 seconds, got {t}"))
+        problem(&self.quantiles, &self.within_seconds, " seconds")
     }
 
     /// The answers of `latency` (None when it recorded nothing): each quantile

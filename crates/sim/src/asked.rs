@@ -18,22 +18,16 @@ pub struct Asked {
     pub within: Vec<f64>,
 }
 
-/// The answers of one histogram: `(percent, value)` and `(time, share)`, in the order asked.
-#[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct Answers {
-    pub quantiles: Vec<(f64, f64)>,
-    pub within: Vec<(f64, f64)>,
-}
+/// The answers of one histogram: `(percent, value)` and `(time, share)`, in the order
+/// asked, as the measuring core gives a latency's.
+pub use brewput_measure::asked::Answers;
 
 impl Asked {
     pub fn validate(&self) -> Result<(), SimError> {
-        if let Some(p) = self.quantiles.iter().find(|p| !(**p > 0.0 && **p < 100.0)) {
-            return Err(SimError::Input(format!("quantiles: each is a percent above 0 and below 100, got {p}")));
+        match brewput_measure::asked::problem(&self.quantiles, &self.within, "") {
+            Some(problem) => Err(SimError::Input(problem)),
+            None => Ok(()),
         }
-        if let Some(t) = self.within.iter().find(|t| !(**t >= 0.0 && t.is_finite())) {
-            return Err(SimError::Input(format!("within: each is a time of at least 0, got {t}")));
-        }
-        Ok(())
     }
 
     /// The answers from `histogram`: each quantile as `values_at` gives the
