@@ -101,28 +101,6 @@ BUFFERS = [
          {"m.yaml": "brewput: 1\nstations:\n  a: {}\n  b: {buffer: 2}\nclasses:\n  c:\n    rate: 0.5\n    route:\n"
                     "      - {station: a, service: 1}\n      - {station: b, service: 1}\n"},
          names=["m.yaml", "stations.b.buffer", "inside a network of 2 stations"]),
-    Case("solve-buffer-closed-network", ["solve", "m.yaml"],
-         {"m.yaml": "brewput: 1\nstations:\n  a: {buffer: 0}\n  b: {}\nclasses:\n  c:\n    population: 5\n    route:\n"
-                    "      - {station: a, service: 1}\n      - {station: b, service: 1}\n"},
-         names=["stations.a.buffer", "blocking after service"]),
-    Case("solve-buffer-beside-other-classes", ["solve", "m.yaml"],
-         {"m.yaml": "brewput: 1\nstations:\n  a: {buffer: 1}\n  b: {}\nclasses:\n"
-                    "  c:\n    population: 5\n    route:\n      - {station: a, service: 1}\n"
-                    "  d:\n    population: 5\n    route:\n      - {station: b, service: 2}\n"},
-         names=["stations.a.buffer", "while other classes use b"]),
-    Case("solve-buffer-open-and-closed", ["solve", "m.yaml"],
-         {"m.yaml": "brewput: 1\nstations:\n  a: {buffer: 1}\nclasses:\n"
-                    "  c:\n    population: 5\n    route:\n      - {station: a, service: 1}\n"
-                    "  o:\n    rate: 0.1\n    route:\n      - {station: a, service: 2}\n"},
-         names=["stations.a.buffer", "shared by open and closed classes"]),
-    Case("solve-buffer-revisited", ["solve", "m.yaml"],
-         {"m.yaml": "brewput: 1\nstations:\n  a: {buffer: 1}\nclasses:\n  c:\n    population: 5\n    route:\n"
-                    "      - {station: a, service: 1}\n      - {station: a, service: 2}\n"},
-         names=["stations.a.buffer", "visits 2 times per cycle"]),
-    Case("solve-buffer-open-feedback", ["solve", "m.yaml"],
-         {"m.yaml": "brewput: 1\nstations:\n  a: {buffer: 1}\nclasses:\n  c:\n    rate: 0.2\n    route:\n"
-                    "      - {id: x, station: a, service: 1, next: {x: 0.5, exit: 0.5}}\n"},
-         names=["station a", "visited more than once per customer"]),
     Case("solve-method-on-outside-buffer", ["solve", "m.yaml", "--method", "linearizer"],
          {"m.yaml": one_station("buffer: 1", "population: 5", "exp(1)")}, names=["--method linearizer", "waiting outside"]),
 ]

@@ -54,7 +54,9 @@ def test_solve_table_names_the_method():
 
 
 @pytest.mark.parametrize("args, message", [
-    (["solve", "examples/coffee/finelocking.yaml"], "simultaneous possession) has no exact analytic solution here; use brewput simulate"),
+    (["solve", "examples/starbucks/fifo.yaml"], "a finite buffer inside a network of 2 stations (a job that finds it "
+                                                "full blocks the server it leaves: blocking after service) has no "
+                                                "analytic method here; use brewput simulate"),
     (["solve", "examples/mmc.yaml", "--method", "magic"], "--method: expected one of"),
     (["solve", "examples/mmc.yaml", "--sweep", "c=2..3", "--method", "magic"], "error: --method: expected one of"),
     (["solve", "examples/mmc.yaml", "--method", "approx"], "error: --method approx: open networks are solved exactly "

@@ -220,7 +220,8 @@ def _solved_station(net, sol, m: int) -> dict:
         "utilization": None if delay else float(per_class_busy.sum()),
         "busy_servers": busy,
         "queue_length": present,
-        "waiting": max(0.0, present - busy) if _queues_at(net, m) else 0.0,
+        "waiting": (float(sol.station_waiting[m]) if sol.station_waiting is not None
+                    else max(0.0, present - busy) if _queues_at(net, m) else 0.0),
         "response_time": float(served_time) if served_time is not None else present / throughput if throughput > 0
         else None,
         "throughput": throughput,
@@ -243,7 +244,8 @@ def solution_results(model, net, sol, bounds: Optional[dict] = None, asked: Opti
         "classes": {name: _solved_class(net, sol, r, model.classes[name].measures, asked or {})
                     for r, name in enumerate(net.classes)},
         "stations": {name: _solved_station(net, sol, m) for m, name in enumerate(net.stations)},
-        "resources": {},
+        # Plain floats: a method's numpy scalars would compare into numpy booleans, which JSON cannot write.
+        "resources": {name: {k: float(v) for k, v in figures.items()} for name, figures in sol.resources.items()},
         "bounds": bounds or {},
         "notes": list(sol.notes),
         "warnings": [],

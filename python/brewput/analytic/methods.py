@@ -3,8 +3,10 @@ can list them in its help without importing numpy."""
 from ..errors import OptionError
 
 #: "mva" is "mva-exact", "exact" the exact method that fits the network at any
-#: cost, "approx" the approximation that "auto" would choose.
-METHODS = ("auto", "exact", "approx", "mva", "mva-exact", "convolution", "bard-schweitzer", "linearizer")
+#: cost, "approx" the approximation that "auto" would choose, "ctmc" the model's
+#: Markov chain (analytic/chain/).
+METHODS = ("auto", "exact", "approx", "mva", "mva-exact", "convolution", "bard-schweitzer", "linearizer", "ctmc")
+CHAIN = "ctmc"
 #: A model with a day (analytic/timevarying/day_model.py), each as the results name it:
 #: auto and exact are the exact transient, approx is MOL.
 DAY_METHODS = {"auto": "transient", "exact": "transient", "transient": "transient", "approx": "mol",
@@ -15,3 +17,9 @@ def check_method(method: str) -> None:
     """Refuses a method that is not one of METHODS."""
     if method not in METHODS:
         raise OptionError("method", f"expected one of {', '.join(METHODS)}, got {method!r}")
+
+
+def check_max_states(max_states) -> None:
+    """Refuses a limit on the chain's states that is not a positive whole number."""
+    if max_states is not None and (isinstance(max_states, bool) or not isinstance(max_states, int) or max_states < 1):
+        raise OptionError("max_states", f"expected a positive whole number of states, got {max_states!r}")

@@ -89,6 +89,12 @@ class Network:
 def network_of(model: Model) -> Network:
     """The model's queueing network, or Unsupported naming the feature in the way."""
     check_supported(model)
+    return network(model)
+
+
+def network(model: Model) -> Network:
+    """The model's queueing network, whatever its features (for the Markov chain,
+    which follows the model itself and reads here only its visits and demands)."""
     stations = tuple(model.stations)
     index = {name: m for m, name in enumerate(stations)}
     classes = tuple(model.classes)

@@ -17,6 +17,10 @@ class Unsupported(BrewputError):
     suggests `brewput simulate`."""
 
 
+class ChainDoesNotFollow(Unsupported):
+    """A model feature the state-space engine (analytic/chain/) does not follow yet."""
+
+
 def refusal(model: Model, feature: str, site: str, condition: str, problem: str) -> Unsupported:
     """`feature`, first used at `site`, refused: it is exact here only under
     `condition`, which the model breaks by `problem`."""

@@ -107,6 +107,16 @@ def simulate(
     single_run_outputs(model, params, res, output, report, hgrm)
 
 
+#: The most states of a model's Markov chain (solve --method ctmc, or auto where it builds one).
+MaxStatesOption = WholeOption(None, "--max-states", help="The most states of the model's Markov chain (--method ctmc, "
+                                                           "or auto where no formula answers).  [default: 1,000,000]")
+
+
+def solve_options(method: str, max_states: Optional[int]) -> dict:
+    """solve's options as the engine takes them (max_states only when given)."""
+    return {"method": method, **({} if max_states is None else {"max_states": max_states})}
+
+
 @app.command()
 @user_errors
 def solve(
@@ -114,6 +124,7 @@ def solve(
     set_: List[str] = SetOption,
     method: str = typer.Option("auto", help=f"The analytic method: {' | '.join(METHODS)}; for a model with a "
                                             f"day: {' | '.join(DAY_METHODS)}."),
+    max_states: Optional[int] = MaxStatesOption,
     as_json: bool = typer.Option(False, "--json", help="Print the results schema as JSON."),
     quantile: List[str] = QuantileOption,
     within: List[str] = WithinOption,
@@ -131,12 +142,12 @@ def solve(
     asked = _asked(model, params, quantile, within)
     if sweep_:
         runner = prepare(output, report, executor, scheduler, workers)
-        record, scenarios = sweep_record(model, params, sweep_, "solve", {"method": method, **asked})
+        record, scenarios = sweep_record(model, params, sweep_, "solve", {**solve_options(method, max_states), **asked})
         run_experiment(record, scenarios, runner, output=output, report=report, quiet=as_json,
                        show=show_sweep(as_json))
         return
     single_run_checks(output, report, executor, scheduler, workers)
-    res = run_solve(model, params=params, method=method, **asked)
+    res = run_solve(model, params=params, method=method, max_states=max_states, **asked)
     if as_json:
         print(json.dumps(res, indent=2))
     else:
@@ -179,6 +190,7 @@ def compare(
     model: Path = typer.Argument(..., help="Model file (YAML)."),
     set_: List[str] = SetOption,
     method: str = typer.Option("auto", help=f"The analytic method: {' | '.join(METHODS)}."),
+    max_states: Optional[int] = MaxStatesOption,
     seed: int = WholeOption(1, "--seed", help="Random seed of the simulation."),
     replications: int = WholeOption(5, "--replications", help="Replications of the simulation."),
     customers: Optional[int] = WholeOption(None, "--customers",
@@ -203,7 +215,7 @@ def compare(
 
     if load(model, params=params).day is not None:
         return _compare_day(model, params, asked, as_json, seed=seed, replications=replications)
-    analytic = run_solve(model, params=params, method=method, **asked)
+    analytic = run_solve(model, params=params, method=method, max_states=max_states, **asked)
     with progress_bar(enabled=not as_json, steps=False) as progress:
         simulated = run_simulation(model, params=params, seed=seed, replications=replications,
                                    customers=customers, progress=progress, **asked)

@@ -9,8 +9,8 @@ from ..errors import Field, OptionError
 from ..model import Model, as_model
 from ..results import solution_results
 from ..analytic.feasibility import check_cycles_take_time
-from ..analytic.methods import check_method
-from ..analytic.support import check_measures, check_supported
+from ..analytic.methods import CHAIN, check_max_states, check_method
+from ..analytic.support import ChainDoesNotFollow, Unsupported, check_measures, check_supported
 
 def solve(
     model: Union[Model, str, os.PathLike],
@@ -19,6 +19,7 @@ def solve(
     method: str = "auto",
     quantiles: Sequence[float] = (),
     within: Sequence[float] = (),
+    max_states: Optional[int] = None,
 ) -> dict:
     """Solves `model` analytically and returns the results dict (docs/results.md),
     with `engine: "solve"` and every figure marked exact or approximate.
@@ -28,10 +29,13 @@ def solve(
     response times, read off their laws where solve knows them (each class's
     `law` says exact or how approximated; None where unknown).
 
-    Raises `Unsupported` (a BrewputError) naming the model feature that no
-    analytic method covers.
+    `method="ctmc"` builds the model's Markov chain (at most `max_states` states,
+    default analytic/chain/sizing.DEFAULT_MAX_STATES); `auto` builds it where no
+    other method answers. Raises `Unsupported` (a BrewputError) naming the model
+    feature that no analytic method covers, or the chain's size.
     """
     asked = percentiles.asked(quantiles, within)
+    check_max_states(max_states)
     model = as_model(model, params)
     if model.day is not None:  # through the day, per interval (analytic/timevarying/), its own methods
         from ..analytic.timevarying.day_model import solve_day
@@ -39,6 +43,21 @@ def solve(
         return solve_day(model, method, asked)
     check_method(method)
     check_cycles_take_time(model)
+    if method == CHAIN:
+        return _solve_chain(model, max_states, asked)
+    try:
+        return _solve_by_formula(model, method, asked)
+    except Unsupported as refused:
+        if method != "auto":
+            raise
+        try:
+            return _solve_chain(model, max_states, asked)
+        except ChainDoesNotFollow:
+            raise refused from None
+
+
+def _solve_by_formula(model: Model, method: str, asked) -> dict:
+    """The model by the methods of queueing theory, or Unsupported."""
     check_supported(model)
     check_measures(model)
     # The methods are numpy arrays: imported once the model is known to be solvable,
@@ -61,6 +80,21 @@ def solve(
     # A closed class with a loss probability has customers who balk or renege.
     gives_up = None if sol.loss_probability is None else ~net.is_open
     return solution_results(model, net, sol, network_bounds(net, gives_up), asked)
+
+
+def _solve_chain(model: Model, max_states: Optional[int], asked) -> dict:
+    """The model by its Markov chain (analytic/chain/), or Unsupported."""
+    try:
+        check_measures(model)
+    except Unsupported as e:
+        raise ChainDoesNotFollow(str(e)) from None
+    from ..analytic.bounds import network_bounds
+    from ..analytic.chain.solve import solve_chain
+    from ..analytic.network import network
+
+    net = network(model)
+    sol = solve_chain(model, net, max_states)
+    return solution_results(model, net, sol, network_bounds(net), asked)
 
 
 def _solve_network(net, method: str):

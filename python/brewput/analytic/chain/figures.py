@@ -1,0 +1,70 @@
+"""The results of a solved chain: time averages over its states, and by Little's
+law the times, counted as the simulator counts them (simulation.rs): a station
+holds its waiting, served and blocked jobs, a blocked job holds its server (no
+other job starts there) but is not serving (utilization) and gave its tokens
+back, and a customer's waiting time is its time in queues and outside a full
+station, not its time blocked.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict
+
+import numpy as np
+
+from .floor import Floor
+from .generate import OUTSIDE, Chain
+
+
+@dataclass
+class Averages:
+    """Time averages, per class c and station m."""
+    #: (R,) completions per time unit.
+    throughput: np.ndarray
+    #: (R,) arrivals turned away per time unit (open classes at a full first station).
+    lost: np.ndarray
+    #: (R, M) jobs present: waiting, in service and blocked.
+    present: np.ndarray
+    #: (R, M) jobs in service.
+    busy: np.ndarray
+    #: (R, M) jobs blocked after service on a server here (waiting for room at their next station).
+    blocked: np.ndarray
+    #: (R, M) jobs waiting for a server.
+    waiting: np.ndarray
+    #: (R,) jobs waiting outside a full station (closed customers after their think).
+    outside: np.ndarray
+    #: (K,) tokens held per resource.
+    in_use: np.ndarray
+
+
+def averages(floor: Floor, chain: Chain, pi: np.ndarray) -> Averages:
+    n_classes, n_stations = len(floor.classes), len(floor.stations)
+    present = np.zeros((n_classes, n_stations))
+    busy = np.zeros((n_classes, n_stations))
+    blocked = np.zeros((n_classes, n_stations))
+    waiting = np.zeros((n_classes, n_stations))
+    outside = np.zeros(n_classes)
+    in_use = np.zeros(len(floor.tokens))
+    for p, (_, queue, serving, lines) in zip(pi, chain.states):
+        if p == 0:
+            continue
+        for m, c, _ in queue:
+            waiting[c, m] += p
+        for m, entries in enumerate(serving):
+            for c, step, _ in entries:
+                busy[c, m] += p
+                for r in floor.classes[c].steps[step].uses:
+                    in_use[r] += p
+        for line in lines:
+            for source, c, _ in line:
+                if source == OUTSIDE:
+                    outside[c] += p
+                else:
+                    blocked[c, source] += p
+    present = waiting + busy + blocked
+    return Averages(pi @ chain.completions, pi @ chain.losses, present, busy, blocked, waiting, outside, in_use)
+
+
+def resource_figures(floor: Floor, names, avg: Averages) -> Dict[str, dict]:
+    return {name: {"utilization": float(avg.in_use[r] / floor.tokens[r]), "in_use": float(avg.in_use[r])}
+            for r, name in enumerate(names)}

@@ -1,0 +1,138 @@
+"""The compiled model (docs/compiled-model.md) as the chain reads it: stations,
+tokens, classes and their steps, every time law as phases (phases.py).
+
+Why a file of its own: this is the one interface between the model and the
+state space's generation (generate.py), plain numbers and tuples, so that the
+generation can move to Rust with its input unchanged. What the chain does not
+model yet is refused here, by field, before anything is built.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Optional, Tuple
+
+from ..support import ChainDoesNotFollow
+from .phases import PhaseType, phase_type
+
+#: The disciplines whose order the chain follows (the head of a station's queue).
+DISCIPLINES = ("fifo", "priority")
+
+
+@dataclass(frozen=True)
+class Step:
+    station: int
+    #: The service as phases; None for a service of 0 (refused for now).
+    service: PhaseType
+    uses: Tuple[int, ...]
+    #: (next step or None for the exit, probability), probabilities above 0.
+    routes: Tuple[Tuple[Optional[int], float], ...]
+
+
+@dataclass(frozen=True)
+class JobClass:
+    name: str
+    priority: int
+    #: Open: arrivals per time unit (Poisson); None for a closed class.
+    rate: Optional[float]
+    #: Closed: customers; 0 for an open class.
+    population: int
+    #: Closed: the think time as phases; None for a think of 0 (back at once).
+    think: Optional[PhaseType]
+    steps: Tuple[Step, ...]
+
+    @property
+    def is_open(self) -> bool:
+        return self.rate is not None
+
+
+@dataclass(frozen=True)
+class Floor:
+    stations: Tuple[str, ...]
+    #: Servers per station; None for infinitely many.
+    servers: Tuple[Optional[int], ...]
+    #: Most jobs present per station; None when unbounded.
+    capacity: Tuple[Optional[int], ...]
+    discipline: Tuple[str, ...]
+    tokens: Tuple[int, ...]
+    classes: Tuple[JobClass, ...]
+
+    @property
+    def laws(self):
+        """Every law of the model as phases: the services, then the thinks."""
+        for job in self.classes:
+            yield from (step.service for step in job.steps)
+            if job.think is not None:
+                yield job.think
+
+    @property
+    def exact(self) -> bool:
+        return all(law.exact for law in self.laws)
+
+    @property
+    def fits(self) -> Tuple[str, ...]:
+        """How the laws that are not phase-type were replaced, each once."""
+        return tuple(dict.fromkeys(law.fit for law in self.laws if not law.exact))
+
+    @cached_property
+    def tokens_bind(self) -> bool:
+        """Whether a job can ever wait for tokens: a resource has fewer tokens than
+        the jobs that could hold one at once (then the order in which jobs came, across
+        stations, says who gets a freed token, and the chain keeps it)."""
+        for r, tokens in enumerate(self.tokens):
+            users = [job for job in self.classes if any(r in step.uses for step in job.steps)]
+            if any(job.is_open for job in users) or sum(job.population for job in users) > tokens:
+                return True
+        return False
+
+
+def floor_of(compiled: dict, where: str, constant_phases: int) -> Floor:
+    """The chain's view of a compiled model, or Unsupported naming the field the
+    chain does not follow yet."""
+    def refuse(field: str, problem: str) -> ChainDoesNotFollow:
+        return ChainDoesNotFollow(f"{where}: {field}: {problem} is not in the state-space engine (--method ctmc) yet; "
+                           f"use brewput simulate")
+
+    stations = compiled["stations"]
+    for s in stations:
+        field = f"stations.{s['name']}"
+        if s.get("server_types"):
+            raise refuse(f"{field}.servers", "typed servers")
+        if s.get("preempt"):
+            raise refuse(f"{field}.preempt", "preemption")
+        if s["discipline"] not in DISCIPLINES:
+            raise refuse(f"{field}.discipline", f"discipline {s['discipline']}")
+    classes = []
+    for c in compiled["classes"]:
+        field = f"classes.{c['name']}"
+        source = c["source"]
+        steps = []
+        for i, step in enumerate(c["steps"]):
+            if "kind" in step:
+                raise refuse(f"{field}.route", f"a {step['kind']} step")
+            if "balk" in step or "patience" in step:
+                raise refuse(f"{field}.route[{i}]", "balking and patience")
+            service = phase_type(step["service"], constant_phases)
+            if service is None:
+                raise refuse(f"{field}.route[{i}].service", "a service time of 0")
+            routes = tuple((target, p) for target, p in step["next"] if p > 0)
+            steps.append(Step(step["station"], service, tuple(step["uses"]), routes))
+        if source["kind"] == "open":
+            law = source["interarrival"]
+            if law["kind"] != "exp":
+                raise refuse(f"{field}.arrivals", "arrivals other than Poisson")
+            if any(stations[st.station]["capacity"] is None for st in steps):
+                raise refuse(f"{field}.route", "an open class at a station of unbounded buffer")
+            rate, population, think = 1 / law["mean"], 0, None
+        else:
+            rate, population = None, source["population"]
+            think = phase_type(source["think"], constant_phases)
+        classes.append(JobClass(c["name"], c["priority"], rate, population, think, tuple(steps)))
+    return Floor(
+        stations=tuple(s["name"] for s in stations),
+        servers=tuple(s["servers"] for s in stations),
+        capacity=tuple(s["capacity"] for s in stations),
+        discipline=tuple(s["discipline"] for s in stations),
+        tokens=tuple(r["tokens"] for r in compiled["resources"]),
+        classes=tuple(classes),
+    )
