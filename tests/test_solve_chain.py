@@ -265,3 +265,41 @@ def test_the_command_line_takes_max_states(tmp_path):
     run = subprocess.run([sys.executable, "-m", "brewput", "solve", "examples/mmc.yaml", "--max-states", "0"],
                          capture_output=True, text=True)
     assert run.returncode == 2 and "--max-states" in run.stderr and "positive whole number" in run.stderr
+
+
+def test_an_unbounded_open_station_is_truncated_below_1e12_and_is_erlang_c_to_1e9():
+    m = model({"s": {"servers": 2}}, {"c": {"rate": 1.5, "route": [{"station": "s", "service": "exp(1)"}]}})
+    chain, erlang = brewput.solve(m, method="ctmc"), brewput.solve(m)
+    assert erlang["method"] == "erlang-c" and chain["classes"]["c"]["exact"]
+    assert "open arrivals truncated at" in " ".join(chain["notes"]) and "loss_probability" not in chain["classes"]["c"]
+    for times in ("response_time", "waiting_time"):
+        assert close(chain["classes"]["c"][times]["mean"], erlang["classes"]["c"][times]["mean"], 1e-9)
+    assert close(chain["stations"]["s"]["queue_length"], erlang["stations"]["s"]["queue_length"], 1e-9)
+
+
+def test_an_open_jackson_network_by_its_chain_is_jackson_to_1e9():
+    m = model({"a": {"servers": 1}, "b": {"servers": 1}},
+              {"c": {"rate": 0.5, "route": [{"id": "a", "station": "a", "service": "exp(0.8)"},
+                                            {"station": "b", "service": "exp(1)", "next": {"a": 0.2, "exit": 0.8}}]}})
+    chain, jackson = brewput.solve(m, method="ctmc"), brewput.solve(m)
+    assert jackson["method"] == "jackson"
+    assert close(chain["classes"]["c"]["response_time"]["mean"], jackson["classes"]["c"]["response_time"]["mean"], 1e-9)
+    for name in ("a", "b"):
+        assert close(chain["stations"][name]["queue_length"], jackson["stations"][name]["queue_length"], 1e-9)
+
+
+def test_m_ek_1_is_pollaczek_khinchine_exactly_and_m_d_1_by_its_last_k():
+    def pk_wait(lam, mean, scv):
+        rho = lam * mean
+        return rho * mean * (1 + scv) / 2 / (1 - rho)
+
+    erlang = model({"s": {}}, {"c": {"rate": 0.7, "route": [{"station": "s", "service": "erlang(4, 1)"}]}})
+    res = brewput.solve(erlang, method="ctmc")
+    assert res["classes"]["c"]["exact"]
+    assert close(res["classes"]["c"]["waiting_time"]["mean"], pk_wait(0.7, 1, 1 / 4), 1e-9)
+    constant = model({"s": {}}, {"c": {"rate": 0.7, "route": [{"station": "s", "service": 1}]}})
+    res = brewput.solve(constant, method="ctmc")
+    k = int(res["notes"][0].split("as Erlang-")[1].split()[0])
+    assert not res["classes"]["c"]["exact"] and k >= 16
+    # The chain at Erlang-k is M/E_k/1 exactly, within (1 - 1/k) / 2 of M/D/1's wait.
+    assert close(res["classes"]["c"]["waiting_time"]["mean"], pk_wait(0.7, 1, 1 / k), 1e-9)

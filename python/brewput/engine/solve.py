@@ -9,7 +9,7 @@ from ..errors import Field, OptionError
 from ..model import Model, as_model
 from ..results import solution_results
 from ..analytic.feasibility import check_cycles_take_time
-from ..analytic.methods import CHAIN, check_max_states, check_method
+from ..analytic.methods import AUTO_MAX_STATES, CHAIN, check_max_states, check_method
 from ..analytic.support import ChainDoesNotFollow, Unsupported, check_measures, check_supported
 
 def solve(
@@ -50,8 +50,9 @@ def solve(
     except Unsupported as refused:
         if method != "auto":
             raise
-        try:
-            return _solve_chain(model, max_states, asked)
+        try:  # unasked, a chain small enough to answer at once (generation is Python yet), untruncated
+            return _solve_chain(model, AUTO_MAX_STATES if max_states is None else max_states, asked,
+                                truncate=False)
         except ChainDoesNotFollow:
             raise refused from None
 
@@ -82,7 +83,7 @@ def _solve_by_formula(model: Model, method: str, asked) -> dict:
     return solution_results(model, net, sol, network_bounds(net, gives_up), asked)
 
 
-def _solve_chain(model: Model, max_states: Optional[int], asked) -> dict:
+def _solve_chain(model: Model, max_states: Optional[int], asked, truncate: bool = True) -> dict:
     """The model by its Markov chain (analytic/chain/), or Unsupported."""
     try:
         check_measures(model)
@@ -93,7 +94,7 @@ def _solve_chain(model: Model, max_states: Optional[int], asked) -> dict:
     from ..analytic.network import network
 
     net = network(model)
-    sol = solve_chain(model, net, max_states)
+    sol = solve_chain(model, net, max_states, truncate)
     return solution_results(model, net, sol, network_bounds(net), asked)
 
 

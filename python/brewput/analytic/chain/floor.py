@@ -56,6 +56,16 @@ class Floor:
     discipline: Tuple[str, ...]
     tokens: Tuple[int, ...]
     classes: Tuple[JobClass, ...]
+    #: The most jobs of open classes in the system at once, where one of them visits a
+    #: station of unbounded buffer: an arrival beyond is cut off (truncated), which the
+    #: solution keeps below a bound (solve.py); None where every station is finite.
+    open_limit: Optional[int] = None
+
+    @cached_property
+    def unbounded(self) -> bool:
+        """Whether an open class can pile up without end (it needs `open_limit`)."""
+        return any(job.is_open and any(self.capacity[step.station] is None for step in job.steps)
+                   for job in self.classes)
 
     @property
     def laws(self):
@@ -76,19 +86,31 @@ class Floor:
 
     @cached_property
     def tokens_bind(self) -> bool:
-        """Whether a job can ever wait for tokens: a resource has fewer tokens than
-        the jobs that could hold one at once (then the order in which jobs came, across
-        stations, says who gets a freed token, and the chain keeps it)."""
+        """Whether a job can ever wait for tokens: a resource has fewer tokens than the
+        jobs that could hold one at once (at most the servers of the stations whose steps
+        use it, and the closed customers who take those steps). Then the order in which
+        jobs came, across those stations, says who gets a freed token, and the chain
+        keeps it."""
         for r, tokens in enumerate(self.tokens):
             users = [job for job in self.classes if any(r in step.uses for step in job.steps)]
-            if any(job.is_open for job in users) or sum(job.population for job in users) > tokens:
+            stations = {step.station for job in users for step in job.steps if r in step.uses}
+            servers = sum(float("inf") if self.servers[m] is None else self.servers[m] for m in stations)
+            customers = float("inf") if any(job.is_open for job in users) else sum(job.population for job in users)
+            if min(servers, customers) > tokens:
                 return True
         return False
 
+    @cached_property
+    def token_stations(self) -> frozenset:
+        """The stations where a step holds tokens: their waiting jobs' order across
+        stations matters where tokens bind."""
+        return frozenset(step.station for job in self.classes for step in job.steps if step.uses)
 
-def floor_of(compiled: dict, where: str, constant_phases: int) -> Floor:
+
+def floor_of(compiled: dict, where: str, constant_phases: int, truncate: bool = True) -> Floor:
     """The chain's view of a compiled model, or Unsupported naming the field the
-    chain does not follow yet."""
+    chain does not follow yet. Without `truncate`, an open class that can pile up
+    without end is refused (auto builds no truncated chain unasked)."""
     def refuse(field: str, problem: str) -> ChainDoesNotFollow:
         return ChainDoesNotFollow(f"{where}: {field}: {problem} is not in the state-space engine (--method ctmc) yet; "
                            f"use brewput simulate")
@@ -121,8 +143,8 @@ def floor_of(compiled: dict, where: str, constant_phases: int) -> Floor:
             law = source["interarrival"]
             if law["kind"] != "exp":
                 raise refuse(f"{field}.arrivals", "arrivals other than Poisson")
-            if any(stations[st.station]["capacity"] is None for st in steps):
-                raise refuse(f"{field}.route", "an open class at a station of unbounded buffer")
+            if not truncate and any(stations[st.station]["capacity"] is None for st in steps):
+                raise refuse(f"{field}.route", "an open class at a station of unbounded buffer, unasked")
             rate, population, think = 1 / law["mean"], 0, None
         else:
             rate, population = None, source["population"]

@@ -52,6 +52,9 @@ class Chain:
     completions: np.ndarray
     #: (S, R) per state, the rate at which arrivals of each open class are turned away (full).
     losses: np.ndarray
+    #: (S, R) per state, the rate at which arrivals of each open class are cut off by the
+    #: truncation (Floor.open_limit): not the model's losses, the chain's error.
+    truncated: np.ndarray
 
 
 class _Work:
@@ -208,8 +211,13 @@ class _Work:
                     choices.append((("serve", m, j), floor.classes[c].steps[step].service.starts))
         for c in self.new_thinkers:
             choices.append((("think", c), floor.classes[c].think.starts))
-        # Across stations the order of arrival matters only to who takes a freed token.
-        queue = tuple(self.queue) if floor.tokens_bind else tuple(sorted(self.queue, key=lambda e: e[0]))
+        # Across stations the order of arrival matters only to who takes a freed token:
+        # kept among the stations whose steps hold tokens, where tokens can run short.
+        by_station = sorted(self.queue, key=lambda e: e[0])  # stable: each station's own order kept
+        if floor.tokens_bind:
+            by_station = ([e for e in self.queue if e[0] in floor.token_stations]
+                          + [e for e in by_station if e[0] not in floor.token_stations])
+        queue = tuple(by_station)
         lines = tuple(tuple(line) for line in self.lines)
         results = []
         for picks in itertools.product(*(options for _, options in choices)):
@@ -264,8 +272,12 @@ def _events(floor: Floor, state: tuple):
                     work.thinking[c][p] -= 1
                     work.closed_arrival(c)
                     yield n * rate, work, None
+    at_limit = floor.open_limit is not None and _open_jobs(floor, state) >= floor.open_limit
     for c, job in enumerate(floor.classes):
         if job.is_open:
+            if at_limit:
+                yield job.rate, "truncated", c
+                continue
             work = _Work(floor, state)
             if not work.has_room(work.station_of(c, 0), False):
                 yield job.rate, "lost", c
@@ -291,6 +303,14 @@ def _events(floor: Floor, state: tuple):
                     yield n * rate * p, work, None
 
 
+def _open_jobs(floor: Floor, state: tuple) -> int:
+    """The jobs of open classes in the system."""
+    _, queue, serving, lines = state
+    is_open = [job.is_open for job in floor.classes]
+    return (sum(is_open[c] for _, c, _ in queue) + sum(is_open[e[0]] for s in serving for e in s)
+            + sum(is_open[c] for line in lines for _, c, _ in line))
+
+
 def generate(floor: Floor, max_states: int) -> Chain:
     """The chain of `floor`, or TooManyStates once more than `max_states` are found."""
     start = initial_state(floor)
@@ -302,6 +322,7 @@ def generate(floor: Floor, max_states: int) -> Chain:
     n_classes = len(floor.classes)
     completions: List[List[float]] = []
     losses: List[List[float]] = []
+    truncated: List[List[float]] = []
 
     def find(state: tuple) -> int:
         i = index.get(state)
@@ -316,9 +337,13 @@ def generate(floor: Floor, max_states: int) -> Chain:
     while s < len(states):
         done = [0.0] * n_classes
         lost = [0.0] * n_classes
+        cut = [0.0] * n_classes
         for rate, work, other in _events(floor, states[s]):
             if work == "lost":
                 lost[other] += rate
+                continue
+            if work == "truncated":
+                cut[other] += rate
                 continue
             if work is None:
                 rows.append(s), cols.append(find(other)), rates.append(rate)
@@ -330,9 +355,10 @@ def generate(floor: Floor, max_states: int) -> Chain:
                 rows.append(s), cols.append(find(state)), rates.append(rate * p)
         completions.append(done)
         losses.append(lost)
+        truncated.append(cut)
         s += 1
     n = len(states)
     q = sp.coo_matrix((rates, (rows, cols)), shape=(n, n)).tocsr()
     q.setdiag(q.diagonal() - np.asarray(q.sum(axis=1)).ravel())  # self-loops cancel out
-    return Chain(states, q.tocsr(), np.array(completions).reshape(n, n_classes),
-                 np.array(losses).reshape(n, n_classes))
+    return Chain(states, q.tocsr(), *(np.array(rates).reshape(n, n_classes)
+                                      for rates in (completions, losses, truncated)))

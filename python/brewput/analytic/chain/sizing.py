@@ -4,7 +4,8 @@ Each customer of a closed class is in one of a few places (a phase of its think,
 waiting at a step, a phase of the step's service, blocked on its server for one
 of the next steps, waiting outside for room): the states are at most the ways of
 putting the class's customers in its places, multiplied over the classes. An
-open class's jobs are at most the capacities of the stations it visits. The order
+open class's jobs are at most the capacities of the stations it visits, or the
+truncation's limit on open jobs where a station is unbounded. The order
 of waiting jobs of several kinds at one station (or, where tokens run short,
 across stations) is not in the bound: the walk counts those states as it finds
 them and stops at the limit.
@@ -36,7 +37,9 @@ def places(floor: Floor, c: int) -> int:
 def state_bound(floor: Floor) -> int:
     bound = 1
     for c, job in enumerate(floor.classes):
-        if job.is_open:
+        if job.is_open and floor.unbounded:
+            jobs = floor.open_limit
+        elif job.is_open:
             jobs = sum(floor.capacity[m] for m in {step.station for step in job.steps})
         else:
             jobs = job.population
@@ -53,6 +56,8 @@ def what_makes_it_large(floor: Floor) -> List[str]:
     for name, capacity, servers in zip(floor.stations, floor.capacity, floor.servers):
         if capacity is not None and capacity - servers > 0:
             sizes.append((capacity - servers, f"stations.{name}.buffer {capacity - servers}"))
+    if floor.open_limit is not None:
+        sizes.append((floor.open_limit, f"the open arrivals (truncated at {floor.open_limit} jobs)"))
     phases = max((law.phases for law in floor.laws), default=1)
     if phases > 1:
         laws = sum(1 for law in floor.laws if law.phases == phases)

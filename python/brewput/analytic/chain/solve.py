@@ -6,16 +6,24 @@ A constant (and any law less variable than Erlang-k) takes k Erlang phases: k
 doubles from 2 while the chain stays within FIT_STATES states (and at most
 MAX_PHASES phases), and the answer at the last k is given with its change from
 the k before, so the user sees how far it may still move.
+
+An open class that visits a station of unbounded buffer could pile up without end:
+its chain is truncated at a limit on the open jobs in the system (an arrival beyond
+it is cut off), doubled from FIRST_OPEN_LIMIT until at most TRUNCATION of each open
+class's arrivals are cut off, and the notes say where it stopped.
 """
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, replace
 from typing import List, Optional, Tuple
 
 import numpy as np
 
+from ...errors import BrewputError
 from ...model import Model
 from ..network import Network
+from ..support import Unsupported
 from ..solution import Solution
 from .figures import Averages, averages, resource_figures
 from .floor import Floor, floor_of
@@ -32,56 +40,126 @@ FIT_STATES = 5_000
 #: tried: the bound counts placements the model's rules never reach (a closed line of
 #: one-server stations holds one job in service at each), often by this much.
 BOUND_SLACK = 50
+#: The most of an open class's arrivals a truncated chain may cut off, and the limit on
+#: open jobs it starts from (doubled until it holds).
+TRUNCATION = 1e-12
+FIRST_OPEN_LIMIT = 16
 #: The most Erlang phases a constant is given.
 MAX_PHASES = 64
 
 
-def solve_chain(model: Model, net: Network, max_states: Optional[int] = None) -> Solution:
+@dataclass
+class Solved:
+    """One chain built and solved: the floor it was built from (with its truncation),
+    its time averages, its size and time."""
+    floor: Floor
+    averages: Averages
+    states: int
+    seconds: float
+    #: The largest fraction of an open class's arrivals the truncation cut off (0 untruncated).
+    cut: float = 0.0
+
+
+class TooLarge(Exception):
+    """The chain of `floor` has more states than the limit."""
+
+    def __init__(self, floor: Floor):
+        self.floor = floor
+
+
+def solve_chain(model: Model, net: Network, max_states: Optional[int] = None, truncate: bool = True) -> Solution:
     """The model by its Markov chain, or Unsupported naming what the chain does not
-    follow yet or the size beyond `max_states`."""
+    follow yet or the size beyond `max_states`; without `truncate`, an open class that
+    could pile up without end is not followed."""
     limit = DEFAULT_MAX_STATES if max_states is None else max_states
     where = model.file or model.name
     compiled = model.compile()
-    floor = floor_of(compiled, where, constant_phases=1)
+
+    def refused(e: TooLarge, states: int) -> Unsupported:
+        bound = state_bound(e.floor)
+        return too_large(where, e.floor, bound, states, found=bound <= states)
+
+    floor = floor_of(compiled, where, constant_phases=1, truncate=truncate)
+    _check_stable(floor, net)
     if floor.exact:
         try:
-            avg, states, seconds = _solved(floor, limit)
-        except TooManyStates:
-            raise too_large(where, floor, state_bound(floor), limit, found=state_bound(floor) <= limit) from None
-        return _solution(model, net, floor, avg, [_size_note(states, seconds)])
-    rungs: List[Tuple[int, Floor, Averages, int, float]] = []
+            solved = _solved(floor, limit)
+        except TooLarge as e:
+            raise refused(e, limit) from None
+        return _solution(model, net, solved, _notes(solved))
+    rungs: List[Tuple[int, Solved]] = []
     phases = 2
     while phases <= MAX_PHASES:
         floor = floor_of(compiled, where, constant_phases=phases)
         budget = limit if not rungs else min(limit, FIT_STATES)
         try:
-            avg, states, seconds = _solved(floor, budget)
-        except TooManyStates:
+            rungs.append((phases, _solved(floor, budget)))
+        except TooLarge as e:
             if not rungs:
-                raise too_large(where, floor, state_bound(floor), budget, found=state_bound(floor) <= budget) from None
+                raise refused(e, budget) from None
             break
-        rungs.append((phases, floor, avg, states, seconds))
         if floor == floor_of(compiled, where, constant_phases=2 * phases):
             break  # every law is fitted by its own moments: more phases change nothing
         phases *= 2
-    phases, floor, avg, states, seconds = rungs[-1]
-    notes = [f"approximate, times replaced by phase-type laws: {'; '.join(floor.fits)}"]
+    phases, solved = rungs[-1]
+    notes = [f"approximate, times replaced by phase-type laws: {'; '.join(solved.floor.fits)}"]
     if len(rungs) > 1:
-        before = rungs[-2]
-        notes.append(f"from Erlang-{before[0]} to Erlang-{phases}: {_change(model, before[2], avg)}")
-    notes.append(_size_note(states, seconds))
-    return _solution(model, net, floor, avg, notes)
+        before, last = rungs[-2]
+        notes.append(f"from Erlang-{before} to Erlang-{phases}: {_change(model, last.averages, solved.averages)}")
+    return _solution(model, net, solved, notes + _notes(solved))
 
 
-def _solved(floor: Floor, limit: int) -> Tuple[Averages, int, float]:
-    """The floor's time averages, its states and the seconds they took; TooManyStates
-    beyond `limit`."""
-    if state_bound(floor) > limit * BOUND_SLACK:
-        raise TooManyStates(f"up to {state_bound(floor):,} states")
+def _check_stable(floor: Floor, net: Network) -> None:
+    """Refuses an open model that piles up without end, where no finite buffer can turn
+    its customers away: its open load at some station is all its servers or more (the
+    truncated chain would never hold, up to the limit on states)."""
+    if not floor.unbounded or any(floor.capacity[step.station] is not None
+                                  for job in floor.classes if job.is_open for step in job.steps):
+        return
+    load = (net.arrival_rate[:, None] * net.demand).sum(axis=0) / net.servers
+    for m in np.flatnonzero(load >= 1):
+        raise BrewputError(f"station {net.stations[m]}: utilization {load[m]:.4g} >= 1, the open model is "
+                           f"unstable; no steady state exists")
+
+
+def _solved(floor: Floor, limit: int) -> Solved:
+    """The floor's chain solved, truncated where an open class could pile up without
+    end: its limit on open jobs doubles until the arrivals cut off are at most
+    TRUNCATION of each class's. TooLarge beyond `limit` states."""
+    if not floor.unbounded:
+        return _solved_once(floor, limit)
+    open_limit = FIRST_OPEN_LIMIT
+    while True:
+        solved = _solved_once(replace(floor, open_limit=open_limit), limit)
+        if solved.cut <= TRUNCATION:
+            return solved
+        open_limit *= 2
+
+
+def _solved_once(floor: Floor, limit: int) -> Solved:
+    # A truncated chain's bound counts every open job in every place at once, far above
+    # what one station's line reaches: the walk, stopped at the limit, decides there.
+    if floor.open_limit is None and state_bound(floor) > limit * BOUND_SLACK:
+        raise TooLarge(floor)
     started = time.perf_counter()
-    chain = generate(floor, limit)
+    try:
+        chain = generate(floor, limit)
+    except TooManyStates:
+        raise TooLarge(floor) from None
     pi = stationary(chain.generator)
-    return averages(floor, chain, pi), len(chain.states), time.perf_counter() - started
+    offered = np.array([job.rate or 0.0 for job in floor.classes])
+    cut = pi @ chain.truncated
+    cut = float(max((cut[c] / offered[c] for c in range(len(offered)) if offered[c] > 0), default=0.0))
+    return Solved(floor, averages(floor, chain, pi), len(chain.states), time.perf_counter() - started, cut)
+
+
+def _notes(solved: Solved) -> List[str]:
+    notes = []
+    if solved.floor.open_limit is not None:
+        notes.append(f"open arrivals truncated at {solved.floor.open_limit} jobs in the system: "
+                     f"{solved.cut:.1g} of them cut off (at most {TRUNCATION:g})")
+    notes.append(_size_note(solved.states, solved.seconds))
+    return notes
 
 
 def _size_note(states: int, seconds: float) -> str:
@@ -105,7 +183,8 @@ def _response(avg: Averages, c: int) -> float:
     return jobs / avg.throughput[c] if avg.throughput[c] > 0 else 0.0
 
 
-def _solution(model: Model, net: Network, floor: Floor, avg: Averages, notes: List[str]) -> Solution:
+def _solution(model: Model, net: Network, solved: Solved, notes: List[str]) -> Solution:
+    floor, avg = solved.floor, solved.averages
     n_classes, n_stations = avg.present.shape
     x = avg.throughput
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -114,7 +193,7 @@ def _solution(model: Model, net: Network, floor: Floor, avg: Averages, notes: Li
     utilization = np.where(np.isinf(servers), avg.busy, avg.busy / np.where(np.isinf(servers), 1, servers))
     exact = floor.exact
     loss = None
-    if any(job.is_open for job in floor.classes):  # every station of an open class has a finite buffer
+    if any(job.is_open and floor.capacity[job.steps[0].station] is not None for job in floor.classes):
         offered = np.array([job.rate or 0.0 for job in floor.classes])
         loss = np.where(offered > 0, avg.lost / np.where(offered > 0, offered, 1), 0.0)
     return Solution(
