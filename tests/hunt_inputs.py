@@ -50,6 +50,7 @@ from corpus import MODEL, Case, run_case, write_files  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 FAST_SIM = ["--customers", "2000", "--replications", "2", "--threads", "1"]
+FAST_DAY = ["--replications", "2", "--threads", "1"]
 
 Files = Mapping[str, Union[str, bytes]]
 
@@ -156,7 +157,9 @@ def model_fields() -> Iterator[Probe]:
                 names = [name, *_field_names(path)]
                 yield Probe("model-fields", f"solve:{name}:{where}={label}", ["solve", name], files, names)
                 if label in NUMERIC:  # the engine's own checks: what solve does not take apart
-                    yield Probe("model-fields", f"simulate:{name}:{where}={label}", ["simulate", name, *FAST_SIM],
+                    # a day runs until its customers have left: --customers is not for it
+                    quick = FAST_DAY if "day" in data else FAST_SIM
+                    yield Probe("model-fields", f"simulate:{name}:{where}={label}", ["simulate", name, *quick],
                                 files, names)
 
 
