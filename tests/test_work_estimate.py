@@ -7,7 +7,9 @@ import sys
 import time
 
 import pytest
+import yaml
 
+from brewput import Model
 from brewput.engine.simulate import estimate
 from brewput.engine.work import EVENTS_PER_SECOND, REFUSE_BEYOND, SAY_BEYOND, check_work, Work
 from brewput.errors import BrewputError
@@ -149,19 +151,33 @@ def test_a_plan_counts_the_options_it_simulates_and_the_confirmations():
     assert solved.events == pytest.approx(2 * 10 * 110_000 * 2)
     assert plan_work(load(examples / "planning" / "call-centre.yaml"), {"agents": [14]}, {"calls": [100, 200]},
                      confirm=False).events == 0
-    # tokens held with a server: solve refuses, so each option is simulated (3 x 22,000 customers)
-    coffee = load(examples / "coffee" / "finelocking.yaml")
-    options = plan_work(coffee, {"cpus": [1, 2, 3, 4]}, {}, confirm=False)
-    each = [estimate(coffee.with_params(cpus=k), customers=20_000, replications=3, threads=1).events for k in (1, 2, 3, 4)]
+    # join the shortest of three queues: solve refuses, so each option is simulated (3 x 22,000 customers)
+    jsq = Model.from_dict(yaml.safe_load(JSQ))
+    options = plan_work(jsq, {"rate": [1.0, 1.5, 2.0, 2.5]}, {}, confirm=False)
+    each = [estimate(jsq.with_params(rate=r), customers=20_000, replications=3, threads=1).events
+            for r in (1.0, 1.5, 2.0, 2.5)]
     assert options.events == pytest.approx(sum(each))
 
 
-def test_a_long_plan_says_its_estimate_first(tmp_path):
-    from pathlib import Path
+JSQ = """brewput: 1
+name: join the shortest of three
+params: {rate: 2}
+stations: {a: {}, b: {}, c: {}}
+classes:
+  job:
+    rate: '${rate}'
+    route:
+      - dispatch: {a: [{station: a, service: exp(1)}], b: [{station: b, service: exp(1)}],
+                   c: [{station: c, service: exp(1)}]}
+        policy: shortest_queue
+"""
 
-    coffee = Path(__file__).resolve().parent.parent / "examples" / "coffee" / "finelocking.yaml"
-    run = subprocess.Popen([sys.executable, "-m", "brewput", "plan", str(coffee), "--decide", "cpus=1..99",
-                            "--decide", "noise=0:1:0.001", "--slo", "throughput>=0.9"], cwd=tmp_path,
+
+def test_a_long_plan_says_its_estimate_first(tmp_path):
+    # 9,500 options, each simulated (solve does not answer join the shortest queue)
+    (tmp_path / "jsq.yaml").write_text(JSQ)
+    run = subprocess.Popen([sys.executable, "-m", "brewput", "plan", "jsq.yaml", "--decide", "rate=1:2.9:0.0002",
+                            "--slo", "throughput>=0.9"], cwd=tmp_path,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = run.stderr.readline()
     run.send_signal(signal.SIGINT)
