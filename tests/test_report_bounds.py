@@ -71,10 +71,10 @@ def test_an_open_model_is_bounded_by_its_servers():
 
 
 def test_no_bounds_where_solve_refuses_the_model():
-    # A coffee shop's step holds a server and CPU tokens at once: no analytic method covers it.
+    # A coffee shop that forks while its steps hold a server and CPU tokens: no analytic method covers it.
     with pytest.raises(brewput.BrewputError):
-        brewput.solve(str(EXAMPLES / "coffee" / "locking.yaml"))
-    record = simulated_sweep("coffee/locking.yaml", ("cpus", (1, 2)))
+        brewput.solve(str(EXAMPLES / "coffee" / "parsteam.yaml"))
+    record = simulated_sweep("coffee/parsteam.yaml", ("cpus", (1, 2)))
     assert len(record["scenarios"]) == 2 and not record["failed"]
     assert all("bounds" not in s["results"] for s in record["scenarios"])
     assert not any(line.label.endswith("bound") for line in throughput_chart(record).panels[0].items)

@@ -109,7 +109,7 @@ def test_start_up_is_not_collected_but_the_command_is():
     assert done.stdout.strip() == "[(False, False), (True, True)]"
 
 
-@pytest.mark.parametrize("example", ["coffee/ideal.yaml", "starbucks/fifo.yaml", "starbucks/early-order.yaml"])
+@pytest.mark.parametrize("example", ["coffee/parsteam.yaml", "starbucks/fifo.yaml", "starbucks/early-order.yaml"])
 def test_a_model_solve_refuses_is_refused_before_numpy_is_imported(example):
     # the refusals of analytic/support.py: a feature, a finite buffer inside a network, a measure
     found = imported("solve", f"examples/{example}")

@@ -89,6 +89,11 @@ def _solve_chain(model: Model, max_states: Optional[int], asked, truncate: bool 
         check_measures(model)
     except Unsupported as e:
         raise ChainDoesNotFollow(str(e)) from None
+    from ..analytic.chain.floor import floor_of
+
+    # What the chain does not follow is refused here, before numpy and scipy are imported
+    # (a fifth of a second of a refusal's start-up otherwise).
+    floor_of(model.compile(), model.file or model.name, constant_phases=1, truncate=truncate)
     from ..analytic.bounds import network_bounds
     from ..analytic.chain.solve import solve_chain
     from ..analytic.network import network
