@@ -35,9 +35,10 @@ def test_the_examples_are_package_data_and_the_checkouts_examples_link_to_them()
     assert (CHECKOUT / "examples").resolve() == PACKAGE / "examples"
     shipped = files_below(brewput.bundled.EXAMPLES)
     assert "studies/coffee.yaml" in shipped and "coffee/finelocking.yaml" in shipped and "mmc.yaml" in shipped
-    # models and studies, and the measured data sets the planning commands read (with their source)
+    # models and studies, the measured data sets the planning commands read (with their source), and
+    # a day's forecast of counts beside its model (`rate: {counts: FILE}`)
     assert all(name.endswith(".yaml") or (name.startswith("data/") and name.endswith((".csv", ".md")))
-               for name in shipped), shipped
+               or (name.startswith("rush/") and name.endswith(".csv")) for name in shipped), shipped
 
 
 def test_no_module_reads_files_from_the_checkout():

@@ -21,11 +21,12 @@ from .scenarios import (announce, prepare, run_experiment, show_sweep, single_ru
 
 QuantileOption = typer.Option(
     [], "--quantile", metavar="PERCENTS",
-    help="Also these quantiles of every class's wait and response time, e.g. 80,97.5 (keys p80, p975).")
+    help="Also these quantiles of every class's wait and response time, e.g. 80,97.5 (keys p80, p975).  "
+         "[default: none]")
 WithinOption = typer.Option(
     [], "--within", metavar="TIMES",
     help="Also the service levels P(wait <= t) and P(response <= t) of every class, e.g. 20s (or in the model's "
-         "time unit).")
+         "time unit).  [default: none]")
 
 
 def _asked(model, params, quantiles: List[str], within: List[str]) -> dict:

@@ -14,7 +14,6 @@ class's arrivals are cut off, and the notes say where it stopped.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 from typing import List, Optional, Tuple
 
@@ -51,11 +50,10 @@ MAX_PHASES = 64
 @dataclass
 class Solved:
     """One chain built and solved: the floor it was built from (with its truncation),
-    its time averages, its size and time."""
+    its time averages and its size."""
     floor: Floor
     averages: Averages
     states: int
-    seconds: float
     #: The largest fraction of an open class's arrivals the truncation cut off (0 untruncated).
     cut: float = 0.0
 
@@ -141,7 +139,6 @@ def _solved_once(floor: Floor, limit: int) -> Solved:
     # what one station's line reaches: the walk, stopped at the limit, decides there.
     if floor.open_limit is None and state_bound(floor) > limit * BOUND_SLACK:
         raise TooLarge(floor)
-    started = time.perf_counter()
     try:
         chain = generate(floor, limit)
     except TooManyStates:
@@ -150,7 +147,7 @@ def _solved_once(floor: Floor, limit: int) -> Solved:
     offered = np.array([job.rate or 0.0 for job in floor.classes])
     cut = pi @ chain.truncated
     cut = float(max((cut[c] / offered[c] for c in range(len(offered)) if offered[c] > 0), default=0.0))
-    return Solved(floor, averages(floor, chain, pi), len(chain.states), time.perf_counter() - started, cut)
+    return Solved(floor, averages(floor, chain, pi), len(chain.states), cut)
 
 
 def _notes(solved: Solved) -> List[str]:
@@ -158,12 +155,13 @@ def _notes(solved: Solved) -> List[str]:
     if solved.floor.open_limit is not None:
         notes.append(f"open arrivals truncated at {solved.floor.open_limit} jobs in the system: "
                      f"{solved.cut:.1g} of them cut off (at most {TRUNCATION:g})")
-    notes.append(_size_note(solved.states, solved.seconds))
+    notes.append(_size_note(solved.states))
     return notes
 
 
-def _size_note(states: int, seconds: float) -> str:
-    return f"ctmc: {states:,} states, built and solved in {seconds:.2g} s"
+def _size_note(states: int) -> str:
+    # No time in it: the same model gives the same results, to the character.
+    return f"ctmc: {states:,} states"
 
 
 def _change(model: Model, before: Averages, after: Averages) -> str:
