@@ -43,12 +43,13 @@ def answer_work(model):
     from ..errors import BrewputError
 
     try:
-        if not _taken(solve(model)):
-            raise Unsupported("a fitted chain")
+        simulated = not _taken(solve(model))
     except Unsupported:
+        simulated = True
+    except BrewputError:  # the option cannot serve: nothing is run for it
+        simulated = False
+    if simulated:
         return estimate(model, customers=SIMULATED_CUSTOMERS, replications=SIMULATED_REPLICATIONS)
-    except BrewputError:
-        pass
     return Work(0.0, 0.0)
 
 
