@@ -59,6 +59,54 @@ def test_an_unreachable_dask_scheduler_is_one_line():
     assert len(run_.stderr.strip().splitlines()) == 1, run_.stderr
 
 
+def _ask_while_interrupted(flag, asked) -> None:
+    """A worker asking whether to stop, interrupted again and again as a signal would."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGUSR1, interrupt)
+    while True:
+        try:
+            while True:
+                flag.is_set()
+                asked.value += 1
+        except KeyboardInterrupt:
+            pass
+
+
+def test_a_worker_interrupted_while_asking_whether_to_stop_blocks_nobody():
+    # A multiprocessing.Event failed this: a signal raising between its lock's
+    # acquire and release left the lock taken, and the parent's set() (then every
+    # worker's poll) waited for ever; a sweep hung on SIGTERM (CI, stop 29).
+    import ctypes
+    import multiprocessing
+    import threading
+
+    from brewput.experiment.executors import StopFlag
+
+    context = multiprocessing.get_context("spawn")
+    flag, asked = StopFlag(context), context.RawValue(ctypes.c_long, 0)
+    worker = context.Process(target=_ask_while_interrupted, args=(flag, asked), daemon=True)
+    worker.start()
+    try:
+        deadline = time.monotonic() + 30
+        while asked.value == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        for _ in range(3000):
+            os.kill(worker.pid, signal.SIGUSR1)
+            time.sleep(0.0002)
+        setter = threading.Thread(target=flag.set, daemon=True)
+        setter.start()
+        setter.join(5)
+        assert not setter.is_alive(), "set() is blocked by the interrupted worker"
+        assert flag.is_set()
+        before = asked.value
+        time.sleep(0.2)
+        assert worker.is_alive() and asked.value > before, "the worker is stuck asking"
+    finally:
+        worker.kill()
+        worker.join()
+
+
 # A model whose run length grows with n: a few quick scenarios, then ones that would
 # run for hours, so that a Ctrl-C always lands while the slow ones run.
 GROWING = """brewput: 1

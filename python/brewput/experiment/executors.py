@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import ctypes
 import importlib.util
 import multiprocessing
 import os
@@ -49,7 +50,24 @@ class InProcess:
             yield index, fn(item)
 
 
-_stopping = None  # in a worker process: the parent's "stop" event
+_stopping = None  # in a worker process: the parent's stop flag (StopFlag)
+
+
+class StopFlag:
+    """The parent's "stop" for its workers: one byte of shared memory, set once,
+    read without a lock. Not a multiprocessing.Event: its lock, taken by a worker
+    at the moment a signal raised there (CPython can raise between acquiring a lock
+    and entering its `with`), stays taken, and every other process that asks
+    whether to stop then waits for ever: a sweep that never ends on SIGTERM."""
+
+    def __init__(self, context):
+        self._byte = context.RawValue(ctypes.c_bool, False)
+
+    def set(self) -> None:
+        self._byte.value = True
+
+    def is_set(self) -> bool:
+        return self._byte.value
 
 
 def _worker_start(stopping) -> None:
@@ -118,7 +136,7 @@ class LocalProcesses:
         # forked child would inherit their locks in whatever state they were.
         # Without the user's main script: it may have no __main__ guard (spawning.py).
         context = SpawnWithoutMain()
-        self._stopping = context.Event()
+        self._stopping = StopFlag(context)
         self._pool = concurrent.futures.ProcessPoolExecutor(
             self.workers, mp_context=context, initializer=_worker_start, initargs=(self._stopping,))
         return self
