@@ -34,7 +34,9 @@ def test_solve_answers_per_interval_with_the_exact_transient():
     assert [i["label"] for i in res["intervals"]] == ["07:00", "07:15", "07:30", "07:45", "08:00", "08:15"]
     for i, interval in enumerate(res["intervals"]):
         customer, bar = interval["classes"]["customer"], interval["stations"]["bar"]
-        assert customer["exact"] is True and customer["method"] == "transient"
+        # Arrivals before the rota's last fall (08:00) may be handed back to wait again,
+        # which the transient does not time; the numbers present stay exact.
+        assert customer["exact"] is (i >= 4) and bar["exact"] is True and customer["method"] == "transient"
         assert customer["waiting_time"]["mean"] == truth.mean_wait[i]
         assert customer["waiting_time"]["within"] == [[1.0, truth.service_level[1.0][i]]]
         assert customer["abandonment"] == truth.abandoned[i]

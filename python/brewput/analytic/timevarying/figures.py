@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 import numpy as np
 
@@ -27,4 +27,7 @@ class IntervalFigures:
     mean_wait: np.ndarray
     abandoned: np.ndarray
     service_level: Dict[float, np.ndarray] = field(default_factory=dict)
+    # Per interval, whether the customers' figures (waits, service levels, giving up) are
+    # exact where the station's are: None, as `exact` says.
+    customers_exact: Optional[np.ndarray] = None
     details: Dict[str, Any] = field(default_factory=dict)  # how it was reached (states kept, bounds, ...)
