@@ -15,8 +15,8 @@ from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, Rep
                      SweepOption, WholeOption, WorkersOption, YesOption, app, parse_sets, show, show_line,
                      user_errors, warning_line)
 from .progress import progress_bar
-from .scenarios import (announce, prepare, run_experiment, show_sweep, single_run_checks, single_run_outputs,
-                        sweep_record)
+from .scenarios import (announce, check_outputs, prepare, run_experiment, show_sweep, single_run_checks,
+                        single_run_outputs, sweep_record)
 
 
 QuantileOption = typer.Option(
@@ -162,9 +162,11 @@ def solve(
     single_run_outputs(model, params, res, output, report)
 
 
-def _compare_day(model: Path, params, asked: dict, as_json: bool, **simulation) -> None:
+def _compare_day(model: Path, params, asked: dict, as_json: bool, output: Optional[Path], report: Optional[Path],
+                 **simulation) -> None:
     """A day: every method of report/day_table.py's COMPARED per interval, beside the
-    simulation where this brewput simulates days (else said in a note)."""
+    simulation where this brewput simulates days (else said in a note); -o and --report
+    a record of the simulation and each method."""
     from ..engine.simulate import simulate as run_simulation
     from ..engine.solve import solve as run_solve
     from ..report.day_table import COMPARED, day_comparison_tables
@@ -178,11 +180,12 @@ def _compare_day(model: Path, params, asked: dict, as_json: bool, **simulation) 
         notes.append(f"simulate: {e}")
     if as_json:
         print(json.dumps({"solve": solved, "simulate": simulated, "notes": notes}, indent=2))
-        return
-    for table in day_comparison_tables(solved, simulated):
-        show(table)
-    for note in [*notes, *(n for res in solved.values() for n in res["notes"])]:
-        show_line(f"note: {note}")
+    else:
+        for table in day_comparison_tables(solved, simulated):
+            show(table)
+        for note in [*notes, *(n for res in solved.values() for n in res["notes"])]:
+            show_line(f"note: {note}")
+    single_run_outputs(model, params, [*([simulated] if simulated else []), *solved.values()], output, report)
 
 
 @app.command()
@@ -201,6 +204,8 @@ def compare(
     as_json: bool = typer.Option(False, "--json", help="Print both results and the comparison as JSON."),
     quantile: List[str] = QuantileOption,
     within: List[str] = WithinOption,
+    output: Optional[Path] = OutputOption,
+    report: Optional[Path] = ReportOption,
 ):
     """Solve and simulate MODEL, and show them side by side."""
     from ..compare import compare_results
@@ -210,12 +215,13 @@ def compare(
 
     if not 0 < level < 1:
         raise BrewputError(f"--level: expected a confidence level between 0 and 1, got {level}")
+    check_outputs(output, report)
     params = parse_sets(set_) or None
     asked = _asked(model, params, quantile, within)
     from ..model import load
 
     if load(model, params=params).day is not None:
-        return _compare_day(model, params, asked, as_json, seed=seed, replications=replications)
+        return _compare_day(model, params, asked, as_json, output, report, seed=seed, replications=replications)
     analytic = run_solve(model, params=params, method=method, max_states=max_states, **asked)
     with progress_bar(enabled=not as_json, steps=False) as progress:
         simulated = run_simulation(model, params=params, seed=seed, replications=replications,
@@ -224,6 +230,7 @@ def compare(
     if as_json:
         print(json.dumps({"solve": analytic, "simulate": simulated,
                           "comparison": [row.as_dict() for row in rows]}, indent=2))
-        return
-    show(comparison_table(f"{analytic['model']}: solve ({analytic['method']}) vs simulate", rows, level,
-                          analytic["time_unit"]))
+    else:
+        show(comparison_table(f"{analytic['model']}: solve ({analytic['method']}) vs simulate", rows, level,
+                              analytic["time_unit"]))
+    single_run_outputs(model, params, [simulated, analytic], output, report)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple, Union
 
 import typer
 
@@ -162,16 +162,19 @@ def single_run_checks(output: Optional[Path], report: Optional[Path], executor: 
     check_outputs(output, report, hgrm)
 
 
-def single_run_outputs(model: Path, params: Optional[dict], res: dict, output: Optional[Path],
+def single_run_outputs(model: Path, params: Optional[dict], res: Union[dict, List[dict]], output: Optional[Path],
                        report: Optional[Path], hgrm: Optional[Path] = None) -> None:
-    """-o, --report and --hgrm of a run without --sweep: a record of one scenario."""
+    """-o, --report and --hgrm of a run without --sweep: a record of one scenario (or of
+    one per results dict given: compare's solved and simulated answers)."""
     if output is None and report is None and hgrm is None:
         return
     from ..experiment.record import add_scenario
     from ..experiment.runner import one_model
 
-    record, (scenario,) = one_model(model, params, {}, res["engine"], {}, command_line())
-    add_scenario(record, scenario.model, scenario.engine, scenario.params, res)
+    answers = res if isinstance(res, list) else [res]
+    record, (scenario,) = one_model(model, params, {}, answers[0]["engine"], {}, command_line())
+    for answer in answers:
+        add_scenario(record, scenario.model, answer["engine"], scenario.params, answer)
     write_outputs(record, output, report, hgrm)
 
 

@@ -78,6 +78,7 @@ class ClassFigures(Part):
     exact: Optional[Flag] = None
     method: Optional[Text] = None
     law: Optional[Law] = None  # solve's, where percentiles or service levels are given
+    station: Optional[Text] = None  # a solved day's: where the class queues
     __pydantic_extra__: Dict[str, Union[Measure, Times]]  # loss_probability, the lab's service_time...
 
 
@@ -108,6 +109,30 @@ class Bounds(Part):
     balanced_response_time: Interval = None
 
 
+class IntervalClass(Part):
+    """A class's figures in one interval of a day: of the customers who arrived in it."""
+    waiting_time: Optional[Times] = None
+    exact: Optional[Flag] = None
+    method: Optional[Text] = None
+    __pydantic_extra__: Dict[str, Measure]  # arrivals, abandonment ... and their intervals
+
+
+class IntervalStation(Part):
+    """A station's figures in one interval of a day: of its time."""
+    exact: Optional[Flag] = None
+    method: Optional[Text] = None
+    __pydantic_extra__: Dict[str, Measure]  # servers, utilization, waiting ... and their intervals
+
+
+class DayInterval(Part):
+    """One interval of a day (docs/results.md "Intervals")."""
+    start: Number
+    end: Number
+    label: Text
+    classes: Dict[str, IntervalClass]
+    stations: Dict[str, IntervalStation] = {}
+
+
 class Results(Part):
     """One engine's answer (docs/results.md)."""
     model: Text
@@ -123,6 +148,18 @@ class Results(Part):
     warnings: List[Text] = []
     notes: List[Text] = []
     asked: Optional[Asked] = None
+    intervals: Optional[List[DayInterval]] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _a_solved_day_has_no_response_time(cls, results: Any) -> Any:
+        # solve answers a day's waits per interval, with no response time of the day's (checked as empty)
+        if not (isinstance(results, dict) and results.get("intervals") and results.get("engine") == "solve"
+                and isinstance(results.get("classes"), dict)):
+            return results
+        classes = {name: {"response_time": {}, **figures} if isinstance(figures, dict) else figures
+                   for name, figures in results["classes"].items()}
+        return {**results, "classes": classes}
 
 
 class ModelEntry(Part):

@@ -27,6 +27,10 @@ from .summary import figure_tables, headlines
 def write_report(record: dict, out_dir) -> Path:
     """Writes the report of an experiment record into out_dir; returns index.html's path."""
     check_record(record, "the experiment record")
+    from .day_page import is_day_record, write_day_report
+
+    if is_day_record(record):  # drawn through the day, not as the day's totals
+        return write_day_report(record, out_dir)
     out = Path(out_dir)
     make_folder(out, "charts", "tables", "models")
     data = ChartData(record)

@@ -64,7 +64,8 @@ def _line_traces(line: Line, show_legend: bool) -> list:
     traces.append(go.Scatter(
         x=list(line.x), y=_clean(line.y), mode="lines" if line.marker is None else "lines+markers",
         name=_plain(line.label), legendgroup=line.label, showlegend=show_legend and line.legend,
-        line={"color": line.color, "dash": line.dash, "width": 1.2 if line.marker is None else 2},
+        line={"color": line.color, "dash": line.dash, "width": 1.2 if line.marker is None and not line.steps else 2,
+              **({"shape": "hv"} if line.steps else {})},
         marker={"size": size, "symbol": f"{symbol}-open" if on_top else symbol},
         text=[_plain(p) for p in line.points] if line.points else None, hovertemplate=hover))
     return traces
@@ -136,7 +137,7 @@ def _end_labels(fig, panel: Panel, row: int, col: int, width: float) -> List[dic
     wide). Returned, to be set on the figure at once (one call per label would take seconds
     for eleven models)."""
     xs = [x for item in panel.items if isinstance(item, Line) for x in item.x
-          if isinstance(x, (int, float)) and math.isfinite(x)]
+          if isinstance(x, (int, float)) and math.isfinite(x)] + list(panel.x_span)
     if not xs:
         return []
     low, high = min(xs), max(xs)

@@ -37,13 +37,16 @@ def _floats(values: Optional[Sequence[Optional[float]]]) -> Optional[List[float]
     return None if values is None else [math.nan if v is None else v for v in values]
 
 
-def _line_style(dash: str, marker: Optional[str], color: str, on_top: bool) -> dict:
+def _line_style(dash: str, marker: Optional[str], color: str, on_top: bool, steps: bool = False) -> dict:
     """How a line is drawn, in the chart and in its legend alike: a line beside another
-    engine's (spec.beside) above it with smaller hollow markers, a dashed one cased in white."""
+    engine's (spec.beside) above it with smaller hollow markers, a dashed one cased in white;
+    steps (held from each x to the next) as thick as a line with markers."""
     from matplotlib import patheffects
 
-    style = {"linestyle": STYLES[dash], "color": color, "linewidth": 1.2 if marker is None else 2,
+    style = {"linestyle": STYLES[dash], "color": color, "linewidth": 1.2 if marker is None and not steps else 2,
              "marker": MARKERS.get(marker, ""), "markersize": MARKER_SIZE}
+    if steps:
+        style["drawstyle"] = "steps-post"
     if on_top:
         style.update(markerfacecolor="white", markersize=BESIDE_MARKER_SIZE, markeredgewidth=1.3,
                      zorder=3 if dash == "dash" else 4)
@@ -57,7 +60,7 @@ def _line(ax, line: Line) -> None:
     if line.low is not None and line.high is not None:
         ax.fill_between(line.x, _floats(line.low), _floats(line.high), color=line.color, alpha=0.18, linewidth=0)
     ax.plot(line.x, y, label=_plain(line.label) if line.legend else None,
-            **_line_style(line.dash, line.marker, line.color, beside(line)))
+            **_line_style(line.dash, line.marker, line.color, beside(line), line.steps))
 
 
 # An unstable point's mark: a hollow triangle (points), in its line's colour.
@@ -128,7 +131,7 @@ def _end_labels(ax, panel: Panel, size: float) -> None:
     """The names at the lines' ends, each joined to its line's last point by a thin leader,
     in room made for them at the right of the x axis."""
     xs = [x for item in panel.items if isinstance(item, Line) for x in item.x
-          if isinstance(x, (int, float)) and math.isfinite(x)]
+          if isinstance(x, (int, float)) and math.isfinite(x)] + list(panel.x_span)
     if not xs:
         return
     low, high = min(xs), max(xs)

@@ -39,6 +39,9 @@ class Line:
     legend: bool = True                      # False: a guide named by its end label only
     group: Optional[str] = None              # lines of one group (a model measured and predicted)
                                              # share one name at their ends
+    steps: bool = False                      # held from each x to the next (a rota, a rate per interval):
+                                             # x holds the edges, the last y repeated at the last edge;
+                                             # drawn without a band
 
 
 def beside(line: Line) -> bool:
@@ -168,6 +171,7 @@ class Panel:
     notes: List[Note] = field(default_factory=list)
     guides: List[Guide] = field(default_factory=list)
     y_range: Optional[Tuple[float, float]] = None   # the y axis, fixed where the chart placed names in it
+    x_span: Tuple[float, ...] = ()                  # x values the axis must show beyond the lines' (a day's ends)
 
 
 @dataclass

@@ -1,0 +1,240 @@
+"""The report of a day (report/day_charts.py, day_page.py): every number drawn is the
+record's own, read back from the plotly figure and the PNG's matplotlib axes: the rate
+and the servers on through the day, per class the mean wait, the service levels and the
+abandonment, the simulation with its band beside each solved method; a day of one
+interval, with patience and without; and the commands that write it."""
+import json
+import math
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import brewput
+from brewput.experiment.record import add_scenario, new_record
+from brewput.report.day_charts import day_charts, days_of, time_text
+from brewput.report.html import write_report
+from brewput.report.interactive import figure
+from brewput.report.png import draw
+
+# An hour in quarter hours: a rush in the second, a rota of agents, callers who hang up.
+PATIENT = """brewput: 1
+name: rush
+time_unit: min
+day: {start: "08:00", length: 60min, interval: 15min}
+stations:
+  desk: {servers: [2, 4, 3, 2], off_shift: resume}
+classes:
+  caller:
+    rate: [0.5, 1.5, 0.8, 0.4]
+    route: [{station: desk, service: exp(2), patience: exp(3)}]
+"""
+# The same without patience, and a day of one interval.
+PATIENCE_FREE = PATIENT.replace(", patience: exp(3)", "")
+ONE_INTERVAL = """brewput: 1
+name: one
+time_unit: min
+day: {start: "12:00", length: 30min, interval: 30min}
+stations:
+  desk: {servers: [2]}
+classes:
+  caller:
+    rate: [0.6]
+    route: [{station: desk, service: exp(2)}]
+"""
+METHODS = ("transient", "psa", "sipp", "lag-sipp", "mol")
+WITHIN = [0.5]   # 30 s
+
+
+@lru_cache(maxsize=None)
+def _day(text: str, methods=METHODS, simulated=True):
+    """A record of the day simulated (20 replications) and solved by each method, as compare
+    writes it; a JSON round trip, as a saved record is read."""
+    folder = Path(__import__("tempfile").mkdtemp())
+    path = folder / "day.yaml"
+    path.write_text(text)
+    record = new_record(title="day", command="test", models={"day": {"file": str(path), "text": text}})
+    if simulated:
+        add_scenario(record, "day", "simulate", {},
+                     brewput.simulate(str(path), seed=3, replications=20, within=WITHIN))
+    for method in methods:
+        add_scenario(record, "day", "solve", {}, brewput.solve(str(path), method=method, within=WITHIN))
+    return json.dumps(record)
+
+
+def day_record(text, methods=METHODS, simulated=True):
+    return json.loads(_day(text, tuple(methods), simulated))
+
+
+def _traces(chart, panel_title):
+    """The panel's plotly traces by name (bands named `... 95 % CI`), from the figure the page embeds."""
+    fig = figure(chart)
+    k = [p.title for p in chart.panels].index(panel_title)
+    axis = "x" if k == 0 else f"x{k + 1}"
+    return {t.name: t for t in fig.data if t.xaxis == axis and t.name}
+
+
+def _close(drawn, expected):
+    assert len(drawn) == len(expected)
+    for a, b in zip(drawn, expected):
+        assert (a is None and b is None) or math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12), (drawn, expected)
+
+
+def _band(trace):
+    """A band's (high, low) per point: plotly's closed outline is the highs forward, the lows back."""
+    n = len(trace.y) // 2
+    return list(trace.y[:n]), list(trace.y[n:])[::-1]
+
+
+def _charts(record):
+    (day,) = days_of(record["scenarios"]).values()
+    return {chart.name: chart for chart in day_charts(day)}
+
+
+def test_the_demand_chart_draws_the_rate_and_the_servers_of_the_record():
+    record = day_record(PATIENT)
+    sim = record["scenarios"][0]["results"]
+    exact = record["scenarios"][1]["results"]
+    chart = _charts(record)["day_demand"]
+    rate = _traces(chart, "arrival rate")
+    # the model's rate as steps: the exact expected arrivals over each interval's 15 minutes
+    steps = rate["rate"]
+    assert steps.line.shape == "hv"
+    assert list(steps.x) == [0, 15, 30, 45, 60]
+    _close(list(steps.y), [0.5, 1.5, 0.8, 0.4, 0.4])
+    _close(list(steps.y[:4]), [i["classes"]["caller"]["arrivals"] / 15 for i in exact["intervals"]])
+    # the simulated arrivals per minute at the intervals' middles, with their 95 % band
+    points = rate["arrivals (simulate)"]
+    assert list(points.x) == [7.5, 22.5, 37.5, 52.5]
+    _close(list(points.y), [i["classes"]["caller"]["arrivals"] / 15 for i in sim["intervals"]])
+    high, low = _band(rate["arrivals (simulate) 95 % CI"])
+    _close(high, [i["classes"]["caller"]["arrivals_ci"][1] / 15 for i in sim["intervals"]])
+    _close(low, [max(i["classes"]["caller"]["arrivals_ci"][0] / 15, 0.0) for i in sim["intervals"]])
+    servers = _traces(chart, "servers on")
+    _close(list(servers["desk servers on"].y), [2, 4, 3, 2, 2])
+    _close(list(servers["desk busy (simulate)"].y), [i["stations"]["desk"]["busy_servers"] for i in sim["intervals"]])
+    # the x axis is the time of day, ticked with the intervals' clock labels
+    fig = figure(chart)
+    assert list(fig.layout.xaxis.ticktext) == ["08:00", "08:15", "08:30", "08:45"]
+    assert list(fig.layout.xaxis.tickvals) == [0, 15, 30, 45]
+
+
+def test_each_method_is_a_line_beside_the_simulation_with_its_band():
+    record = day_record(PATIENT)
+    results = {s["results"]["method"] if s["engine"] == "solve" else "simulate": s["results"]
+               for s in record["scenarios"]}
+    chart = _charts(record)["day_caller"]
+    assert [p.title for p in chart.panels] == ["mean wait", "P(wait ≤ 30 s)", "abandoned"]
+    waits = _traces(chart, "mean wait")
+    names = {"transient": "exact transient", "psa": "PSA ≈", "sipp": "SIPP ≈", "lag-sipp": "lagged SIPP ≈",
+             "mol": "MOL ≈"}
+    for method, name in names.items():
+        expected = [i["classes"]["caller"]["waiting_time"]["mean"] for i in results[method]["intervals"]]
+        _close(list(waits[name].y), expected)
+        assert waits[name].line.dash == ("dash" if method == "transient" else "dot")
+        assert f"{name} 95 % CI" not in waits   # solved: no band
+    sim = results["simulate"]["intervals"]
+    _close(list(waits["simulate"].y), [i["classes"]["caller"]["waiting_time"]["mean"] for i in sim])
+    high, low = _band(waits["simulate 95 % CI"])
+    _close(high, [i["classes"]["caller"]["waiting_time"]["mean_ci"][1] for i in sim])
+    _close(low, [max(i["classes"]["caller"]["waiting_time"]["mean_ci"][0], 0.0) for i in sim])
+    # the service level in percent, its band clipped to 0..100 %
+    levels = _traces(chart, "P(wait ≤ 30 s)")
+    _close(list(levels["simulate"].y), [100 * i["classes"]["caller"]["waiting_time"]["within"][0][1] for i in sim])
+    high, low = _band(levels["simulate 95 % CI"])
+    _close(high, [min(100 * i["classes"]["caller"]["waiting_time"]["within_ci"][0][1], 100.0) for i in sim])
+    exact = results["transient"]["intervals"]
+    _close(list(levels["exact transient"].y),
+           [100 * i["classes"]["caller"]["waiting_time"]["within"][0][1] for i in exact])
+    gave_up = _traces(chart, "abandoned")
+    _close(list(gave_up["exact transient"].y), [100 * i["classes"]["caller"]["abandonment"] for i in exact])
+    _close(list(gave_up["simulate"].y), [100 * i["classes"]["caller"]["abandonment"] for i in sim])
+
+
+def test_the_png_draws_the_same_numbers():
+    record = day_record(PATIENT)
+    chart = _charts(record)["day_caller"]
+    axes = draw(chart).axes
+    exact = record["scenarios"][1]["results"]["intervals"]
+    drawn = {line.get_label(): list(line.get_ydata()) for line in axes[0].get_lines()}
+    _close(drawn["exact transient"], [i["classes"]["caller"]["waiting_time"]["mean"] for i in exact])
+    demand = draw(_charts(record)["day_demand"]).axes[1]
+    steps = next(line for line in demand.get_lines() if line.get_label() == "desk servers on")
+    assert steps.get_drawstyle() == "steps-post"
+    assert list(steps.get_xdata()) == [0, 15, 30, 45, 60] and list(steps.get_ydata()) == [2, 4, 3, 2, 2]
+
+
+def test_no_abandonment_panel_without_patience():
+    chart = _charts(day_record(PATIENCE_FREE))["day_caller"]
+    assert [p.title for p in chart.panels] == ["mean wait", "P(wait ≤ 30 s)"]
+
+
+def test_a_day_of_one_interval():
+    record = day_record(ONE_INTERVAL, methods=("transient",))
+    charts = _charts(record)
+    steps = _traces(charts["day_demand"], "servers on")["desk servers on"]
+    assert list(steps.x) == [0, 30] and list(steps.y) == [2, 2]
+    waits = _traces(charts["day_caller"], "mean wait")
+    sim = record["scenarios"][0]["results"]["intervals"][0]
+    assert list(waits["simulate"].x) == [15]
+    _close(list(waits["simulate"].y), [sim["classes"]["caller"]["waiting_time"]["mean"]])
+    assert list(figure(charts["day_caller"]).layout.xaxis.ticktext) == ["12:00"]
+
+
+def test_a_solved_day_alone_and_a_simulated_day_alone():
+    solved = day_record(PATIENT, methods=("transient",), simulated=False)
+    charts = _charts(solved)
+    assert set(_traces(charts["day_caller"], "mean wait")) == {"exact transient"}
+    simulated = day_record(PATIENT, methods=())
+    charts = _charts(simulated)
+    assert set(_traces(charts["day_demand"], "arrival rate")) == {"arrivals (simulate)", "arrivals (simulate) 95 % CI"}
+
+
+def test_the_page_of_a_day(tmp_path):
+    index = write_report(day_record(PATIENT), tmp_path / "report")
+    html = index.read_text()
+    assert sorted(p.name for p in (tmp_path / "report" / "charts").iterdir()) == ["day_caller.png", "day_demand.png"]
+    assert html.count('class="plotly-graph-div"') == 2
+    assert "mean wait (min) of those served who arrived in each interval" in html   # compare's table
+    assert (tmp_path / "report" / "tables" / "results.csv").exists()
+
+
+def test_time_text():
+    assert time_text(0.5, "min") == "30 s"
+    assert time_text(20, "s") == "20 s"
+    assert time_text(90, "min") == "90 min"
+    assert time_text(120, "min") == "2 h"
+    assert time_text(0.3, "ms") == "300 us"
+
+
+def _brewput(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "brewput", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_the_commands_write_the_day(tmp_path):
+    (tmp_path / "day.yaml").write_text(PATIENT)
+    done = _brewput("simulate", "day.yaml", "--within", "30s", "--report", "sim", "-o", "sim.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "sim" / "charts" / "day_caller.png").exists()
+    done = _brewput("solve", "day.yaml", "--json", cwd=tmp_path)
+    (tmp_path / "solved.json").write_text(done.stdout)
+    done = _brewput("report", "solved.json", "-o", "solved", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "solved" / "charts" / "day_demand.png").exists()
+    done = _brewput("compare", "day.yaml", "--report", "both", "-o", "both.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    saved = json.loads((tmp_path / "both.json").read_text())
+    assert [s["engine"] for s in saved["scenarios"]] == ["simulate"] + ["solve"] * 5
+    assert [s["results"]["method"] for s in saved["scenarios"][1:]] == list(METHODS)
+    chart = (tmp_path / "both" / "index.html").read_text()
+    assert "lagged SIPP" in chart and "exact transient" in chart
+
+
+def test_a_malformed_interval_is_one_line(tmp_path):
+    record = day_record(PATIENT, methods=("transient",), simulated=False)
+    record["scenarios"][0]["results"]["intervals"][2]["classes"]["caller"]["arrivals"] = "many"
+    (tmp_path / "bad.json").write_text(json.dumps(record))
+    done = _brewput("report", "bad.json", "-o", "out", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip() == ("error: bad.json: scenarios[0].results.intervals[2].classes.caller.arrivals: "
+                                   "expected a number, got 'many'")
