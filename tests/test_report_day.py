@@ -17,13 +17,14 @@ from brewput.report.html import write_report
 from brewput.report.interactive import figure
 from brewput.report.png import draw
 
-# An hour in quarter hours: a rush in the second, a rota of agents, callers who hang up.
+# An hour in quarter hours: a rush in the second, a rota of agents that grows (the transient
+# is exact: no server goes off shift), callers who hang up.
 PATIENT = """brewput: 1
 name: rush
 time_unit: min
 day: {start: "08:00", length: 60min, interval: 15min}
 stations:
-  desk: {servers: [2, 4, 3, 2], off_shift: resume}
+  desk: {servers: [2, 4, 4, 5], off_shift: resume}
 classes:
   caller:
     rate: [0.5, 1.5, 0.8, 0.4]
@@ -111,7 +112,7 @@ def test_the_demand_chart_draws_the_rate_and_the_servers_of_the_record():
     _close(high, [i["classes"]["caller"]["arrivals_ci"][1] / 15 for i in sim["intervals"]])
     _close(low, [max(i["classes"]["caller"]["arrivals_ci"][0] / 15, 0.0) for i in sim["intervals"]])
     servers = _traces(chart, "servers on")
-    _close(list(servers["desk servers on"].y), [2, 4, 3, 2, 2])
+    _close(list(servers["desk servers on"].y), [2, 4, 4, 5, 5])
     _close(list(servers["desk busy (simulate)"].y), [i["stations"]["desk"]["busy_servers"] for i in sim["intervals"]])
     # the x axis is the time of day, ticked with the intervals' clock labels
     fig = figure(chart)
@@ -161,7 +162,21 @@ def test_the_png_draws_the_same_numbers():
     demand = draw(_charts(record)["day_demand"]).axes[1]
     steps = next(line for line in demand.get_lines() if line.get_label() == "desk servers on")
     assert steps.get_drawstyle() == "steps-post"
-    assert list(steps.get_xdata()) == [0, 15, 30, 45, 60] and list(steps.get_ydata()) == [2, 4, 3, 2, 2]
+    assert list(steps.get_xdata()) == [0, 15, 30, 45, 60] and list(steps.get_ydata()) == [2, 4, 4, 5, 5]
+
+
+def test_the_transient_is_marked_where_a_falling_rota_makes_it_approximate():
+    falling = PATIENT.replace("[2, 4, 4, 5]", "[2, 4, 3, 2]")
+    record = day_record(falling, methods=("transient",), simulated=False)
+    exact = record["scenarios"][0]["results"]
+    assert not all(i["classes"]["caller"]["exact"] for i in exact["intervals"])
+    waits = _traces(_charts(record)["day_caller"], "mean wait")
+    assert set(waits) == {"transient ≈"}
+    # on hover each interval says which of its figures are exact
+    assert list(waits["transient ≈"].text) == [f"{i['label']} {'exact' if i['classes']['caller']['exact'] else '≈'}"
+                                               for i in exact["intervals"]]
+    assert "≈" in waits["transient ≈"].text[0] and "exact" in waits["transient ≈"].text[-1]
+    _close(list(waits["transient ≈"].y), [i["classes"]["caller"]["waiting_time"]["mean"] for i in exact["intervals"]])
 
 
 def test_no_abandonment_panel_without_patience():

@@ -20,12 +20,12 @@ from .scale import fix_y_range
 from .spec import Chart, Line, Panel, color, marker
 
 #: How each method solve answers a day by is named on the charts, in the order drawn.
-METHOD_NAMES = {"transient": "exact transient", "psa": "PSA", "sipp": "SIPP", "lag-sipp": "lagged SIPP",
+METHOD_NAMES = {"transient": "transient", "psa": "PSA", "sipp": "SIPP", "lag-sipp": "lagged SIPP",
                 "mol": "MOL"}
 #: The simulation's colour and marker; each method's colour follows it in the palette.
 SIMULATED = "simulate"
 # What each dash of a class's chart means (the PNG's small legend).
-DASHES = (("solid", "simulated (95 % band)"), ("dash", "exact transient"), ("dot", "approximations"))
+DASHES = (("solid", "simulated (95 % band)"), ("dash", "transient"), ("dot", "approximations"))
 # A share of arrivals given up below this is no abandonment (the transient's rounding: 1e-13).
 GAVE_UP = 1e-9
 # The most clock labels on the x axis: more would overlap in a panel a third of the page wide;
@@ -35,10 +35,12 @@ STRIDES = (1, 2, 3, 4, 6, 8, 12, 16, 24, 48, 96)
 
 
 def method_label(results: dict) -> str:
-    """A solved day's line name: the method, marked ≈ where its figures are approximate."""
+    """A solved day's line name: the method, said exact where every figure is (the transient
+    of a rota that never falls, or whose servers hand their jobs back) and marked ≈ where any
+    is approximate."""
     name = METHOD_NAMES.get(results["method"], results["method"])
     exact = all(c.get("exact", False) for i in results["intervals"] for c in i["classes"].values())
-    return name if exact else f"{name} ≈"
+    return f"exact {name}" if exact else f"{name} ≈"
 
 
 def _style(k: int, solved: bool) -> dict:
@@ -209,6 +211,9 @@ def class_chart(day: Day, name: str) -> Chart:
             solved = results is not day.simulated
             line = _points(day, label, k + (0 if day.simulated else 1), solved, results["intervals"],
                            lambda i: read(i["classes"][name]), scale, ceiling=ceiling)
+            if line is not None and solved:  # on hover, each interval says whether its figure is exact
+                line.points = [f"{at} {'exact' if i['classes'][name].get('exact') else '≈'}"
+                               for at, i in zip(day.labels, results["intervals"])]
             if line is not None:
                 drawn.append(line)
         return drawn
@@ -235,8 +240,8 @@ def class_chart(day: Day, name: str) -> Chart:
                  + (", the share served within each time asked" if within else "")
                  + (", the quantiles asked" if quantiles else "")
                  + (" and the share who gave up (balked or reneged)" if gave_up else "")
-                 + ". Simulated: solid, with its 95 % band across replications; solved: the exact transient "
-                   "dashed, the approximations (PSA, SIPP, lagged SIPP, MOL) dotted, marked ≈. A gap is an "
+                 + ". Simulated: solid, with its 95 % band across replications; solved: the transient "
+                   "dashed (marked ≈ where the rota's fall makes it approximate), the approximations (PSA, SIPP, lagged SIPP, MOL) dotted, marked ≈. A gap is an "
                    "interval a method has no figure for (an approximation where the interval alone is overloaded).",
                  panels)
 
