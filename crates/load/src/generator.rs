@@ -25,6 +25,7 @@ use crate::clock::Alarm;
 use crate::error::LoadError;
 use crate::progress::LiveFigures;
 use crate::record::{ErrorKind, Outcome, Recorder, RunSummary};
+use crate::stages::{reported, Span};
 use brewput_measure::arrivals::{Schedule, ScheduleSpec};
 use crate::target::{Link, Resolved, Target};
 
@@ -58,6 +59,9 @@ pub struct LoadSettings {
     /// Quantiles and shares at or below a time beyond the fixed list (thresholds ask for them).
     #[serde(default)]
     pub asked: Asked,
+    /// The stretches to report, when not the schedule's own stages (a day's intervals: stages.rs).
+    #[serde(default)]
+    pub intervals: Option<Vec<Span>>,
 }
 
 fn default_tick() -> f64 {
@@ -71,7 +75,7 @@ impl LoadSettings {
         if let Some(problem) = self.asked.problem() {
             return Err(LoadError::Input(problem));
         }
-        crate::stages::check(&self.schedule).map_err(LoadError::Input)?;
+        crate::stages::check(&self.schedule, self.intervals.as_deref()).map_err(LoadError::Input)?;
         if !(1..=MAX_CONNECTIONS).contains(&self.connections) {
             return Err(LoadError::Input(format!("connections must be from 1 to {MAX_CONNECTIONS}")));
         }
@@ -120,10 +124,11 @@ pub fn run(settings: &LoadSettings, control: &Arc<Control<LiveFigures>>) -> Resu
 async fn run_async(settings: LoadSettings, timeout: Duration, tick: Duration, control: Arc<Control<LiveFigures>>)
     -> Result<RunSummary, LoadError> {
     let target = Resolved::resolve(&settings.target, timeout).await?;
+    let spans = reported(&settings.schedule, settings.intervals.as_deref());
     let mut recorder = match &settings.interval_log {
-        Some(path) => Recorder::with_interval_log(&settings.schedule, std::path::Path::new(path))
+        Some(path) => Recorder::with_interval_log(&settings.schedule, spans, std::path::Path::new(path))
             .map_err(|e| LoadError::Output(format!("{path}: cannot write the interval log: {e}")))?,
-        None => Recorder::new(&settings.schedule),
+        None => Recorder::new(&settings.schedule, spans),
     };
     let system = |e: std::io::Error| LoadError::System(format!("cannot keep time: {e}"));
     let mut alarm = Alarm::new().map_err(system)?;

@@ -27,7 +27,7 @@ pub use brewput_measure::percentiles::FAR_TAIL;
 pub use record::{RunSummary, LATE_NS};
 pub use brewput_measure::arrivals::{Arrivals, Intended, ScheduleSpec, Stage};
 pub use stages::MAX_STAGES;
-pub use serve::{ServeSettings, ServeSummary, Server, MAX_QUEUE, MAX_WORKERS};
+pub use serve::{Rota, ServeSettings, ServeSummary, Server, MAX_QUEUE, MAX_ROTA, MAX_WORKERS};
 pub use target::{HttpTarget, Target, MAX_BODY_BYTES};
 pub use tls::{TlsSettings, MAX_CACERT_BYTES};
 

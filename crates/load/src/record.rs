@@ -20,7 +20,7 @@ use crate::hlog::IntervalLog;
 use crate::progress::Figures;
 use brewput_measure::arrivals::ScheduleSpec;
 use crate::slots::{Slots, SlotsSummary};
-use crate::stages::{spans, Span};
+use crate::stages::Span;
 
 /// Requests sent more than this after their intended time count as late.
 pub const LATE_NS: u64 = 1_000_000;
@@ -218,8 +218,8 @@ impl StageTally {
 const MOST_SECONDS: usize = 86_400;
 
 impl Recorder {
-    /// A recorder for the stretches of `spec` (stages.rs).
-    pub fn new(spec: &ScheduleSpec) -> Recorder {
+    /// A recorder of `spec`'s requests, reported by the stretches `spans` (stages.rs).
+    pub fn new(spec: &ScheduleSpec, spans: Vec<Span>) -> Recorder {
         Recorder {
             response: Latency::default(),
             service: Latency::default(),
@@ -236,16 +236,16 @@ impl Recorder {
             first_measured_ns: None,
             requests: spec.requests,
             total_seconds: spec.total_seconds(),
-            stages: spans(spec).into_iter().map(|span| StageTally::new(span, spec.warmup_seconds)).collect(),
+            stages: spans.into_iter().map(|span| StageTally::new(span, spec.warmup_seconds)).collect(),
             slots: Slots::default(),
             interval_log: None,
         }
     }
 
     /// A recorder that also writes each second's histograms to an interval log at `path`.
-    pub fn with_interval_log(spec: &ScheduleSpec, path: &std::path::Path) -> std::io::Result<Recorder> {
+    pub fn with_interval_log(spec: &ScheduleSpec, spans: Vec<Span>, path: &std::path::Path) -> std::io::Result<Recorder> {
         let log = IntervalLog::create(path, &histogram(), std::time::SystemTime::now())?;
-        Ok(Recorder { interval_log: Some(log), ..Recorder::new(spec) })
+        Ok(Recorder { interval_log: Some(log), ..Recorder::new(spec, spans) })
     }
 
     /// The stretch a request intended at `intended_ns` belongs to.
@@ -508,8 +508,9 @@ mod tests {
     /// A recorder for steps of (rate, seconds), measured from `warmup` on.
     fn recorder(steps: &[(f64, f64)], warmup: f64) -> Recorder {
         let stages = steps.iter().map(|&(rate, seconds)| Stage { from: rate, to: rate, seconds: Some(seconds) });
-        Recorder::new(&ScheduleSpec { arrivals: Arrivals::Constant, stages: stages.collect(), requests: None,
-                                      warmup_seconds: warmup, seed: 1 })
+        let spec = ScheduleSpec { arrivals: Arrivals::Constant, stages: stages.collect(), requests: None,
+                                  warmup_seconds: warmup, seed: 1 };
+        Recorder::new(&spec, crate::stages::spans(&spec))
     }
 
     #[test]

@@ -3,11 +3,18 @@
 //! order from the seed, from a brewput distribution, and spent sleeping (or
 //! burning CPU with `burn`). A full queue answers 503 at once, so memory stays
 //! bounded under any load.
+//!
+//! With a rota the number of workers on changes per interval, as a model's
+//! station's servers do through its day: the rota's clock starts with the
+//! first request, so that a load started any time later meets it at its
+//! start; after its last interval the last count holds. A worker going off
+//! shift finishes the request in hand (the model language's `off_shift:
+//! finish`) and takes no other until it is on again.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc as std_mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use brewput_measure::control::Control;
@@ -27,6 +34,8 @@ use crate::error::LoadError;
 
 pub const MAX_WORKERS: usize = 4096;
 pub const MAX_QUEUE: usize = 1_000_000;
+/// Most intervals of a rota (a model's day has at most 10,000).
+pub const MAX_ROTA: usize = 10_000;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct ServeSettings {
@@ -40,6 +49,39 @@ pub struct ServeSettings {
     pub queue: usize,
     pub seed: u64,
     pub for_seconds: Option<f64>,
+    /// Workers on per interval (`workers` is the most), from the first request on.
+    #[serde(default)]
+    pub rota: Option<Rota>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Rota {
+    pub workers: Vec<usize>,
+    pub interval_seconds: f64,
+}
+
+impl Rota {
+    fn check(&self, most: usize) -> Result<(), String> {
+        if self.workers.is_empty() || self.workers.len() > MAX_ROTA {
+            return Err(format!("a rota gives from 1 to {MAX_ROTA} intervals"));
+        }
+        if self.workers.iter().any(|&n| n > most) {
+            return Err(format!("a rota's workers must be at most {most}"));
+        }
+        if !(self.interval_seconds.is_finite() && self.interval_seconds > 0.0) {
+            return Err("a rota's interval must be a positive number of seconds".into());
+        }
+        Ok(())
+    }
+
+    /// Workers on `seconds` after the rota's start, and the seconds until that changes (None: never).
+    fn on(&self, seconds: f64) -> (usize, Option<f64>) {
+        let k = (seconds / self.interval_seconds).floor().max(0.0) as usize;
+        match self.workers.get(k) {
+            Some(&n) => (n, Some((k + 1) as f64 * self.interval_seconds - seconds)),
+            None => (*self.workers.last().unwrap_or(&0), None),
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -69,6 +111,10 @@ struct Floor {
     capacity: usize,
     served: AtomicU64,
     rejected: AtomicU64,
+    /// When the first request came: the rota's start.
+    first_request: OnceLock<Instant>,
+    rota: Option<Rota>,
+    stopped: AtomicBool,
 }
 
 impl Server {
@@ -79,6 +125,9 @@ impl Server {
         }
         if !(1..=MAX_QUEUE).contains(&settings.queue) {
             return Err(LoadError::Input(format!("queue must be from 1 to {MAX_QUEUE}")));
+        }
+        if let Some(rota) = &settings.rota {
+            rota.check(settings.workers).map_err(LoadError::Input)?;
         }
         let sampler = Sampler::new(&settings.service).map_err(|e| LoadError::Input(e.to_string()))?;
         let listener = std::net::TcpListener::bind((settings.host.as_str(), settings.port))
@@ -104,12 +153,15 @@ impl Server {
             capacity: self.settings.queue,
             served: AtomicU64::new(0),
             rejected: AtomicU64::new(0),
+            first_request: OnceLock::new(),
+            rota: self.settings.rota.clone(),
+            stopped: AtomicBool::new(false),
         });
         for i in 0..self.settings.workers {
             let (requests, floor, burn) = (Arc::clone(&requests), Arc::clone(&floor), self.settings.burn);
             std::thread::Builder::new()
                 .name(format!("brewput-serve-{i}"))
-                .spawn(move || work(&requests, &floor, burn))
+                .spawn(move || work(i, &requests, &floor, burn))
                 .map_err(system)?;
         }
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(system)?;
@@ -137,6 +189,7 @@ impl Server {
         // Dropping the runtime closes every connection; the workers finish the
         // request in hand and end when the queue's last sender goes.
         drop(runtime);
+        floor.stopped.store(true, Ordering::Relaxed);
         Ok(ServeSummary {
             served: floor.served.load(Ordering::Relaxed),
             rejected: floor.rejected.load(Ordering::Relaxed),
@@ -164,6 +217,7 @@ async fn answer(floor: &Floor) -> Response<Full<Bytes>> {
         floor.rejected.fetch_add(1, Ordering::Relaxed);
         return respond(StatusCode::SERVICE_UNAVAILABLE, "queue full\n");
     }
+    floor.first_request.get_or_init(Instant::now);
     // Drawn in arrival order: the same seed and order give the same times.
     let seconds = floor.sampler.sample(&mut *floor.rng.lock().unwrap_or_else(|e| e.into_inner()));
     let service = Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX);
@@ -187,12 +241,37 @@ fn service_stream(seed: u64) -> Xoshiro256PlusPlus {
     rng
 }
 
-/// One worker: takes the queue's head, spends its service time, answers.
-fn work(requests: &Mutex<std_mpsc::Receiver<Request>>, floor: &Floor, burn: bool) {
+/// How long a worker off shift (or waiting on an empty queue under a rota)
+/// sleeps at most before it looks at the rota and the stop again.
+const ROTA_LOOK: Duration = Duration::from_millis(20);
+
+/// One worker (the `index`th): takes the queue's head, spends its service
+/// time, answers; under a rota only while it is on.
+fn work(index: usize, requests: &Mutex<std_mpsc::Receiver<Request>>, floor: &Floor, burn: bool) {
     clock::precise_sleeps();
     loop {
-        let next = requests.lock().unwrap_or_else(|e| e.into_inner()).recv();
-        let Ok(request) = next else { return };
+        let next = match &floor.rota {
+            None => requests.lock().unwrap_or_else(|e| e.into_inner()).recv().ok(),
+            Some(rota) => {
+                if floor.stopped.load(Ordering::Relaxed) {
+                    return;
+                }
+                let since = floor.first_request.get().map_or(0.0, |t| t.elapsed().as_secs_f64());
+                let (on, change) = rota.on(since);
+                // Look again when the rota changes (to the microsecond), or soon.
+                let look = change.and_then(|s| Duration::try_from_secs_f64(s).ok()).map_or(ROTA_LOOK, |d| d.min(ROTA_LOOK));
+                if index >= on {
+                    std::thread::sleep(look);
+                    continue;
+                }
+                match requests.lock().unwrap_or_else(|e| e.into_inner()).recv_timeout(look) {
+                    Ok(request) => Some(request),
+                    Err(std_mpsc::RecvTimeoutError::Timeout) => continue,
+                    Err(std_mpsc::RecvTimeoutError::Disconnected) => None,
+                }
+            }
+        };
+        let Some(request) = next else { return };
         floor.waiting.fetch_sub(1, Ordering::Relaxed);
         if burn {
             let until = Instant::now() + request.service;
@@ -210,6 +289,20 @@ fn work(requests: &Mutex<std_mpsc::Receiver<Request>>, floor: &Floor, burn: bool
 mod tests {
     use super::*;
     use rand::Rng;
+
+    #[test]
+    fn a_rota_says_who_is_on_and_until_when_then_holds_its_last() {
+        let rota = Rota { workers: vec![2, 0, 3], interval_seconds: 0.5 };
+        assert!(rota.check(3).is_ok() && rota.check(2).is_err());
+        assert_eq!(rota.on(0.0), (2, Some(0.5)));
+        let (on, change) = rota.on(0.75);
+        assert_eq!(on, 0);
+        assert!((change.unwrap() - 0.25).abs() < 1e-12);
+        assert_eq!(rota.on(1.2).0, 3);
+        assert_eq!(rota.on(9.0), (3, None));
+        assert!(Rota { workers: vec![], interval_seconds: 1.0 }.check(3).is_err());
+        assert!(Rota { workers: vec![1], interval_seconds: 0.0 }.check(3).is_err());
+    }
 
     #[test]
     fn the_service_stream_is_not_the_schedules_for_the_same_seed() {

@@ -71,9 +71,14 @@ impl ScheduleSpec {
         if self.stages.is_empty() {
             return Err("the schedule has no stages".into());
         }
+        if !self.stages.iter().any(|s| s.from + s.to > 0.0) {
+            return Err("the schedule sends nothing: every stage's rates are 0".into());
+        }
         for (i, s) in self.stages.iter().enumerate() {
             let last = i + 1 == self.stages.len();
-            if !(s.from.is_finite() && s.to.is_finite() && s.from >= 0.0 && s.to >= 0.0 && s.from + s.to > 0.0) {
+            // A stage at rate 0 throughout is a pause (a day's closed interval); it must end.
+            let pause = s.from == 0.0 && s.to == 0.0 && s.seconds.is_some();
+            if !(s.from.is_finite() && s.to.is_finite() && s.from >= 0.0 && s.to >= 0.0 && (s.from + s.to > 0.0 || pause)) {
                 return Err(format!("stage {}: rates must be finite, >= 0 and not both 0", i + 1));
             }
             match s.seconds {
@@ -253,6 +258,16 @@ mod tests {
     }
 
     #[test]
+    fn a_pause_at_rate_0_sends_nothing_and_moves_what_follows() {
+        // A day's closed interval: 100/s for 1 s, nothing for 1 s, 100/s for 1 s.
+        let s = spec(Arrivals::Constant, vec![step(100.0, 1.0), step(0.0, 1.0), step(100.0, 1.0)], None);
+        let times: Vec<f64> = s.iter().map(|i| i.seconds).collect();
+        assert_eq!(times.len(), 200);
+        assert!(times.iter().all(|t| *t < 1.0 || *t >= 2.0));
+        assert!((times[100] - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
     fn warmup_requests_come_on_top_of_the_measured_count() {
         let mut s = spec(Arrivals::Constant, vec![Stage { from: 10.0, to: 10.0, seconds: None }], Some(5));
         s.warmup_seconds = 1.0;
@@ -290,6 +305,7 @@ mod tests {
         };
         assert!(bad(vec![], None));
         assert!(bad(vec![step(0.0, 1.0)], None));
+        assert!(bad(vec![step(1.0, 1.0), Stage { from: 0.0, to: 0.0, seconds: None }], Some(5)));
         assert!(bad(vec![step(f64::NAN, 1.0)], None));
         assert!(bad(vec![step(1.0, -1.0)], None));
         assert!(bad(vec![Stage { from: 1.0, to: 1.0, seconds: None }], None));

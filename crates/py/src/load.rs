@@ -70,6 +70,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LOAD_MAX_TICK_SECONDS", brewput_load::MAX_TICK_SECONDS)?;
     m.add("SERVE_MAX_WORKERS", brewput_load::MAX_WORKERS)?;
     m.add("SERVE_MAX_QUEUE", brewput_load::MAX_QUEUE)?;
+    m.add("SERVE_MAX_ROTA", brewput_load::MAX_ROTA)?;
     m.add_function(wrap_pyfunction!(load_run, m)?)?;
     m.add_function(wrap_pyfunction!(load_schedule, m)?)
 }

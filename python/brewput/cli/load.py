@@ -36,6 +36,10 @@ def load(
                                        help="Instead of --rate: the rate runs linearly from A to B over --duration.  [default: none]"),
     step: Optional[str] = typer.Option(None, "--step", metavar="RxD,...",
                                        help="Instead of --rate: stages of rate x duration, e.g. 100x10s,200x10s.  [default: none]"),
+    day: Optional[str] = typer.Option(None, "--day", metavar="MODEL[:CLASS]",
+                                      help="Instead of --rate: follow the rate of this model's day (its class's "
+                                           "rate per interval, counts or linear), model time as wall time, and "
+                                           "report per interval.  [default: none]"),
     duration: Optional[str] = setting_option(LoadSettings, "duration"),
     requests: Optional[str] = typer.Option(None, "--requests", metavar="N", help="Stop after N measured requests.  [default: none]"),
     warmup: str = setting_option(LoadSettings, "warmup"),
@@ -69,8 +73,9 @@ def load(
                                              "HdrHistogram interval log.  [default: none]"),
     predict: Optional[str] = typer.Option(None, "--predict", metavar="MODEL",
                                           help="Solve and simulate this model of the service (one open class) at "
-                                               "the target rate (each stage's, with --step or --ramp), beside the "
-                                               "measurement.  [default: none]"),
+                                               "the target rate (each stage's, with --step or --ramp; each "
+                                               "interval of its day, with --day), beside the measurement.  "
+                                               "[default: none]"),
     sets: List[str] = SetOption,
     sweep: Optional[str] = typer.Option(None, "--sweep", metavar="rate=VALUES",
                                         help="A run per rate, e.g. rate=100,200,400 or rate=100:500:100, into "
@@ -99,10 +104,22 @@ def load(
         opt.no_request_options([name for name, given in (("method", method), ("header", header), ("body", body),
                                                           ("cacert", cacert), ("insecure", insecure)) if given])
         target_settings = opt.exec_target(exec_command)
-    rates = opt.sweep_rates(sweep, given=[n for n, v in (("rate", rate), ("ramp", ramp), ("step", step)) if v])
-    schedule = opt.schedule(rate_text=str(rates[0]) if rates else rate, arrivals=arrivals, ramp_text=ramp,
-                            step_text=step, duration_text=duration, requests_text=requests, warmup_text=warmup,
-                            seed=opt.whole("seed", seed, 0, MAX_SEED))
+    params = parse_sets(sets)
+    day_load = None
+    if day is not None:
+        from ..loadtest.day import day_load as read_day, day_schedule
+
+        opt.day_alone([n for n, v in (("rate", rate), ("ramp", ramp), ("step", step), ("duration", duration),
+                                      ("sweep", sweep)) if v])
+        day_load = read_day(day, params)
+        schedule = day_schedule(day_load, arrivals=arrivals, requests_text=requests, warmup_text=warmup,
+                                seed=opt.whole("seed", seed, 0, MAX_SEED))
+        rates = None
+    else:
+        rates = opt.sweep_rates(sweep, given=[n for n, v in (("rate", rate), ("ramp", ramp), ("step", step)) if v])
+        schedule = opt.schedule(rate_text=str(rates[0]) if rates else rate, arrivals=arrivals, ramp_text=ramp,
+                                step_text=step, duration_text=duration, requests_text=requests,
+                                warmup_text=warmup, seed=opt.whole("seed", seed, 0, MAX_SEED))
     from ..loadtest import parse_threshold
     from ..loadtest.run import run_settings
 
@@ -111,23 +128,31 @@ def load(
                             max_in_flight=opt.max_in_flight(max_in_flight),
                             timeout_seconds=opt.seconds("timeout", timeout, most=opt.MAX_TIMEOUT),
                             interval_log=None if hlog is None else str(hlog),
-                            tick_seconds=None if tick is None else opt.tick(tick), thresholds=thresholds)
+                            tick_seconds=None if tick is None else opt.tick(tick), thresholds=thresholds,
+                            intervals=None if day_load is None else day_load.spans)
     _check_outputs(output, hgrm, hlog, report, sweep=rates is not None)
-    params = parse_sets(sets)
-    if predict is not None:
+    if predict is not None and day_load is not None:
+        from ..loadtest.day_predict import predicted_day
+
+        if arrivals != "poisson":
+            raise opt.OptionError(("predict", "arrivals"), "a day is predicted for Poisson arrivals at its rate: "
+                                                           "drop --arrivals constant", value=arrivals)
+        predicted_day(predict, params, day_load)  # refused now, not after the run
+    elif predict is not None:
         from ..loadtest.predict import offered_model, offered_rates
 
         for each in rates or offered_rates(schedule):
             offered_model(predict, params, each, arrivals)  # refused now, not after the run
-    elif sets:
-        raise opt.OptionError("set", "only sets the --predict model's params", value=" ".join(sets))
+    elif sets and day_load is None:
+        raise opt.OptionError("set", "only sets the params of the --predict or --day model", value=" ".join(sets))
     name, kind = (target.url, "http") if target else (exec_command, "exec")
     if rates is not None:
         for warning in request_warnings:
             warning_line(warning)
         _run_sweep(settings, rates, name, kind, thresholds, predict, params, output, report, hgrm, as_json)
     else:
-        _run_once(settings, name, kind, thresholds, predict, params, output, hgrm, hlog, as_json, request_warnings)
+        _run_once(settings, name, kind, thresholds, predict, params, output, hgrm, hlog, as_json, request_warnings,
+                  day_load)
 
 
 def _check_outputs(output: Optional[Path], hgrm: Optional[Path], hlog: Optional[Path], report: Optional[Path], *,
@@ -155,14 +180,22 @@ def _check_outputs(output: Optional[Path], hgrm: Optional[Path], hlog: Optional[
 
 def _run_once(settings: dict, name: str, kind: str, thresholds: list, predict: Optional[str], params: dict,
               output: Optional[Path], hgrm: Optional[Path], hlog: Optional[Path], as_json: bool,
-              request_warnings: List[str]) -> None:
+              request_warnings: List[str], day_load=None) -> None:
     from ..loadtest.results import to_results
     from ..loadtest.thresholds import judge
 
     summary = _measure_live(settings, enabled=not as_json)
     results = to_results(summary, target=name, method=kind, settings=settings)
+    if day_load is not None:
+        from ..loadtest.day import add_intervals
+
+        add_intervals(results, day_load)
     results["warnings"] = request_warnings + results["warnings"]
-    if predict is not None:
+    if predict is not None and day_load is not None:
+        from ..loadtest.day_predict import beside_day
+
+        results["predicted"] = beside_day(predict, params, day_load, settings["schedule"]["seed"], results)
+    elif predict is not None:
         from ..loadtest.predict import beside
 
         results["predicted"] = beside(predict, params, settings["schedule"], results)
@@ -273,7 +306,12 @@ def _write(results: dict, output: Optional[Path], hgrm: Optional[Path]) -> None:
 @app.command("serve")
 @user_errors
 def serve(
-    workers: str = typer.Option("1", "--workers", metavar="C", help="Servers of the one FIFO queue."),
+    workers: str = typer.Option("1", "--workers", metavar="C|C1,C2,...",
+                                help="Servers of the one FIFO queue; a rota of workers per --interval (2,4,2), "
+                                     "from the first request on, the last holding after."),
+    interval: Optional[str] = typer.Option(None, "--interval", metavar="TIME",
+                                           help="With a rota of --workers: how long each count lasts.  "
+                                                "[default: none]"),
     service: str = typer.Option("exp(2ms)", "--service", metavar="DIST",
                                 help="Service time, a model-language distribution; numbers take a unit "
                                      "(exp(2ms), lognormal(5ms, 0.5)), bare numbers are seconds."),
@@ -291,17 +329,19 @@ def serve(
     from ..loadtest import options as opt
     from ..vocabulary import MAX_SEED
 
-    settings = {"host": opt.listen_host(host), "port": opt.whole("port", port, 0, 65535),
-                "workers": opt.whole("workers", workers, 1, _native.SERVE_MAX_WORKERS),
+    most, rota = opt.workers_rota(workers, interval)
+    settings = {"host": opt.listen_host(host), "port": opt.whole("port", port, 0, 65535), "workers": most,
                 "service": opt.service_distribution(service), "burn": burn,
                 "queue": opt.whole("queue", queue, 1, _native.SERVE_MAX_QUEUE),
                 "seed": opt.whole("seed", seed, 0, MAX_SEED),
-                "for_seconds": None if for_time is None else opt.seconds("for", for_time)}
+                "for_seconds": None if for_time is None else opt.seconds("for", for_time),
+                **({"rota": rota} if rota else {})}
     try:
         server = _native.DemoServer(json.dumps(settings))
     except (BindError, LoadInputError) as e:
         raise BrewputError(f"--host {host} --port {port}: {e}") from None
-    print(f"serving http://{server.address()}/  ({settings['workers']} workers, service {service}"
+    staffed = f"{settings['workers']} workers" if rota is None else opt.rota_text(rota)
+    print(f"serving http://{server.address()}/  ({staffed}, service {service}"
           f"{', burning CPU' if burn else ''}); Ctrl-C stops", flush=True)
     try:
         summary = json.loads(run_controlled("serve", server.run))

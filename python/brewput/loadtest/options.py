@@ -251,6 +251,34 @@ def service_distribution(text: str) -> dict:
     return distribution.compile()
 
 
+def workers_rota(text: str, interval_text: Optional[str]) -> Tuple[int, Optional[dict]]:
+    """`--workers 3` -> (3, None); `--workers 2,4,0,2 --interval 10s` -> the most
+    (4) and the rota the server follows: workers on per interval (0: none serves,
+    requests wait), from its first request on."""
+    parts = str(text).split(",")
+    if len(parts) == 1:
+        if interval_text is not None:
+            raise OptionError(("interval", "workers"), "times a rota: give --workers per interval, e.g. 2,4,2",
+                              value=interval_text)
+        return whole("workers", text, 1, _native.SERVE_MAX_WORKERS), None
+    if interval_text is None:
+        raise OptionError(("workers", "interval"), "a rota needs --interval, how long each count lasts",
+                          value=str(text))
+    if len(parts) > _native.SERVE_MAX_ROTA:
+        raise OptionError("workers", f"a rota of at most {_native.SERVE_MAX_ROTA:,} intervals", value=f"({len(parts)})")
+    counts = [whole("workers", part, 0, _native.SERVE_MAX_WORKERS) for part in parts]
+    if max(counts) == 0:
+        raise OptionError("workers", "a rota with no worker ever on serves nothing", value=str(text))
+    return max(counts), {"workers": counts, "interval_seconds": seconds("interval", interval_text)}
+
+
+def rota_text(rota: dict) -> str:
+    """`workers 2, 4, 2 per 10 s from the first request, then 2`."""
+    counts = rota["workers"]
+    return (f"workers {', '.join(map(str, counts))} per {rota['interval_seconds']:g} s from the first request, "
+            f"then {counts[-1]}")
+
+
 def listen_host(text: str) -> str:
     """An IP address to listen on (`127.0.0.1`, `::1`, `0.0.0.0`) or
     `localhost`: never a name to look up."""
@@ -317,6 +345,12 @@ def requests(text: str) -> int:
 def no_target() -> BrewputError:
     return BrewputError("brewput load: name a target: a URL (http://127.0.0.1:8080/) or --exec 'COMMAND'; "
                         "nothing is sent without one")
+
+
+def day_alone(given: List[str]) -> None:
+    """--day gives the rate and the length: none of the options that also do."""
+    if given:
+        raise OptionError(("day", given[0]), f"the day gives the rate and its length: drop --{given[0]}")
 
 
 def schedule(*, rate_text: Optional[str], arrivals: str, ramp_text: Optional[str], step_text: Optional[str],

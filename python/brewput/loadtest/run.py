@@ -13,19 +13,21 @@ from ..errors import BindError, InternalError, LoadError, LoadInputError, Output
 
 def run_settings(target: dict, schedule: dict, *, connections: int, max_in_flight: int, timeout_seconds: float,
                  interval_log: Optional[str] = None, tick_seconds: Optional[float] = None,
-                 thresholds: Sequence = ()) -> dict:
+                 thresholds: Sequence = (), intervals: Optional[list] = None) -> dict:
     """What the generator takes (crates/load's settings), from checked parts.
     The tick is the generator's own default unless given, and is written
     either way, so that every record says how its requests were paced. The
     quantiles and service levels `thresholds` need beyond the fixed list are
-    asked of the generator (`asked`, only when there are any)."""
+    asked of the generator (`asked`, only when there are any). A day's
+    intervals (loadtest/day.py) are reported in place of the schedule's
+    stages (`intervals`, only when given)."""
     from .thresholds import asked_by
 
     asked = asked_by(list(thresholds))
     return {"target": target, "schedule": schedule, "connections": connections, "max_in_flight": max_in_flight,
             "timeout_seconds": timeout_seconds, "interval_log": interval_log,
             "tick_seconds": _native.LOAD_DEFAULT_TICK_SECONDS if tick_seconds is None else tick_seconds,
-            **({"asked": asked} if asked else {})}
+            **({"asked": asked} if asked else {}), **({"intervals": intervals} if intervals else {})}
 
 
 def measure(settings: dict, watch: Optional[Callable[[dict], None]] = None) -> dict:

@@ -1,0 +1,148 @@
+"""`brewput load --day MODEL[:CLASS]`: the rate of a model's day as the load's
+schedule, and the day's intervals as what the run reports.
+
+The model's time is the wall clock's: a day of 4 s in ms, or of 10 min in s,
+runs that long, at the model's rates converted to requests per second. The
+schedule is the generator's own (crates/measure's arrivals.rs: unit-rate points
+mapped through the inverse of the cumulative rate), given the day's rate as
+stages it draws exactly: a rate per interval (a list, a CSV of counts, a
+constant) as one constant stage per interval, a piecewise linear rate as one
+linear stage between each pair of its points. The rate's arithmetic (each
+interval's mean rate, exact) is model/timeline.py's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Mapping, Optional, Tuple
+
+from ..errors import BrewputError, OptionError
+from ..units import SECONDS
+
+
+@dataclass(frozen=True)
+class DayLoad:
+    """A day's schedule: the generator's stages (rates per second) and the
+    intervals it reports (`spans`: seconds), each interval's label."""
+
+    model: str
+    job_class: str
+    time_unit: str
+    stages: List[dict]
+    spans: List[dict]
+    labels: List[str]
+
+    @property
+    def seconds(self) -> float:
+        return self.spans[-1]["end_seconds"]
+
+
+def split_spec(text: str) -> Tuple[str, Optional[str]]:
+    """`MODEL.yaml:CLASS` -> (MODEL.yaml, CLASS); a path that exists as typed is
+    all path (it may hold a colon)."""
+    if Path(text).exists() or ":" not in text:
+        return text, None
+    path, _, name = text.rpartition(":")
+    return path, name or None
+
+
+def day_load(text: str, params: Mapping[str, object]) -> DayLoad:
+    """The schedule of the day of the model named by `text` (`MODEL[:CLASS]`,
+    with `params`); each problem one OptionError naming --day."""
+    from .. import _native
+    from ..model import load
+    from ..model import timeline
+    from .options import MAX_SECONDS
+
+    path, wanted = split_spec(text)
+    try:
+        model = load(path).with_params(**params) if params else load(path)
+    except BrewputError as e:
+        raise OptionError("day", str(e), value=text) from None
+    day = model.day
+    if day is None:
+        raise OptionError("day", "the model has no day: block (its length and interval); a steady rate is "
+                                 "--rate", value=text)
+    open_classes = [name for name, job in model.classes.items() if job.population is None]
+    if wanted is None:
+        if len(open_classes) != 1:
+            raise OptionError("day", f"the model has {len(open_classes)} open classes "
+                                     f"({', '.join(open_classes)}): name one, as MODEL:CLASS", value=text)
+        wanted = open_classes[0]
+    if wanted not in open_classes:
+        raise OptionError("day", f"no open class {wanted!r} (open classes: {', '.join(open_classes) or 'none'})",
+                          value=text)
+    job = model.classes[wanted]
+    if job.time_varying:
+        rate = job.day_rate
+    elif job.rate is not None:
+        rate = timeline.Constant(float(job.rate), length=day.length, repeat=day.repeat)
+    else:
+        raise OptionError("day", f"class {wanted!r} arrives by a renewal law (arrivals:), not a Poisson rate: "
+                                 "give it a rate:", value=text)
+    unit = SECONDS[model.time_unit]  # seconds per model time unit
+    edges = day.timeline.edges
+    if edges.size - 1 > _native.LOAD_MAX_STAGES:
+        raise OptionError("day", f"the day has {edges.size - 1} intervals; the load reports at most "
+                                 f"{_native.LOAD_MAX_STAGES}: give a longer interval", value=text)
+    if day.length * unit > MAX_SECONDS:
+        raise OptionError("day", f"the day lasts {day.length * unit:g} s: at most {MAX_SECONDS:g} s of load",
+                          value=text)
+    stages = _stages(rate, day.length, text)
+    means = rate.interval_means(edges)
+    spans = [{"start_seconds": float(a * unit), "end_seconds": float(b * unit), "target_rate": float(r / unit),
+              "steady": bool(rate.steady_between_breaks)} for a, b, r in zip(edges[:-1], edges[1:], means)]
+    for stage in stages:
+        stage.update({"from": stage["from"] / unit, "to": stage["to"] / unit, "seconds": stage["seconds"] * unit})
+    return DayLoad(path, wanted, model.time_unit, stages, spans, day.timeline.labels)
+
+
+def _stages(rate, length: float, text: str) -> List[dict]:
+    """The rate as stages (model time, per model time unit) the generator draws exactly."""
+    from ..model import timeline
+
+    if isinstance(rate, timeline.Constant):
+        return [{"from": rate.value, "to": rate.value, "seconds": length}]
+    if isinstance(rate, timeline.Steps):
+        return [{"from": float(r), "to": float(r), "seconds": float(b - a)}
+                for a, b, r in zip(rate.edges[:-1], rate.edges[1:], rate.values)]
+    if isinstance(rate, timeline.Linear):
+        # Held flat before its first point and after its last, as timeline.Linear is.
+        knots_t = [0.0, *rate.times, length]
+        knots_r = [rate.rates[0], *rate.rates, rate.rates[-1]]
+        return [{"from": float(r0), "to": float(r1), "seconds": float(t1 - t0)}
+                for t0, t1, r0, r1 in zip(knots_t[:-1], knots_t[1:], knots_r[:-1], knots_r[1:]) if t1 > t0]
+    raise OptionError("day", "a curve in t is not drawn by the load generator yet: give the rate per interval "
+                             "(a list or counts:) or piecewise linear (linear:)", value=text)
+
+
+def day_schedule(day: DayLoad, *, arrivals: str, requests_text: Optional[str], warmup_text: str,
+                 seed: int) -> dict:
+    """The schedule settings the generator takes for `day` (options.schedule's, the day giving the stages)."""
+    from .options import requests, seconds
+
+    if arrivals not in ("poisson", "constant"):
+        raise OptionError("arrivals", "expected poisson or constant", value=arrivals)
+    return {"arrivals": arrivals, "stages": day.stages,
+            "requests": requests(requests_text) if requests_text is not None else None,
+            "warmup_seconds": seconds("warmup", warmup_text, zero=True), "seed": seed}
+
+
+def add_intervals(results: dict, day: DayLoad) -> None:
+    """The results' time axis (docs/results.md): `intervals`, a row per interval of
+    the day with its `start` and `end` (ms, the results' unit) and `label`, and the
+    requests due in it under `classes.request`: `arrivals` (due: sent or dropped),
+    `completed`, `target_rate` and `achieved_rate` (per second), `error_rate`, the
+    `response_time` block of load.stages (its mean with a 95 % interval where the
+    batches allow one) and the `service_time` mean. `day` says which model's day."""
+    rows = []
+    for stage, label in zip(results["load"]["stages"], day.labels):
+        request = {"arrivals": stage["measured"] + stage["dropped"], "completed": stage["answered"],
+                   "target_rate": stage["target_rate"], "achieved_rate": stage["achieved_rate"],
+                   "error_rate": stage["error_rate"], "response_time": stage["response_time"],
+                   "service_time": {"mean": stage["service_time_mean"]}}
+        rows.append({"start": stage["start_seconds"] * 1e3, "end": stage["end_seconds"] * 1e3, "label": label,
+                     "classes": {"request": request}})
+    results["day"] = {"model": day.model, "class": day.job_class, "time_unit": day.time_unit,
+                      "note": "model time runs as wall time"}
+    results["intervals"] = rows

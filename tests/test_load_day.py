@@ -1,0 +1,247 @@
+"""`brewput load --day MODEL`: the load follows a model's day. The schedule is
+checked directly (nothing sent): its requests per interval against the day's
+integrated rate, computed here by hand (a rate per interval times its width, a
+piecewise linear rate's trapezoids), by a chi-square test and Poisson bounds;
+then a short live run against a demo server the test starts on 127.0.0.1, and
+bad input as one line with exit 2."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from brewput.loadtest import schedule_times
+from brewput.loadtest.day import day_load, day_schedule
+from load_server import serving
+
+
+def brewput(*args, timeout=60):
+    return subprocess.run([sys.executable, "-m", "brewput", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def model(tmp_path, rate, length="40s", interval="10s", time_unit="s", name="day.yaml", extra=""):
+    path = tmp_path / name
+    path.write_text(f"""brewput: 1
+time_unit: {time_unit}
+day:
+  length: {length}
+  interval: {interval}
+{extra}stations:
+  web:
+    servers: 2
+classes:
+  request:
+    rate: {rate}
+    route: [{{station: web, service: exp(0.005)}}]
+""")
+    return str(path)
+
+
+def times_of(path, arrivals="poisson", seed=1):
+    day = day_load(path, {})
+    return day, np.array(schedule_times(day_schedule(day, arrivals=arrivals, requests_text=None, warmup_text="0s",
+                                                     seed=seed)))
+
+
+def counts(times, edges):
+    return np.histogram(times, bins=edges)[0]
+
+
+def poisson_chi_square(got, expected):
+    """Pearson's statistic of independent Poisson counts (their total not fixed): chi-square with as many
+    degrees of freedom as counts; its p-value."""
+    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    return stats.chi2.sf(np.sum((got - expected) ** 2 / expected), df=got.size)
+
+
+def test_a_rate_per_interval_gives_each_interval_its_rate_times_its_width(tmp_path):
+    rates = [50, 200, 0, 120]
+    day, times = times_of(model(tmp_path, rates))
+    expected = np.array(rates) * 10.0
+    got = counts(times, [0, 10, 20, 30, 40])
+    assert got[2] == 0, "a closed interval sends nothing"
+    open_ = expected > 0
+    assert poisson_chi_square(got[open_], expected[open_]) > 0.001, (got, expected)
+    # and each within the Poisson's two-sided 99.99 % bounds
+    low, high = stats.poisson.ppf(5e-5, expected[open_]), stats.poisson.ppf(1 - 5e-5, expected[open_])
+    assert np.all((low <= got[open_]) & (got[open_] <= high)), (got, expected)
+    assert [s["target_rate"] for s in day.spans] == rates
+    assert all(s["steady"] for s in day.spans)
+
+
+def test_a_piecewise_linear_rate_follows_its_integral_inside_each_interval(tmp_path):
+    # 20/s held to 5 s, up to 300/s at 25 s, down to 40/s at 40 s: the knots fall inside intervals.
+    day, times = times_of(model(tmp_path, "{linear: [[5, 20], [25, 300], [40, 40]]}"), seed=4)
+
+    def rate(t):
+        return np.interp(t, [0, 5, 25, 40], [20, 20, 300, 40])
+
+    # The expected count of each 2.5 s bin, by the trapezoid rule on a grid holding every knot (exact for a
+    # piecewise linear rate).
+    edges = np.arange(0, 40.01, 2.5)
+    expected = []
+    for a, b in zip(edges[:-1], edges[1:]):
+        grid = np.unique(np.concatenate([[a, b], [k for k in (5, 25) if a < k < b]]))
+        expected.append(np.sum(np.diff(grid) * (rate(grid[:-1]) + rate(grid[1:])) / 2))
+    expected = np.array(expected)
+    got = counts(times, edges)
+    assert poisson_chi_square(got, expected) > 0.001, (got, expected)
+    # The reported intervals' target rates are the day's mean rates over each interval (exact).
+    for span in day.spans:
+        a, b = span["start_seconds"], span["end_seconds"]
+        grid = np.unique(np.concatenate([[a, b], [k for k in (5, 25) if a < k < b]]))
+        mean = np.sum(np.diff(grid) * (rate(grid[:-1]) + rate(grid[1:])) / 2) / (b - a)
+        assert span["target_rate"] == pytest.approx(mean, rel=1e-12)
+        assert not span["steady"]
+
+
+def test_the_model_time_unit_is_converted_to_the_wall_clock(tmp_path):
+    # A day of 2,000 ms in 500 ms intervals, rates per ms: 0.1/ms is 100/s.
+    day, times = times_of(model(tmp_path, "[0.1, 0.4, 0.2, 0.05]", length="2s", interval="500ms",
+                                time_unit="ms"), arrivals="constant")
+    assert [s["end_seconds"] for s in day.spans] == pytest.approx([0.5, 1.0, 1.5, 2.0])
+    # Constant spacing in the integrated rate: each interval holds its expected count, to one request.
+    got = counts(times, [0, 0.5, 1.0, 1.5, 2.0])
+    assert np.all(np.abs(got - np.array([50, 200, 100, 25])) <= 1), got
+    assert day.labels == ["0 ms", "500 ms", "1000 ms", "1500 ms"]
+
+
+def test_a_day_run_against_a_server_reports_each_interval(tmp_path):
+    path = model(tmp_path, "[100, 300, 200, 50]", length="2s", interval="500ms")
+    with serving("exp(2ms)", workers=4) as url:
+        done = brewput("load", url, "--day", path, "--json", "--seed", "3")
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)
+    rows = results["intervals"]
+    assert [r["label"] for r in rows] == ["0 s", "0.5 s", "1 s", "1.5 s"]
+    assert [(r["start"], r["end"]) for r in rows] == [(0, 500), (500, 1000), (1000, 1500), (1500, 2000)]
+    due = [r["classes"]["request"]["arrivals"] for r in rows]
+    assert sum(due) == results["load"]["sent"] + results["load"]["dropped"]
+    expected = np.array([50, 150, 100, 25])
+    low, high = stats.poisson.ppf(5e-5, expected), stats.poisson.ppf(1 - 5e-5, expected)
+    assert np.all((low <= due) & (due <= high)), due
+    for row in rows:
+        request = row["classes"]["request"]
+        assert request["completed"] == request["arrivals"]  # a server well below saturation answers all
+        assert 2.0 <= request["response_time"]["mean"] < 50.0
+    assert results["day"]["model"] == path
+
+
+def test_the_table_shows_a_row_per_interval(tmp_path):
+    path = model(tmp_path, "[100, 200]", length="1s", interval="500ms")
+    with serving("const(1ms)", workers=2) as url:
+        done = brewput("load", url, "--day", path)
+    assert done.returncode == 0, done.stderr
+    assert "intervals of the day" in done.stdout
+    assert "0 s" in done.stdout and "0.5 s" in done.stdout
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--rate", "100"], ["--day", "--rate", "drop --rate"]),
+    (["--duration", "5s"], ["--day", "--duration"]),
+    (["--sweep", "rate=1,2"], ["--day", "--sweep"]),
+])
+def test_the_day_gives_the_rate_and_its_length(tmp_path, args, words):
+    path = model(tmp_path, "[100, 200]", length="1s", interval="500ms")
+    done = brewput("load", "http://127.0.0.1:9/", "--day", path, *args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and all(w in done.stderr for w in words), done.stderr
+
+
+@pytest.mark.parametrize("rate, extra, words", [
+    ('{curve: "100 + 50*sin(t)"}', "", ["--day", "curve", "per interval"]),
+    ("[100, 200]", "", ["--day", "nobody", "open classes: request"]),
+])
+def test_a_day_the_load_cannot_follow_is_one_line(tmp_path, rate, extra, words):
+    path = model(tmp_path, rate, length="1s", interval="500ms", extra=extra)
+    spec = path + ":nobody" if "nobody" in words else path
+    done = brewput("load", "http://127.0.0.1:9/", "--day", spec)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and all(w in done.stderr for w in words), done.stderr
+
+
+def test_a_model_without_a_day_is_refused(tmp_path):
+    done = brewput("load", "http://127.0.0.1:9/", "--day", "examples/server.yaml")
+    assert done.returncode == 2 and "no day: block" in done.stderr and "--day" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_predict_gives_solve_and_simulate_per_interval_plus_the_mean_service(tmp_path):
+    from brewput.loadtest.day_predict import REPLICATIONS, predict_day
+
+    path = model(tmp_path, "[100, 300, 200, 50]", length="2s", interval="500ms")
+    text = open(path).read().replace("servers: 2", "servers: [1, 2, 2, 1]")
+    open(path, "w").write(text)
+    day = day_load(path, {})
+    predicted = predict_day(path, {}, day, seed=5)
+    solved = json.loads(brewput("solve", path, "--json").stdout)
+    simulated = json.loads(brewput("simulate", path, "--json", "--seed", "5", "--replications",
+                                   str(REPLICATIONS)).stdout)
+    service_ms = 5.0  # exp(0.005) s
+    for k, row in enumerate(predicted["stages"]):
+        solve, simulate = row["engines"]["solve"], row["engines"]["simulate"]
+        wait = solved["intervals"][k]["classes"]["request"]["waiting_time"]["mean"] * 1e3
+        assert solve["waiting_mean"] == pytest.approx(wait, rel=1e-12)
+        assert solve["mean"] == pytest.approx(wait + service_ms, rel=1e-12)
+        simulated_wait = simulated["intervals"][k]["classes"]["request"]["waiting_time"]
+        assert simulate["waiting_mean"] == pytest.approx(simulated_wait["mean"] * 1e3, rel=1e-12)
+        assert simulate["mean_ci"] == pytest.approx([x * 1e3 + service_ms for x in simulated_wait["mean_ci"]],
+                                                    rel=1e-12)
+        assert row["label"] == day.labels[k] and row["rate"] == day.spans[k]["target_rate"]
+
+
+def test_predict_refuses_a_model_of_another_day_before_anything_is_sent(tmp_path):
+    path = model(tmp_path, "[100, 300]", length="1s", interval="500ms")
+    other = model(tmp_path, "[100, 200]", length="1s", interval="500ms", name="other.yaml")
+    longer = model(tmp_path, "[100, 300]", length="2s", interval="1s", name="longer.yaml")
+    for wrong, words in ((other, ["--predict", "interval 2", "give the --day model's rate"]),
+                         (longer, ["--predict", "intervals are not the run's"]),
+                         ("examples/server.yaml", ["--predict", "day: block"])):
+        done = brewput("load", "http://127.0.0.1:9/", "--day", path, "--predict", wrong)
+        assert done.returncode == 2 and done.stdout == ""
+        assert len(done.stderr.strip().splitlines()) == 1 and all(w in done.stderr for w in words), done.stderr
+
+
+def _together(url, n):
+    """n requests at once; the seconds until each was answered."""
+    import threading
+    import time
+    import urllib.request
+
+    start, took = time.monotonic(), []
+
+    def one():
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            answer.read()
+        took.append(time.monotonic() - start)
+    threads = [threading.Thread(target=one) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    return sorted(took)
+
+
+def test_serve_follows_its_rota_from_the_first_request():
+    import time
+
+    # One worker for the first 0.8 s, three after: three requests of 100 ms at once take 0.3 s, then 0.1 s.
+    with serving("const(100ms)", workers=3, rota=([1, 3], 0.8)) as url:
+        first = _together(url, 3)
+        time.sleep(max(0.0, 1.0 - first[-1]))
+        then = _together(url, 3)
+    assert first[0] >= 0.09 and first[-1] >= 0.29, first  # one at a time
+    assert then[-1] < 0.2, then  # all three served at once
+
+
+def test_a_rota_of_workers_is_checked_as_typed():
+    for args, words in ((["--workers", "2,4"], ["--workers", "--interval"]),
+                        (["--workers", "2", "--interval", "1s"], ["--interval", "rota"]),
+                        (["--workers", "0,0", "--interval", "1s"], ["--workers", "no worker"]),
+                        (["--workers", "2,x", "--interval", "1s"], ["--workers", "whole number"]),
+                        (["--workers", "2,3", "--interval", "0s"], ["--interval"])):
+        done = brewput("serve", "--port", "0", "--for", "1s", *args)
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
+        assert all(w in done.stderr for w in words), (args, done.stderr)
