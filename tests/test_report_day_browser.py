@@ -20,3 +20,10 @@ def _renders(chromium, index: Path, tmp_path: Path, name: str) -> None:
 
 def test_a_day_renders_in_headless_chromium(chromium, tmp_path):  # noqa: F811
     _renders(chromium, write_report(day_record(PATIENT), tmp_path / "report"), tmp_path, "day")
+
+
+def test_a_rota_renders_in_headless_chromium(chromium, tmp_path):  # noqa: F811
+    from test_report_day_rota import _plan
+
+    _plan(tmp_path, "--shift", "45min")
+    _renders(chromium, tmp_path / "page" / "index.html", tmp_path, "rota")

@@ -102,10 +102,19 @@ def plan_command(
         if confirm:  # the day simulated on the rota that will be worked
             worked = planned.counts if shifts is None else shifts.covered
             planned.simulated = confirm_rota(loaded, planned.station, objectives, worked, seed=seed)
+        plan_json = {**planned.as_dict(), **({"shifts": shifts.as_dict()} if shifts else {})}
         if as_json:
-            print(json.dumps({**planned.as_dict(), **({"shifts": shifts.as_dict()} if shifts else {})}, indent=2))
+            print(json.dumps(plan_json, indent=2))
         else:
             show(rota_table(planned, objectives, shifts))
+        if output is not None:
+            write_json("plan", output, plan_json)
+        if report is not None:
+            from ..report.rota_page import rota_record, write_rota_report
+
+            index = write_rota_report(report, rota_record(loaded, planned, objectives, shifts),
+                                      rota_table(planned, objectives, shifts), command_line())
+            err.print(f"report: {index}", soft_wrap=True)
         return
     given = {"--vary": parse_sweeps(vary, option="--vary", verb="varied"),
              "--decide": parse_sweeps(decide, option="--decide", verb="decided"),

@@ -15,9 +15,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..percentiles import name as percentile_name
 from ..figures import number
 from ..units import SECONDS, Display
-from .labels import end_labels
-from .scale import fix_y_range
 from .spec import Chart, Line, Panel, color, marker
+from .time_of_day import TimeOfDay
 
 #: How each method solve answers a day by is named on the charts, in the order drawn.
 METHOD_NAMES = {"transient": "transient", "psa": "PSA", "sipp": "SIPP", "lag-sipp": "lagged SIPP",
@@ -28,10 +27,6 @@ SIMULATED = "simulate"
 DASHES = (("solid", "simulated (95 % band)"), ("dash", "transient"), ("dot", "approximations"))
 # A share of arrivals given up below this is no abandonment (the transient's rounding: 1e-13).
 GAVE_UP = 1e-9
-# The most clock labels on the x axis: more would overlap in a panel a third of the page wide;
-# a label every STRIDES intervals, the least that keeps to it (a quarter hour's 4 is each hour).
-MOST_TICKS = 5
-STRIDES = (1, 2, 3, 4, 6, 8, 12, 16, 24, 48, 96)
 
 
 def method_label(results: dict) -> str:
@@ -59,7 +54,7 @@ def time_text(t: float, unit: str) -> str:
     return f"{number(t)} {unit}"
 
 
-class Day:
+class Day(TimeOfDay):
     """One model's day as the charts read it: the simulation (or none) and each solved method."""
 
     def __init__(self, simulated: Optional[dict], solved: Sequence[dict]):
@@ -67,35 +62,22 @@ class Day:
         self.solved = sorted(solved, key=lambda r: list(METHOD_NAMES).index(r["method"])
                              if r["method"] in METHOD_NAMES else len(METHOD_NAMES))
         first = simulated or self.solved[0]
+        super().__init__(first["intervals"], first["time_unit"])
         self.model = first["model"]
-        self.time_unit = first["time_unit"]
         self.intervals = first["intervals"]
         self.classes = list(self.intervals[0]["classes"])
         self.stations = list(self.intervals[0]["stations"])
-        self.edges = [i["start"] for i in self.intervals] + [self.intervals[-1]["end"]]
-        self.middles = [(i["start"] + i["end"]) / 2 for i in self.intervals]
-        self.labels = [i["label"] for i in self.intervals]
 
     def engines(self) -> List[Tuple[str, dict]]:
         """(line name, results) of each engine, the simulation first, with its style index."""
         named = [(SIMULATED, self.simulated)] if self.simulated else []
         return named + [(method_label(r), r) for r in self.solved]
 
-    def ticks(self) -> List[Tuple[float, str]]:
-        """The intervals' starts labelled with their clock times, at most MOST_TICKS of them."""
-        every = next((k for k in STRIDES if -(-len(self.labels) // k) <= MOST_TICKS),
-                     -(-len(self.labels) // MOST_TICKS))
-        return [(start, label) for k, (start, label) in enumerate(zip(self.edges, self.labels)) if k % every == 0]
-
-    def panel(self, title: str, y_label: str, lines: List[Line], engines: bool = True) -> Panel:
-        """A panel against the time of day, its y axis fixed and its lines named at their ends."""
+    def figures_panel(self, title: str, y_label: str, lines: List[Line]) -> Panel:
+        """A panel of engines' lines, the PNG's small legend saying what each dash drawn means."""
         drawn = {line.dash for line in lines}
-        dashes = [(dash, name) for dash, name in DASHES if dash in drawn] if engines and len(drawn) > 1 else []
-        panel = Panel(title, f"time of day ({self.time_unit} from {self.labels[0]})", y_label, lines,
-                      x_ticks=self.ticks(), engines=dashes, x_span=(self.edges[0], self.edges[-1]))
-        fix_y_range(panel)
-        panel.labels = end_labels(lines, panel.y_from_zero, False, panel.y_range)
-        return panel
+        return self.panel(title, y_label, lines, [(dash, name) for dash, name in DASHES if dash in drawn]
+                          if len(drawn) > 1 else [])
 
 
 def _figures(intervals: Sequence[dict], read) -> Tuple[List[Optional[float]], List[Optional[float]],
@@ -132,12 +114,6 @@ def _points(day: Day, label: str, k: int, solved: bool, intervals, read, scale: 
                 **_style(k, solved))
 
 
-def _steps(day: Day, label: str, values: Sequence[Optional[float]], k: int, dash: str = "solid") -> Line:
-    """What holds through each interval, as steps from its start to its end."""
-    return Line(label=label, x=list(day.edges), y=list(values) + [values[-1]], color=color(k), marker=None,
-                dash=dash, steps=True)
-
-
 def demand_chart(day: Day) -> Chart:
     """The arrival rate of each class and the servers on at each station, through the day."""
     unit = Display.of(day.time_unit)
@@ -147,8 +123,8 @@ def demand_chart(day: Day) -> Chart:
         many = len(day.classes) > 1
         if day.solved:  # the model's own rate: its expected arrivals over the interval
             arrivals = [i["classes"][name].get("arrivals") for i in day.solved[0]["intervals"]]
-            rate_lines.append(_steps(day, f"{name} rate" if many else "rate",
-                                     [None if a is None else a / w for a, w in zip(arrivals, widths)], 2 * c))
+            rate_lines.append(day.steps(f"{name} rate" if many else "rate",
+                                        [None if a is None else a / w for a, w in zip(arrivals, widths)], 2 * c))
         if day.simulated:
             line = _points(day, f"{name} arrivals (simulate)" if many else "arrivals (simulate)",
                            2 * c + 1, False, day.simulated["intervals"],
@@ -158,14 +134,14 @@ def demand_chart(day: Day) -> Chart:
     source = day.solved[0] if day.solved else day.simulated
     for s, name in enumerate(day.stations):
         on = [i["stations"][name].get("servers") for i in source["intervals"]]
-        server_lines.append(_steps(day, f"{name} servers on", on, 2 * s))
+        server_lines.append(day.steps(f"{name} servers on", on, 2 * s))
         if day.simulated:
             busy = _points(day, f"{name} busy (simulate)", 2 * s + 1, False, day.simulated["intervals"],
                            lambda i: _with_ci(i["stations"][name], "busy_servers"))
             if busy is not None:
                 server_lines.append(busy)
-    panels = [day.panel("arrival rate", f"arrivals per {unit.per}", rate_lines, engines=False),
-              day.panel("servers on", "servers", server_lines, engines=False)]
+    panels = [day.panel("arrival rate", f"arrivals per {unit.per}", rate_lines),
+              day.panel("servers on", "servers", server_lines)]
     return Chart("day_demand", "The day: demand and servers",
                  "The arrival rate through the day (steps: the model's rate, its expected arrivals in each "
                  "interval over the interval's length; points: the simulated arrivals per interval with their "
@@ -218,20 +194,20 @@ def class_chart(day: Day, name: str) -> Chart:
                 drawn.append(line)
         return drawn
 
-    panels = [day.panel("mean wait", f"mean wait ({unit})",
-                        lines(lambda c: _with_ci(c.get("waiting_time") or {}, "mean")))]
+    panels = [day.figures_panel("mean wait", f"mean wait ({unit})",
+                                lines(lambda c: _with_ci(c.get("waiting_time") or {}, "mean")))]
     for k, t in enumerate(within):
-        panels.append(day.panel(f"P(wait ≤ {time_text(t, day.time_unit)})", "served within (%)",
-                                lines(lambda c, k=k: _level(c.get("waiting_time") or {}, k), 100.0, 100.0)))
+        panels.append(day.figures_panel(f"P(wait ≤ {time_text(t, day.time_unit)})", "served within (%)",
+                                        lines(lambda c, k=k: _level(c.get("waiting_time") or {}, k), 100.0, 100.0)))
     for p in quantiles:
         key = percentile_name(p)
-        panels.append(day.panel(f"wait p{p:g}", f"p{p:g} wait ({unit})",
-                                lines(lambda c, key=key: _with_ci(c.get("waiting_time") or {}, key))))
+        panels.append(day.figures_panel(f"wait p{p:g}", f"p{p:g} wait ({unit})",
+                                        lines(lambda c, key=key: _with_ci(c.get("waiting_time") or {}, key))))
     gave_up = any((c.get("abandonment") or 0) > GAVE_UP for _, r in engines for i in r["intervals"]
                   for c in (i["classes"][name],))
     if gave_up:
-        panels.append(day.panel("abandoned", "abandoned (% of arrivals)",
-                                lines(lambda c: _with_ci(c, "abandonment"), 100.0, 100.0)))
+        panels.append(day.figures_panel("abandoned", "abandoned (% of arrivals)",
+                                        lines(lambda c: _with_ci(c, "abandonment"), 100.0, 100.0)))
     panels = [p for p in panels if p.items]
     station = next((r["classes"][name].get("station") for r in day.solved), None)
     at = f" at {station}" if station else ""
