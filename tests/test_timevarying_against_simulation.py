@@ -33,10 +33,6 @@ def test_each_interval_is_inside_the_simulations_interval(both, i):
     check(simulated, at + ("stations", "desk", "waiting"), exact["stations"]["desk"]["waiting"])
 
 
-@pytest.mark.xfail(reason="simulate's per-interval abandonment reads low: on a flat day (3 servers, rate 2.4, "
-                          "exp(1.5) service, exp(3) patience) its first hour gives 0.237 [0.228, 0.246] where the "
-                          "transient and an independent Monte Carlo of 3000 first hours give 0.2466 +- 0.002; "
-                          "simulate's steady hours agree with Erlang A (0.259)", strict=False)
 @pytest.mark.parametrize("i", range(8))
 def test_each_intervals_abandonment_is_inside_the_simulations_interval(both, i):
     solved, simulated = both
@@ -65,3 +61,18 @@ def test_a_rota_that_falls_hands_customers_back_to_wait_again(rota, exact):
         check({"settings": simulated["settings"], "share": share, "share_ci": [low, high]}, ("share",), first_wait)
     else:
         assert high < first_wait - 0.05, (low, high, first_wait)
+
+
+def test_the_first_hour_of_a_flat_day_gives_up_as_the_transient_says():
+    # starting empty, an hour's arrivals and its giving up move together from one
+    # replication to the next: the share is per customer over all replications (a ratio
+    # of sums), which the transient is; the mean of each replication's share read 0.237
+    # [0.228, 0.246] here, below the transient's 0.2466 and an independent Monte Carlo's
+    flat = {"brewput": 1, "name": "flat", "time_unit": "min", "day": {"length": "3h", "interval": "1h"},
+            "stations": {"desk": {"servers": 3}},
+            "classes": {"call": {"rate": 2.4, "route": [
+                {"station": "desk", "service": "exp(1.5)", "patience": "exp(3)"}]}}}
+    exact = brewput.solve(flat)["intervals"][0]["classes"]["call"]["abandonment"]
+    assert exact == pytest.approx(0.2466, abs=0.001)
+    simulated = brewput.simulate(flat, seed=7, replications=300)
+    check(simulated, ("intervals", 0, "classes", "call", "abandonment"), exact)

@@ -218,9 +218,25 @@ fn asked(reps: &[&TimeSummary], answers: impl Fn(&TimeSummary) -> &Vec<(f64, f64
     })
 }
 
-fn times(reps: &[&TimeSummary]) -> TimesEstimate {
+/// A figure per customer who waited (`per(s)`, NaN where none did) over the
+/// replications, each weighted by its customers `counts` (`Estimate::ratio`).
+fn per_customer(reps: &[&TimeSummary], counts: &[f64], per: impl Fn(&TimeSummary) -> f64) -> Estimate {
+    let parts: Vec<f64> = reps.iter().zip(counts).map(|(s, &n)| if n > 0.0 { per(s) * n } else { 0.0 }).collect();
+    Estimate::ratio(&parts, counts)
+}
+
+/// The waits of those who arrived in an interval: the mean and the shares within
+/// each asked time are per customer over all replications (weighted by `counts`,
+/// each replication's customers who waited); the percentiles the mean of each
+/// replication's.
+fn times(reps: &[&TimeSummary], counts: &[f64]) -> TimesEstimate {
+    let within = reps.first().map_or_else(Vec::new, |first| {
+        (0..first.asked.within.len())
+            .map(|i| (first.asked.within[i].0, per_customer(reps, counts, |s| s.asked.within[i].1)))
+            .collect()
+    });
     TimesEstimate {
-        mean: over_finite(reps.iter().map(|s| s.mean)),
+        mean: per_customer(reps, counts, |s| s.mean),
         percentiles: PERCENTILES
             .iter()
             .enumerate()
@@ -233,7 +249,7 @@ fn times(reps: &[&TimeSummary]) -> TimesEstimate {
             .collect(),
         max: reps.iter().filter(|s| s.mean.is_finite()).map(|s| s.max).fold(0.0, f64::max),
         quantiles: asked(reps, |s| &s.asked.quantiles),
-        within: asked(reps, |s| &s.asked.within),
+        within,
         distribution: None,
     }
 }
@@ -260,11 +276,11 @@ pub fn summarise(model: &CompiledModel, reps: &[&[IntervalStats]]) -> Vec<Interv
                         arrivals: over(&|s| s.classes[c].arrivals as f64),
                         completions: over(&|s| s.classes[c].completions as f64),
                         abandoned: over(&|s| s.classes[c].lost as f64),
-                        abandonment: over_finite(reps.iter().map(|r| {
-                            let s = &r[i].classes[c];
-                            s.lost as f64 / (s.lost + s.waited) as f64
-                        })),
-                        waiting_time: times(&waits),
+                        abandonment: Estimate::ratio(
+                            &reps.iter().map(|r| r[i].classes[c].lost as f64).collect::<Vec<_>>(),
+                            &reps.iter().map(|r| (r[i].classes[c].lost + r[i].classes[c].waited) as f64).collect::<Vec<_>>(),
+                        ),
+                        waiting_time: times(&waits, &reps.iter().map(|r| r[i].classes[c].waited as f64).collect::<Vec<_>>()),
                     }
                 })
                 .collect();

@@ -93,6 +93,25 @@ impl Estimate {
         Estimate::with_critical(xs, critical_for(xs.len()))
     }
 
+    /// The ratio of sums over replications, `sum(parts) / sum(wholes)` (a share of the
+    /// customers, a mean per customer), with the delta method's interval: what a
+    /// customer-weighted figure is where each replication counts a different number
+    /// of customers. The mean of each replication's own ratio would weigh a
+    /// replication with few customers as one with many, and is biased wherever their
+    /// number and the figure move together (a morning's first hour: more arrivals,
+    /// longer queues, more giving up). NaN where no replication counted anyone.
+    pub fn ratio(parts: &[f64], wholes: &[f64]) -> Estimate {
+        let n = wholes.len();
+        let whole: f64 = wholes.iter().sum();
+        let mean = parts.iter().sum::<f64>() / whole;
+        let Some(t) = critical_for(n).filter(|_| mean.is_finite()) else {
+            return Estimate { mean: if whole > 0.0 { mean } else { f64::NAN }, ci: None };
+        };
+        let residuals = parts.iter().zip(wholes).map(|(p, w)| (p - mean * w).powi(2)).sum::<f64>() / (n - 1) as f64;
+        let half = t * (residuals / n as f64).sqrt() / (whole / n as f64);
+        Estimate { mean, ci: Some([mean - half, mean + half]) }
+    }
+
     /// `from_samples` with the critical value for `xs.len()` samples already
     /// known (`critical_for`): a summary works it out once for all its figures.
     fn with_critical(xs: &[f64], t: Option<f64>) -> Estimate {
@@ -288,6 +307,19 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ratio_weighs_each_replication_by_its_customers() {
+        // 1 of 2 and 30 of 100: 31 of 102, where the mean of the ratios is 0.4
+        let e = Estimate::ratio(&[1.0, 30.0], &[2.0, 100.0]);
+        assert!((e.mean - 31.0 / 102.0).abs() < 1e-15);
+        let [low, high] = e.ci.unwrap();
+        assert!(low < e.mean && e.mean < high);
+        assert!(Estimate::ratio(&[0.0, 0.0], &[0.0, 0.0]).mean.is_nan());
+        // equal wholes: the ratio is the mean of the ratios, and so is its interval
+        let (same, plain) = (Estimate::ratio(&[1.0, 3.0, 2.0], &[4.0, 4.0, 4.0]), Estimate::from_samples(&[0.25, 0.75, 0.5]));
+        assert!((same.mean - plain.mean).abs() < 1e-15 && (same.ci.unwrap()[0] - plain.ci.unwrap()[0]).abs() < 1e-12);
+    }
     use crate::stats::{ClassStats, StationStats};
 
     #[test]
