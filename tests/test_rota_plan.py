@@ -67,3 +67,19 @@ def test_the_simulation_confirms_where_sipp_falls_short():
     assert verdicts[2] == "broken"  # the transient says 0.389 of those served within 30 s, far below 0.8
     exact = confirm(model, "bar", [objective], [4, 11, 9, 5], replications=20, seed=1)
     assert "broken" not in exact
+
+
+def test_a_rota_that_falls_says_where_the_transient_judges_approximately():
+    # Handed back when the rota falls, a customer waits again, which the transient does
+    # not time: plan says so, naming the intervals before the last fall, in its JSON too.
+    model = brewput.Model.from_dict(RUSH)
+    objective = parse_objective(f"P(wait<=30s)>={TARGET:.0%}", model)
+    exact = plan_rota(model, [objective], "exact")
+    falls = [i for i in range(1, 4) if exact.counts[i] < exact.counts[i - 1]]
+    assert falls, exact.counts
+    before = ", ".join(f"08:{15 * i:02d}" for i in range(falls[-1]))
+    assert len(exact.notes) == 1 and "handed back" in exact.notes[0] and f"({before})" in exact.notes[0]
+    assert exact.as_dict()["notes"] == exact.notes
+    steady = brewput.Model.from_dict(dict(RUSH, classes={"customer": {"rate": 0.5, "route": [
+        {"station": "bar", "service": "exp(5)"}]}}))
+    assert plan_rota(steady, [parse_objective("P(wait<=30s)>=80%", steady)], "exact").notes == []

@@ -10,7 +10,7 @@ import typer
 
 from ..errors import BrewputError
 from .common import (PageOption, WholeOption, YesOption, app, command_line, err, parse_sets, say, show, show_all,
-                     user_errors)
+                     show_line, user_errors)
 from .progress import progress_bar
 
 SHOWN = 12  # option rows printed; -o keeps them all
@@ -107,6 +107,8 @@ def plan_command(
             print(json.dumps(plan_json, indent=2))
         else:
             show(rota_table(planned, objectives, shifts))
+            for note in planned.notes:
+                show_line(f"note: {note}")
         if output is not None:
             write_json("plan", output, plan_json)
         if report is not None:

@@ -38,10 +38,11 @@ class RotaPlan:
     worst: List[Dict[str, Optional[float]]] = field(default_factory=list)  # objective -> its figure, per interval
     server_hours: float = 0.0
     simulated: Optional[List[str]] = None  # held, broken or undecided per interval, when confirmed
+    notes: List[str] = field(default_factory=list)  # the transient's, where its judgement is approximate
 
     def as_dict(self) -> dict:
         simulated = self.simulated or [None] * len(self.counts)
-        return {"method": self.method, "station": self.station, "server_hours": self.server_hours,
+        return {"method": self.method, "station": self.station, "server_hours": self.server_hours, "notes": self.notes,
                 "intervals": [{"label": label, "servers": count, "held": held, "figures": figures,
                                "simulated": verdict}
                               for label, count, held, figures, verdict in zip(self.labels, self.counts, self.held,
@@ -69,26 +70,37 @@ def plan_rota(model, objectives: Sequence, method: str = "exact") -> RotaPlan:
         counts = _exact(judged, _per_interval(judged, "lag-sipp", day.intervals))
     else:
         counts = _per_interval(judged, method, day.intervals)
-    verdicts = judged(counts, "exact")
+    solved = _solved(model, station, objectives, counts, "exact")
+    verdicts = _verdicts(objectives, solved, len(counts))
     hours = sum(counts) * day.interval * time_factor(model.time_unit, "h")
     return RotaPlan(method=method, station=station, labels=day.labels, counts=counts,
                     held=[held for held, _ in verdicts], worst=[figures for _, figures in verdicts],
-                    server_hours=hours)
+                    server_hours=hours, notes=[] if solved is None else list(solved.get("notes", ())))
 
 
 def judge(model, station: str, objectives, counts: List[int], by: str = "exact"):
     """(held, figures) per interval of `counts` servers at `station`, solved by `by`;
     every interval broken where the rota has no answer (no server ever on, or a queue
     that never settles)."""
+    return _verdicts(objectives, _solved(model, station, objectives, counts, by), len(counts))
+
+
+def _solved(model, station: str, objectives, counts: List[int], by: str) -> Optional[dict]:
+    """solve's results for `counts` servers at `station` by `by`, None where it has none."""
     from ..engine.solve import solve
     from .slo import asked_by
 
     try:
         edited = model.with_edits({f"stations.{station}.servers": [int(c) for c in counts]})
-        res = solve(edited, method="transient" if by == "exact" else by, **asked_by(objectives))
+        return solve(edited, method="transient" if by == "exact" else by, **asked_by(objectives))
     except BrewputError:
-        return [(False, {o.text: None for o in objectives})] * len(counts)
-    return [_holds(objectives, interval) for interval in res["intervals"]]
+        return None
+
+
+def _verdicts(objectives, solved: Optional[dict], intervals: int):
+    if solved is None:
+        return [(False, {o.text: None for o in objectives})] * intervals
+    return [_holds(objectives, interval) for interval in solved["intervals"]]
 
 
 def confirm(model, station: str, objectives, counts: List[int], replications: int = 20, seed: int = 1) -> List[str]:
