@@ -177,7 +177,7 @@ def flat_table(record_or_results: dict) -> "pandas.DataFrame":
         for interval in scenario["results"].get("intervals", []):  # a day's (docs/results.md "Intervals")
             at = {"interval": interval["label"], "interval_start": interval["start"], "interval_end": interval["end"]}
             for key, kind in KINDS[:2]:
-                for name, figures in interval[key].items():
+                for name, figures in interval.get(key, {}).items():  # a measured day has no stations
                     rows.append({**ids, "kind": f"{kind} per interval", "name": name, **at, **_flatten(figures)})
     columns = list(ID_COLUMNS) + swept + ["kind", "name"]
     return whole_counts(pandas.DataFrame(rows, columns=_ordered_columns(rows, columns)))

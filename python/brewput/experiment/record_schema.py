@@ -114,7 +114,8 @@ class IntervalClass(Part):
     waiting_time: Optional[Times] = None
     exact: Optional[Flag] = None
     method: Optional[Text] = None
-    __pydantic_extra__: Dict[str, Measure]  # arrivals, abandonment ... and their intervals
+    __pydantic_extra__: Dict[str, Union[Measure, Times]]  # arrivals, abandonment ... and their intervals; a
+                                                          # measured day's response_time and service_time
 
 
 class IntervalStation(Part):

@@ -1,12 +1,14 @@
 """The report of a day: an experiment record without a sweep whose scenarios answer a
-model with a `day:` (simulate, solve, compare), drawn through the day (day_charts.py)
-in place of the day's totals, with the tables the commands print per interval."""
+model with a `day:` (simulate, solve, compare: day_charts.py) or measure one (`load
+--day`: day_measured.py), drawn through the day in place of the day's totals, with the
+tables the commands print per interval."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import List
 
 from .day_charts import Day, day_charts, days_of
+from .day_measured import measured_chart
 from .page import chart_section, make_folder, page, table_section
 from .png import write_png
 
@@ -24,15 +26,15 @@ def write_day_report(record: dict, out_dir) -> Path:
     out = Path(out_dir)
     make_folder(out, "charts", "tables", "models")
     days = days_of(record["scenarios"])
+    measured = [s for s in record["scenarios"] if s["engine"] == "load"]
+    charts = [(model, chart) for model, day in days.items() for chart in day_charts(day)]
+    charts += [(s["model"], measured_chart(s["results"])) for s in measured]
     sections = [_header(record)]
-    k = 0
-    for model, day in days.items():
-        for chart in day_charts(day):
-            if len(days) > 1:
-                chart.name, chart.title = f"{chart.name}-{_safe(model)}", f"{model}: {chart.title}"
-            png = write_png(chart, out / "charts" / f"{chart.name}.png")
-            sections.append(chart_section(chart, png.relative_to(out), include_plotlyjs=k == 0))
-            k += 1
+    for k, (model, chart) in enumerate(charts):
+        if len(days) + len(measured) > 1:
+            chart.name, chart.title = f"{chart.name}-{_safe(model)}-{k}", f"{model}: {chart.title}"
+        png = write_png(chart, out / "charts" / f"{chart.name}.png")
+        sections.append(chart_section(chart, png.relative_to(out), include_plotlyjs=k == 0))
     sections.append("<h2>Tables</h2>")
     for day in days.values():
         sections += [table_html(table) for table in day_tables_of(day)]

@@ -35,7 +35,9 @@ class TimeOfDay:
               guides: Optional[List[Guide]] = None) -> Panel:
         """A panel against the time of day over the whole day, its y axis fixed (showing the
         guides) and its lines named at their ends."""
-        panel = Panel(title, f"time of day ({self.time_unit} from {self.labels[0]})", y_label, items,
+        clock = ":" in self.labels[0]   # labelled from day.start (08:00), else by the time itself (1000 ms)
+        x_label = f"time of day ({self.time_unit} from {self.labels[0]})" if clock else f"time ({self.time_unit})"
+        panel = Panel(title, x_label, y_label, items,
                       x_ticks=self.ticks(), engines=list(engines), guides=list(guides or []),
                       x_span=(self.edges[0], self.edges[-1]))
         fix_y_range(panel, [guide.value for guide in panel.guides if guide.axis == "y"])
