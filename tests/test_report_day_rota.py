@@ -5,6 +5,7 @@ number read back from the plotly figure and the PNG's axes against the plan's re
 import json
 import subprocess
 import sys
+from html import escape
 
 import pytest
 
@@ -109,3 +110,5 @@ def test_the_page_holds_the_table_and_the_charts(tmp_path):
     assert sorted(p.name for p in (tmp_path / "page" / "charts").iterdir()) == ["rota.png", "rota_objectives.png"]
     assert "rota for bar by sipp: 7.25 server-hours" in html and "shifts starting" in html
     assert record["server_hours"] == 7.25
+    # the transient's notes (its judgement before a falling rota is approximate) are on the page
+    assert record["notes"] and all(escape(note) in html for note in record["notes"])

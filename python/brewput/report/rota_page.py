@@ -94,4 +94,4 @@ def write_rota_report(out_dir, record: dict, table, command: Optional[str]) -> P
 
     meta = f"model {record['model']}, times in {record['time_unit']}"
     return write_page(out_dir, f"Rota: {record['model']}", meta, [rota_chart(record), objectives_chart(record)],
-                      [table_html(table)], record, command)
+                      [table_html(table)], record, command, [f"Note: {note}" for note in record.get("notes", ())])
