@@ -15,11 +15,12 @@ from brewput.loadtest.options import service_distribution
 def serving(service: str = "const(1ms)", workers: int = 4, queue: int = 10_000, seed: int = 1, rota=None):
     """Yields the server's URL; stops it afterwards (at most a few seconds: its
     `for_seconds` bounds it even if the stop is missed). `rota`: (workers per
-    interval, the interval in seconds), `workers` then being the most."""
+    interval, the interval in seconds[, whether it repeats]), `workers` then
+    being the most."""
     settings = {"host": "127.0.0.1", "port": 0, "workers": workers, "service": service_distribution(service),
                 "burn": False, "queue": queue, "seed": seed, "for_seconds": 300.0}
     if rota is not None:
-        settings["rota"] = {"workers": list(rota[0]), "interval_seconds": rota[1]}
+        settings["rota"] = {"workers": list(rota[0]), "interval_seconds": rota[1], "repeat": bool(rota[2:3] == (True,))}
     server = _native.DemoServer(json.dumps(settings))
     url = f"http://{server.address()}/"
     control = _native.Control("serve")

@@ -134,8 +134,10 @@ def test_the_table_shows_a_row_per_interval(tmp_path):
     with serving("const(1ms)", workers=2) as url:
         done = brewput("load", url, "--day", path)
     assert done.returncode == 0, done.stderr
-    assert "intervals of the day" in done.stdout
-    assert "0 s" in done.stdout and "0.5 s" in done.stdout
+    assert "per interval of the day" in done.stdout
+    assert "model time as wall time" in done.stdout
+    rows = [line for line in done.stdout.splitlines() if line.startswith("│") and ("0 s" in line or "0.5 s" in line)]
+    assert len(rows) == 2, done.stdout
 
 
 @pytest.mark.parametrize("args, words", [
@@ -180,7 +182,7 @@ def test_predict_gives_solve_and_simulate_per_interval_plus_the_mean_service(tmp
     simulated = json.loads(brewput("simulate", path, "--json", "--seed", "5", "--replications",
                                    str(REPLICATIONS)).stdout)
     service_ms = 5.0  # exp(0.005) s
-    for k, row in enumerate(predicted["stages"]):
+    for k, row in enumerate(predicted["intervals"]):
         solve, simulate = row["engines"]["solve"], row["engines"]["simulate"]
         wait = solved["intervals"][k]["classes"]["request"]["waiting_time"]["mean"] * 1e3
         assert solve["waiting_mean"] == pytest.approx(wait, rel=1e-12)
@@ -245,3 +247,40 @@ def test_a_rota_of_workers_is_checked_as_typed():
         done = brewput("serve", "--port", "0", "--for", "1s", *args)
         assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
         assert all(w in done.stderr for w in words), (args, done.stderr)
+
+
+def test_days_give_each_interval_the_mean_of_the_days_and_its_interval(tmp_path):
+    path = model(tmp_path, "[100, 300]", length="1s", interval="500ms")
+    with serving("exp(2ms)", workers=4) as url:
+        done = brewput("load", url, "--day", path, "--days", "3", "--json")
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)
+    stages, rows = results["load"]["stages"], results["intervals"]
+    assert len(stages) == 6 and len(rows) == 2 and results["day"]["days"] == 3
+    assert [s["end_seconds"] for s in stages] == pytest.approx([0.5, 1, 1.5, 2, 2.5, 3])
+    assert all(a["end_seconds"] == b["start_seconds"] for a, b in zip(stages, stages[1:]))
+    for k, row in enumerate(rows):
+        request = row["classes"]["request"]
+        days = stages[k::2]
+        for figure in ("mean", "p50", "p90"):  # (50 requests reach no p99)
+            each = np.array([d["response_time"][figure] for d in days])
+            half = stats.t.ppf(0.975, 2) * each.std(ddof=1) / np.sqrt(3)
+            assert request["response_time"][figure] == pytest.approx(each.mean(), rel=1e-12)
+            assert request["response_time"][f"{figure}_ci"] == pytest.approx([each.mean() - half, each.mean() + half],
+                                                                             rel=1e-12)
+        due = [d["measured"] + d["dropped"] for d in days]
+        assert request["arrivals"] == pytest.approx(np.mean(due))
+        # each day's count is Poisson about the interval's expected count
+        expected = [50, 150][k]
+        assert all(stats.poisson.ppf(5e-5, expected) <= n <= stats.poisson.ppf(1 - 5e-5, expected) for n in due)
+
+
+def test_a_rota_that_repeats_starts_again():
+    import time
+
+    # One worker for 0.4 s, three for 0.4 s, again: at 0.9 s into it, one worker again.
+    with serving("const(100ms)", workers=3, rota=([1, 3], 0.4, True)) as url:
+        first = _together(url, 1)
+        time.sleep(max(0.0, 0.85 - first[-1]))
+        again = _together(url, 3)
+    assert again[-1] >= 0.29, again  # one at a time

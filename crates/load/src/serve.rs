@@ -7,7 +7,8 @@
 //! With a rota the number of workers on changes per interval, as a model's
 //! station's servers do through its day: the rota's clock starts with the
 //! first request, so that a load started any time later meets it at its
-//! start; after its last interval the last count holds. A worker going off
+//! start; after its last interval the last count holds, or the rota starts
+//! again when it repeats (a day run several times). A worker going off
 //! shift finishes the request in hand (the model language's `off_shift:
 //! finish`) and takes no other until it is on again.
 
@@ -58,6 +59,9 @@ pub struct ServeSettings {
 pub struct Rota {
     pub workers: Vec<usize>,
     pub interval_seconds: f64,
+    /// Whether the rota starts again after its last interval.
+    #[serde(default)]
+    pub repeat: bool,
 }
 
 impl Rota {
@@ -76,7 +80,15 @@ impl Rota {
 
     /// Workers on `seconds` after the rota's start, and the seconds until that changes (None: never).
     fn on(&self, seconds: f64) -> (usize, Option<f64>) {
-        let k = (seconds / self.interval_seconds).floor().max(0.0) as usize;
+        let seconds = if self.repeat {
+            seconds.rem_euclid(self.workers.len() as f64 * self.interval_seconds)
+        } else {
+            seconds
+        };
+        let mut k = (seconds / self.interval_seconds).floor().max(0.0) as usize;
+        if self.repeat {
+            k = k.min(self.workers.len() - 1); // rounding at the round's very end
+        }
         match self.workers.get(k) {
             Some(&n) => (n, Some((k + 1) as f64 * self.interval_seconds - seconds)),
             None => (*self.workers.last().unwrap_or(&0), None),
@@ -292,7 +304,7 @@ mod tests {
 
     #[test]
     fn a_rota_says_who_is_on_and_until_when_then_holds_its_last() {
-        let rota = Rota { workers: vec![2, 0, 3], interval_seconds: 0.5 };
+        let rota = Rota { workers: vec![2, 0, 3], interval_seconds: 0.5, repeat: false };
         assert!(rota.check(3).is_ok() && rota.check(2).is_err());
         assert_eq!(rota.on(0.0), (2, Some(0.5)));
         let (on, change) = rota.on(0.75);
@@ -300,8 +312,13 @@ mod tests {
         assert!((change.unwrap() - 0.25).abs() < 1e-12);
         assert_eq!(rota.on(1.2).0, 3);
         assert_eq!(rota.on(9.0), (3, None));
-        assert!(Rota { workers: vec![], interval_seconds: 1.0 }.check(3).is_err());
-        assert!(Rota { workers: vec![1], interval_seconds: 0.0 }.check(3).is_err());
+        assert!(Rota { workers: vec![], interval_seconds: 1.0, repeat: false }.check(3).is_err());
+        assert!(Rota { workers: vec![1], interval_seconds: 0.0, repeat: false }.check(3).is_err());
+        let again = Rota { repeat: true, ..rota };
+        assert_eq!(again.on(1.6).0, 2, "1.6 s is 0.1 s into the second round");
+        let (on, change) = again.on(2.3);
+        assert_eq!(on, 0);
+        assert!((change.unwrap() - 0.2).abs() < 1e-9);
     }
 
     #[test]

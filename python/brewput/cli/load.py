@@ -40,6 +40,10 @@ def load(
                                       help="Instead of --rate: follow the rate of this model's day (its class's "
                                            "rate per interval, counts or linear), model time as wall time, and "
                                            "report per interval.  [default: none]"),
+    days: Optional[str] = typer.Option(None, "--days", metavar="N",
+                                       help="With --day: run the day N times back to back; each interval's "
+                                            "figures are then the days' mean with its 95 % interval.  "
+                                            "[default: 1]"),
     duration: Optional[str] = setting_option(LoadSettings, "duration"),
     requests: Optional[str] = typer.Option(None, "--requests", metavar="N", help="Stop after N measured requests.  [default: none]"),
     warmup: str = setting_option(LoadSettings, "warmup"),
@@ -90,6 +94,7 @@ def load(
     Exit codes: 0 every threshold held, 1 a threshold broke, 2 a usage error (nothing sent), 130 Ctrl-C
     (what was measured is still shown). See docs/load.md.
     """
+    from .. import _native
     from ..loadtest import options as opt
     from ..vocabulary import MAX_SEED
 
@@ -111,11 +116,13 @@ def load(
 
         opt.day_alone([n for n, v in (("rate", rate), ("ramp", ramp), ("step", step), ("duration", duration),
                                       ("sweep", sweep)) if v])
-        day_load = read_day(day, params)
+        day_load = read_day(day, params, opt.whole("days", days, 1, _native.LOAD_MAX_STAGES) if days else 1)
         schedule = day_schedule(day_load, arrivals=arrivals, requests_text=requests, warmup_text=warmup,
                                 seed=opt.whole("seed", seed, 0, MAX_SEED))
         rates = None
     else:
+        if days is not None:
+            raise opt.OptionError("days", "runs a model's day again: give --day MODEL", value=days)
         rates = opt.sweep_rates(sweep, given=[n for n, v in (("rate", rate), ("ramp", ramp), ("step", step)) if v])
         schedule = opt.schedule(rate_text=str(rates[0]) if rates else rate, arrivals=arrivals, ramp_text=ramp,
                                 step_text=step, duration_text=duration, requests_text=requests,
@@ -312,6 +319,8 @@ def serve(
     interval: Optional[str] = typer.Option(None, "--interval", metavar="TIME",
                                            help="With a rota of --workers: how long each count lasts.  "
                                                 "[default: none]"),
+    repeat: bool = typer.Option(False, "--repeat", help="With a rota: start it again after its last interval "
+                                                        "(a day that repeats: load --days)."),
     service: str = typer.Option("exp(2ms)", "--service", metavar="DIST",
                                 help="Service time, a model-language distribution; numbers take a unit "
                                      "(exp(2ms), lognormal(5ms, 0.5)), bare numbers are seconds."),
@@ -329,7 +338,7 @@ def serve(
     from ..loadtest import options as opt
     from ..vocabulary import MAX_SEED
 
-    most, rota = opt.workers_rota(workers, interval)
+    most, rota = opt.workers_rota(workers, interval, repeat)
     settings = {"host": opt.listen_host(host), "port": opt.whole("port", port, 0, 65535), "workers": most,
                 "service": opt.service_distribution(service), "burn": burn,
                 "queue": opt.whole("queue", queue, 1, _native.SERVE_MAX_QUEUE),

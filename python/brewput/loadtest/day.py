@@ -9,6 +9,12 @@ stages it draws exactly: a rate per interval (a list, a CSV of counts, a
 constant) as one constant stage per interval, a piecewise linear rate as one
 linear stage between each pair of its points. The rate's arithmetic (each
 interval's mean rate, exact) is model/timeline.py's.
+
+`--days N` runs the day N times back to back, each day's intervals reported
+on their own by the generator, and gives each interval's figures as the
+replication method does (as `simulate` does a day): the mean over the days
+of each day's own figure, with its 95 % Student-t interval across the days.
+A day after the first starts with what the day before left queued.
 """
 from __future__ import annotations
 
@@ -17,13 +23,16 @@ from pathlib import Path
 from typing import List, Mapping, Optional, Tuple
 
 from ..errors import BrewputError, OptionError
+from .. import _native
+from ..measured import half_width
 from ..units import SECONDS
 
 
 @dataclass(frozen=True)
 class DayLoad:
-    """A day's schedule: the generator's stages (rates per second) and the
-    intervals it reports (`spans`: seconds), each interval's label."""
+    """A day's schedule: the generator's stages (rates per second) over all
+    `days`, the intervals it reports (`spans`: seconds, each day's), and the
+    day's own intervals' labels."""
 
     model: str
     job_class: str
@@ -31,10 +40,7 @@ class DayLoad:
     stages: List[dict]
     spans: List[dict]
     labels: List[str]
-
-    @property
-    def seconds(self) -> float:
-        return self.spans[-1]["end_seconds"]
+    days: int = 1
 
 
 def split_spec(text: str) -> Tuple[str, Optional[str]]:
@@ -46,10 +52,9 @@ def split_spec(text: str) -> Tuple[str, Optional[str]]:
     return path, name or None
 
 
-def day_load(text: str, params: Mapping[str, object]) -> DayLoad:
-    """The schedule of the day of the model named by `text` (`MODEL[:CLASS]`,
-    with `params`); each problem one OptionError naming --day."""
-    from .. import _native
+def day_load(text: str, params: Mapping[str, object], days: int = 1) -> DayLoad:
+    """The schedule of `days` days of the model named by `text` (`MODEL[:CLASS]`,
+    with `params`); each problem one OptionError naming --day (or --days)."""
     from ..model import load
     from ..model import timeline
     from .options import MAX_SECONDS
@@ -82,19 +87,28 @@ def day_load(text: str, params: Mapping[str, object]) -> DayLoad:
                                  "give it a rate:", value=text)
     unit = SECONDS[model.time_unit]  # seconds per model time unit
     edges = day.timeline.edges
-    if edges.size - 1 > _native.LOAD_MAX_STAGES:
-        raise OptionError("day", f"the day has {edges.size - 1} intervals; the load reports at most "
-                                 f"{_native.LOAD_MAX_STAGES}: give a longer interval", value=text)
-    if day.length * unit > MAX_SECONDS:
-        raise OptionError("day", f"the day lasts {day.length * unit:g} s: at most {MAX_SECONDS:g} s of load",
-                          value=text)
+    if (edges.size - 1) * days > _native.LOAD_MAX_STAGES:
+        raise OptionError(("day", "days") if days > 1 else "day",
+                          f"{days} day(s) of {edges.size - 1} intervals; the load reports at most "
+                          f"{_native.LOAD_MAX_STAGES} intervals: give a longer interval or fewer days", value=text)
+    if day.length * unit * days > MAX_SECONDS:
+        raise OptionError(("day", "days") if days > 1 else "day",
+                          f"{days} day(s) of {day.length * unit:g} s: at most {MAX_SECONDS:g} s of load", value=text)
     stages = _stages(rate, day.length, text)
     means = rate.interval_means(edges)
     spans = [{"start_seconds": float(a * unit), "end_seconds": float(b * unit), "target_rate": float(r / unit),
               "steady": bool(rate.steady_between_breaks)} for a, b, r in zip(edges[:-1], edges[1:], means)]
     for stage in stages:
         stage.update({"from": stage["from"] / unit, "to": stage["to"] / unit, "seconds": stage["seconds"] * unit})
-    return DayLoad(path, wanted, model.time_unit, stages, spans, day.timeline.labels)
+    # The day's length in seconds as the stages add it up, so that the days' spans meet the stages' ends.
+    length = sum(stage["seconds"] for stage in stages)
+    spans[-1]["end_seconds"] = length
+    every = [{**span, "start_seconds": span["start_seconds"] + d * length,
+              "end_seconds": span["end_seconds"] + d * length} for d in range(days) for span in spans]
+    for before, span in zip(every, every[1:]):  # end to end exactly, whatever the additions rounded
+        span["start_seconds"] = before["end_seconds"]
+    return DayLoad(path, wanted, model.time_unit, [dict(s) for _ in range(days) for s in stages], every,
+                   day.timeline.labels, days)
 
 
 def _stages(rate, length: float, text: str) -> List[dict]:
@@ -130,19 +144,65 @@ def day_schedule(day: DayLoad, *, arrivals: str, requests_text: Optional[str], w
 
 def add_intervals(results: dict, day: DayLoad) -> None:
     """The results' time axis (docs/results.md): `intervals`, a row per interval of
-    the day with its `start` and `end` (ms, the results' unit) and `label`, and the
-    requests due in it under `classes.request`: `arrivals` (due: sent or dropped),
-    `completed`, `target_rate` and `achieved_rate` (per second), `error_rate`, the
-    `response_time` block of load.stages (its mean with a 95 % interval where the
-    batches allow one) and the `service_time` mean. `day` says which model's day."""
+    the day with its `start` and `end` (ms, the results' unit) and `label`, and what
+    the requests due in it measured under `classes.request`: `arrivals` (due: sent
+    or dropped), `completed`, `target_rate` and `achieved_rate` (per second),
+    `error_rate`, `response_time` (mean, named percentiles, min, max) and
+    `service_time` (mean). Over one day each is that day's, the mean with its
+    batch-means interval where the run's slots allow one (load.stages); over
+    several days each is the mean of the days' own with its `_ci` across them
+    (the error rate and min and max over all of them). `day` says which model's
+    day, and how many days ran."""
+    n = len(day.labels)
+    stages = results["load"]["stages"]
     rows = []
-    for stage, label in zip(results["load"]["stages"], day.labels):
-        request = {"arrivals": stage["measured"] + stage["dropped"], "completed": stage["answered"],
-                   "target_rate": stage["target_rate"], "achieved_rate": stage["achieved_rate"],
-                   "error_rate": stage["error_rate"], "response_time": stage["response_time"],
-                   "service_time": {"mean": stage["service_time_mean"]}}
-        rows.append({"start": stage["start_seconds"] * 1e3, "end": stage["end_seconds"] * 1e3, "label": label,
+    for k, label in enumerate(day.labels):
+        each = stages[k::n]
+        request = _one_day(each[0]) if day.days == 1 else _over_days(each)
+        rows.append({"start": each[0]["start_seconds"] * 1e3, "end": each[0]["end_seconds"] * 1e3, "label": label,
                      "classes": {"request": request}})
-    results["day"] = {"model": day.model, "class": day.job_class, "time_unit": day.time_unit,
-                      "note": "model time runs as wall time"}
+    results["day"] = {"model": day.model, "class": day.job_class, "time_unit": day.time_unit, "days": day.days,
+                      "note": "model time runs as wall time" + ("" if day.days == 1 else
+                                                                "; each figure the mean over the days, with its "
+                                                                "interval across them")}
     results["intervals"] = rows
+
+
+def _one_day(stage: dict) -> dict:
+    return {"arrivals": stage["measured"] + stage["dropped"], "completed": stage["answered"],
+            "target_rate": stage["target_rate"], "achieved_rate": stage["achieved_rate"],
+            "error_rate": stage["error_rate"], "response_time": stage["response_time"],
+            "service_time": {"mean": stage["service_time_mean"]}}
+
+
+def _mean_ci(values: List[Optional[float]]) -> Tuple[Optional[float], Optional[list]]:
+    """The mean of the days' figures that exist, and its t-interval (None below two)."""
+    known = [v for v in values if v is not None]
+    if not known:
+        return None, None
+    mean = sum(known) / len(known)
+    half = half_width(known)
+    return mean, None if half is None else [mean - half, mean + half]
+
+
+def _over_days(stages: List[dict]) -> dict:
+    """One interval over the days (`stages`: its stage of each day), by the replication method."""
+    out: dict = {}
+    for key, values in (("arrivals", [s["measured"] + s["dropped"] for s in stages]),
+                        ("completed", [s["answered"] for s in stages]),
+                        ("achieved_rate", [s["achieved_rate"] for s in stages])):
+        out[key], out[f"{key}_ci"] = _mean_ci(values)
+    offered = sum(s["measured"] + s["dropped"] for s in stages)
+    out["target_rate"] = stages[0]["target_rate"]
+    out["error_rate"] = sum(s["failed"] + s["dropped"] for s in stages) / offered if offered else None
+    response: dict = {}
+    for figure in ["mean"] + [name for name, _ in _native.PERCENTILES]:
+        response[figure], response[f"{figure}_ci"] = _mean_ci([s["response_time"].get(figure) for s in stages])
+    lows = [s["response_time"]["min"] for s in stages if s["response_time"].get("min") is not None]
+    highs = [s["response_time"]["max"] for s in stages if s["response_time"].get("max") is not None]
+    response.update(min=min(lows, default=None), max=max(highs, default=None),
+                    days=sum(s["response_time"].get("mean") is not None for s in stages))
+    out["response_time"] = response
+    mean, ci = _mean_ci([s["service_time_mean"] for s in stages])
+    out["service_time"] = {"mean": mean, "mean_ci": ci}
+    return out

@@ -49,7 +49,8 @@ def predicted_day(path: str, params: Mapping[str, object], day: DayLoad) -> tupl
                           value=path)
     unit = SECONDS[model.time_unit]
     edges = model.day.timeline.edges * unit
-    run_edges = np.array([day.spans[0]["start_seconds"]] + [s["end_seconds"] for s in day.spans])
+    first = day.spans[:len(day.labels)]  # the first day's intervals (every day's are the same)
+    run_edges = np.array([first[0]["start_seconds"]] + [s["end_seconds"] for s in first])
     if edges.size != run_edges.size or not np.allclose(edges, run_edges, rtol=SAME_DAY, atol=0):
         raise OptionError(("predict", "day"), "its day's intervals are not the run's: give the --day model's day",
                           value=path)
@@ -59,7 +60,7 @@ def predicted_day(path: str, params: Mapping[str, object], day: DayLoad) -> tupl
     rate = job.day_rate if job.time_varying else timeline.Constant(float(job.rate or 0.0),
                                                                    length=model.day.length, repeat=model.day.repeat)
     means = rate.interval_means(model.day.timeline.edges) / unit
-    run_means = np.array([s["target_rate"] for s in day.spans])
+    run_means = np.array([s["target_rate"] for s in first])
     if not np.allclose(means, run_means, rtol=SAME_DAY, atol=0):
         k = int(np.argmax(~np.isclose(means, run_means, rtol=SAME_DAY, atol=0)))
         raise OptionError(("predict", "day"), f"its class {name!r} arrives at {means[k]:g}/s in interval {k + 1}, "
@@ -74,7 +75,7 @@ def predicted_day(path: str, params: Mapping[str, object], day: DayLoad) -> tupl
 
 
 def predict_day(path: str, params: Mapping[str, object], day: DayLoad, seed: int) -> dict:
-    """{model, class, replications, stages: a row per interval with `engines`:
+    """{model, class, replications, intervals: a row per interval with `engines`:
     {solve: {mean, waiting_mean, exact, method} or {refused}, simulate: {mean,
     mean_ci, waiting_mean}}}; times in ms, means of the response (wait + mean service)."""
     from .. import simulate, solve
@@ -89,7 +90,7 @@ def predict_day(path: str, params: Mapping[str, object], day: DayLoad, seed: int
         except BrewputError as e:
             answers[engine] = str(e)
     rows: List[dict] = []
-    for k, span in enumerate(day.spans):
+    for k, span in enumerate(day.spans[:len(day.labels)]):  # the first day's: every day is the model's
         engines = {}
         for engine, results in answers.items():
             if isinstance(results, str):
@@ -110,14 +111,13 @@ def predict_day(path: str, params: Mapping[str, object], day: DayLoad, seed: int
                      "rate": span["target_rate"], "steady": span["steady"], "label": day.labels[k],
                      "engines": engines})
     return {"model": path, "class": name, "service_mean": service_ms, "replications": REPLICATIONS,
-            "note": "response = the wait of those arriving in the interval + the mean service time", "stages": rows}
+            "note": "response = the wait of those arriving in the interval + the mean service time", "intervals": rows}
 
 
 def beside_day(path: str, params: Mapping[str, object], day: DayLoad, seed: int, results: dict) -> dict:
-    """`predict_day`, each engine's figures with their relative errors against each interval's measured."""
+    """`predict_day`, each engine's figures with their relative errors against each
+    interval's measured (the results' `intervals`)."""
     predicted = predict_day(path, params, day, seed)
-    for row, stage in zip(predicted["stages"], results["load"]["stages"]):
-        add_errors(stage["response_time"], row["engines"])
-    for row, interval in zip(predicted["stages"], results.get("intervals", [])):
-        interval["predicted"] = row["engines"]
+    for row, interval in zip(predicted["intervals"], results["intervals"]):
+        add_errors(interval["classes"]["request"]["response_time"], row["engines"])
     return predicted

@@ -251,15 +251,16 @@ def service_distribution(text: str) -> dict:
     return distribution.compile()
 
 
-def workers_rota(text: str, interval_text: Optional[str]) -> Tuple[int, Optional[dict]]:
+def workers_rota(text: str, interval_text: Optional[str], repeat: bool = False) -> Tuple[int, Optional[dict]]:
     """`--workers 3` -> (3, None); `--workers 2,4,0,2 --interval 10s` -> the most
     (4) and the rota the server follows: workers on per interval (0: none serves,
-    requests wait), from its first request on."""
+    requests wait), from its first request on, again and again with `repeat`."""
     parts = str(text).split(",")
     if len(parts) == 1:
-        if interval_text is not None:
-            raise OptionError(("interval", "workers"), "times a rota: give --workers per interval, e.g. 2,4,2",
-                              value=interval_text)
+        if interval_text is not None or repeat:
+            raise OptionError(("interval" if interval_text is not None else "repeat", "workers"),
+                              "times a rota: give --workers per interval, e.g. 2,4,2",
+                              value=interval_text if interval_text is not None else "")
         return whole("workers", text, 1, _native.SERVE_MAX_WORKERS), None
     if interval_text is None:
         raise OptionError(("workers", "interval"), "a rota needs --interval, how long each count lasts",
@@ -269,14 +270,14 @@ def workers_rota(text: str, interval_text: Optional[str]) -> Tuple[int, Optional
     counts = [whole("workers", part, 0, _native.SERVE_MAX_WORKERS) for part in parts]
     if max(counts) == 0:
         raise OptionError("workers", "a rota with no worker ever on serves nothing", value=str(text))
-    return max(counts), {"workers": counts, "interval_seconds": seconds("interval", interval_text)}
+    return max(counts), {"workers": counts, "interval_seconds": seconds("interval", interval_text), "repeat": repeat}
 
 
 def rota_text(rota: dict) -> str:
-    """`workers 2, 4, 2 per 10 s from the first request, then 2`."""
+    """`workers 2, 4, 2 per 10 s from the first request, then 2` (or `, repeated`)."""
     counts = rota["workers"]
     return (f"workers {', '.join(map(str, counts))} per {rota['interval_seconds']:g} s from the first request, "
-            f"then {counts[-1]}")
+            + ("repeated" if rota["repeat"] else f"then {counts[-1]}"))
 
 
 def listen_host(text: str) -> str:

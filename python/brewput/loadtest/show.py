@@ -2,7 +2,7 @@
 counts and rates, the thresholds. Prints through the console it is given."""
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Tuple
 
 from .. import _native
 from ..measured import BEYOND, LEVEL_TEXT, ci_text, concluded, interval_text, is_busy, is_inside, verdict
@@ -46,8 +46,12 @@ def print_results(console, results: dict, judged: List[Tuple[Threshold, Optional
                   f"error rate {error_rate}")
     console.print(intervals_line(results), soft_wrap=True, highlight=False)
     predicted = results.get("predicted")
-    if len(load["stages"]) > 1 or "intervals" in results:
-        print_stages(console, load["stages"], predicted, [i["label"] for i in results.get("intervals", [])])
+    if "intervals" in results:  # a day (--day)
+        from .show_day import print_day
+
+        print_day(console, results)
+    elif len(load["stages"]) > 1:
+        print_stages(console, load["stages"], predicted)
     elif predicted:
         print_predicted(console, request["response_time"], predicted)
     for line in conclusions(results):
@@ -64,27 +68,14 @@ def conclusions(results: dict) -> List[str]:
     busy, predicted = load.get("others_utilization"), results.get("predicted")
     response = request["response_time"]
     if predicted and "intervals" in results:
+        from .show_day import day_conclusions
+
         return [concluded(busy, line) for line in day_conclusions(results)]
     if predicted and len(load["stages"]) == 1:
         return [concluded(busy, f"{engine}'s mean response: "
                           + verdict(response["mean"], response["mean_ci"], figures.get("mean"), "ms"))
                 for engine, figures in predicted["engines"].items() if "refused" not in figures]
     return [concluded(busy, "the times above include waits for a CPU")] if is_busy(busy) else []
-
-
-def day_conclusions(results: dict) -> List[str]:
-    """Per engine, in how many of the intervals with a measured mean interval its mean lies inside it."""
-    lines = []
-    rows = results["intervals"]
-    for engine in results["predicted"]["stages"][0]["engines"]:
-        judged = [is_inside(r["classes"]["request"]["response_time"].get("mean_ci"), r["predicted"][engine].get("mean"))
-                  for r in rows if "refused" not in r["predicted"][engine]]
-        known = [j for j in judged if j is not None]
-        if not judged:
-            continue
-        lines.append(f"{engine}'s mean response: inside the measured {LEVEL_TEXT} interval in {sum(known)} of the "
-                     f"{len(known)} intervals that have one ({len(rows) - len(known)} without)")
-    return lines
 
 
 def intervals_line(results: dict) -> str:
@@ -150,38 +141,34 @@ def print_predicted(console, measured: dict, predicted: dict) -> None:
             console.print(f"{engine}: {figures['refused']}")
 
 
-def print_stages(console, stages: List[dict], predicted: Optional[dict], labels: Sequence[str] = ()) -> None:
-    """A row per stage (or ramp slice, or interval of a day: `labels`): its rates,
-    answers and response times, and each engine's prediction at its rate with the
-    relative error."""
+def print_stages(console, stages: List[dict], predicted: Optional[dict]) -> None:
+    """A row per stage (or ramp slice): its rates, answers and response times,
+    and each engine's prediction at its rate with the relative error."""
     from rich.table import Table
 
     rows = predicted["stages"] if predicted else [{"engines": {}}] * len(stages)
     engines = list(rows[0]["engines"])
-    title = ("intervals of the day" if labels else "stages") + ": response times in ms of the requests due in each"
+    title = "stages: response times in ms of the requests due in each"
     table = Table(title=title + (f", beside {predicted['model']}" if predicted else ""))
-    # A day's intervals are predicted in the mean only (loadtest/day_predict.py says why).
-    predicted_figures = ("mean",) if labels else ("mean", "p99")
-    for column in (("interval",) if labels else ("stage (s)",)) + ("target/s", "achieved/s", "answers"):
+    for column in ("stage (s)", "target/s", "achieved/s", "answers"):
         table.add_column(column, justify="right")
     for figure in ("mean", "p99"):
         table.add_column(figure, justify="right")
-        for engine in engines if figure in predicted_figures else ():
+        for engine in engines:
             table.add_column(f"{engine} {figure}", justify="right")
     table.add_column("")
     notes = []
-    for k, (stage, row) in enumerate(zip(stages, rows)):
+    for stage, row in zip(stages, rows):
         label = f"{stage['start_seconds']:.4g}-{stage['end_seconds']:.4g}"
-        cells = [labels[k] if labels else label, f"{stage['target_rate']:,.1f}", f"{stage['achieved_rate']:,.1f}",
-                 f"{stage['answered']:,}"]
+        cells = [label, f"{stage['target_rate']:,.1f}", f"{stage['achieved_rate']:,.1f}", f"{stage['answered']:,}"]
         for figure in ("mean", "p99"):
             shown = stage["response_time"]
             cells.append(_ms(shown.get(figure)) + ci_text(shown.get(f"{figure}_ci")))
             cells += [_predicted_cell(row["engines"][engine], figure, shown.get(f"{figure}_ci"))
-                      for engine in (engines if figure in predicted_figures else ())]
-        table.add_row(*cells, _stage_note(stage, bool(labels)))
+                      for engine in engines]
+        table.add_row(*cells, _stage_note(stage))
         for engine, figures in row["engines"].items():
-            notes += [f"{labels[k] if labels else f'stage {label} s'}: {engine}: {why}" for why in
+            notes += [f"stage {label} s: {engine}: {why}" for why in
                       ([figures["refused"]] if "refused" in figures else figures.get("warnings", []))]
     if predicted:
         table.caption = f"* a predicted mean outside the measured {LEVEL_TEXT} interval"
@@ -200,11 +187,10 @@ def _predicted_cell(figures: dict, figure: str, measured_ci: Optional[List[float
     return _ms(figures.get(figure)) + ("" if error is None else f" ({error:+.1%})") + ("*" if outside else "")
 
 
-def _stage_note(stage: dict, in_a_day: bool = False) -> str:
-    """What to keep in mind reading a stage: a ramp's slice (a day's interval
-    whose rate changes across it) or response times that drifted across it
-    (not a steady state), and its errors."""
-    notes = [] if stage["steady"] else ["rate changes across it" if in_a_day else "ramp slice"]
+def _stage_note(stage: dict) -> str:
+    """What to keep in mind reading a stage: a ramp's slice or response times
+    that drifted across it (not a steady state), and its errors."""
+    notes = [] if stage["steady"] else ["ramp slice"]
     if stage["settled"] is False:
         notes.append("drifting")
     if stage["error_rate"]:
