@@ -663,6 +663,10 @@ FAMILIES: Dict[str, Callable[[], Iterator[Probe]]] = {
 
 # ---------------------------------------------------------------- running and judging
 
+#: A line of progress in a pipe: `LABEL DONE/TOTAL[: WHAT] (SECONDS s)`, or `DONE %`.
+PROGRESS_LINE = re.compile(r"^\S.*? (\d[\d,]*(/[\d,]+)?|\d+ %)(: .*)? \(\d+\.\d s\)$")
+
+
 def judge(probe: Probe) -> Tuple[Probe, List[str], str]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -696,8 +700,11 @@ def judge(probe: Probe) -> Tuple[Probe, List[str], str]:
     if done.returncode not in probe.codes:
         problems.append(f"exit {done.returncode}")
     if done.returncode == 2:
-        if len(lines) > 4:
-            problems.append(f"{len(lines)} stderr lines")
+        # A pipe gets a line per finished step (cli/progress.py) before whatever failed
+        # after them (a standard output that cannot be written): not the error's lines.
+        error_lines = [line for line in lines if not PROGRESS_LINE.match(line)]
+        if len(error_lines) > 4:
+            problems.append(f"{len(error_lines)} stderr lines")
         if not lines:
             problems.append("exit 2 without a line")
         elif probe.names and not any(name in stderr for name in probe.names):
