@@ -10,6 +10,8 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
 import brewput
 from brewput.experiment.record import add_scenario, new_record
 from brewput.report.day_charts import day_charts, days_of, time_text
@@ -177,6 +179,32 @@ def test_the_transient_is_marked_where_a_falling_rota_makes_it_approximate():
                                                for i in exact["intervals"]]
     assert "≈" in waits["transient ≈"].text[0] and "exact" in waits["transient ≈"].text[-1]
     _close(list(waits["transient ≈"].y), [i["classes"]["caller"]["waiting_time"]["mean"] for i in exact["intervals"]])
+
+
+def _rate_trace(record):
+    (day,) = days_of(record["scenarios"], record["models"]).values()
+    return _traces(day_charts(day)[0], "arrival rate")["rate"]
+
+
+def test_the_rate_is_the_models_own_where_the_record_keeps_the_model(tmp_path):
+    record = day_record(PATIENT, methods=())          # simulated only: no solve to give it
+    rate = _rate_trace(record)
+    assert rate.line.shape == "hv" and list(rate.x) == [0, 15, 30, 45, 60]
+    assert list(rate.y) == [0.5, 1.5, 0.8, 0.4, 0.4]
+    # read from the text the record keeps when the file is gone
+    record["models"]["day"]["file"] = str(tmp_path / "moved.yaml")
+    assert list(_rate_trace(record).y) == [0.5, 1.5, 0.8, 0.4, 0.4]
+    # and none where the record keeps no model: the solved expected arrivals then
+    record["models"]["day"]["text"] = None
+    assert "rate" not in _traces(_charts(record)["day_demand"], "arrival rate")
+
+
+def test_a_piecewise_linear_rate_is_drawn_as_its_line():
+    linear = PATIENT.replace("rate: [0.5, 1.5, 0.8, 0.4]", "rate: {linear: [[0, 0.2], [20, 1.5], [60, 0.3]]}")
+    rate = _rate_trace(day_record(linear, methods=()))
+    assert rate.line.shape is None and rate.x[0] == 0 and rate.x[-1] == 60 and len(rate.x) > 100
+    expected = np.interp(list(rate.x), [0, 20, 60], [0.2, 1.5, 0.3])
+    assert np.allclose(list(rate.y), expected, rtol=1e-12, atol=1e-12)
 
 
 def test_no_abandonment_panel_without_patience():

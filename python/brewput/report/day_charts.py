@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..percentiles import name as percentile_name
 from ..figures import number
 from ..units import SECONDS, Display
+from .day_rates import DayRate, model_rates
 from .spec import Chart, Line, Panel, color, marker
 from .time_of_day import TimeOfDay
 
@@ -57,8 +58,9 @@ def time_text(t: float, unit: str) -> str:
 class Day(TimeOfDay):
     """One model's day as the charts read it: the simulation (or none) and each solved method."""
 
-    def __init__(self, simulated: Optional[dict], solved: Sequence[dict]):
+    def __init__(self, simulated: Optional[dict], solved: Sequence[dict], rates: Optional[Dict[str, DayRate]] = None):
         self.simulated = simulated
+        self.rates = rates or {}   # each class's lambda(t), where the record keeps the model
         self.solved = sorted(solved, key=lambda r: list(METHOD_NAMES).index(r["method"])
                              if r["method"] in METHOD_NAMES else len(METHOD_NAMES))
         first = simulated or self.solved[0]
@@ -109,7 +111,9 @@ def _points(day: Day, label: str, k: int, solved: bool, intervals, read, scale: 
         return out
 
     band = not solved and any(v is not None for v in lows)
-    return Line(label=label, x=list(day.middles), y=scaled(values, False), points=list(day.labels),
+    # at the middles of the engine's own intervals (a simulation's --bins may differ from the model's)
+    return Line(label=label, x=[(i["start"] + i["end"]) / 2 for i in intervals], y=scaled(values, False),
+                points=[i["label"] for i in intervals],
                 low=scaled(lows, True) if band else None, high=scaled(highs, True) if band else None,
                 **_style(k, solved))
 
@@ -117,14 +121,19 @@ def _points(day: Day, label: str, k: int, solved: bool, intervals, read, scale: 
 def demand_chart(day: Day) -> Chart:
     """The arrival rate of each class and the servers on at each station, through the day."""
     unit = Display.of(day.time_unit)
-    widths = [i["end"] - i["start"] for i in day.intervals]
     rate_lines, server_lines = [], []
     for c, name in enumerate(day.classes):
         many = len(day.classes) > 1
-        if day.solved:  # the model's own rate: its expected arrivals over the interval
+        label = f"{name} rate" if many else "rate"
+        if name in day.rates:   # the model's own rate, lambda(t)
+            rate = day.rates[name]
+            rate_lines.append(Line(label=label, x=rate.times, y=rate.rates, color=color(2 * c), marker=None,
+                                   steps=rate.steps))
+        elif day.solved:  # else its expected arrivals over each interval, as solve gives them
             arrivals = [i["classes"][name].get("arrivals") for i in day.solved[0]["intervals"]]
-            rate_lines.append(day.steps(f"{name} rate" if many else "rate",
-                                        [None if a is None else a / w for a, w in zip(arrivals, widths)], 2 * c))
+            widths = [i["end"] - i["start"] for i in day.solved[0]["intervals"]]
+            rate_lines.append(day.steps(label, [None if a is None else a / w for a, w in zip(arrivals, widths)],
+                                        2 * c, intervals=day.solved[0]["intervals"]))
         if day.simulated:
             line = _points(day, f"{name} arrivals (simulate)" if many else "arrivals (simulate)",
                            2 * c + 1, False, day.simulated["intervals"],
@@ -134,7 +143,7 @@ def demand_chart(day: Day) -> Chart:
     source = day.solved[0] if day.solved else day.simulated
     for s, name in enumerate(day.stations):
         on = [i["stations"][name].get("servers") for i in source["intervals"]]
-        server_lines.append(day.steps(f"{name} servers on", on, 2 * s))
+        server_lines.append(day.steps(f"{name} servers on", on, 2 * s, intervals=source["intervals"]))
         if day.simulated:
             busy = _points(day, f"{name} busy (simulate)", 2 * s + 1, False, day.simulated["intervals"],
                            lambda i: _with_ci(i["stations"][name], "busy_servers"))
@@ -143,9 +152,9 @@ def demand_chart(day: Day) -> Chart:
     panels = [day.panel("arrival rate", f"arrivals per {unit.per}", rate_lines),
               day.panel("servers on", "servers", server_lines)]
     return Chart("day_demand", "The day: demand and servers",
-                 "The arrival rate through the day (steps: the model's rate, its expected arrivals in each "
-                 "interval over the interval's length; points: the simulated arrivals per interval with their "
-                 "95 % band) and the servers the rota puts on (steps) beside the simulated busy servers.",
+                 "The arrival rate through the day (the model's rate, or where the record keeps no model the "
+                 "expected arrivals in each interval over its length, as solve gives them; points: the simulated "
+                 "arrivals per interval over its length, with their 95 % band) and the servers the rota puts on (steps) beside the simulated busy servers.",
                  panels)
 
 
@@ -188,8 +197,8 @@ def class_chart(day: Day, name: str) -> Chart:
             line = _points(day, label, k + (0 if day.simulated else 1), solved, results["intervals"],
                            lambda i: read(i["classes"][name]), scale, ceiling=ceiling)
             if line is not None and solved:  # on hover, each interval says whether its figure is exact
-                line.points = [f"{at} {'exact' if i['classes'][name].get('exact') else '≈'}"
-                               for at, i in zip(day.labels, results["intervals"])]
+                line.points = [f"{i['label']} {'exact' if i['classes'][name].get('exact') else '≈'}"
+                               for i in results["intervals"]]
             if line is not None:
                 drawn.append(line)
         return drawn
@@ -227,9 +236,10 @@ def day_charts(day: Day) -> List[Chart]:
     return [demand_chart(day)] + [class_chart(day, name) for name in day.classes]
 
 
-def days_of(scenarios: Sequence[dict]) -> Dict[str, Day]:
+def days_of(scenarios: Sequence[dict], models: Optional[Dict[str, dict]] = None) -> Dict[str, Day]:
     """Each model's day from an experiment record's scenarios with intervals: its simulation
-    (the first, when several) and its solved methods (one each)."""
+    (the first, when several), its solved methods (one each) and, where the record's
+    `models` keep the model, each class's rate through the day."""
     by_model: Dict[str, Tuple[Optional[dict], Dict[str, dict]]] = {}
     for s in scenarios:
         results = s["results"]
@@ -240,5 +250,6 @@ def days_of(scenarios: Sequence[dict]) -> Dict[str, Day]:
             solved.setdefault(results["method"], results)
         elif simulated is None and results["engine"] == "simulate":
             by_model[s["model"]] = (results, solved)
-    return {model: Day(simulated, list(solved.values())) for model, (simulated, solved) in by_model.items()
-            if simulated or solved}
+    params = {s["model"]: s["params"] for s in scenarios}
+    return {model: Day(simulated, list(solved.values()), model_rates((models or {}).get(model, {}), params[model]))
+            for model, (simulated, solved) in by_model.items() if simulated or solved}

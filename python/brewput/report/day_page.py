@@ -25,7 +25,7 @@ def write_day_report(record: dict, out_dir) -> Path:
 
     out = Path(out_dir)
     make_folder(out, "charts", "tables", "models")
-    days = days_of(record["scenarios"])
+    days = days_of(record["scenarios"], record.get("models"))
     measured = [s for s in record["scenarios"] if s["engine"] == "load"]
     charts = [(model, chart) for model, day in days.items() for chart in day_charts(day)]
     charts += [(s["model"], measured_chart(s["results"])) for s in measured]

@@ -45,7 +45,10 @@ class TimeOfDay:
                                   panel.y_range)
         return panel
 
-    def steps(self, label: str, values: Sequence[Optional[float]], k: int, dash: str = "solid") -> Line:
-        """What holds through each interval, as steps from its start to its end."""
-        return Line(label=label, x=list(self.edges), y=list(values) + [values[-1]], color=color(k), marker=None,
+    def steps(self, label: str, values: Sequence[Optional[float]], k: int, dash: str = "solid",
+              intervals: Optional[Sequence[dict]] = None) -> Line:
+        """What holds through each interval (the axis's, or those given: an engine's own), as
+        steps from its start to its end."""
+        edges = self.edges if intervals is None else [i["start"] for i in intervals] + [intervals[-1]["end"]]
+        return Line(label=label, x=list(edges), y=list(values) + [values[-1]], color=color(k), marker=None,
                     dash=dash, steps=True)
