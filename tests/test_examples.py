@@ -37,6 +37,7 @@ EXPECTED = {
     # a day (day:): the morning's counter and the call centre's rota, run until the day's customers have left
     "rush/coffee-morning.yaml": {drink: ({"register": 1, "bar": 1}, None) for drink in ("espresso", "drip")},
     "rush/call-centre-day.yaml": ({"agents": 1}, None),
+    "rush/coffee-bar.yaml": ({"bar": 1}, None),
     "mmc.yaml": ({"desk": 1}, None),
     "server.yaml": ({"server": 1}, None),
     "planning/call-centre.yaml": ({"agents": 1}, None),
