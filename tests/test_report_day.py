@@ -127,7 +127,7 @@ def test_each_method_is_a_line_beside_the_simulation_with_its_band():
     results = {s["results"]["method"] if s["engine"] == "solve" else "simulate": s["results"]
                for s in record["scenarios"]}
     chart = _charts(record)["day_caller"]
-    assert [p.title for p in chart.panels] == ["mean wait", "P(wait ≤ 30 s)", "abandoned"]
+    assert [p.title for p in chart.panels] == ["mean wait", "P(wait ≤ 30 s)", "wait p90", "abandoned"]
     waits = _traces(chart, "mean wait")
     names = {"transient": "exact transient", "psa": "PSA ≈", "sipp": "SIPP ≈", "lag-sipp": "lagged SIPP ≈",
              "mol": "MOL ≈"}
@@ -149,6 +149,12 @@ def test_each_method_is_a_line_beside_the_simulation_with_its_band():
     exact = results["transient"]["intervals"]
     _close(list(levels["exact transient"].y),
            [100 * i["classes"]["caller"]["waiting_time"]["within"][0][1] for i in exact])
+    # the wait's 90th percentile, simulated only (solve gives no quantile per interval), with its band
+    p90 = _traces(chart, "wait p90")
+    assert set(p90) == {"simulate", "simulate 95 % CI"}
+    _close(list(p90["simulate"].y), [i["classes"]["caller"]["waiting_time"]["p90"] for i in sim])
+    high, low = _band(p90["simulate 95 % CI"])
+    _close(high, [i["classes"]["caller"]["waiting_time"]["p90_ci"][1] for i in sim])
     gave_up = _traces(chart, "abandoned")
     _close(list(gave_up["exact transient"].y), [100 * i["classes"]["caller"]["abandonment"] for i in exact])
     _close(list(gave_up["simulate"].y), [100 * i["classes"]["caller"]["abandonment"] for i in sim])
@@ -209,7 +215,7 @@ def test_a_piecewise_linear_rate_is_drawn_as_its_line():
 
 def test_no_abandonment_panel_without_patience():
     chart = _charts(day_record(PATIENCE_FREE))["day_caller"]
-    assert [p.title for p in chart.panels] == ["mean wait", "P(wait ≤ 30 s)"]
+    assert [p.title for p in chart.panels] == ["mean wait", "P(wait ≤ 30 s)", "wait p90"]
 
 
 def test_a_day_of_one_interval():
@@ -222,6 +228,32 @@ def test_a_day_of_one_interval():
     assert list(waits["simulate"].x) == [15]
     _close(list(waits["simulate"].y), [sim["classes"]["caller"]["waiting_time"]["mean"]])
     assert list(figure(charts["day_caller"]).layout.xaxis.ticktext) == ["12:00"]
+
+
+def test_the_quantiles_asked_in_place_of_the_90th(tmp_path):
+    path = tmp_path / "day.yaml"
+    path.write_text(PATIENT)
+    record = new_record(title="day", command="test", models={"day": {"file": str(path), "text": PATIENT}})
+    sim = brewput.simulate(str(path), seed=3, replications=10, quantiles=[80, 97.5])
+    add_scenario(record, "day", "simulate", {}, sim)
+    chart = _charts(json.loads(json.dumps(record)))["day_caller"]
+    assert [p.title for p in chart.panels] == ["mean wait", "wait p80", "wait p97.5", "abandoned"]
+    _close(list(_traces(chart, "wait p97.5")["simulate"].y),
+           [i["classes"]["caller"]["waiting_time"]["p975"] for i in sim["intervals"]])
+
+
+def test_a_simulation_binned_apart_from_the_solved_day_is_drawn_at_its_own_intervals(tmp_path):
+    path = tmp_path / "day.yaml"
+    path.write_text(PATIENT)
+    record = new_record(title="day", command="test", models={"day": {"file": str(path), "text": PATIENT}})
+    sim = brewput.simulate(str(path), seed=3, replications=10, bins="30min")
+    add_scenario(record, "day", "simulate", {}, sim)
+    add_scenario(record, "day", "solve", {}, brewput.solve(str(path), method="transient"))
+    charts = _charts(json.loads(json.dumps(record)))
+    waits = _traces(charts["day_caller"], "mean wait")
+    assert list(waits["simulate"].x) == [15, 45] and list(waits["exact transient"].x) == [7.5, 22.5, 37.5, 52.5]
+    busy = _traces(charts["day_demand"], "servers on")["desk busy (simulate)"]
+    assert list(busy.x) == [15, 45]
 
 
 def test_a_solved_day_alone_and_a_simulated_day_alone():

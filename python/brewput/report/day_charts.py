@@ -26,6 +26,8 @@ METHOD_NAMES = {"transient": "transient", "psa": "PSA", "sipp": "SIPP", "lag-sip
 SIMULATED = "simulate"
 # What each dash of a class's chart means (the PNG's small legend).
 DASHES = (("solid", "simulated (95 % band)"), ("dash", "transient"), ("dot", "approximations"))
+# The quantile of the wait drawn when none was asked (--quantile): the one simulate prints per interval.
+DEFAULT_QUANTILE = 90.0
 # A share of arrivals given up below this is no abandonment (the transient's rounding: 1e-13).
 GAVE_UP = 1e-9
 
@@ -188,7 +190,8 @@ def class_chart(day: Day, name: str) -> Chart:
     first_waiting = day.intervals[0]["classes"][name].get("waiting_time") or {}
     within = [t for t, _ in first_waiting.get("within") or []]
     asked = (day.simulated or {}).get("asked") or {}
-    quantiles = [p for p in (asked.get("quantiles") or [])]
+    # the quantiles asked, else the 90th percentile simulate's table shows per interval
+    quantiles = list(asked.get("quantiles") or []) or ([DEFAULT_QUANTILE] if day.simulated else [])
 
     def lines(read, scale: float = 1.0, ceiling: Optional[float] = None) -> List[Line]:
         drawn = []
@@ -223,7 +226,7 @@ def class_chart(day: Day, name: str) -> Chart:
     return Chart(f"day_{name}", f"{name}{at} through the day",
                  f"Of the customers of {name} who arrived in each interval: the mean wait"
                  + (", the share served within each time asked" if within else "")
-                 + (", the quantiles asked" if quantiles else "")
+                 + (f", the wait's {', '.join(f'p{q:g}' for q in quantiles)} (simulated)" if quantiles else "")
                  + (" and the share who gave up (balked or reneged)" if gave_up else "")
                  + ". Simulated: solid, with its 95 % band across replications; solved: the transient "
                    "dashed (marked ≈ where the rota's fall makes it approximate), the approximations (PSA, SIPP, lagged SIPP, MOL) dotted, marked ≈. A gap is an "
