@@ -313,3 +313,18 @@ def test_a_malformed_interval_is_one_line(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip() == ("error: bad.json: scenarios[0].results.intervals[2].classes.caller.arrivals: "
                                    "expected a number, got 'many'")
+
+
+def test_intervals_that_name_other_classes_are_one_line(tmp_path):
+    record = day_record(PATIENT, methods=("transient",), simulated=False)
+    results = record["scenarios"][0]["results"]
+    results["intervals"][3]["classes"]["walk-in"] = results["intervals"][3]["classes"].pop("caller")
+    (tmp_path / "bad.json").write_text(json.dumps(record))
+    (tmp_path / "one.json").write_text(json.dumps(results))
+    done = _brewput("report", "bad.json", "-o", "out", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip() == ("error: bad.json: scenarios[0].results.intervals[3].classes: expected those of "
+                                   "intervals[0] (caller), got walk-in")
+    done = _brewput("report", "one.json", "-o", "out", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "error: one.json: intervals[3].classes: expected those of intervals[0] (caller), got walk-in"

@@ -153,6 +153,14 @@ class Results(Part):
 
     @model_validator(mode="before")
     @classmethod
+    def _every_interval_names_the_same_classes(cls, results: Any) -> Any:
+        problem = intervals_problem(results, "")
+        if problem:
+            raise ValueError(problem)
+        return results
+
+    @model_validator(mode="before")
+    @classmethod
     def _a_solved_day_has_no_response_time(cls, results: Any) -> Any:
         # solve answers a day's waits per interval, with no response time of the day's (checked as empty)
         if not (isinstance(results, dict) and results.get("intervals") and results.get("engine") == "solve"
@@ -200,6 +208,17 @@ class Record(Part):
 
     @model_validator(mode="before")
     @classmethod
+    def _every_days_intervals_name_the_same_classes(cls, record: Any) -> Any:
+        scenarios = record.get("scenarios") if isinstance(record, dict) else None
+        for i, scenario in enumerate(scenarios if isinstance(scenarios, list) else ()):
+            results = scenario.get("results") if isinstance(scenario, dict) else None
+            problem = intervals_problem(results, f"scenarios[{i}].results.")
+            if problem:
+                raise ValueError(problem)
+        return record
+
+    @model_validator(mode="before")
+    @classmethod
     def _swept_params_in_every_scenario(cls, record: Any) -> Any:
         # Before the fields: a scenario without a swept param is a record of another
         # sweep, whatever else is wrong in it. Wrong types are left to the fields.
@@ -222,6 +241,26 @@ class Record(Part):
                     raise ValueError(f"scenarios[{i}].params.{name}: {_brief(params[name])}, but the sweep's "
                                      f"values are {_kind(numbers)}")
         return record
+
+
+def intervals_problem(results: Any, prefix: str) -> Optional[str]:
+    """Where a day's intervals (a list of maps) name other classes or stations than its
+    first does (a hand-edited record), which the charts and tables read interval by
+    interval: `PREFIXintervals[3].classes: ...`; None if they agree. Other shapes are left
+    to the fields."""
+    intervals = results.get("intervals") if isinstance(results, dict) else None
+    if not (isinstance(intervals, list) and intervals and all(isinstance(i, dict) for i in intervals)):
+        return None
+    for key in ("classes", "stations"):
+        first = intervals[0].get(key)
+        if not isinstance(first, dict):
+            continue
+        for k, interval in enumerate(intervals[1:], 1):
+            names = interval.get(key)
+            if isinstance(names, dict) and set(names) != set(first):
+                return (f"{prefix}intervals[{k}].{key}: expected those of intervals[0] ({', '.join(first) or 'none'}), "
+                        f"got {', '.join(names) or 'none'}")
+    return None
 
 
 def _is_number(value: Any) -> bool:
