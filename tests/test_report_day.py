@@ -328,3 +328,19 @@ def test_intervals_that_name_other_classes_are_one_line(tmp_path):
     done = _brewput("report", "one.json", "-o", "out", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip() == "error: one.json: intervals[3].classes: expected those of intervals[0] (caller), got walk-in"
+
+
+def test_a_study_of_a_day_simulated_and_solved_is_drawn_through_the_day(tmp_path):
+    (tmp_path / "day.yaml").write_text(PATIENT)
+    (tmp_path / "study.yaml").write_text("brewput: 1\ntitle: the day twice\nmodels: {desk: day.yaml}\n"
+                                         "engines: [simulate, solve]\n")
+    done = _brewput("run", "study.yaml", "--report", "page", "-o", "study.json", "--workers", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "customer" not in done.stdout and "caller" in done.stdout   # the scenario table printed, no traceback
+    assert sorted(p.name for p in (tmp_path / "page" / "charts").iterdir()) == ["day_caller.png", "day_demand.png"]
+    record = json.loads((tmp_path / "study.json").read_text())
+    chart = _charts(record)["day_caller"]
+    waits = _traces(chart, "mean wait")
+    solved = next(s["results"] for s in record["scenarios"] if s["engine"] == "solve")
+    assert set(waits) == {"simulate", "simulate 95 % CI", "exact transient"}
+    _close(list(waits["exact transient"].y), [i["classes"]["caller"]["waiting_time"]["mean"] for i in solved["intervals"]])
