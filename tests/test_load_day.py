@@ -21,7 +21,7 @@ def brewput(*args, timeout=60):
     return subprocess.run([sys.executable, "-m", "brewput", *args], capture_output=True, text=True, timeout=timeout)
 
 
-def model(tmp_path, rate, length="40s", interval="10s", time_unit="s", name="day.yaml", extra=""):
+def model(tmp_path, rate, length="40s", interval="10s", time_unit="s", name="day.yaml", extra="", service="exp(0.005)"):
     path = tmp_path / name
     path.write_text(f"""brewput: 1
 time_unit: {time_unit}
@@ -34,7 +34,7 @@ day:
 classes:
   request:
     rate: {rate}
-    route: [{{station: web, service: exp(0.005)}}]
+    route: [{{station: web, service: {service}}}]
 """)
     return str(path)
 
@@ -284,3 +284,29 @@ def test_a_rota_that_repeats_starts_again():
         time.sleep(max(0.0, 0.85 - first[-1]))
         again = _together(url, 3)
     assert again[-1] >= 0.29, again  # one at a time
+
+
+def test_a_day_sped_up_runs_its_clock_faster_at_its_rates_and_is_predicted_so(tmp_path):
+    from brewput.loadtest.day_predict import predict_day
+
+    hours = model(tmp_path, "{linear: [[30min, 0.05], [2h, 0.4], [3.5h, 0.1]]}", length="4h", interval="1h",
+                  time_unit="ms", name="hours.yaml", service="exp(5)")
+    day, times = times_of(hours)
+    fast = day_load(hours, {}, speedup=3600)
+    assert [s["end_seconds"] for s in fast.spans] == pytest.approx([1, 2, 3, 4], rel=1e-12)
+    assert [s["target_rate"] for s in fast.spans] == [s["target_rate"] for s in day.spans]  # the same rates
+    # The same day written by hand in seconds: what the sped-up run is, and what predicts it.
+    seconds = model(tmp_path, "{linear: [[0.5s, 0.05], [2s, 0.4], [3.5s, 0.1]]}", length="4s", interval="1s",
+                    time_unit="ms", name="seconds.yaml", service="exp(5)")
+    by_hand = day_load(seconds, {})
+    assert [s["target_rate"] for s in by_hand.spans] == pytest.approx([s["target_rate"] for s in fast.spans],
+                                                                      rel=1e-12)
+    solved = json.loads(brewput("solve", seconds, "--json").stdout)
+    predicted = predict_day(hours, {}, fast, seed=1)
+    for k, row in enumerate(predicted["intervals"]):
+        wait = solved["intervals"][k]["classes"]["request"]["waiting_time"]["mean"]  # ms
+        assert wait > 0.1 and row["engines"]["solve"]["waiting_mean"] == pytest.approx(wait, rel=1e-9)
+    bad = brewput("load", "http://127.0.0.1:9/", "--rate", "10", "--speedup", "2")
+    assert bad.returncode == 2 and "--speedup" in bad.stderr and "--day" in bad.stderr
+    bad = brewput("load", "http://127.0.0.1:9/", "--day", hours, "--speedup", "0")
+    assert bad.returncode == 2 and "--speedup" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

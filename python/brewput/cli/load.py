@@ -44,6 +44,10 @@ def load(
                                        help="With --day: run the day N times back to back; each interval's "
                                             "figures are then the days' mean with its 95 % interval.  "
                                             "[default: 1]"),
+    speedup: Optional[str] = typer.Option(None, "--speedup", metavar="K",
+                                          help="With --day: run the day's clock K times faster than the model's, "
+                                               "at its rates (a day of 24 h in 1 h intervals, K 360: 4 min).  "
+                                               "[default: 1]"),
     duration: Optional[str] = setting_option(LoadSettings, "duration"),
     requests: Optional[str] = typer.Option(None, "--requests", metavar="N", help="Stop after N measured requests.  [default: none]"),
     warmup: str = setting_option(LoadSettings, "warmup"),
@@ -116,13 +120,15 @@ def load(
 
         opt.day_alone([n for n, v in (("rate", rate), ("ramp", ramp), ("step", step), ("duration", duration),
                                       ("sweep", sweep)) if v])
-        day_load = read_day(day, params, opt.whole("days", days, 1, _native.LOAD_MAX_STAGES) if days else 1)
+        day_load = read_day(day, params, opt.whole("days", days, 1, _native.LOAD_MAX_STAGES) if days else 1,
+                            opt.speedup(speedup) if speedup is not None else 1.0)
         schedule = day_schedule(day_load, arrivals=arrivals, requests_text=requests, warmup_text=warmup,
                                 seed=opt.whole("seed", seed, 0, MAX_SEED))
         rates = None
     else:
-        if days is not None:
-            raise opt.OptionError("days", "runs a model's day again: give --day MODEL", value=days)
+        for name, given in (("days", days), ("speedup", speedup)):
+            if given is not None:
+                raise opt.OptionError(name, "shapes a model's day: give --day MODEL", value=given)
         rates = opt.sweep_rates(sweep, given=[n for n, v in (("rate", rate), ("ramp", ramp), ("step", step)) if v])
         schedule = opt.schedule(rate_text=str(rates[0]) if rates else rate, arrivals=arrivals, ramp_text=ramp,
                                 step_text=step, duration_text=duration, requests_text=requests,

@@ -2,7 +2,8 @@
 schedule, and the day's intervals as what the run reports.
 
 The model's time is the wall clock's: a day of 4 s in ms, or of 10 min in s,
-runs that long, at the model's rates converted to requests per second. The
+runs that long, at the model's rates converted to requests per second;
+`--speedup K` runs its clock K times faster at the same rates (speedup.py). The
 schedule is the generator's own (crates/measure's arrivals.rs: unit-rate points
 mapped through the inverse of the cumulative rate), given the day's rate as
 stages it draws exactly: a rate per interval (a list, a CSV of counts, a
@@ -41,6 +42,9 @@ class DayLoad:
     spans: List[dict]
     labels: List[str]
     days: int = 1
+    speedup: float = 1.0
+    #: The model's interval, in its time unit.
+    interval: float = 0.0
 
 
 def split_spec(text: str) -> Tuple[str, Optional[str]]:
@@ -52,7 +56,7 @@ def split_spec(text: str) -> Tuple[str, Optional[str]]:
     return path, name or None
 
 
-def day_load(text: str, params: Mapping[str, object], days: int = 1) -> DayLoad:
+def day_load(text: str, params: Mapping[str, object], days: int = 1, speedup: float = 1.0) -> DayLoad:
     """The schedule of `days` days of the model named by `text` (`MODEL[:CLASS]`,
     with `params`); each problem one OptionError naming --day (or --days)."""
     from ..model import load
@@ -85,21 +89,22 @@ def day_load(text: str, params: Mapping[str, object], days: int = 1) -> DayLoad:
     else:
         raise OptionError("day", f"class {wanted!r} arrives by a renewal law (arrivals:), not a Poisson rate: "
                                  "give it a rate:", value=text)
-    unit = SECONDS[model.time_unit]  # seconds per model time unit
+    unit = SECONDS[model.time_unit]  # seconds per model time unit (a rate's)
+    clock = unit / speedup  # wall seconds per model time unit (a time's)
     edges = day.timeline.edges
     if (edges.size - 1) * days > _native.LOAD_MAX_STAGES:
         raise OptionError(("day", "days") if days > 1 else "day",
                           f"{days} day(s) of {edges.size - 1} intervals; the load reports at most "
                           f"{_native.LOAD_MAX_STAGES} intervals: give a longer interval or fewer days", value=text)
-    if day.length * unit * days > MAX_SECONDS:
+    if day.length * clock * days > MAX_SECONDS:
         raise OptionError(("day", "days") if days > 1 else "day",
-                          f"{days} day(s) of {day.length * unit:g} s: at most {MAX_SECONDS:g} s of load", value=text)
+                          f"{days} day(s) of {day.length * clock:g} s: at most {MAX_SECONDS:g} s of load", value=text)
     stages = _stages(rate, day.length, text)
     means = rate.interval_means(edges)
-    spans = [{"start_seconds": float(a * unit), "end_seconds": float(b * unit), "target_rate": float(r / unit),
+    spans = [{"start_seconds": float(a * clock), "end_seconds": float(b * clock), "target_rate": float(r / unit),
               "steady": bool(rate.steady_between_breaks)} for a, b, r in zip(edges[:-1], edges[1:], means)]
     for stage in stages:
-        stage.update({"from": stage["from"] / unit, "to": stage["to"] / unit, "seconds": stage["seconds"] * unit})
+        stage.update({"from": stage["from"] / unit, "to": stage["to"] / unit, "seconds": stage["seconds"] * clock})
     # The day's length in seconds as the stages add it up, so that the days' spans meet the stages' ends.
     length = sum(stage["seconds"] for stage in stages)
     spans[-1]["end_seconds"] = length
@@ -108,7 +113,7 @@ def day_load(text: str, params: Mapping[str, object], days: int = 1) -> DayLoad:
     for before, span in zip(every, every[1:]):  # end to end exactly, whatever the additions rounded
         span["start_seconds"] = before["end_seconds"]
     return DayLoad(path, wanted, model.time_unit, [dict(s) for _ in range(days) for s in stages], every,
-                   day.timeline.labels, days)
+                   day.timeline.labels, days, speedup, float(day.interval))
 
 
 def _stages(rate, length: float, text: str) -> List[dict]:
@@ -162,10 +167,22 @@ def add_intervals(results: dict, day: DayLoad) -> None:
         rows.append({"start": each[0]["start_seconds"] * 1e3, "end": each[0]["end_seconds"] * 1e3, "label": label,
                      "classes": {"request": request}})
     results["day"] = {"model": day.model, "class": day.job_class, "time_unit": day.time_unit, "days": day.days,
-                      "note": "model time runs as wall time" + ("" if day.days == 1 else
-                                                                "; each figure the mean over the days, with its "
-                                                                "interval across them")}
+                      "speedup": day.speedup, "note": clock_note(day) + ("" if day.days == 1 else
+                                                                         "; each figure the mean over the days, with "
+                                                                         "its interval across them")}
     results["intervals"] = rows
+
+
+def clock_note(day: DayLoad) -> str:
+    """How model time ran: as wall time, or K times faster (an interval's wall seconds)."""
+    if day.speedup == 1:
+        return "model time as wall time"
+    wall = day.spans[0]["end_seconds"] - day.spans[0]["start_seconds"]
+    seconds = day.interval * SECONDS[day.time_unit]
+    model = next(f"{seconds / size:g} {unit}" for size, unit in ((3600, "h"), (60, "min"), (1, "s"), (0, "s"))
+                 if seconds >= size)
+    return (f"model time {day.speedup:g} times faster than wall time: an interval of {model} lasted {wall:.4g} s, "
+            "at the model's rates")
 
 
 def _one_day(stage: dict) -> dict:

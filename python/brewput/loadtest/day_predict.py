@@ -43,6 +43,13 @@ def predicted_day(path: str, params: Mapping[str, object], day: DayLoad) -> tupl
     if model.day is None:
         raise OptionError(("predict", "day"), "with --day the model must have a day: block too (its intervals "
                                               "are predicted one by one)", value=path)
+    if day.speedup != 1:
+        from .speedup import compressed
+
+        try:
+            model = compressed(model, day.speedup)
+        except (BrewputError, ValueError) as e:
+            raise OptionError(("predict", "speedup"), f"its day sped up: {e}", value=path) from None
     name = day.job_class if day.job_class in model.classes else None
     if name is None or model.classes[name].population is not None:
         raise OptionError("predict", f"expected an open class {day.job_class!r}, the class --day follows",

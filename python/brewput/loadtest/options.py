@@ -348,6 +348,20 @@ def no_target() -> BrewputError:
                         "nothing is sent without one")
 
 
+def speedup(text: str) -> float:
+    """`360` -> 360.0: how many times faster than the model's clock a day runs."""
+    from .speedup import MAX_SPEEDUP
+
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= MAX_SPEEDUP):
+        raise OptionError("speedup", f"expected a number above 0, at most {MAX_SPEEDUP:g} (360: an hour in 10 s)",
+                          value=str(text))
+    return value
+
+
 def day_alone(given: List[str]) -> None:
     """--day gives the rate and the length: none of the options that also do."""
     if given:

@@ -38,7 +38,8 @@ def print_day(console, results: dict) -> None:
         cells += [_ms(response.get(f)) + ci_text(response.get(f"{f}_ci")) for f in ("p50", "p99")]
         cells.append("-" if error_rate is None else f"{error_rate:.2%}")
         table.add_row(*cells)
-    table.caption = (f"model time as wall time{'; * a predicted mean outside the measured interval' if predicted else ''}"
+    table.caption = (day["note"].split(";")[0]
+                     + ("; * a predicted mean outside the measured interval" if predicted else "")
                      + ("" if day["days"] > 1 else "; one day: --days N gives each interval its interval"))
     console.print(table)
     for note in notes:
