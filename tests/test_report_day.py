@@ -344,3 +344,14 @@ def test_a_study_of_a_day_simulated_and_solved_is_drawn_through_the_day(tmp_path
     solved = next(s["results"] for s in record["scenarios"] if s["engine"] == "solve")
     assert set(waits) == {"simulate", "simulate 95 % CI", "exact transient"}
     _close(list(waits["exact transient"].y), [i["classes"]["caller"]["waiting_time"]["mean"] for i in solved["intervals"]])
+
+
+def test_a_sweep_of_a_solved_day_is_reported_from_its_totals(tmp_path):
+    (tmp_path / "day.yaml").write_text(PATIENT.replace("name: rush\n", "name: rush\nparams: {mean: 2}\n")
+                                       .replace("service: exp(2)", "service: 'exp(${mean})'"))
+    done = _brewput("solve", "day.yaml", "--sweep", "mean=1,2", "--report", "page", "-o", "swept.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    # a sweep is drawn as any sweep (the day's totals: solve gives its throughput, no response time)
+    assert [p.name for p in (tmp_path / "page" / "charts").iterdir()] == ["throughput.png"]
+    record = json.loads((tmp_path / "swept.json").read_text())
+    assert [s["params"]["mean"] for s in record["scenarios"]] == [1, 2]

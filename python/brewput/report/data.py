@@ -237,7 +237,7 @@ class ChartData:
     def spectrum(self, row: dict) -> Optional[Tuple[list, list, Optional[list]]]:
         """(percents, values, intervals) of a class's response-time spectrum, in display units."""
         results = self.scenarios[row["scenario"]]["results"]
-        times = results["classes"][row["name"]]["response_time"]
+        times = results["classes"][row["name"]].get("response_time") or {}  # none in a solved day
         if not times.get("spectrum"):
             return None
         factor = self.units.time_from(results["time_unit"])

@@ -23,7 +23,7 @@ def throughput(shown: Display, res: dict, cls: dict) -> Optional[float]:
 
 
 def median_latency(shown: Display, res: dict, cls: dict) -> Optional[float]:
-    x = cls["response_time"].get("p50")
+    x = (cls.get("response_time") or {}).get("p50")  # none in a solved day
     return None if x is None else x * shown.time_from(res["time_unit"])
 
 
