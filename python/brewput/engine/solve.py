@@ -99,7 +99,7 @@ def _solve_chain(model: Model, max_states: Optional[int], asked, truncate: bool 
     from ..analytic.network import network
 
     net = network(model)
-    sol = solve_chain(model, net, max_states, truncate)
+    sol = solve_chain(model, net, max_states, truncate, passages=bool(asked["quantiles"] or asked["within"]))
     return solution_results(model, net, sol, network_bounds(net), asked)
 
 

@@ -60,6 +60,9 @@ class Floor:
     #: station of unbounded buffer: an arrival beyond is cut off (truncated), which the
     #: solution keeps below a bound (solve.py); None where every station is finite.
     open_limit: Optional[int] = None
+    #: The class of the one tagged customer whose passage is followed (tagged.py): it
+    #: has no arrivals of its own and leaves for good when done; None in the model's chain.
+    tagged: Optional[int] = None
 
     @cached_property
     def unbounded(self) -> bool:

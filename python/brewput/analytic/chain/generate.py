@@ -72,6 +72,9 @@ class _Work:
         self.completed: List[int] = []
         self.new_thinkers: List[int] = []
         self.uses_tokens = any(floor.tokens)
+        #: A closed class whose next customer back from its cycle arrives as another
+        #: class: the tagged customer of a passage (tagged.py), for one event.
+        self.arrives_as: Dict[int, int] = {}
 
     # -- what the stations hold
     def blocked_on(self, m: int) -> int:
@@ -146,9 +149,11 @@ class _Work:
 
     def complete(self, c: int) -> None:
         self.completed.append(c)
+        if c == self.floor.tagged:
+            return  # the tagged customer's passage ends here: it does not come back
         if not self.floor.classes[c].is_open:
             if self.floor.classes[c].think is None:
-                self.closed_arrival(c)
+                self.closed_arrival(self.arrives_as.pop(c, c))
             else:
                 self.new_thinkers.append(c)
 
@@ -311,11 +316,13 @@ def _open_jobs(floor: Floor, state: tuple) -> int:
             + sum(is_open[c] for line in lines for _, c, _ in line))
 
 
-def generate(floor: Floor, max_states: int) -> Chain:
-    """The chain of `floor`, or TooManyStates once more than `max_states` are found."""
-    start = initial_state(floor)
-    index: Dict[tuple, int] = {start: 0}
-    states = [start]
+def generate(floor: Floor, max_states: int, starts: Optional[List[tuple]] = None) -> Chain:
+    """The chain of `floor`, or TooManyStates once more than `max_states` are found:
+    walked from the simulator's start, or from `starts` (each once). Where the floor
+    has a tagged class, its completion ends the walk's paths there (the chain's
+    `completions` of that class are its rates of absorption)."""
+    states = list(dict.fromkeys(starts)) if starts is not None else [initial_state(floor)]
+    index: Dict[tuple, int] = {state: i for i, state in enumerate(states)}
     rows: List[int] = []
     cols: List[int] = []
     rates: List[float] = []
@@ -351,6 +358,8 @@ def generate(floor: Floor, max_states: int) -> Chain:
             work.settle()
             for c in work.completed:
                 done[c] += rate
+            if floor.tagged is not None and floor.tagged in work.completed:
+                continue
             for p, state in work.outcomes():
                 rows.append(s), cols.append(find(state)), rates.append(rate * p)
         completions.append(done)

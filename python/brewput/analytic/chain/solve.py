@@ -14,19 +14,24 @@ class's arrivals are cut off, and the notes say where it stopped.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
 from ...errors import BrewputError
 from ...model import Model
+from ...percentiles import NAMED as NAMED_PERCENTILES
 from ..network import Network
 from ..support import Unsupported
+from ..laws import Laws
 from ..solution import Solution
 from .figures import Averages, averages, resource_figures
 from .floor import Floor, floor_of
-from .generate import TooManyStates, generate
+from .generate import Chain, TooManyStates, generate
+from .passage import UNKNOWN, passage_laws
+from .tagged import passage
 from .sizing import DEFAULT_MAX_STATES, state_bound, too_large
 from .steady import stationary
 
@@ -45,6 +50,10 @@ TRUNCATION = 1e-12
 FIRST_OPEN_LIMIT = 16
 #: The most Erlang phases a constant is given.
 MAX_PHASES = 64
+#: The most states of a tagged customer's chain (passage.py), within --max-states: the
+#: walk is Python (60 to 300 us a state), and it is walked once per class.
+PASSAGE_STATES = 200_000
+LAST_PERCENTILE = max(percent for _, percent in NAMED_PERCENTILES) / 100
 
 
 @dataclass
@@ -56,6 +65,9 @@ class Solved:
     states: int
     #: The largest fraction of an open class's arrivals the truncation cut off (0 untruncated).
     cut: float = 0.0
+    #: The chain and its stationary law, from which the passage times are followed.
+    chain: Optional[Chain] = None
+    pi: Optional[np.ndarray] = None
 
 
 class TooLarge(Exception):
@@ -65,10 +77,13 @@ class TooLarge(Exception):
         self.floor = floor
 
 
-def solve_chain(model: Model, net: Network, max_states: Optional[int] = None, truncate: bool = True) -> Solution:
+def solve_chain(model: Model, net: Network, max_states: Optional[int] = None, truncate: bool = True,
+                passages: bool = False) -> Solution:
     """The model by its Markov chain, or Unsupported naming what the chain does not
     follow yet or the size beyond `max_states`; without `truncate`, an open class that
-    could pile up without end is not followed."""
+    could pile up without end is not followed. With `passages`, each class's response-
+    and waiting-time laws too (tagged.py, passage.py): asked for, as they cost a chain
+    per class larger than the model's."""
     limit = DEFAULT_MAX_STATES if max_states is None else max_states
     where = model.file or model.name
     compiled = model.compile()
@@ -84,7 +99,7 @@ def solve_chain(model: Model, net: Network, max_states: Optional[int] = None, tr
             solved = _solved(floor, limit)
         except TooLarge as e:
             raise refused(e, limit) from None
-        return _solution(model, net, solved, _notes(solved))
+        return _solution(model, net, solved, _notes(solved), passages, limit)
     rungs: List[Tuple[int, Solved]] = []
     phases = 2
     while phases <= MAX_PHASES:
@@ -104,7 +119,7 @@ def solve_chain(model: Model, net: Network, max_states: Optional[int] = None, tr
     if len(rungs) > 1:
         before, last = rungs[-2]
         notes.append(f"from Erlang-{before} to Erlang-{phases}: {_change(model, last.averages, solved.averages)}")
-    return _solution(model, net, solved, notes + _notes(solved))
+    return _solution(model, net, solved, notes + _notes(solved), passages, limit)
 
 
 def _check_stable(floor: Floor, net: Network) -> None:
@@ -147,7 +162,7 @@ def _solved_once(floor: Floor, limit: int) -> Solved:
     offered = np.array([job.rate or 0.0 for job in floor.classes])
     cut = pi @ chain.truncated
     cut = float(max((cut[c] / offered[c] for c in range(len(offered)) if offered[c] > 0), default=0.0))
-    return Solved(floor, averages(floor, chain, pi), len(chain.states), cut)
+    return Solved(floor, averages(floor, chain, pi), len(chain.states), cut, chain, pi)
 
 
 def _notes(solved: Solved) -> List[str]:
@@ -181,7 +196,7 @@ def _response(avg: Averages, c: int) -> float:
     return jobs / avg.throughput[c] if avg.throughput[c] > 0 else 0.0
 
 
-def _solution(model: Model, net: Network, solved: Solved, notes: List[str]) -> Solution:
+def _solution(model: Model, net: Network, solved: Solved, notes: List[str], passages: bool, limit: int) -> Solution:
     floor, avg = solved.floor, solved.averages
     n_classes, n_stations = avg.present.shape
     x = avg.throughput
@@ -191,13 +206,16 @@ def _solution(model: Model, net: Network, solved: Solved, notes: List[str]) -> S
     utilization = np.where(np.isinf(servers), avg.busy, avg.busy / np.where(np.isinf(servers), 1, servers))
     exact = floor.exact
     loss = None
+    response = np.array([_response(avg, c) for c in range(n_classes)])
+    waiting = (avg.waiting.sum(axis=1) + avg.outside) * per
+    laws = _passage_laws(model, solved, response, waiting, min(limit, PASSAGE_STATES), notes) if passages else {}
     if any(job.is_open and floor.capacity[job.steps[0].station] is not None for job in floor.classes):
         offered = np.array([job.rate or 0.0 for job in floor.classes])
         loss = np.where(offered > 0, avg.lost / np.where(offered > 0, offered, 1), 0.0)
     return Solution(
         method=METHOD,
         throughput=x,
-        response_time=np.array([_response(avg, c) for c in range(n_classes)]),
+        response_time=response,
         utilization=utilization,
         queue_length=avg.present,
         residence_time=avg.present * per[:, None],
@@ -205,8 +223,37 @@ def _solution(model: Model, net: Network, solved: Solved, notes: List[str]) -> S
         exact_station=np.full(n_stations, exact),
         station_method=[METHOD] * n_stations,
         loss_probability=loss,
-        waiting_time=(avg.waiting.sum(axis=1) + avg.outside) * per,
+        waiting_time=waiting,
+        laws=laws,
         station_waiting=avg.waiting.sum(axis=0),
         notes=notes,
         resources=resource_figures(floor, list(model.resources), avg),
     )
+
+
+def _passage_laws(model: Model, solved: Solved, response: np.ndarray, waiting: np.ndarray, limit: int,
+                  notes: List[str]) -> Dict[int, Laws]:
+    """Per class that completes, its laws from its tagged customer's chain; a class whose
+    chain is beyond `limit` states, or whose waits the censoring cannot follow, is named
+    in `notes` (its figures null)."""
+    laws = {}
+    for c, name in enumerate(model.classes):
+        if solved.averages.throughput[c] <= 0:
+            continue
+        try:
+            chain = passage(solved.floor, solved.chain, solved.pi, c, limit)
+        except TooManyStates:
+            notes.append(f"{name}: no percentiles or service levels: its tagged customer's chain has more than "
+                         f"{limit:,} states")
+            continue
+        laws[c] = passage_laws(chain, solved.floor.exact, response[c], waiting[c])
+        if laws[c].waiting is UNKNOWN:
+            notes.append(f"{name}: no waiting-time percentiles: it waits at several stations and its tagged chain "
+                         f"({len(chain.start):,} states) is too large to censor")
+        # The largest fixed percentile reads the law furthest (the others then cost little): a chain of
+        # very unlike rates can need more steps of uniformization than passage.WORK allows (NaN: null).
+        if any(math.isnan(law.quantile(LAST_PERCENTILE)) for law in (laws[c].response, laws[c].waiting)
+               if law is not UNKNOWN):
+            notes.append(f"{name}: some percentiles or service levels not computed: its rates are too unlike "
+                         f"(uniformization would take too long)")
+    return laws

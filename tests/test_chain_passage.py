@@ -1,0 +1,235 @@
+"""`solve --method ctmc --quantile/--within`: response- and waiting-time laws from the
+tagged customer's passage through the chain, against truths computed here: M/M/1's and
+M/M/c's closed forms, M/M/c/K's and a blocking tandem's tagged chains built by hand and
+integrated with scipy's dense expm, a closed repairman by the arrival theorem, and the
+simulator's interval on a model only the chain solves."""
+import math
+
+import numpy as np
+import pytest
+from scipy import linalg, optimize
+
+import brewput
+from brewput.percentiles import NAMED
+from conftest import check
+from markov import stationary
+
+PERCENTS = [p for _, p in NAMED] + [80]
+TIMES = [0.0, 0.5, 1.0, 2.0, 5.0, 10.0]
+
+
+def one_station(c, lam, s, buffer=None):
+    station = {"servers": c} if buffer is None else {"servers": c, "buffer": buffer}
+    return {"brewput": 1, "name": "m", "stations": {"s": station},
+            "classes": {"c": {"rate": lam, "route": [{"station": "s", "service": f"exp({s})"}]}}}
+
+
+def quantile_of(cdf, q):
+    if cdf(0.0) >= q:
+        return 0.0
+    hi = 1.0
+    while cdf(hi) < q:
+        hi *= 2
+    return optimize.brentq(lambda t: cdf(t) - q, 0.0, hi, xtol=1e-14, rtol=1e-13)
+
+
+def agrees(times: dict, cdf, rel=1e-8):
+    """The block's fixed and asked percentiles and its P(<= t) are those of `cdf`."""
+    for percent in PERCENTS:
+        key = brewput.percentiles.name(percent)
+        assert times[key] == pytest.approx(quantile_of(cdf, percent / 100), rel=rel, abs=1e-9), key
+    for t, share in times["within"]:
+        assert share == pytest.approx(cdf(t), rel=rel, abs=1e-10), t
+
+
+def solved(m, **options):
+    return brewput.solve(m, method="ctmc", quantiles=[80], within=TIMES, **options)
+
+
+def erlang_c(c, a):
+    terms = [a ** k / math.factorial(k) for k in range(c)]
+    last = a ** c / math.factorial(c) * c / (c - a)
+    return last / (sum(terms) + last)
+
+
+def test_mm1_response_is_exponential_and_its_wait_has_an_atom():
+    lam, mu = 0.8, 1.0
+    res = solved(one_station(1, lam, 1 / mu))
+    c = res["classes"]["c"]
+    assert c["law"] == {"exact": True, "method": "ctmc"}
+    agrees(c["response_time"], lambda t: 1 - math.exp(-(mu - lam) * t))
+    agrees(c["waiting_time"], lambda t: 1 - lam / mu * math.exp(-(mu - lam) * t))
+
+
+@pytest.mark.parametrize("c, lam, s", [(3, 2.5, 1.0), (2, 1.2, 0.5)])
+def test_mmc_wait_is_erlang_c_and_the_response_adds_a_service(c, lam, s):
+    mu = 1 / s
+    C, gamma = erlang_c(c, lam * s), c * mu - lam
+    res = solved(one_station(c, lam, s))["classes"]["c"]
+
+    def response(t):  # W + S: no wait with 1 - C, else Exp(gamma) + Exp(mu), independent
+        both = (mu * math.exp(-gamma * t) - gamma * math.exp(-mu * t)) / (mu - gamma)
+        return 1 - (1 - C) * math.exp(-mu * t) - C * both
+
+    agrees(res["waiting_time"], lambda t: 1 - C * math.exp(-gamma * t))
+    agrees(res["response_time"], response)
+
+
+def absorbing_cdf(start, generator):
+    """P(T <= t) of the absorbing time from `start` under the transient `generator`, by dense expm."""
+    start, generator = np.asarray(start, float), np.asarray(generator, float)
+    return lambda t: 1.0 - float(start @ linalg.expm(generator * t) @ np.ones(len(start)))
+
+
+def test_mmck_is_the_tagged_chain_by_hand():
+    """M/M/2 with room for 5: an arrival finding n < 5 (PASTA, those admitted) waits
+    through n - 1 departures at rate 2 mu when n >= 2, then its own Exp(mu)."""
+    lam, mu, c, cap = 2.4, 1.0, 2, 5
+    births = [lam] * cap
+    pi = stationary([n for n in range(cap)] + [n + 1 for n in range(cap)],
+                    [n + 1 for n in range(cap)] + [n for n in range(cap)],
+                    births + [min(n + 1, c) * mu for n in range(cap)], cap + 1)
+    found = pi[:cap] / pi[:cap].sum()
+    # phases: 0 in service, j >= 1 waiting for j more departures; from j to j - 1 at c mu
+    phases = cap - c + 1
+    q = np.zeros((phases, phases))
+    q[0, 0] = -mu
+    for j in range(1, phases):
+        q[j, j], q[j, j - 1] = -c * mu, c * mu
+    start = np.zeros(phases)
+    for n, p in enumerate(found):
+        start[max(n - c + 1, 0)] += p
+    res = solved(one_station(c, lam, 1 / mu, buffer=cap - c))["classes"]["c"]
+    agrees(res["response_time"], absorbing_cdf(start, q))
+    waits = np.where(np.arange(phases) > 0)[0]
+    agrees(res["waiting_time"], absorbing_cdf(start[waits], q[np.ix_(waits, waits)]))
+
+
+def tandem_tagged_by_hand(lam, mu_a, mu_b, cap_a, cap_b, stretch=1.0):
+    """A then B, one server each, cap_a and cap_b present, blocking after service at A:
+    the tagged arrival's chain, keeping only what is ahead of it (FIFO: those behind never
+    matter). States ("A", k ahead at A (0: the tagged itself is served or blocked), jobs at
+    B, A's head blocked) and ("B", k ahead at B). (start, generator, waiting) over them;
+    `stretch` speeds up every state but the waiting ones (their time -> 0: the waits' law)."""
+    system = [(a, b, blk) for a in range(cap_a + 1) for b in range(cap_b + 1) for blk in (0, 1)
+              if not blk or (a >= 1 and b == cap_b)]
+    index = {s: i for i, s in enumerate(system)}
+    rows, cols, rates = [], [], []
+    for a, b, blk in system:
+        moves = []
+        if a < cap_a:
+            moves.append(((a + 1, b, blk), lam))
+        if a >= 1 and not blk:
+            moves.append(((a - 1, b + 1, 0) if b < cap_b else (a, b, 1), mu_a))
+        if b >= 1:
+            moves.append(((a - 1, b, 0) if blk else (a, b - 1, 0), mu_b))
+        for target, rate in moves:
+            rows.append(index[(a, b, blk)]), cols.append(index[target]), rates.append(rate)
+    pi = dict(zip(system, stationary(rows, cols, rates, len(system))))
+    states = [("A", k, b, blk) for k in range(cap_a) for b in range(cap_b + 1) for blk in (0, 1)
+              if not blk or b == cap_b] + [("B", k) for k in range(cap_b)]
+    at = {s: i for i, s in enumerate(states)}
+    q = np.zeros((len(states), len(states)))
+    waiting = np.array([s[1] >= 1 for s in states])
+
+    def move(s, t, rate):
+        q[at[s], at[s]] -= rate
+        if t is not None:
+            q[at[s], at[t]] += rate
+
+    for s in states:
+        if s[0] == "B":
+            move(s, ("B", s[1] - 1) if s[1] else None, mu_b)
+            continue
+        _, k, b, blk = s
+        if not blk:  # A's head (the tagged when k = 0) ends its service
+            if b < cap_b:
+                move(s, ("A", k - 1, b + 1, 0) if k else ("B", b), mu_a)
+            else:
+                move(s, ("A", k, b, 1), mu_a)
+        if b >= 1:  # B's job leaves; a blocked head of A takes its place
+            if blk:
+                move(s, ("A", k - 1, b, 0) if k else ("B", b - 1), mu_b)
+            else:
+                move(s, ("A", k, b - 1, 0), mu_b)
+    q[~waiting] *= stretch
+    start = np.zeros(len(states))
+    admitted = sum(p for (a, _, _), p in pi.items() if a < cap_a)
+    for (a, b, blk), p in pi.items():
+        if a < cap_a:
+            start[at[("A", a, b, blk)]] += p / admitted
+    return start, q, waiting
+
+
+def test_a_blocking_tandem_is_the_tagged_chain_by_hand():
+    """The wait here is at A and again at B: the censored chain, against the tagged chain
+    by hand whose other states are sped up a millionfold (their time -> 0)."""
+    m = {"brewput": 1, "name": "tandem", "stations": {"a": {"servers": 1, "buffer": 2}, "b": {"servers": 1, "buffer": 1}},
+         "classes": {"c": {"rate": 0.9, "route": [{"station": "a", "service": "exp(0.8)"},
+                                                  {"station": "b", "service": "exp(1)"}]}}}
+    res = solved(m)
+    assert res["method"] == "ctmc"
+    c = res["classes"]["c"]
+    start, q, _ = tandem_tagged_by_hand(0.9, 1 / 0.8, 1.0, 3, 2)
+    agrees(c["response_time"], absorbing_cdf(start, q))
+    start, q, waiting = tandem_tagged_by_hand(0.9, 1 / 0.8, 1.0, 3, 2, stretch=1e7)
+    served = ~waiting  # at t = 0, the share never waiting: done from the states not waiting, never entering one
+    never = np.linalg.solve(-q[np.ix_(served, served)], -q[served].sum(axis=1))
+    stretched = absorbing_cdf(start, q)
+    agrees(c["waiting_time"], lambda t: start[served] @ never if t == 0 else stretched(t), rel=1e-5)
+    assert c["waiting_time"]["p50"] > 0  # half of them wait: the law's atom at 0 is below one half
+
+
+def test_a_closed_customer_per_cycle_by_the_arrival_theorem():
+    """The repairman: 4 machines, think exp(3), one FIFO server exp(1): one who comes
+    back finds the chain of 3 (arrival theorem) and waits for those ahead, Erlang."""
+    n, think, s = 4, 3.0, 1.0
+    m = {"brewput": 1, "name": "repair", "stations": {"s": {"servers": 1}},
+         "classes": {"c": {"population": n, "think": f"exp({think})", "route": [{"station": "s", "service": f"exp({s})"}]}}}
+    seen = [math.factorial(n - 1) / math.factorial(n - 1 - k) * (s / think) ** k for k in range(n)]
+    seen = np.array(seen) / sum(seen)
+    mu = 1 / s
+
+    def erlang_cdf(k, t):  # k phases of rate mu
+        return 1 - sum(math.exp(-mu * t) * (mu * t) ** i / math.factorial(i) for i in range(k))
+
+    c = solved(m)["classes"]["c"]
+    agrees(c["response_time"], lambda t: sum(p * erlang_cdf(k + 1, t) for k, p in enumerate(seen)))
+    agrees(c["waiting_time"], lambda t: seen[0] + sum(p * erlang_cdf(k, t) for k, p in enumerate(seen) if k))
+
+
+def test_a_tagged_chain_too_large_or_too_stiff_gives_nulls_and_says_why(monkeypatch):
+    m = one_station(1, 0.9, 1.0, buffer=9)  # 11 states; its tagged chain has more
+    res = brewput.solve(m, method="ctmc", max_states=20, quantiles=[80])
+    c = res["classes"]["c"]
+    assert c["response_time"]["p80"] is None and c["waiting_time"]["p50"] is None and c["law"] is None
+    assert "c: no percentiles or service levels: its tagged customer's chain has more than 20 states" in res["notes"]
+    monkeypatch.setattr("brewput.analytic.chain.passage.WORK", 100)
+    res = brewput.solve(m, method="ctmc", within=[1.0])
+    c = res["classes"]["c"]
+    assert c["response_time"]["p999"] is None and c["response_time"]["within"] == [[1.0, None]]
+    assert any("rates are too unlike" in note for note in res["notes"])
+
+
+def test_laws_are_computed_only_when_asked():
+    plain = brewput.solve(one_station(1, 0.5, 1.0), method="ctmc")["classes"]["c"]
+    assert "law" not in plain and "p50" not in plain["response_time"]
+
+
+def test_the_simulator_covers_the_blocking_tandem():
+    """A buffer inside a network: only the chain solves it; the simulator's percentiles
+    and service levels cover its laws."""
+    m = {"brewput": 1, "name": "tandem", "stations": {"a": {"servers": 1, "buffer": 2}, "b": {"servers": 1, "buffer": 0}},
+         "classes": {"c": {"rate": 0.9, "route": [{"station": "a", "service": "exp(0.8)"},
+                                                  {"station": "b", "service": "exp(1)"}]}}}
+    exact = brewput.solve(m, quantiles=[80], within=[2.0])
+    assert exact["method"] == "ctmc" and exact["classes"]["c"]["law"]["exact"]
+    sim = brewput.simulate(m, customers=100_000, replications=10, seed=11, quantiles=[80], within=[2.0])
+    for times in ("response_time", "waiting_time"):
+        for key in ("p50", "p90", "p80"):
+            # the histograms keep three significant digits
+            check(sim, ("classes", "c", times, key), exact["classes"]["c"][times][key],
+                  resolution=2e-3 * exact["classes"]["c"][times][key])
+        low, high = sim["classes"]["c"][times]["within_ci"][0]
+        share = exact["classes"]["c"][times]["within"][0][1]
+        assert low - 0.005 <= share <= high + 0.005, (times, share, low, high)
