@@ -194,6 +194,15 @@ def test_predict_gives_solve_and_simulate_per_interval_plus_the_mean_service(tmp
         assert row["label"] == day.labels[k] and row["rate"] == day.spans[k]["target_rate"]
 
 
+def test_predict_says_when_the_model_starts_its_day_with_jobs_the_service_did_not_have(tmp_path):
+    from brewput.loadtest.day_predict import predict_day
+
+    path = model(tmp_path, "[100, 300]", length="1s", interval="500ms", extra="  at_start: {web: 4}\n")
+    predicted = predict_day(path, {}, day_load(path, {}), seed=1)
+    assert predicted["warnings"] == ["the model's day starts with 4 job(s) at web (at_start); the service measured "
+                                     "started empty"]
+
+
 def test_predict_refuses_a_model_of_another_day_before_anything_is_sent(tmp_path):
     path = model(tmp_path, "[100, 300]", length="1s", interval="500ms")
     other = model(tmp_path, "[100, 200]", length="1s", interval="500ms", name="other.yaml")
@@ -310,3 +319,23 @@ def test_a_day_sped_up_runs_its_clock_faster_at_its_rates_and_is_predicted_so(tm
     assert bad.returncode == 2 and "--speedup" in bad.stderr and "--day" in bad.stderr
     bad = brewput("load", "http://127.0.0.1:9/", "--day", hours, "--speedup", "0")
     assert bad.returncode == 2 and "--speedup" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_serve_takes_a_models_rota(tmp_path):
+    from brewput.loadtest.day import model_rota
+
+    hours = model(tmp_path, "[0.1, 0.3, 0.4, 0.1]", length="4h", interval="1h", time_unit="ms", name="hours.yaml")
+    text = open(hours).read().replace("servers: 2", "servers: [1, 2, 3, 2]")
+    open(hours, "w").write(text)
+    assert model_rota(hours) == ([1, 2, 3, 2], 3600.0)
+    assert model_rota(hours + ":web", speedup=3600) == ([1, 2, 3, 2], 1.0)
+    done = brewput("serve", "--port", "0", "--for", "0.3s", "--rota", hours, "--speedup", "3600")
+    assert done.returncode == 0, done.stderr
+    assert "workers 1, 2, 3, 2 per 1 s from the first request, then 2" in done.stdout
+    for args, words in ((["--rota", hours, "--workers", "2"], ["--rota", "--workers"]),
+                        (["--rota", hours + ":nope"], ["--rota", "no station 'nope'"]),
+                        (["--rota", "examples/server.yaml"], ["--rota", "no day"]),
+                        (["--speedup", "2"], ["--speedup", "--rota"])):
+        done = brewput("serve", "--port", "0", "--for", "0.3s", *args)
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, (args, done.stderr)
+        assert all(w in done.stderr for w in words), (args, done.stderr)

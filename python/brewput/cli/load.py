@@ -327,6 +327,13 @@ def serve(
                                                 "[default: none]"),
     repeat: bool = typer.Option(False, "--repeat", help="With a rota: start it again after its last interval "
                                                         "(a day that repeats: load --days)."),
+    rota_from: Optional[str] = typer.Option(None, "--rota", metavar="MODEL[:STATION]",
+                                            help="Instead of --workers and --interval: the rota of this model's "
+                                                 "station through its day (model time as wall time, or --speedup)."
+                                                 "  [default: none]"),
+    speedup: Optional[str] = typer.Option(None, "--speedup", metavar="K",
+                                          help="With --rota: the day's clock K times faster, as load --speedup.  "
+                                               "[default: 1]"),
     service: str = typer.Option("exp(2ms)", "--service", metavar="DIST",
                                 help="Service time, a model-language distribution; numbers take a unit "
                                      "(exp(2ms), lognormal(5ms, 0.5)), bare numbers are seconds."),
@@ -344,6 +351,16 @@ def serve(
     from ..loadtest import options as opt
     from ..vocabulary import MAX_SEED
 
+    if rota_from is not None:
+        from ..loadtest.day import model_rota
+
+        given = [name for name, v in (("workers", workers != "1"), ("interval", interval is not None)) if v]
+        if given:
+            raise opt.OptionError(("rota", given[0]), f"the model's rota gives the workers: drop --{given[0]}")
+        counts, seconds = model_rota(rota_from, opt.speedup(speedup) if speedup is not None else 1.0)
+        workers, interval = ",".join(map(str, counts)), f"{seconds!r}s"
+    elif speedup is not None:
+        raise opt.OptionError(("speedup", "rota"), "speeds up a model's rota: give --rota MODEL", value=speedup)
     most, rota = opt.workers_rota(workers, interval, repeat)
     settings = {"host": opt.listen_host(host), "port": opt.whole("port", port, 0, 65535), "workers": most,
                 "service": opt.service_distribution(service), "burn": burn,

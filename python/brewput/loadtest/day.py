@@ -116,6 +116,40 @@ def day_load(text: str, params: Mapping[str, object], days: int = 1, speedup: fl
                    day.timeline.labels, days, speedup, float(day.interval))
 
 
+def model_rota(text: str, speedup: float = 1.0) -> Tuple[List[int], float]:
+    """The servers per interval of a model's station through its day (`MODEL[:STATION]`,
+    the only station if none is named) and the interval in wall seconds: what
+    `brewput serve --rota` follows. Each problem one OptionError naming --rota."""
+    from ..model import load
+
+    path, wanted = split_spec(text)
+    try:
+        model = load(path)
+    except BrewputError as e:
+        raise OptionError("rota", str(e), value=text) from None
+    if model.day is None:
+        raise OptionError("rota", "the model has no day: block (its length and interval)", value=text)
+    stations = list(model.stations)
+    if wanted is None and len(stations) != 1:
+        raise OptionError("rota", f"the model has {len(stations)} stations ({', '.join(stations)}): name one, as "
+                                  "MODEL:STATION", value=text)
+    wanted = wanted if wanted is not None else stations[0]
+    if wanted not in model.stations:
+        raise OptionError("rota", f"no station {wanted!r} (stations: {', '.join(stations)})", value=text)
+    station = model.stations[wanted]
+    if station.server_types:
+        raise OptionError("rota", f"station {wanted!r} has typed servers: serve runs one kind of worker",
+                          value=text)
+    if station.rotas:
+        counts = [int(n) for n in station.rotas[None]]
+    elif station.servers == float("inf"):
+        raise OptionError("rota", f"station {wanted!r} is a delay station (servers: inf): no rota to serve",
+                          value=text)
+    else:
+        counts = [int(station.servers)] * model.day.intervals
+    return counts, model.day.interval * SECONDS[model.time_unit] / speedup
+
+
 def _stages(rate, length: float, text: str) -> List[dict]:
     """The rate as stages (model time, per model time unit) the generator draws exactly."""
     from ..model import timeline

@@ -117,8 +117,12 @@ def predict_day(path: str, params: Mapping[str, object], day: DayLoad, seed: int
         rows.append({"start_seconds": span["start_seconds"], "end_seconds": span["end_seconds"],
                      "rate": span["target_rate"], "steady": span["steady"], "label": day.labels[k],
                      "engines": engines})
+    present = {station: jobs for station, jobs in model.day.at_start.items() if jobs}
+    warnings = [f"the model's day starts with {jobs} job(s) at {station} (at_start); the service measured "
+                "started empty" for station, jobs in present.items()]
     return {"model": path, "class": name, "service_mean": service_ms, "replications": REPLICATIONS,
-            "note": "response = the wait of those arriving in the interval + the mean service time", "intervals": rows}
+            "note": "response = the wait of those arriving in the interval + the mean service time", "intervals": rows,
+            "warnings": warnings}
 
 
 def beside_day(path: str, params: Mapping[str, object], day: DayLoad, seed: int, results: dict) -> dict:

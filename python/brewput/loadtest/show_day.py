@@ -42,7 +42,7 @@ def print_day(console, results: dict) -> None:
                      + ("; * a predicted mean outside the measured interval" if predicted else "")
                      + ("" if day["days"] > 1 else "; one day: --days N gives each interval its interval"))
     console.print(table)
-    for note in notes:
+    for note in notes + (predicted.get("warnings", []) if predicted else []):
         console.print(note, soft_wrap=True)
 
 
