@@ -11,6 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import brewput
 from brewput.experiment.record import add_scenario, new_record
@@ -355,3 +356,24 @@ def test_a_sweep_of_a_solved_day_is_reported_from_its_totals(tmp_path):
     assert [p.name for p in (tmp_path / "page" / "charts").iterdir()] == ["throughput.png"]
     record = json.loads((tmp_path / "swept.json").read_text())
     assert [s["params"]["mean"] for s in record["scenarios"]] == [1, 2]
+
+
+def test_a_day_in_milliseconds_draws_its_rates_per_second():
+    web = """brewput: 1
+name: web
+time_unit: ms
+day: {length: 2s, interval: 500ms}
+stations:
+  web: {servers: [1, 2, 3, 2]}
+classes:
+  request:
+    rate: [0.05, 0.15, 0.3, 0.1]
+    route: [{station: web, service: exp(5)}]
+"""
+    record = day_record(web, methods=("transient",))
+    rate = _rate_trace(record)
+    assert list(rate.y) == pytest.approx([50, 150, 300, 100, 100], rel=1e-12)   # per ms x 1000
+    sim = record["scenarios"][0]["results"]["intervals"]
+    points = _traces(_charts(record)["day_demand"], "arrival rate")["arrivals (simulate)"]
+    _close(list(points.y), [i["classes"]["request"]["arrivals"] / 0.5 for i in sim])   # per 0.5 s
+    assert _charts(record)["day_demand"].panels[0].y_label == "arrivals per second"

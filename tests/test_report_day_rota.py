@@ -58,14 +58,18 @@ def test_the_rota_is_steps_with_the_broken_intervals_marked(free):
     counts = [i["servers"] for i in free["intervals"]]
     assert counts == [5, 14, 5, 5]    # docs/planning.md's SIPP rota
     assert [i["start"] for i in free["intervals"]] == [0, 15, 30, 45]
-    traces = _traces(rota_chart(free), 0)
+    # beside the rota, what it staffs for: the model's rate
+    rate = _traces(rota_chart(free), 0)["rate"]
+    assert list(rate.x) == [0, 15, 30, 45, 60] and list(rate.y) == [0.5, 2.0, 0.5, 0.5, 0.5]
+    traces = _traces(rota_chart(free), 1)
     steps = traces["sipp rota"]
     assert steps.line.shape == "hv" and list(steps.x) == [0, 15, 30, 45, 60] and list(steps.y) == counts + [5]
     broken = traces["sipp: broken (transient)"]
     marked = {x: y for x, y in zip(broken.x, broken.y) if y is not None}
     assert marked == {37.5: 5, 52.5: 5}   # SIPP's 08:30 and 08:45 break P(wait<=30s)>=80%
     assert [i["held"] for i in free["intervals"]] == [True, True, False, False]
-    assert "shifts" not in traces and len(rota_chart(free).panels) == 1
+    assert "shifts" not in traces and [p.title for p in rota_chart(free).panels] == ["arrival rate",
+                                                                                     "servers per interval"]
 
 
 def test_the_objectives_against_their_bounds(free):
@@ -91,15 +95,15 @@ def test_shifts_are_drawn_with_their_over_staffing(shifted):
     assert shifts["covered"] == [sum(starts[max(0, i - 2):i + 1]) for i in range(4)]
     assert all(c >= n for c, n in zip(shifts["covered"], counts))
     chart = rota_chart(shifted)
-    assert [p.title for p in chart.panels] == ["servers per interval", "over-staffing"]
-    on = _traces(chart, 0)["shifts"]
+    assert [p.title for p in chart.panels] == ["arrival rate", "servers per interval", "over-staffing"]
+    on = _traces(chart, 1)["shifts"]
     assert on.line.dash == "dash" and list(on.y) == shifts["covered"] + [shifts["covered"][-1]]
-    over = _traces(chart, 1)["shifts over the rota"]
+    over = _traces(chart, 2)["shifts over the rota"]
     assert list(over.y[:4]) == [c - n for c, n in zip(shifts["covered"], counts)]
     assert sum(over.y[:4]) == shifts["over_staffing"]
     # the PNG draws the same steps
     axes = draw(chart).axes
-    drawn = {line.get_label(): line for line in axes[0].get_lines()}
+    drawn = {line.get_label(): line for line in axes[1].get_lines()}
     assert list(drawn["shifts"].get_ydata()) == shifts["covered"] + [shifts["covered"][-1]]
     assert drawn["shifts"].get_drawstyle() == "steps-post"
 

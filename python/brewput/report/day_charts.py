@@ -123,23 +123,24 @@ def _points(day: Day, label: str, k: int, solved: bool, intervals, read, scale: 
 def demand_chart(day: Day) -> Chart:
     """The arrival rate of each class and the servers on at each station, through the day."""
     unit = Display.of(day.time_unit)
+    per = unit.rate_from(day.time_unit)   # rates per second for a model in ms, as every rate the report shows
     rate_lines, server_lines = [], []
     for c, name in enumerate(day.classes):
         many = len(day.classes) > 1
         label = f"{name} rate" if many else "rate"
         if name in day.rates:   # the model's own rate, lambda(t)
             rate = day.rates[name]
-            rate_lines.append(Line(label=label, x=rate.times, y=rate.rates, color=color(2 * c), marker=None,
-                                   steps=rate.steps))
+            rate_lines.append(Line(label=label, x=rate.times, y=[r * per for r in rate.rates], color=color(2 * c),
+                                   marker=None, steps=rate.steps))
         elif day.solved:  # else its expected arrivals over each interval, as solve gives them
             arrivals = [i["classes"][name].get("arrivals") for i in day.solved[0]["intervals"]]
             widths = [i["end"] - i["start"] for i in day.solved[0]["intervals"]]
-            rate_lines.append(day.steps(label, [None if a is None else a / w for a, w in zip(arrivals, widths)],
+            rate_lines.append(day.steps(label, [None if a is None else a / w * per for a, w in zip(arrivals, widths)],
                                         2 * c, intervals=day.solved[0]["intervals"]))
         if day.simulated:
             line = _points(day, f"{name} arrivals (simulate)" if many else "arrivals (simulate)",
                            2 * c + 1, False, day.simulated["intervals"],
-                           lambda i: _rate(i["classes"][name], i["end"] - i["start"]))
+                           lambda i: _rate(i["classes"][name], (i["end"] - i["start"]) / per))
             if line is not None:
                 rate_lines.append(line)
     source = day.solved[0] if day.solved else day.simulated
@@ -151,17 +152,18 @@ def demand_chart(day: Day) -> Chart:
                            lambda i: _with_ci(i["stations"][name], "busy_servers"))
             if busy is not None:
                 server_lines.append(busy)
-    panels = [day.panel("arrival rate", f"arrivals per {unit.per}", rate_lines),
+    panels = [day.panel("arrival rate", f"arrivals {unit.per}", rate_lines),
               day.panel("servers on", "servers", server_lines)]
     return Chart("day_demand", "The day: demand and servers",
                  "The arrival rate through the day (the model's rate, or where the record keeps no model the "
                  "expected arrivals in each interval over its length, as solve gives them; points: the simulated "
-                 "arrivals per interval over its length, with their 95 % band) and the servers the rota puts on (steps) beside the simulated busy servers.",
-                 panels)
+                 "arrivals per interval over its length, with their 95 % band) and the servers the rota puts on "
+                 "(steps) beside the simulated busy servers.", panels)
 
 
 def _rate(figures: dict, width: float) -> Optional[Tuple[float, Optional[list]]]:
-    """An interval's simulated arrivals per unit of time, with its interval."""
+    """An interval's simulated arrivals per unit of time (`width`: the interval's length in
+    that unit), with its interval."""
     if figures.get("arrivals") is None:
         return None
     ci = figures.get("arrivals_ci")

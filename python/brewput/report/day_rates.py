@@ -24,7 +24,12 @@ def model_rates(entry: dict, params: dict) -> Dict[str, DayRate]:
     """Each open class's rate through the day of the model a record's `models` entry keeps,
     with the scenario's `params`; {} where the model cannot be read again."""
     model = _model(entry, params)
-    if model is None or model.day is None:
+    return {} if model is None else rates_of(model)
+
+
+def rates_of(model) -> Dict[str, DayRate]:
+    """Each open class's rate through a model's day ({} without a day)."""
+    if model.day is None:
         return {}
     import numpy as np
 

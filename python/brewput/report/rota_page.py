@@ -12,13 +12,15 @@ from pathlib import Path
 from typing import List, Optional
 
 from ..units import Display
+from .day_rates import rates_of
 from .spec import Chart, Guide, Line, color
 from .time_of_day import TimeOfDay
 
 
 def rota_record(model, planned, objectives, shifts=None) -> dict:
     """What the page draws, as record.json keeps it: the plan (`plan --rota --json`'s), the
-    intervals' times, the objectives' bounds and the model's name and time unit."""
+    intervals' times, the objectives' bounds, each class's rate through the day and the
+    model's name and time unit."""
     day = model.day.timeline
     record = {"model": model.name, "time_unit": model.time_unit, **planned.as_dict(),
               "objectives": [{"slo": o.text, "op": o.op, "bound": o.value, "unit": o.unit} for o in objectives]}
@@ -26,6 +28,7 @@ def rota_record(model, planned, objectives, shifts=None) -> dict:
         interval["start"], interval["end"] = float(start), float(start + day.interval)
     if shifts is not None:
         record["shifts"] = shifts.as_dict()
+    record["rates"] = {name: rate._asdict() for name, rate in rates_of(model).items()}
     return record
 
 
@@ -64,6 +67,13 @@ def rota_chart(record: dict) -> Chart:
     if broken is not None:
         lines.append(broken)
     panels.insert(0, axis.panel("servers per interval", "servers", lines))
+    shown = Display.of(axis.time_unit)   # rates per second for a model in ms, as every rate the report shows
+    rates = [Line(label=f"{name} rate" if len(record["rates"]) > 1 else "rate", x=rate["times"],
+                  y=[r * shown.rate_from(axis.time_unit) for r in rate["rates"]], color=color(5 + k), marker=None,
+                  steps=rate["steps"]) for k, (name, rate) in enumerate(record["rates"].items())]
+    if rates:  # what the rota staffs for, beside it
+        panels.insert(0, axis.panel("arrival rate", f"arrivals {shown.per}", rates))
+        caption = "The model's arrival rate through the day and the servers" + caption[len("The servers"):]
     return Chart("rota", f"Rota for {record['station']} by {method}: {record['server_hours']:g} server-hours",
                  caption + ".", panels)
 
