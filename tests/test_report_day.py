@@ -377,3 +377,29 @@ classes:
     points = _traces(_charts(record)["day_demand"], "arrival rate")["arrivals (simulate)"]
     _close(list(points.y), [i["classes"]["request"]["arrivals"] / 0.5 for i in sim])   # per 0.5 s
     assert _charts(record)["day_demand"].panels[0].y_label == "arrivals per second"
+
+
+def test_the_summary_gives_each_engines_day_and_its_worst_interval():
+    from brewput.figures import number
+    from brewput.report.day_summary import summary_grid
+
+    record = day_record(PATIENT)
+    (day,) = days_of(record["scenarios"], record["models"]).values()
+    grid = summary_grid(day)
+    assert grid.columns[-1] == "lowest P(wait ≤ 30 s) (%)"
+    rows = {row[1]: row for row in grid.rows}
+    assert set(rows) == {"simulate", "exact transient", "PSA ≈", "SIPP ≈", "lagged SIPP ≈", "MOL ≈"}
+    for s in record["scenarios"]:
+        r = s["results"]
+        row = rows["simulate" if s["engine"] == "simulate" else
+                   {"transient": "exact transient", "psa": "PSA ≈", "sipp": "SIPP ≈", "lag-sipp": "lagged SIPP ≈",
+                    "mol": "MOL ≈"}[r["method"]]]
+        figures = [i["classes"]["caller"] for i in r["intervals"]]
+        assert row[2] == number(sum(f["arrivals"] for f in figures))
+        lost = sum(f["abandoned"] for f in figures)
+        assert row[3] == f"{number(lost)} ({number(100 * lost / sum(f['arrivals'] for f in figures))} %)"
+        waits = [(f["waiting_time"]["mean"], i["label"]) for f, i in zip(figures, r["intervals"])]
+        longest = max(waits)
+        assert row[4] == f"{number(longest[0])} at {longest[1]}"
+        lowest = min((f["waiting_time"]["within"][0][1], i["label"]) for f, i in zip(figures, r["intervals"]))
+        assert row[5] == f"{number(100 * lowest[0])} at {lowest[1]}"

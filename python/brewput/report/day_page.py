@@ -9,6 +9,7 @@ from typing import List
 
 from .day_charts import Day, day_charts, days_of
 from .day_measured import measured_chart
+from .day_summary import summary_grid
 from .page import chart_section, make_folder, page, table_section
 from .png import write_png
 
@@ -30,6 +31,7 @@ def write_day_report(record: dict, out_dir) -> Path:
     charts = [(model, chart) for model, day in days.items() for chart in day_charts(day)]
     charts += [(s["model"], measured_chart(s["results"])) for s in measured]
     sections = [_header(record)]
+    sections += [table_section(g.title, g.columns, g.rows) for g in map(summary_grid, days.values())]
     for k, (model, chart) in enumerate(charts):
         if len(days) + len(measured) > 1:
             chart.name, chart.title = f"{chart.name}-{_safe(model)}-{k}", f"{model}: {chart.title}"
