@@ -403,3 +403,10 @@ def test_the_summary_gives_each_engines_day_and_its_worst_interval():
         assert row[4] == f"{number(longest[0])} at {longest[1]}"
         lowest = min((f["waiting_time"]["within"][0][1], i["label"]) for f, i in zip(figures, r["intervals"]))
         assert row[5] == f"{number(100 * lowest[0])} at {lowest[1]}"
+
+
+def test_approximations_alone_are_dotted():
+    record = day_record(PATIENT, methods=("psa", "mol"), simulated=False)
+    waits = _traces(_charts(record)["day_caller"], "mean wait")
+    assert {name: t.line.dash for name, t in waits.items()} == {"PSA ≈": "dot", "MOL ≈": "dot"}
+    assert _charts(record)["day_caller"].panels[0].engines == []   # one dash: no legend of dashes

@@ -22,7 +22,7 @@ from .time_of_day import TimeOfDay
 #: How each method solve answers a day by is named on the charts, in the order drawn.
 METHOD_NAMES = {"transient": "transient", "psa": "PSA", "sipp": "SIPP", "lag-sipp": "lagged SIPP",
                 "mol": "MOL"}
-#: The simulation's colour and marker; each method's colour follows it in the palette.
+#: The simulation's line name (its colour the palette's first, each method's the next).
 SIMULATED = "simulate"
 # What each dash of a class's chart means (the PNG's small legend).
 DASHES = (("solid", "simulated (95 % band)"), ("dash", "transient"), ("dot", "approximations"))
@@ -41,10 +41,12 @@ def method_label(results: dict) -> str:
     return f"exact {name}" if exact else f"{name} ≈"
 
 
-def _style(k: int, solved: bool) -> dict:
-    """The simulation solid with its band; the exact transient dashed and the approximations
-    dotted beside it (spec.beside: drawn on top, with hollow markers)."""
-    return {"color": color(k), "marker": marker(k), "dash": "solid" if not solved else "dash" if k == 1 else "dot"}
+def dash_of(results: dict) -> str:
+    """The simulation solid with its band; the transient dashed and the approximations dotted
+    beside it (spec.beside: drawn on top, with hollow markers)."""
+    if results["engine"] != "solve":
+        return "solid"
+    return "dash" if results["method"] == "transient" else "dot"
 
 
 def time_text(t: float, unit: str) -> str:
@@ -96,9 +98,9 @@ def _figures(intervals: Sequence[dict], read) -> Tuple[List[Optional[float]], Li
     return values, lows, highs
 
 
-def _points(day: Day, label: str, k: int, solved: bool, intervals, read, scale: float = 1.0,
+def _points(day: Day, label: str, k: int, dash: str, intervals, read, scale: float = 1.0,
             floor: Optional[float] = 0.0, ceiling: Optional[float] = None) -> Optional[Line]:
-    """A figure per interval at the intervals' middles, with its band when simulated; None
+    """A figure per interval at the intervals' middles, with its band when simulated (solid); None
     where the engine gives none. The band is clipped to what the figure can be (a share
     from 0 to 100 %)."""
     values, lows, highs = _figures(intervals, read)
@@ -112,12 +114,12 @@ def _points(day: Day, label: str, k: int, solved: bool, intervals, read, scale: 
             out = [None if v is None else min(v, ceiling) if ceiling is not None else v for v in out]
         return out
 
-    band = not solved and any(v is not None for v in lows)
+    band = dash == "solid" and any(v is not None for v in lows)
     # at the middles of the engine's own intervals (a simulation's --bins may differ from the model's)
     return Line(label=label, x=[(i["start"] + i["end"]) / 2 for i in intervals], y=scaled(values, False),
                 points=[i["label"] for i in intervals],
                 low=scaled(lows, True) if band else None, high=scaled(highs, True) if band else None,
-                **_style(k, solved))
+                color=color(k), marker=marker(k), dash=dash)
 
 
 def demand_chart(day: Day) -> Chart:
@@ -139,7 +141,7 @@ def demand_chart(day: Day) -> Chart:
                                         2 * c, intervals=day.solved[0]["intervals"]))
         if day.simulated:
             line = _points(day, f"{name} arrivals (simulate)" if many else "arrivals (simulate)",
-                           2 * c + 1, False, day.simulated["intervals"],
+                           2 * c + 1, "solid", day.simulated["intervals"],
                            lambda i: _rate(i["classes"][name], (i["end"] - i["start"]) / per))
             if line is not None:
                 rate_lines.append(line)
@@ -148,7 +150,7 @@ def demand_chart(day: Day) -> Chart:
         on = [i["stations"][name].get("servers") for i in source["intervals"]]
         server_lines.append(day.steps(f"{name} servers on", on, 2 * s, intervals=source["intervals"]))
         if day.simulated:
-            busy = _points(day, f"{name} busy (simulate)", 2 * s + 1, False, day.simulated["intervals"],
+            busy = _points(day, f"{name} busy (simulate)", 2 * s + 1, "solid", day.simulated["intervals"],
                            lambda i: _with_ci(i["stations"][name], "busy_servers"))
             if busy is not None:
                 server_lines.append(busy)
@@ -198,10 +200,9 @@ def class_chart(day: Day, name: str) -> Chart:
     def lines(read, scale: float = 1.0, ceiling: Optional[float] = None) -> List[Line]:
         drawn = []
         for k, (label, results) in enumerate(engines):
-            solved = results is not day.simulated
-            line = _points(day, label, k + (0 if day.simulated else 1), solved, results["intervals"],
+            line = _points(day, label, k + (0 if day.simulated else 1), dash_of(results), results["intervals"],
                            lambda i: read(i["classes"][name]), scale, ceiling=ceiling)
-            if line is not None and solved:  # on hover, each interval says whether its figure is exact
+            if line is not None and results["engine"] == "solve":  # on hover: is each interval's figure exact
                 line.points = [f"{i['label']} {'exact' if i['classes'][name].get('exact') else '≈'}"
                                for i in results["intervals"]]
             if line is not None:
