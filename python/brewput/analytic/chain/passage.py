@@ -3,11 +3,13 @@
 phase-type law, read by uniformization.
 
 The response time is the passage itself. The waiting time is the time the tagged
-customer spends in the waiting states (queues, outside a full station) before it is
-done, possibly over several stations: the chain censored on those states (Latouche and
-Ramaswami, 5.4), the time in the others taken as instants, G = Q_WW + Q_WN (-Q_NN)^-1 Q_NW.
-Where it waits at one place only (it never waits again once served), Q_NW is 0 and no
-solve is needed.
+customer spends in the waiting states W (queues, outside a full station) before it is
+done, possibly over several stations: the chain censored on W (Latouche and Ramaswami,
+5.4), the stretches in the other states N taken as instants, of generator
+G = Q_WW + Q_WN (-Q_NN)^-1 Q_NW. G is dense where N is large, so it is never formed:
+each step multiplies by Q_WW and Q_WN, solves with the LU of Q_NN once factored, and
+multiplies by Q_NW. Where the customer waits at one place only (it never waits again
+once served), Q_NW is 0 and G = Q_WW.
 
 Uniformization (Tijms, A First Course in Stochastic Models, 4.5): with L the largest
 rate out of a state, P(T > t) = sum_m Poisson(m; L t) a_m, a_m = start P^m 1 for the
@@ -18,7 +20,7 @@ gives up (NaN, the results' null) and says so.
 from __future__ import annotations
 
 import math
-from typing import List, Optional
+from typing import Callable, List
 
 import numpy as np
 import scipy.sparse as sp
@@ -29,10 +31,8 @@ from .tagged import Passage
 
 #: Poisson weights beyond this many standard deviations are left out (below 1e-20).
 SPREAD = 10.0
-#: The most multiply-adds (steps of the discrete chain times its nonzero entries) one law may take.
+#: The most multiply-adds (steps of the discrete chain times the entries each step reads) one law may take.
 WORK = 500_000_000
-#: The largest block (rows x columns) of the censored waiting chain's fill-in.
-CENSOR_FILL = 4_000_000
 
 
 class TooMuchWork(Exception):
@@ -40,21 +40,21 @@ class TooMuchWork(Exception):
 
 
 class PhaseTypeLaw:
-    """The time to absorption from `start` (its deficit: done at once) under the
-    transient generator `generator`."""
+    """The time to absorption from `start` (its deficit: done at once) of a chain whose
+    discrete step (uniformized at rate `fastest`) `step` carries a row vector, each step
+    costing about `cost` multiply-adds."""
 
-    def __init__(self, start: np.ndarray, generator: sp.csr_matrix):
+    def __init__(self, start: np.ndarray, fastest: float, step: Callable[[np.ndarray], np.ndarray], cost: int):
         self.start = np.asarray(start, dtype=float)
-        self.fastest = float(max(-generator.diagonal().min(), 0.0)) if generator.shape[0] else 0.0
-        step = sp.identity(generator.shape[0], format="csr") + generator / self.fastest if self.fastest else None
-        self._step_t = step.T.tocsr() if step is not None else None
+        self.fastest = fastest
+        self._step = step
         self._now = self.start.copy()
         self._alive: List[float] = [float(self.start.sum())]
-        self._max_steps = WORK // max(generator.nnz, 1)
+        self._max_steps = WORK // max(cost, 1)
 
     def cdf(self, t: float) -> float:
         """P(T <= t); NaN where it would take more than WORK."""
-        if t <= 0 or self._step_t is None:
+        if t <= 0 or not self.fastest:
             return 1.0 - self._alive[0]
         x = self.fastest * t
         last = int(x + SPREAD * math.sqrt(x) + SPREAD)
@@ -89,7 +89,7 @@ class PhaseTypeLaw:
         if last > self._max_steps:
             raise TooMuchWork
         while len(self._alive) <= last:
-            self._now = self._step_t @ self._now
+            self._now = self._step(self._now)
             self._alive.append(float(self._now.sum()))
 
 
@@ -97,36 +97,39 @@ def _law(law: PhaseTypeLaw, mean: float) -> Law:
     return Law(cdf=law.cdf, quantile=lambda q: law.quantile(q, mean))
 
 
-UNKNOWN = Law(cdf=lambda t: math.nan, quantile=lambda q: math.nan)
+def _fastest(generator: sp.spmatrix) -> float:
+    return float(-generator.diagonal().min()) if generator.shape[0] else 0.0
 
 
 def response_law(chain: Passage, mean: float) -> Law:
-    return _law(PhaseTypeLaw(chain.start, chain.generator), mean)
+    q, fastest = chain.generator, _fastest(chain.generator)
+    moves = q.T.tocsr()
+    return _law(PhaseTypeLaw(chain.start, fastest, lambda v: v + moves @ v / fastest, q.nnz), mean)
 
 
-def waiting_law(chain: Passage, mean: float) -> Optional[Law]:
-    """The law of the time spent waiting, or None where the censored chain's fill-in
-    is beyond CENSOR_FILL."""
+def waiting_law(chain: Passage, mean: float) -> Law:
+    """The law of the time spent waiting: the chain censored on its waiting states. Its
+    rates out of a state are at most Q_WW's (a return through N only adds to its own
+    diagonal), so Q_WW's fastest uniformizes it."""
     w, n = np.flatnonzero(chain.waiting), np.flatnonzero(~chain.waiting)
     q = chain.generator
-    q_ww, q_wn, q_nw, q_nn = q[w][:, w], q[w][:, n], q[n][:, w], q[n][:, n].tocsc()
-    start = chain.start[w]
-    if q_nw.nnz:  # it may wait again after a service: the stretches between waits taken as instants
-        rows = np.unique(q_wn.nonzero()[0])
-        cols = np.unique(q_nw.nonzero()[1])
-        if len(rows) * len(cols) > CENSOR_FILL:
-            return None
-        into = spla.splu(-q_nn).solve(q_nw[:, cols].toarray())  # (N, cols): from each state not waiting, where it waits next
-        fill = np.asarray(q_wn[rows] @ into)
-        returns = sp.coo_matrix((fill.ravel(), (np.repeat(rows, len(cols)), np.tile(cols, len(rows)))),
-                                shape=q_ww.shape)
-        q_ww = (q_ww + returns).tocsr()
-        start = start.copy()
-        start[cols] += chain.start[n] @ into
-    return _law(PhaseTypeLaw(start, q_ww), mean)
+    q_ww, fastest = q[w][:, w], _fastest(q[w][:, w])
+    start = chain.start[w].copy()
+    stays = q_ww.T.tocsr()
+    q_nw = q[n][:, w]
+    if not q_nw.nnz:  # it never waits again once served
+        return _law(PhaseTypeLaw(start, fastest, lambda v: v + stays @ v / fastest, q_ww.nnz), mean)
+    leaves, returns = q[w][:, n].T.tocsr(), q_nw.T.tocsr()
+    lu = spla.splu((-q[n][:, n]).T.tocsc())  # row vector x (-Q_NN)^-1 as a solve with the transpose
+
+    def through(x: np.ndarray) -> np.ndarray:  # from N, where it next waits (x (-Q_NN)^-1 Q_NW)
+        return returns @ lu.solve(x)
+
+    start += through(chain.start[n])
+    cost = q_ww.nnz + leaves.nnz + returns.nnz + lu.L.nnz + lu.U.nnz
+    return _law(PhaseTypeLaw(start, fastest, lambda v: v + (stays @ v + through(leaves @ v)) / fastest, cost), mean)
 
 
 def passage_laws(chain: Passage, exact: bool, response_mean: float, waiting_mean: float) -> Laws:
-    waiting = waiting_law(chain, waiting_mean)
-    return Laws(waiting=waiting or UNKNOWN, response=response_law(chain, response_mean), exact=exact,
+    return Laws(waiting=waiting_law(chain, waiting_mean), response=response_law(chain, response_mean), exact=exact,
                 method="ctmc")

@@ -30,7 +30,7 @@ from ..solution import Solution
 from .figures import Averages, averages, resource_figures
 from .floor import Floor, floor_of
 from .generate import Chain, TooManyStates, generate
-from .passage import UNKNOWN, passage_laws
+from .passage import passage_laws
 from .tagged import passage
 from .sizing import DEFAULT_MAX_STATES, state_bound, too_large
 from .steady import stationary
@@ -234,8 +234,7 @@ def _solution(model: Model, net: Network, solved: Solved, notes: List[str], pass
 def _passage_laws(model: Model, solved: Solved, response: np.ndarray, waiting: np.ndarray, limit: int,
                   notes: List[str]) -> Dict[int, Laws]:
     """Per class that completes, its laws from its tagged customer's chain; a class whose
-    chain is beyond `limit` states, or whose waits the censoring cannot follow, is named
-    in `notes` (its figures null)."""
+    chain is beyond `limit` states, or too stiff to read, is named in `notes` (its figures null)."""
     laws = {}
     for c, name in enumerate(model.classes):
         if solved.averages.throughput[c] <= 0:
@@ -247,13 +246,9 @@ def _passage_laws(model: Model, solved: Solved, response: np.ndarray, waiting: n
                          f"{limit:,} states")
             continue
         laws[c] = passage_laws(chain, solved.floor.exact, response[c], waiting[c])
-        if laws[c].waiting is UNKNOWN:
-            notes.append(f"{name}: no waiting-time percentiles: it waits at several stations and its tagged chain "
-                         f"({len(chain.start):,} states) is too large to censor")
         # The largest fixed percentile reads the law furthest (the others then cost little): a chain of
         # very unlike rates can need more steps of uniformization than passage.WORK allows (NaN: null).
-        if any(math.isnan(law.quantile(LAST_PERCENTILE)) for law in (laws[c].response, laws[c].waiting)
-               if law is not UNKNOWN):
+        if any(math.isnan(law.quantile(LAST_PERCENTILE)) for law in (laws[c].response, laws[c].waiting)):
             notes.append(f"{name}: some percentiles or service levels not computed: its rates are too unlike "
                          f"(uniformization would take too long)")
     return laws
