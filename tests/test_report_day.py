@@ -2,7 +2,8 @@
 record's own, read back from the plotly figure and the PNG's matplotlib axes: the rate
 and the servers on through the day, per class the mean wait, the service levels and the
 abandonment, the simulation with its band beside each solved method; a day of one
-interval, with patience and without; and the commands that write it."""
+interval, with patience and without; and the commands that write it (compare's report of a model
+without a day too)."""
 import json
 import math
 import subprocess
@@ -410,3 +411,16 @@ def test_approximations_alone_are_dotted():
     waits = _traces(_charts(record)["day_caller"], "mean wait")
     assert {name: t.line.dash for name, t in waits.items()} == {"PSA ≈": "dot", "MOL ≈": "dot"}
     assert _charts(record)["day_caller"].panels[0].engines == []   # one dash: no legend of dashes
+
+
+def test_compare_of_a_model_without_a_day_reports_both_engines(tmp_path):
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    done = _brewput("compare", str(examples / "mmc.yaml"), "--customers", "20000", "--replications", "2",
+                    "--report", "page", "-o", "both.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    record = json.loads((tmp_path / "both.json").read_text())
+    assert [s["engine"] for s in record["scenarios"]] == ["simulate", "solve"]
+    charts = sorted(p.name for p in (tmp_path / "page" / "charts").iterdir())
+    assert "throughput.png" in charts and not any(name.startswith("day_") for name in charts)
+    html = (tmp_path / "page" / "index.html").read_text()
+    assert '"name":"simulate"' in html and '"name":"solve"' in html   # each engine's bars, side by side
