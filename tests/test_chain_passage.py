@@ -200,7 +200,8 @@ def test_a_closed_customer_per_cycle_by_the_arrival_theorem():
 
 
 def test_a_tagged_chain_too_large_or_too_stiff_gives_nulls_and_says_why(monkeypatch):
-    m = one_station(1, 0.9, 1.0, buffer=9)  # 11 states; its tagged chain has more
+    m = one_station(1, 0.9, 1.0, buffer=9)  # 11 states; its tagged chain has more (a priority station:
+    m["stations"]["s"]["discipline"] = "priority"  # who comes later may matter, so arrivals are kept)
     res = brewput.solve(m, method="ctmc", max_states=20, quantiles=[80])
     c = res["classes"]["c"]
     assert c["response_time"]["p80"] is None and c["waiting_time"]["p50"] is None and c["law"] is None
@@ -210,6 +211,24 @@ def test_a_tagged_chain_too_large_or_too_stiff_gives_nulls_and_says_why(monkeypa
     c = res["classes"]["c"]
     assert c["response_time"]["p999"] is None and c["response_time"]["within"] == [[1.0, None]]
     assert any("rates are too unlike" in note for note in res["notes"])
+
+
+def test_leaving_out_the_arrivals_behind_changes_nothing(monkeypatch):
+    """At one FIFO station nobody who comes later reaches the tagged customer: its chain
+    without arrivals gives the law the whole chain gives."""
+    m = {"brewput": 1, "name": "two kinds", "stations": {"s": {"servers": 2, "buffer": 4}},
+         "classes": {"short": {"rate": 1.0, "route": [{"station": "s", "service": "exp(0.5)"}]},
+                     "long": {"rate": 0.4, "route": [{"station": "s", "service": "hyperexp(2, 2)"}]}}}
+    fast = solved(m)
+    monkeypatch.setattr("brewput.analytic.chain.tagged.behind_never_matters", lambda floor, c: False)
+    whole = solved(m)
+    for name, klass in whole["classes"].items():
+        for times in ("response_time", "waiting_time"):
+            for key, value in klass[times].items():
+                if key != "within":
+                    assert fast["classes"][name][times][key] == pytest.approx(value, rel=1e-9), (name, times, key)
+            for (_, share), (_, again) in zip(klass[times]["within"], fast["classes"][name][times]["within"]):
+                assert again == pytest.approx(share, rel=1e-9, abs=1e-12)
 
 
 def test_laws_are_computed_only_when_asked():

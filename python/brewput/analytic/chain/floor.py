@@ -63,6 +63,9 @@ class Floor:
     #: The class of the one tagged customer whose passage is followed (tagged.py): it
     #: has no arrivals of its own and leaves for good when done; None in the model's chain.
     tagged: Optional[int] = None
+    #: Whether open classes arrive: a tagged chain leaves them out where no later arrival
+    #: can reach the tagged customer (tagged.py).
+    arrivals: bool = True
 
     @cached_property
     def unbounded(self) -> bool:

@@ -279,7 +279,7 @@ def _events(floor: Floor, state: tuple):
                     yield n * rate, work, None
     at_limit = floor.open_limit is not None and _open_jobs(floor, state) >= floor.open_limit
     for c, job in enumerate(floor.classes):
-        if job.is_open:
+        if job.is_open and floor.arrivals:
             if at_limit:
                 yield job.rate, "truncated", c
                 continue

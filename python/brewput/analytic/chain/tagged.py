@@ -4,7 +4,7 @@ the rest of the system going on around it.
 
 The tagged customer is a copy of its class (same steps, priority, tokens) added as a
 class of its own, `Floor.tagged`, so that the state says where it is; its completion
-absorbs. The state it arrives into is the model's chain as its class's arrivals see
+absorbs. Where nobody arriving after it can reach it, arrivals are left out. The state it arrives into is the model's chain as its class's arrivals see
 it: a state s weighted by pi(s) times the rate of those arrivals in s (PASTA for a
 Poisson class, counting only the arrivals admitted; the arrival theorem for a closed
 class), and the arrival carried out by the simulator's rules (generate.py) with the
@@ -37,7 +37,19 @@ def tagged_floor(floor: Floor, c: int) -> Floor:
     """`floor` with a copy of class c added last, as the tagged class."""
     job = floor.classes[c]
     copy = JobClass(f"{job.name} (tagged)", job.priority, None, 0, None, job.steps)
-    return replace(floor, classes=floor.classes + (copy,), tagged=len(floor.classes))
+    return replace(floor, classes=floor.classes + (copy,), tagged=len(floor.classes),
+                   arrivals=not behind_never_matters(floor, c))
+
+
+def behind_never_matters(floor: Floor, c: int) -> bool:
+    """Whether no open arrival after class c's customer can change its passage: it has one
+    step, at a FIFO station (whoever comes later is served later, and it leaves after it),
+    and no tokens are held anywhere (a later job elsewhere could take the token it needs).
+    Then its chain leaves open arrivals out: far fewer states (an open station's: those
+    ahead of it, not also those behind), the same law."""
+    steps = floor.classes[c].steps
+    return (len(steps) == 1 and floor.discipline[steps[0].station] == "fifo"
+            and not any(step.uses for job in floor.classes for step in job.steps))
 
 
 def passage(floor: Floor, chain: Chain, pi: np.ndarray, c: int, max_states: int) -> Passage:
