@@ -213,6 +213,52 @@ def test_a_tagged_chain_too_large_or_too_stiff_gives_nulls_and_says_why(monkeypa
     assert any("rates are too unlike" in note for note in res["notes"])
 
 
+def test_a_closed_customer_without_think_per_cycle_by_the_arrival_theorem():
+    """N customers cycling through two one-server stations, no think: one who starts a cycle
+    (the moment it ends the last) sees the network of N - 1 (product form), waits at 1 for
+    those ahead while the others at 2 come back behind it, then at 2 for those there."""
+    n, mu1, mu2 = 4, 1.0, 1.5
+    m = {"brewput": 1, "name": "cycle", "stations": {"one": {"servers": 1}, "two": {"servers": 1}},
+         "classes": {"c": {"population": n, "route": [{"station": "one", "service": f"exp({1 / mu1})"},
+                                                       {"station": "two", "service": f"exp({1 / mu2})"}]}}}
+    seen = np.array([(1 / mu1) ** k * (1 / mu2) ** (n - 1 - k) for k in range(n)])
+    seen /= seen.sum()
+    # ("one", ahead at one, at two) then ("two", ahead at two)
+    states = [("one", k, j) for k in range(n) for j in range(n - k)] + [("two", j) for j in range(n)]
+    at = {st: i for i, st in enumerate(states)}
+
+    def chain(stretch):
+        q = np.zeros((len(states), len(states)))
+
+        def move(a, b, rate):
+            q[at[a], at[a]] -= rate
+            if b is not None:
+                q[at[a], at[b]] += rate
+
+        for st in states:
+            if st[0] == "two":
+                move(st, ("two", st[1] - 1) if st[1] else None, mu2)
+                continue
+            _, k, j = st
+            move(st, ("one", k - 1, j + 1) if k else ("two", j), mu1)
+            if j:
+                move(st, ("one", k, j - 1), mu2)
+        waiting = np.array([st[1] >= 1 for st in states])
+        q[~waiting] *= stretch
+        return q, waiting
+
+    start = np.zeros(len(states))
+    for k, p in enumerate(seen):
+        start[at[("one", k, n - 1 - k)]] = p
+    c = solved(m)["classes"]["c"]
+    q, _ = chain(1.0)
+    agrees(c["response_time"], absorbing_cdf(start, q))
+    q, waiting = chain(1e7)
+    never = np.linalg.solve(-q[np.ix_(~waiting, ~waiting)], -q[~waiting].sum(axis=1))
+    stretched = absorbing_cdf(start, q)
+    agrees(c["waiting_time"], lambda t: start[~waiting] @ never if t == 0 else stretched(t), rel=1e-5)
+
+
 def test_leaving_out_the_arrivals_behind_changes_nothing(monkeypatch):
     """At one FIFO station nobody who comes later reaches the tagged customer: its chain
     without arrivals gives the law the whole chain gives."""
