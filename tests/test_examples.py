@@ -38,6 +38,7 @@ EXPECTED = {
     "rush/coffee-morning.yaml": {drink: ({"register": 1, "bar": 1}, None) for drink in ("espresso", "drip")},
     "rush/call-centre-day.yaml": ({"agents": 1}, None),
     "rush/coffee-bar.yaml": ({"bar": 1}, None),
+    "rush/web-day.yaml": ({"web": 1}, None),
     "mmc.yaml": ({"desk": 1}, None),
     "server.yaml": ({"server": 1}, None),
     "planning/call-centre.yaml": ({"agents": 1}, None),

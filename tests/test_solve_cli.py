@@ -20,7 +20,7 @@ APPROXIMATE = ["balance/ten/power_of_d.yaml"]
 # fits (marked approximate); and a call centre's day whose rota falls (off_shift: finish, solved as resume)
 FITTED = [f"coffee/{name}.yaml" for name in ("finelocking", "ideal", "linearpipe-0", "linearpipe-1",
                                               "linearpipe-10", "locking", "multi-2", "multi-4")]
-A_DAY = ["rush/call-centre-day.yaml", "rush/coffee-bar.yaml"]
+A_DAY = ["rush/call-centre-day.yaml", "rush/coffee-bar.yaml", "rush/web-day.yaml"]
 # the Starbucks counter behind its registers: typed servers with customers who give up
 COUNTERS = {f"starbucks/{name}.yaml" for name in ("fifo", "first-fit", "early-order")}
 # kitchens that fork, and a morning of two classes through several stations
