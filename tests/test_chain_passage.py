@@ -7,10 +7,13 @@ import math
 
 import numpy as np
 import pytest
-from scipy import linalg, optimize
+from scipy import integrate, linalg, optimize
 from scipy.stats import t as student_t
 
 import brewput
+from brewput.analytic.chain.solve import solve_chain
+from brewput.analytic.network import network
+from brewput.model import as_model
 from brewput.percentiles import NAMED
 from conftest import check
 from markov import stationary
@@ -307,15 +310,31 @@ def test_the_simulator_covers_the_blocking_tandem():
         level_covers(sim, "c", times, exact["classes"]["c"][times]["within"][0][1])
 
 
-def test_the_simulator_covers_priority_tokens_blocking_and_a_closed_class():
-    """Every rule the tagged customer meets (a priority station, a till token held at b,
-    blocking into b, closed staff who also use b) against the simulator's intervals."""
-    m = {"brewput": 1, "name": "multi", "resources": {"till": 1},
+MULTI = {"brewput": 1, "name": "multi", "resources": {"till": 1},
          "stations": {"a": {"servers": 2, "buffer": 2, "discipline": "priority"}, "b": {"servers": 1, "buffer": 1}},
          "classes": {"urgent": {"rate": 0.6, "priority": 2, "route": [{"station": "a", "service": "exp(1)", "uses": ["till"]}]},
                      "routine": {"rate": 0.9, "priority": 1, "route": [{"station": "a", "service": "exp(0.8)"},
                                                                      {"station": "b", "service": "exp(0.9)", "uses": ["till"]}]},
                      "staff": {"population": 2, "think": "exp(5)", "route": [{"station": "b", "service": "exp(0.5)"}]}}}
+
+
+def test_the_laws_means_are_littles_on_every_rule():
+    """The mean of each law (its survival integrated) is the chain's mean by Little's law,
+    reached another way (time averages of the numbers present), on a priority station, a
+    token, blocking and a closed class."""
+    model = as_model(MULTI)
+    sol = solve_chain(model, network(model), passages=True)
+    for c, laws in sol.laws.items():
+        for law, mean in ((laws.response, sol.response_time[c]), (laws.waiting, sol.waiting_time[c])):
+            end = law.quantile(1 - 1e-13)  # beyond it the survival adds under 1e-12
+            integrated = integrate.quad(lambda t: 1 - law.cdf(t), 0, end, limit=500, epsabs=1e-12, epsrel=1e-10)[0]
+            assert integrated == pytest.approx(mean, rel=1e-7)
+
+
+def test_the_simulator_covers_priority_tokens_blocking_and_a_closed_class():
+    """Every rule the tagged customer meets (a priority station, a till token held at b,
+    blocking into b, closed staff who also use b) against the simulator's intervals."""
+    m = MULTI
     exact = brewput.solve(m, method="ctmc", quantiles=[80], within=[2.0])
     sim = brewput.simulate(m, customers=100_000, replications=10, seed=7, quantiles=[80], within=[2.0])
     for name, klass in exact["classes"].items():
