@@ -85,10 +85,10 @@ def absorbing_cdf(start, generator):
     return lambda t: 1.0 - float(start @ linalg.expm(generator * t) @ np.ones(len(start)))
 
 
-def test_mmck_is_the_tagged_chain_by_hand():
-    """M/M/2 with room for 5: an arrival finding n < 5 (PASTA, those admitted) waits
-    through n - 1 departures at rate 2 mu when n >= 2, then its own Exp(mu)."""
-    lam, mu, c, cap = 2.4, 1.0, 2, 5
+@pytest.mark.parametrize("lam, mu, c, cap", [(0.9, 1.0, 1, 4), (2.4, 1.0, 2, 5)])
+def test_mmck_is_the_tagged_chain_by_hand(lam, mu, c, cap):
+    """M/M/c with room for cap: an arrival finding n < cap (PASTA, those admitted) waits
+    through n - c + 1 departures at rate c mu when n >= c, then its own Exp(mu)."""
     births = [lam] * cap
     pi = stationary([n for n in range(cap)] + [n + 1 for n in range(cap)],
                     [n + 1 for n in range(cap)] + [n for n in range(cap)],
