@@ -17,7 +17,7 @@ SOLVABLE = ["helpdesk/site-a.yaml", "helpdesk/site-b.yaml", "helpdesk/merged.yam
 BALANCE = [f"balance/{size}/{policy}.yaml" for size in ("two", "ten") for policy in ("random", "round_robin", "shared")]
 APPROXIMATE = ["balance/ten/power_of_d.yaml"]
 # the talk's kitchens without forks: the state-space engine, their constant stages by Erlang-k
-# fits (marked approximate); and a call centre's day whose rota falls (off_shift: finish, solved as resume)
+# fits (marked approximate); and a call centre's day whose rota falls (off_shift: finish, exact through the day)
 FITTED = [f"coffee/{name}.yaml" for name in ("finelocking", "ideal", "linearpipe-0", "linearpipe-1",
                                               "linearpipe-10", "locking", "multi-2", "multi-4")]
 A_DAY = ["rush/call-centre-day.yaml", "rush/coffee-bar.yaml", "rush/web-day.yaml"]

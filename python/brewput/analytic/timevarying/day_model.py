@@ -60,15 +60,11 @@ def solve_day(model, method: str = "auto", asked: Optional[dict] = None) -> dict
         if chosen == "transient":
             try:
                 found = solve_transient(rate, step.service.mean, rota, patience=patience, at_start=at_start,
-                                        targets=within)
+                                        targets=within, off_shift=station.off_shift)
             except ArithmeticError as e:  # what the day cannot settle (say overloaded for good)
                 raise _refused(model, f"stations.{station_name}", str(e)) from None
             caught = _caught_by_a_fall(rota.counts, day.repeat)
-            if station.off_shift == "finish" and caught.any():
-                found.exact = False
-                notes.append(f"stations.{station_name}: off_shift: finish is solved as resume (a server going off "
-                             "shift hands its job back to the queue): approximate for finish where the rota falls")
-            elif caught.any():
+            if station.off_shift != "finish" and caught.any():
                 found.customers_exact = ~caught
                 notes.append(f"stations.{station_name}: a customer in service when the rota falls is handed back "
                              "and waits again, which the transient does not time (its waits end where service "

@@ -12,8 +12,10 @@ where the last ended. A piece is solved by
   transpose is): with q >= max |A_ii| and P = I + A / q >= 0,
       y(u) = sum_k Pois(k; q u) P^k y0 + (1 / q) sum_k P(Pois(q u) > k) P^k b,
   all terms positive for a chain, cut where the Poisson tail is below UNIFORM_TAIL (a
-  bound on the error in probability); chosen while q * duration <= UNIFORM_STEPS,
-  for its cost is that many products by A;
+  bound on the error in probability); chosen while q * duration <= UNIFORM_STEPS (or
+  the system's own `uniform_steps`: a large chain, whose implicit steps cost far more
+  than products by A), for its cost is that many products by A (a long piece in parts
+  of at most UNIFORM_PART);
 - else an implicit integrator (stiffness is the rule): LSODA with a banded Jacobian
   when A is banded (a birth-death chain), else BDF with the sparse Jacobian.
 
@@ -21,6 +23,7 @@ The answer is y at the times asked for (and at the end), never an interpolant.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, Tuple, Union
 
@@ -33,6 +36,7 @@ RTOL = 1e-9  # the implicit integrator's tolerances: relative ...
 ATOL = 1e-13  # ... and absolute (probabilities below this do not steer its step)
 UNIFORM_TAIL = 1e-14
 UNIFORM_STEPS = 256
+UNIFORM_PART = 1024  # products by A in one part of a piece (memory: that many vectors kept)
 # Bands wider than this use the sparse solver (a banded solve costs n band**2).
 _WIDEST_BAND = 8
 # Up to this many states uniformization multiplies by a dense jump matrix.
@@ -48,6 +52,7 @@ class LinearSystem:
 
     terms: Sequence[Tuple[Union[None, float, Scalar], sparse.spmatrix]]
     sources: Sequence[Tuple[Union[None, float, Scalar], np.ndarray]] = ()
+    uniform_steps: float = UNIFORM_STEPS
 
     def __post_init__(self):
         steady = sum(sparse.csr_matrix(a) * (1.0 if f is None else f) for f, a in self.terms if not callable(f))
@@ -118,7 +123,7 @@ class LinearSystem:
         if off.nnz and off.data.min() < 0:
             return None
         q = max(float(np.max(-a.diagonal())), 1e-300)
-        return q if q * duration <= UNIFORM_STEPS else None
+        return q if q * duration <= self.uniform_steps else None
 
 
 def solve_at(y0: np.ndarray, pieces: Sequence[Tuple[float, float, LinearSystem]], times: Sequence[float],
@@ -145,7 +150,15 @@ def _piece(y0: np.ndarray, system: LinearSystem, duration: float, at: np.ndarray
     """y at the offsets `at` in the piece, and at its end."""
     q = system.uniformizable(duration)
     if q is not None:
-        return _uniformized(y0, system, q, duration, at)
+        parts = max(1, math.ceil(q * duration / UNIFORM_PART))
+        if parts == 1:
+            return _uniformized(y0, system, q, duration, at)
+        found, y = np.empty((y0.size, at.size)), y0
+        for j in range(parts):
+            start, end = duration * j / parts, duration * (j + 1) / parts
+            inside = (at >= start) & ((at <= end) if j == parts - 1 else (at < end))
+            found[:, inside], y = _uniformized(y, system, q, end - start, at[inside] - start)
+        return found, y
     if duration <= 0:
         return np.repeat(y0[:, None], at.size, axis=1), y0
     lower, upper = system.bands

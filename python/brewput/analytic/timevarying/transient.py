@@ -2,7 +2,9 @@
 exponential service, c(t) servers from a rota, FIFO, optional exponential patience
 (Mt/M/ct+M; Erlang A at each instant, Erlang C without patience). A server going off
 shift hands its job back to the head of the queue (`off_shift: resume` or `restart`,
-the same for exponential service): the station serves min(n, c(t)) at a time.
+the same for exponential service): the station serves min(n, c(t)) at a time; or
+finishes the job in hand first (`off_shift: finish`): finishing.py's chain on (n, m),
+m the servers still finishing, where the rota falls.
 
 The number present is a birth-death chain whose Kolmogorov forward equations
 p' = p Q(t) are solved piece by piece (linear_ode.py: uniformization where the rate is
@@ -30,8 +32,9 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ...model.timeline import Rate, Rota
-from . import virtual_wait
+from . import finishing, virtual_wait
 from .figures import IntervalFigures
+from .finishing import FinishingChain, finishing_width
 from .linear_ode import LinearSystem, solve_at
 
 LOST_BOUND = 1e-9
@@ -42,8 +45,11 @@ _PERIODIC_TOLERANCE = 1e-12  # ... to this (total variation of the state law)
 
 
 def solve_transient(rate: Rate, service_mean: float, rota: Rota, *, patience: float = math.inf,
-                    at_start: int = 0, targets: Sequence[float] = (), states: Optional[int] = None) -> IntervalFigures:
+                    at_start: int = 0, targets: Sequence[float] = (), states: Optional[int] = None,
+                    off_shift: str = "resume") -> IntervalFigures:
     """The station over the rota's intervals; `targets` are the x of P(wait <= x).
+    `off_shift`: "resume" or "restart" (the chain of n alone), or "finish" (the chain
+    of (n, m), finishing.py, where the rota falls).
     details: `states` kept (N + 1), `lost` (the truncation's bound), `law_at_edges`
     (P(n present) at each edge, a column each). `states` fixes N + 1 (no doubling)."""
     if not (service_mean > 0 and math.isfinite(service_mean)):
@@ -52,24 +58,34 @@ def solve_transient(rate: Rate, service_mean: float, rota: Rota, *, patience: fl
         raise ValueError(f"the mean patience must be positive (inf: nobody gives up), got {patience}")
     if any(not (x >= 0 and math.isfinite(x)) for x in targets):
         raise ValueError(f"a service level's time must be >= 0 and finite, got {list(targets)}")
+    if off_shift not in ("finish", "resume", "restart"):
+        raise ValueError(f"off_shift is finish, resume or restart, got {off_shift!r}")
     theta = 0.0 if math.isinf(patience) else 1.0 / patience
+    width = finishing_width(rota.counts, rota.repeat) if off_shift == "finish" else 1
     cuts = _cuts(rate, rota)
     size = states or _first_guess(rate, service_mean, rota, theta, at_start)
     while True:
         if at_start >= size:
             size = at_start + 1 + size
+        chain = FinishingChain(size, width, service_mean, theta) if width > 1 else None
         nodes, weights, owner = _nodes(rate, rota, cuts, targets, service_mean, theta, size)
-        law, law_at_edges = _forward(rate, service_mean, rota, theta, at_start, size, cuts, nodes)
-        lost = float(np.sum(weights * rate.rate(nodes) * law[-1]))
+        law, law_at_edges = _forward(rate, service_mean, rota, theta, at_start, size, cuts, nodes, chain)
+        present = law if chain is None else chain.present_of(law)
+        lost = float(np.sum(weights * rate.rate(nodes) * present[-1]))
         if lost <= LOST_BOUND or states is not None:
             break
         if size >= MAX_STATES:
             raise ArithmeticError(f"the queue outgrows {MAX_STATES:,} states (probability {lost:.2g} "
                                   "of reaching them): the station is overloaded for too long")
-        size = min(_more_states(law, lost, size), MAX_STATES)
-    rewards = _backward(service_mean, rota, theta, size, cuts, nodes)
-    figures = _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, owner, law, rewards)
-    figures.details.update(states=size, lost=lost, law_at_edges=law_at_edges)
+        size = min(_more_states(present, lost, size), MAX_STATES)
+    rewards = _backward(service_mean, rota, theta, size, cuts, nodes, chain)
+    figures = _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, owner, law, rewards, chain)
+    if chain is not None:
+        lost += chain.collapsed
+    figures.details.update(states=size, lost=lost,
+                           law_at_edges=law_at_edges if chain is None else chain.present_of(law_at_edges))
+    if chain is not None:
+        figures.details["finishing"] = width - 1
     return figures
 
 
@@ -162,29 +178,71 @@ def _scalar(rate: Rate, a: float, b: float) -> Union[float, Callable[[float], fl
     return lambda t: float(rate.rate(np.array([a + t]))[0])
 
 
-def _forward(rate, service_mean, rota, theta, at_start, size, cuts, nodes):
-    """The state law at each node and at each edge (a column each)."""
-    p0 = np.zeros(size)
-    p0[at_start] = 1.0
-    pieces = [(a, b, _forward_system(rate, service_mean, int(rota.servers([a])[0]), theta, size, a, b))
-              for a, b in zip(cuts[:-1], cuts[1:])]
+def _forward(rate, service_mean, rota, theta, at_start, size, cuts, nodes, chain=None):
+    """The state law at each node and at each edge (a column each); with servers
+    finishing their jobs (finishing.py), of (n, m), and the schedule of its stretches
+    and the probability collapsed to n alone."""
     times = np.concatenate([nodes, rota.edges])
-    values, end = solve_at(p0, pieces, times)
+    if chain is None:
+        p0 = np.zeros(size)
+        p0[at_start] = 1.0
+        pieces = [(a, b, _forward_system(rate, service_mean, int(rota.servers([a])[0]), theta, size, a, b))
+                  for a, b in zip(cuts[:-1], cuts[1:])]
+
+        def solve(p):
+            return solve_at(p, pieces, times)
+    else:
+        p0 = np.zeros(chain.states)
+        p0[at_start * chain.width] = 1.0
+        spans = [(a, b, int(rota.servers([a])[0])) for a, b in zip(cuts[:-1], cuts[1:])]
+        matrices = {}
+
+        def wide(part, t0, t1, servers):
+            if (part.width, servers) not in matrices:
+                matrices[part.width, servers] = (part.arrivals(), part.departures(servers))
+            arrivals, departures = matrices[part.width, servers]
+            return LinearSystem([(_scalar(rate, t0, t1), arrivals), (None, departures)],
+                                uniform_steps=finishing.UNIFORM_STEPS)
+
+        def plain(t0, t1, servers):
+            return _forward_system(rate, service_mean, servers, theta, size, t0, t1)
+
+        before_first = spans[-1][2] if rota.repeat else spans[0][2]
+        collapsed = [0.0]
+
+        def solve(p):
+            values, end, chain.schedule, collapsed[0] = finishing.forward(chain, spans, before_first, p, times,
+                                                                          plain, wide)
+            return values, end
+    values, end = solve(p0)
     if rota.repeat or rate.repeat:
         for _ in range(_PERIODIC_DAYS):
             if np.abs(end - p0).sum() <= _PERIODIC_TOLERANCE:
                 break
             p0 = end
-            values, end = solve_at(p0, pieces, times)
+            values, end = solve(p0)
         else:
             raise ArithmeticError("the repeating day does not settle: the station is overloaded day after day")
     values = np.clip(values, 0.0, None)
+    if chain is not None:
+        chain.collapsed = collapsed[0]
     return values[:, :nodes.size], values[:, nodes.size:]
 
 
-def _backward(service_mean, rota, theta, size, cuts, nodes):
+def _rewards_system(size: int, servers: int, service_mean: float, theta: float) -> LinearSystem:
+    """-u' = r + G u for the stacked [w; b] of k ahead (virtual_wait.py), w_k and b_k side
+    by side (k ahead at 2k, 2k + 1): a banded system; w's reward rate is b while waiting."""
+    g = virtual_wait.generator(size, servers, service_mean, theta, killing=True)
+    waiting = sparse.diags((np.arange(size) >= servers).astype(float))
+    stacked = sparse.bmat([[g, waiting], [None, g]], format="csr")
+    return LinearSystem([(None, stacked[_side_by_side(size)][:, _side_by_side(size)])])
+
+
+def _backward(service_mean, rota, theta, size, cuts, nodes, chain=None):
     """w and b (virtual_wait.py) at each node, stacked: solved in reversed time tau = L - s
     from the day's end back to 0; w's reward rate is b, the chance of being served."""
+    if chain is not None:
+        return _backward_finishing(service_mean, rota, theta, nodes, chain)
     day = rota.edges[-1]
     last = int(rota.servers([day])[0])
     w_end, b_end = virtual_wait.stationary_rewards(size, last, service_mean, theta)
@@ -193,11 +251,7 @@ def _backward(service_mean, rota, theta, size, cuts, nodes):
     pieces, counts = [], []
     for a, b in zip(cuts[-2::-1], cuts[:0:-1]):  # latest first
         servers = int(rota.servers([a])[0])
-        g = virtual_wait.generator(size, servers, service_mean, theta, killing=True)
-        waiting = sparse.diags((np.arange(size) >= servers).astype(float))
-        stacked = sparse.bmat([[g, waiting], [None, g]], format="csr")
-        # w_k and b_k side by side (k ahead at 2k, 2k + 1): a banded system
-        pieces.append((day - b, day - a, LinearSystem([(None, stacked[_side_by_side(size)][:, _side_by_side(size)])])))
+        pieces.append((day - b, day - a, _rewards_system(size, servers, service_mean, theta)))
         counts.append(servers)
 
     def entering(i, y):  # fewer than c ahead at the piece's end (in time): in service
@@ -214,15 +268,47 @@ def _backward(service_mean, rota, theta, size, cuts, nodes):
     return np.concatenate([values[0::2], values[1::2]])
 
 
+def _backward_finishing(service_mean, rota, theta, nodes, chain):
+    """_backward on the chain of (n, m) (finishing.py), over the forward's stretches."""
+    day = rota.edges[-1]
+    last = int(rota.servers([day])[0])
+    w_end, b_end = chain.stationary_rewards(last)
+    if not (np.all(np.isfinite(w_end)) or rota.repeat):
+        raise ArithmeticError("after the day no server is on and nobody gives up: those waiting wait forever")
+    after_last = chain.schedule[0][2] if rota.repeat else last
+    systems = {}
+
+    def plain(servers):
+        if ("plain", servers) not in systems:
+            systems["plain", servers] = _rewards_system(chain.size, servers, service_mean, theta)
+        return systems["plain", servers]
+
+    def wide(part, servers):
+        if (part.width, servers) not in systems:
+            systems[part.width, servers] = finishing.rewards_system(part, servers)
+        return systems[part.width, servers]
+
+    start = np.column_stack([np.nan_to_num(w_end, posinf=0.0), b_end])
+    for _ in range(_PERIODIC_DAYS if rota.repeat else 1):
+        values, end = finishing.backward(chain, chain.schedule, after_last, start, nodes, plain, wide)
+        if not rota.repeat or np.abs(end - start).max() <= _PERIODIC_TOLERANCE * max(1.0, np.abs(end).max()):
+            break
+        start = end
+    return np.concatenate([values[:, :nodes.size], values[:, nodes.size:]])
+
+
 def _side_by_side(size: int) -> np.ndarray:
     """The order [w_0, b_0, w_1, b_1, ...] of the stacked [w; b]."""
     return np.arange(2 * size).reshape(2, size).T.ravel()
 
 
-def _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, owner, law, rewards) -> IntervalFigures:
+def _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, owner, law, rewards,
+             chain=None) -> IntervalFigures:
     edges = rota.edges
     count = edges.size - 1
-    k = np.arange(size)
+    # per state: the number present, and the servers still finishing a job (finishing.py)
+    k, finishing_now = (np.arange(size), 0) if chain is None else (chain.n, chain.m[:, None])
+    states = k.size
     servers = rota.counts[owner]
     width = np.diff(edges)
 
@@ -230,17 +316,19 @@ def _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, own
         return np.bincount(owner, weights=w * values, minlength=count)
 
     in_system = per_interval(k @ law, weights) / width
-    in_queue = per_interval(np.sum(np.maximum(k[:, None] - servers[None, :], 0) * law, axis=0), weights) / width
-    busy = per_interval(np.sum(np.minimum(k[:, None], servers[None, :]) * law, axis=0), weights) / width
+    in_queue = per_interval(np.sum(np.maximum(k[:, None] - servers[None, :] - finishing_now, 0) * law, axis=0),
+                            weights) / width
+    busy = per_interval(np.sum((np.minimum(k[:, None], servers[None, :]) + finishing_now) * law, axis=0),
+                        weights) / width
     arriving = weights * rate.rate(nodes)
     arrived = np.bincount(owner, weights=arriving, minlength=count)
     with np.errstate(invalid="ignore", divide="ignore"):
-        served = per_interval(np.sum(law * rewards[size:], axis=0), arriving)
-        mean_wait = per_interval(np.sum(law * rewards[:size], axis=0), arriving) / served
+        served = per_interval(np.sum(law * rewards[states:], axis=0), arriving)
+        mean_wait = per_interval(np.sum(law * rewards[:states], axis=0), arriving) / served
         abandoned = 1.0 - served / arrived
         levels = {}
         for x in targets:
-            within = np.column_stack([_served_within(size, t, x, rota, service_mean, theta) for t in nodes])
+            within = np.column_stack([_served_within(size, t, x, rota, service_mean, theta, chain) for t in nodes])
             levels[x] = per_interval(np.sum(law * within, axis=0), arriving) / served
         utilization = busy / rota.counts
     utilization[rota.counts == 0] = np.nan
@@ -253,7 +341,7 @@ def _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, own
 _SERVED_WITHIN_CACHE: Dict[tuple, np.ndarray] = {}
 
 
-def _served_within(size, t, x, rota, service_mean, theta) -> np.ndarray:
+def _served_within(size, t, x, rota, service_mean, theta, chain=None) -> np.ndarray:
     """P(served within x | k ahead) for an arrival at t: the rota's pieces over [t, t + x]."""
     edges = np.concatenate([rota.edges, rota.edges[1:] + rota.length]) if rota.repeat else rota.edges
     inside = edges[(edges > t) & (edges < t + x)]
@@ -262,9 +350,15 @@ def _served_within(size, t, x, rota, service_mean, theta) -> np.ndarray:
     window = tuple((float(d), int(c)) for d, c in zip(np.diff(window_edges), counts))
     if len(window) == 1:  # the common case: one count of servers, whatever t is
         window = ((float(x), window[0][1]),)
-    key = (size, window, service_mean, theta)
+    # servers finishing (finishing.py): m below the forward's width at t, or any m where
+    # the window sees the rota fall
+    falls = any(later < before for (_, before), (_, later) in zip(window[:-1], window[1:]))
+    width = 1 if chain is None else chain.width if falls else chain.width_at(t)
+    key = (size, window, service_mean, theta, width)
     if key not in _SERVED_WITHIN_CACHE:
         if len(_SERVED_WITHIN_CACHE) > 4096:
             _SERVED_WITHIN_CACHE.clear()
-        _SERVED_WITHIN_CACHE[key] = virtual_wait.served_within(size, window, service_mean, theta)
-    return _SERVED_WITHIN_CACHE[key]
+        _SERVED_WITHIN_CACHE[key] = virtual_wait.served_within(size, window, service_mean, theta) if width == 1 \
+            else finishing.served_within(chain.part(width), window)
+    found = _SERVED_WITHIN_CACHE[key]
+    return found if chain is None else chain.embed(found, width)
