@@ -318,11 +318,19 @@ MULTI = {"brewput": 1, "name": "multi", "resources": {"till": 1},
                      "staff": {"population": 2, "think": "exp(5)", "route": [{"station": "b", "service": "exp(0.5)"}]}}}
 
 
-def test_the_laws_means_are_littles_on_every_rule():
+OUTSIDE = {"brewput": 1, "name": "outside", "stations": {"a": {"servers": 1, "buffer": 1}, "b": {"servers": 2, "buffer": 0}},
+           "classes": {"c": {"population": 5, "think": "exp(2)", "route": [{"station": "a", "service": "exp(0.5)"},
+                                                                         {"station": "b", "service": "erlang(2, 1.5)"}]},
+                       "d": {"population": 2, "think": "exp(1)", "route": [{"station": "b", "service": "exp(1)"}]}}}
+
+
+@pytest.mark.parametrize("m", [MULTI, OUTSIDE], ids=["priority-token-blocking", "outside-a-full-station"])
+def test_the_laws_means_are_littles_on_every_rule(m):
     """The mean of each law (its survival integrated) is the chain's mean by Little's law,
-    reached another way (time averages of the numbers present), on a priority station, a
-    token, blocking and a closed class."""
-    model = as_model(MULTI)
+    reached another way (time averages of the numbers present): on a priority station, a
+    token, blocking and a closed class; and on closed customers who wait outside a full
+    station, blocked behind Erlang services."""
+    model = as_model(m)
     sol = solve_chain(model, network(model), passages=True)
     for c, laws in sol.laws.items():
         for law, mean in ((laws.response, sol.response_time[c]), (laws.waiting, sol.waiting_time[c])):
