@@ -268,15 +268,19 @@ fn work(index: usize, requests: &Mutex<std_mpsc::Receiver<Request>>, floor: &Flo
                 if floor.stopped.load(Ordering::Relaxed) {
                     return;
                 }
+                // Asked with the queue in hand: a worker that waited for it
+                // while the rota changed must not take a request on the old one.
+                let queue = requests.lock().unwrap_or_else(|e| e.into_inner());
                 let since = floor.first_request.get().map_or(0.0, |t| t.elapsed().as_secs_f64());
                 let (on, change) = rota.on(since);
                 // Look again when the rota changes (to the microsecond), or soon.
                 let look = change.and_then(|s| Duration::try_from_secs_f64(s).ok()).map_or(ROTA_LOOK, |d| d.min(ROTA_LOOK));
                 if index >= on {
+                    drop(queue);
                     std::thread::sleep(look);
                     continue;
                 }
-                match requests.lock().unwrap_or_else(|e| e.into_inner()).recv_timeout(look) {
+                match queue.recv_timeout(look) {
                     Ok(request) => Some(request),
                     Err(std_mpsc::RecvTimeoutError::Timeout) => continue,
                     Err(std_mpsc::RecvTimeoutError::Disconnected) => None,
