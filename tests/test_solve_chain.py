@@ -7,6 +7,7 @@ import pytest
 
 import brewput
 from brewput.analytic.support import Unsupported
+from brewput.errors import BrewputError
 from brewput.compare import compare_results
 from markov import stationary
 
@@ -265,6 +266,18 @@ def test_the_command_line_takes_max_states(tmp_path):
     run = subprocess.run([sys.executable, "-m", "brewput", "solve", "examples/mmc.yaml", "--max-states", "0"],
                          capture_output=True, text=True)
     assert run.returncode == 2 and "--max-states" in run.stderr and "positive whole number" in run.stderr
+
+
+def test_a_model_that_deadlocks_is_refused_in_one_line():
+    """Closed customers going a -> b and others b -> a, each station full: every one is
+    blocked on the other (the simulator's DeadlockError)."""
+    m = model({"a": {"servers": 1, "buffer": 1}, "b": {"servers": 2, "buffer": 0}},
+              {"c": {"population": 5, "think": "exp(2)", "route": [{"station": "a", "service": "exp(0.5)"},
+                                                                  {"station": "b", "service": "exp(1.5)"}]},
+               "d": {"population": 2, "route": [{"station": "b", "service": "exp(1)"},
+                                                {"station": "a", "service": "exp(0.3)"}]}})
+    with pytest.raises(BrewputError, match=r"^m: the model deadlocks: its Markov chain reaches a state no event leaves"):
+        brewput.solve(m, method="ctmc")
 
 
 def test_an_unbounded_open_station_is_truncated_below_1e12_and_is_erlang_c_to_1e9():

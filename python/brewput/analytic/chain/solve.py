@@ -96,7 +96,7 @@ def solve_chain(model: Model, net: Network, max_states: Optional[int] = None, tr
     _check_stable(floor, net)
     if floor.exact:
         try:
-            solved = _solved(floor, limit)
+            solved = _solved(floor, limit, where)
         except TooLarge as e:
             raise refused(e, limit) from None
         return _solution(model, net, solved, _notes(solved), passages, limit)
@@ -106,7 +106,7 @@ def solve_chain(model: Model, net: Network, max_states: Optional[int] = None, tr
         floor = floor_of(compiled, where, constant_phases=phases)
         budget = limit if not rungs else min(limit, FIT_STATES)
         try:
-            rungs.append((phases, _solved(floor, budget)))
+            rungs.append((phases, _solved(floor, budget, where)))
         except TooLarge as e:
             if not rungs:
                 raise refused(e, budget) from None
@@ -135,21 +135,21 @@ def _check_stable(floor: Floor, net: Network) -> None:
                            f"unstable; no steady state exists")
 
 
-def _solved(floor: Floor, limit: int) -> Solved:
+def _solved(floor: Floor, limit: int, where: str) -> Solved:
     """The floor's chain solved, truncated where an open class could pile up without
     end: its limit on open jobs doubles until the arrivals cut off are at most
     TRUNCATION of each class's. TooLarge beyond `limit` states."""
     if not floor.unbounded:
-        return _solved_once(floor, limit)
+        return _solved_once(floor, limit, where)
     open_limit = FIRST_OPEN_LIMIT
     while True:
-        solved = _solved_once(replace(floor, open_limit=open_limit), limit)
+        solved = _solved_once(replace(floor, open_limit=open_limit), limit, where)
         if solved.cut <= TRUNCATION:
             return solved
         open_limit *= 2
 
 
-def _solved_once(floor: Floor, limit: int) -> Solved:
+def _solved_once(floor: Floor, limit: int, where: str) -> Solved:
     # A truncated chain's bound counts every open job in every place at once, far above
     # what one station's line reaches: the walk, stopped at the limit, decides there.
     if floor.open_limit is None and state_bound(floor) > limit * BOUND_SLACK:
@@ -158,6 +158,10 @@ def _solved_once(floor: Floor, limit: int) -> Solved:
         chain = generate(floor, limit)
     except TooManyStates:
         raise TooLarge(floor) from None
+    if len(chain.states) > 1 and (chain.generator.diagonal() == 0).any():
+        # The simulator stops there too (DeadlockError); the balance equations would be singular.
+        raise BrewputError(f"{where}: the model deadlocks: its Markov chain reaches a state no event leaves (every customer "
+                           "blocked: finite buffers in a cycle?), where it stays for ever")
     pi = stationary(chain.generator)
     offered = np.array([job.rate or 0.0 for job in floor.classes])
     cut = pi @ chain.truncated
