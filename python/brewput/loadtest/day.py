@@ -205,6 +205,11 @@ def add_intervals(results: dict, day: DayLoad) -> None:
                                                                          "; each figure the mean over the days, with "
                                                                          "its interval across them")}
     results["intervals"] = rows
+    made = results["load"]["intervals"]
+    if not made["batches"]:  # said of a day's intervals, not of a stage table there is not
+        made["note"] = ("the day's rate changes: each interval's figures stand on their own, in the table of "
+                        "intervals" + (" with their intervals across the days" if day.days > 1 else
+                                       "; --days N gives them intervals"))
 
 
 def clock_note(day: DayLoad) -> str:
