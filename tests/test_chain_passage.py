@@ -324,12 +324,19 @@ OUTSIDE = {"brewput": 1, "name": "outside", "stations": {"a": {"servers": 1, "bu
                        "d": {"population": 2, "think": "exp(1)", "route": [{"station": "b", "service": "exp(1)"}]}}}
 
 
-@pytest.mark.parametrize("m", [MULTI, OUTSIDE], ids=["priority-token-blocking", "outside-a-full-station"])
+FEEDBACK = {"brewput": 1, "name": "feedback", "stations": {"s": {"servers": 1, "buffer": 5}},
+            "classes": {"c": {"rate": 0.5, "route": [{"id": "s", "station": "s", "service": "exp(0.5)",
+                                                      "next": {"s": 0.4, "exit": 0.6}}]}}}
+
+
+@pytest.mark.parametrize("m", [MULTI, OUTSIDE, FEEDBACK],
+                         ids=["priority-token-blocking", "outside-a-full-station", "fed-back-behind-later-arrivals"])
 def test_the_laws_means_are_littles_on_every_rule(m):
     """The mean of each law (its survival integrated) is the chain's mean by Little's law,
     reached another way (time averages of the numbers present): on a priority station, a
-    token, blocking and a closed class; and on closed customers who wait outside a full
-    station, blocked behind Erlang services."""
+    token, blocking and a closed class; on closed customers who wait outside a full
+    station, blocked behind Erlang services; and on one station whose customers, fed back,
+    queue again behind those who came after them (so their arrivals are kept)."""
     model = as_model(m)
     sol = solve_chain(model, network(model), passages=True)
     for c, laws in sol.laws.items():

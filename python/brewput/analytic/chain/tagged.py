@@ -43,12 +43,13 @@ def tagged_floor(floor: Floor, c: int) -> Floor:
 
 def behind_never_matters(floor: Floor, c: int) -> bool:
     """Whether no open arrival after class c's customer can change its passage: it has one
-    step, at a FIFO station (whoever comes later is served later, and it leaves after it),
+    step, not fed back, at a FIFO station (whoever comes later is served later, and it leaves after it),
     and no tokens are held anywhere (a later job elsewhere could take the token it needs).
     Then its chain leaves open arrivals out: far fewer states (an open station's: those
     ahead of it, not also those behind), the same law."""
     steps = floor.classes[c].steps
-    return (len(steps) == 1 and floor.discipline[steps[0].station] == "fifo"
+    return (len(steps) == 1 and all(target is None for target, _ in steps[0].routes)  # not fed back: it
+            and floor.discipline[steps[0].station] == "fifo"                       # would queue behind them
             and not any(step.uses for job in floor.classes for step in job.steps))
 
 
