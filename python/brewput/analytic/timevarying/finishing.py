@@ -97,14 +97,20 @@ class FinishingChain:
         starts = [t0 for t0, _, _, _ in self.schedule]
         return self.schedule[max(0, int(np.searchsorted(starts, t, side="right")) - 1)][3]
 
+    @property
+    def widest(self) -> int:
+        """The widest stretch's width (its schedule's): m never reached beyond."""
+        return max(width for *_, width in self.schedule)
+
     def cut(self, law: np.ndarray, width: int) -> np.ndarray:
         """A law's part on m < width (the rest is 0)."""
         return law.reshape(self.size, self.width)[:, :width].ravel()
 
     def embed(self, law: np.ndarray, width: int) -> np.ndarray:
-        """A law on m < width as one on every m."""
+        """A law on m < width as one on every m (on m < this chain's width: cut beyond)."""
         full = np.zeros((self.size, self.width))
-        full[:, :width] = law.reshape(self.size, width)
+        kept = min(width, self.width)
+        full[:, :kept] = law.reshape(self.size, width)[:, :kept]
         return full.ravel()
 
     def in_service(self, servers: int) -> np.ndarray:
@@ -187,14 +193,14 @@ class FinishingChain:
 def forward(chain: FinishingChain, spans: Sequence[Tuple[float, float, int]], before_first: int, p0: np.ndarray,
             times: np.ndarray, plain: Callable, wide: Callable):
     """The forward equations over `spans` [(a, b, servers), ...] from the law p0 on (n, m):
-    (the law at each of `times`, a column each; the law at the end; the schedule
-    [(t0, t1, servers, width), ...] of the stretches solved; the probability collapsed).
+    (the law at each of `times`, a column each, on m below the widest stretch's width;
+    the law at the end; the schedule [(t0, t1, servers, width), ...] of the stretches
+    solved; the probability collapsed).
     A change of the rota moves the law to the images. While P(m > 0) exceeds COLLAPSE the
     chain of (n, m) is solved (`wide(part, t0, t1, servers)`, in stretches a few drains
     long) on m below the highest m with any probability (m only falls between changes),
     else the chain of n alone (`plain(t0, t1, servers)`, m > 0 moved to m = 0)."""
-    out = np.zeros((chain.states, times.size))
-    law_of = out.reshape(chain.size, chain.width, times.size)
+    found = []  # (the times' columns, the law there on m < width) of each stretch
     y, previous, schedule, collapsed = p0.astype(float), before_first, [], 0.0
     for i, (a, b, servers) in enumerate(spans):
         if previous != servers:
@@ -212,11 +218,15 @@ def forward(chain: FinishingChain, spans: Sequence[Tuple[float, float, int]], be
             else:
                 collapsed += float(by_m[1:].sum())
                 values, end = solve_at(chain.narrow(y), [(t0, t1, plain(t0, t1, servers))], times[inside])
-            law_of[:, :width, inside] = values.reshape(chain.size, width, -1)
+            found.append((inside, values.reshape(chain.size, width, -1)))
             y = chain.embed(end, width)
             schedule.append((t0, t1, servers, width))
             t0 = t1
-    return out, y, schedule, collapsed
+    widest = max(width for *_, width in schedule)
+    out = np.zeros((chain.size, widest, times.size))
+    for inside, values in found:
+        out[:, :values.shape[1], inside] = values
+    return out.reshape(-1, times.size), y, schedule, collapsed
 
 
 def side_by_side(states: int) -> np.ndarray:
@@ -237,14 +247,15 @@ def backward(chain: FinishingChain, schedule, after_last: int, end: np.ndarray, 
              plain: Callable, wide: Callable, parts: int = 2):
     """The rewards backward over the forward's `schedule`, from `end` (a row per state of
     (n, m), a column per reward: [w, b], or one probability) just after it: (the rewards
-    at each of `times`, a row per state, a column per reward and time [w ..., b ...]; at
-    the start). At each stretch's end a state takes the value of its image in the stretch
+    at each of `times`, a row per state on m below the widest stretch's width, a column
+    per reward and time [w ..., b ...]; at the start, on every m). At each stretch's end a state takes the value of its image in the stretch
     after, then those in service are set (w = 0, b = 1; or 1). Each stretch is solved on
     the forward's width (`wide(part, servers)`, its rewards side by side; `plain(servers)`
     for n alone), the states beyond it never reached there. `times` are read in the
     stretch that holds them, on its forward clock."""
-    out = np.zeros((chain.states, parts * times.size))
-    rewards_of = out.reshape(chain.size, chain.width, parts * times.size)
+    widest = max(width for *_, width in schedule)
+    out = np.zeros((chain.size * widest, parts * times.size))
+    rewards_of = out.reshape(chain.size, widest, parts * times.size)
     full, later = end.reshape(chain.states, parts).astype(float), after_last
     in_service_value = np.array([0.0, 1.0] if parts == 2 else [1.0])
     for t0, t1, servers, width in reversed(schedule):

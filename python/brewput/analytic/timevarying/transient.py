@@ -70,7 +70,8 @@ def solve_transient(rate: Rate, service_mean: float, rota: Rota, *, patience: fl
         chain = FinishingChain(size, width, service_mean, theta) if width > 1 else None
         nodes, weights, owner = _nodes(rate, rota, cuts, targets, service_mean, theta, size)
         law, law_at_edges = _forward(rate, service_mean, rota, theta, at_start, size, cuts, nodes, chain)
-        present = law if chain is None else chain.present_of(law)
+        shown = None if chain is None else chain.part(chain.widest)  # the layout of law's rows
+        present = law if chain is None else shown.present_of(law)
         lost = float(np.sum(weights * rate.rate(nodes) * present[-1]))
         if lost <= LOST_BOUND or states is not None:
             break
@@ -79,11 +80,12 @@ def solve_transient(rate: Rate, service_mean: float, rota: Rota, *, patience: fl
                                   "of reaching them): the station is overloaded for too long")
         size = min(_more_states(present, lost, size), MAX_STATES)
     rewards = _backward(service_mean, rota, theta, size, cuts, nodes, chain)
-    figures = _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, owner, law, rewards, chain)
+    figures = _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, owner, law, rewards, chain,
+                       shown)
     if chain is not None:
         lost += chain.collapsed
     figures.details.update(states=size, lost=lost,
-                           law_at_edges=law_at_edges if chain is None else chain.present_of(law_at_edges))
+                           law_at_edges=law_at_edges if chain is None else shown.present_of(law_at_edges))
     if chain is not None:
         figures.details["finishing"] = width - 1
     return figures
@@ -303,11 +305,13 @@ def _side_by_side(size: int) -> np.ndarray:
 
 
 def _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, owner, law, rewards,
-             chain=None) -> IntervalFigures:
+             chain=None, shown=None) -> IntervalFigures:
+    """`shown`: with servers finishing (`chain`, finishing.py), the layout of the rows of
+    `law` and `rewards` (m below the widest the forward equations reached)."""
     edges = rota.edges
     count = edges.size - 1
-    # per state: the number present, and the servers still finishing a job (finishing.py)
-    k, finishing_now = (np.arange(size), 0) if chain is None else (chain.n, chain.m[:, None])
+    # per state: the number present, and the servers still finishing a job
+    k, finishing_now = (np.arange(size), 0) if chain is None else (shown.n, shown.m[:, None])
     states = k.size
     servers = rota.counts[owner]
     width = np.diff(edges)
@@ -328,7 +332,8 @@ def _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, own
         abandoned = 1.0 - served / arrived
         levels = {}
         for x in targets:
-            within = np.column_stack([_served_within(size, t, x, rota, service_mean, theta, chain) for t in nodes])
+            within = np.column_stack([_served_within(size, t, x, rota, service_mean, theta, chain, shown)
+                                      for t in nodes])
             levels[x] = per_interval(np.sum(law * within, axis=0), arriving) / served
         utilization = busy / rota.counts
     utilization[rota.counts == 0] = np.nan
@@ -341,7 +346,7 @@ def _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, own
 _SERVED_WITHIN_CACHE: Dict[tuple, np.ndarray] = {}
 
 
-def _served_within(size, t, x, rota, service_mean, theta, chain=None) -> np.ndarray:
+def _served_within(size, t, x, rota, service_mean, theta, chain=None, shown=None) -> np.ndarray:
     """P(served within x | k ahead) for an arrival at t: the rota's pieces over [t, t + x]."""
     edges = np.concatenate([rota.edges, rota.edges[1:] + rota.length]) if rota.repeat else rota.edges
     inside = edges[(edges > t) & (edges < t + x)]
@@ -361,4 +366,4 @@ def _served_within(size, t, x, rota, service_mean, theta, chain=None) -> np.ndar
         _SERVED_WITHIN_CACHE[key] = virtual_wait.served_within(size, window, service_mean, theta) if width == 1 \
             else finishing.served_within(chain.part(width), window)
     found = _SERVED_WITHIN_CACHE[key]
-    return found if chain is None else chain.embed(found, width)
+    return found if chain is None else shown.embed(found, width)
