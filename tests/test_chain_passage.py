@@ -280,6 +280,28 @@ def test_leaving_out_the_arrivals_behind_changes_nothing(monkeypatch):
                 assert again == pytest.approx(share, rel=1e-9, abs=1e-12)
 
 
+def test_a_fitted_constant_says_how_far_its_percentiles_moved_from_the_last_k():
+    """A constant service is Erlang-k, k doubling while the chain is small: the note gives the
+    response's p50 and p99 change from the k before, the same as the two Erlang laws solved
+    exactly, each on its own."""
+    def station(service):
+        return {"brewput": 1, "name": "md1", "stations": {"s": {"servers": 1, "buffer": 3}},
+                "classes": {"c": {"rate": 0.8, "route": [{"station": "s", "service": service}]}}}
+
+    fitted = solved(station("const(1)"))
+    assert fitted["classes"]["c"]["law"] == {"exact": False, "method": "ctmc"}
+    note = next(n for n in fitted["notes"] if n.startswith("from Erlang-"))
+    before, after = (int(k) for k in note[len("from Erlang-"):].split(":")[0].split(" to Erlang-"))
+    assert after == 2 * before
+    old, new = (solved(station(f"erlang({k}, 1)"))["classes"]["c"] for k in (before, after))
+    assert new["response_time"]["p99"] == pytest.approx(fitted["classes"]["c"]["response_time"]["p99"], rel=1e-9)
+    moved = [f"{key} {100 * (new['response_time'][key] - old['response_time'][key]) / old['response_time'][key]:+.2g} %"
+             for key in ("p50", "p99")]
+    assert note.endswith(f"; c response {moved[0]}, {moved[1]}"), note
+    plain = brewput.solve(station("const(1)"), method="ctmc")
+    assert "p99" not in next(n for n in plain["notes"] if n.startswith("from Erlang-"))
+
+
 def test_laws_are_computed_only_when_asked():
     plain = brewput.solve(one_station(1, 0.5, 1.0), method="ctmc")["classes"]["c"]
     assert "law" not in plain and "p50" not in plain["response_time"]
