@@ -413,6 +413,8 @@ def options() -> Iterator[Probe]:
                     names.append(value.rstrip("/"))
                 if kind in ("set", "sweep", "vary", "cost") and "=" in value:
                     names.append("params." + value.partition("=")[0])
+                if kind == "sweep" and "=" in value:  # a scenario that fails is named by its params
+                    names.append(value.partition("=")[0] + "=")
                 yield Probe("options", f"{command} {option} {value[:40]!r}", argv, files, names,
                             codes=(0, 1, 2) if command == "fit" else (0, 2),
                             setup=_record_setup if "rec.json" in argv else None)
@@ -663,6 +665,8 @@ FAMILIES: Dict[str, Callable[[], Iterator[Probe]]] = {
 
 # ---------------------------------------------------------------- running and judging
 
+#: What a run over a minute says before it starts (engine/work.py), with how long it needs.
+WARNED_LONG = "(Ctrl-C stops it)"
 #: A line of progress in a pipe: `LABEL DONE/TOTAL[: WHAT] (SECONDS s)`, or `DONE %`.
 PROGRESS_LINE = re.compile(r"^\S.*? (\d[\d,]*(/[\d,]+)?|\d+ %)(: .*)? \(\d+\.\d s\)$")
 
@@ -680,8 +684,11 @@ def judge(probe: Probe) -> Tuple[Probe, List[str], str]:
                 done, left = _run_signalled(probe, folder)
             else:
                 done = _run(probe, case, folder)
-        except subprocess.TimeoutExpired:
-            return probe, [f"hang (over {probe.timeout:g} s)"], ""
+        except subprocess.TimeoutExpired as e:
+            said = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+            if WARNED_LONG in said and not probe.signal:  # long work asked for, its length told first: no hang
+                return probe, [], said
+            return probe, [f"hang (over {probe.timeout:g} s)"], said
         finally:
             for path in folder.rglob("*"):  # chmod 000 files would outlive the folder
                 if not path.is_symlink():

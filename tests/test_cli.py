@@ -286,3 +286,14 @@ def test_an_output_in_a_folder_brewput_cannot_write_is_refused(monkeypatch, tmp_
     for option in ("report", "hgrm"):
         with pytest.raises(BrewputError, match=rf"^--{option} .*new/{option}: cannot write in .* \(permission denied\)$"):
             check_outputs(**{option: tmp_path / "new" / option})
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_a_folder_that_says_it_is_writable_but_takes_no_file_is_refused_before_any_work():
+    # As root os.access says yes to /proc, which makes no file: a sweep ran to its end,
+    # then failed to write its record (hunt_inputs, `run -o /proc/out.json`).
+    run = brewput("simulate", "examples/mmc.yaml", "--sweep", "c=3..4", "-o", "/proc/out.json", "--report",
+                  "/proc/report")
+    assert run.returncode == 2 and run.stderr.startswith("error: -o /proc/out.json: cannot write there ("), run.stderr
+    assert len(run.stderr.splitlines()) == 1, run.stderr
+    assert not [p for p in Path("/proc").glob(".brewput-*")]

@@ -197,3 +197,15 @@ def test_when_every_scenario_fails_there_is_one_line_and_no_output(tmp_path):
     assert sorted(line.split(": ")[1].split(" (")[0] for line in progress) == [
         "mmc solve rate=3 failed", "mmc solve rate=4 failed"]
     assert not out.exists()
+
+
+def test_many_scenarios_that_cannot_run_are_counted_not_each_printed(tmp_path):
+    # rate 3 and above offer M/M/3 100 % or more: seven fail; three are named, the rest counted,
+    # and every one is in the record
+    out = tmp_path / "results.json"
+    run = brewput_cli("solve", "examples/mmc.yaml", "--sweep", "rate=2..9", "-o", out)
+    assert run.returncode == 2
+    lines = run.stderr.strip().splitlines()
+    assert len([line for line in lines if line.startswith("error:")]) == 3, run.stderr
+    assert lines[-1].startswith("7 of 8 scenarios failed (4 more not shown; -o or --json lists each under `failed`)")
+    assert len(json.loads(out.read_text())["failed"]) == 7

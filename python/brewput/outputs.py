@@ -5,6 +5,7 @@ the same thing of the same path."""
 from __future__ import annotations
 
 import os
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Optional
@@ -63,4 +64,12 @@ def _folder_refuses(folder: Path, cannot: str) -> Optional[str]:
         return f"{cannot} (read-only file system)"
     if not os.access(folder, os.W_OK | os.X_OK):
         return f"{cannot} (permission denied)"
+    # access() answers for root as if it could: /proc and /sys refuse new files all
+    # the same. An empty file made and taken away is the one true answer.
+    try:
+        handle, probe = tempfile.mkstemp(dir=folder, prefix=".brewput-")
+    except OSError as e:
+        return f"{cannot} ({(e.strerror or str(e)).lower()})"
+    os.close(handle)
+    os.unlink(probe)
     return None

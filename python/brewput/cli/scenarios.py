@@ -178,13 +178,21 @@ def single_run_outputs(model: Path, params: Optional[dict], res: Union[dict, Lis
     write_outputs(record, output, report, hgrm)
 
 
+#: The failed scenarios named one per line; the rest are counted (every one is in the record).
+FAILURES_SHOWN = 3
+
+
 def exit_if_scenarios_failed(record: dict) -> None:
-    """After the tables of what ran: a line per scenario that could not run, and exit code 2."""
-    for failure in record["failed"]:
+    """After the tables of what ran: a line per scenario that could not run (the first
+    few), and exit code 2."""
+    failed = record["failed"]
+    for failure in failed[:FAILURES_SHOWN]:
         error_line(failure["error"])
-    if record["failed"]:
-        err.print(f"{len(record['failed'])} of {len(record['failed']) + len(record['scenarios'])} scenarios "
-                  f"failed; the others are in the tables and outputs above")
+    if failed:
+        more = f" ({len(failed) - FAILURES_SHOWN} more not shown; -o or --json lists each under `failed`)" \
+            if len(failed) > FAILURES_SHOWN else ""
+        err.print(f"{len(failed)} of {len(failed) + len(record['scenarios'])} scenarios "
+                  f"failed{more}; the others are in the tables and outputs above", soft_wrap=True)
         raise typer.Exit(2)
 
 
