@@ -79,6 +79,18 @@ def test_mmc_wait_is_erlang_c_and_the_response_adds_a_service(c, lam, s):
     agrees(res["response_time"], response)
 
 
+def test_an_open_jackson_tandem_is_reichs_sum_of_independent_sojourns():
+    """Two one-server FIFO stations, Poisson arrivals, unbounded (the chain truncated): the
+    sojourns at each are independent Exp(mu_i - lam) (Reich 1957), their sum hypoexponential."""
+    lam, mu_a, mu_b = 0.3, 1.0, 1.2
+    m = {"brewput": 1, "name": "jackson", "stations": {"a": {"servers": 1}, "b": {"servers": 1}},
+         "classes": {"c": {"rate": lam, "route": [{"station": "a", "service": f"exp({1 / mu_a})"},
+                                                  {"station": "b", "service": f"exp({1 / mu_b})"}]}}}
+    a, b = mu_a - lam, mu_b - lam
+    c = solved(m)["classes"]["c"]
+    agrees(c["response_time"], lambda t: 1 - (b * math.exp(-a * t) - a * math.exp(-b * t)) / (b - a))
+
+
 def absorbing_cdf(start, generator):
     """P(T <= t) of the absorbing time from `start` under the transient `generator`, by dense expm."""
     start, generator = np.asarray(start, float), np.asarray(generator, float)
