@@ -424,3 +424,13 @@ def test_compare_of_a_model_without_a_day_reports_both_engines(tmp_path):
     assert "throughput.png" in charts and not any(name.startswith("day_") for name in charts)
     html = (tmp_path / "page" / "index.html").read_text()
     assert '"name":"simulate"' in html and '"name":"solve"' in html   # each engine's bars, side by side
+
+
+def test_a_station_of_infinitely_many_servers_has_its_busy_servers_only():
+    walk = PATIENT.replace("stations:\n", "stations:\n  walk: {servers: inf}\n").replace(
+        "route: [{station: desk,", "route: [{station: walk, service: exp(1)}, {station: desk,")
+    record = day_record(walk, methods=())
+    sim = record["scenarios"][0]["results"]["intervals"]
+    servers = _traces(_charts(record)["day_demand"], "servers on")
+    assert "walk servers on" not in servers and "desk servers on" in servers
+    _close(list(servers["walk busy (simulate)"].y), [i["stations"]["walk"]["busy_servers"] for i in sim])

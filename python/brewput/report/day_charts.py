@@ -148,7 +148,8 @@ def demand_chart(day: Day) -> Chart:
     source = day.solved[0] if day.solved else day.simulated
     for s, name in enumerate(day.stations):
         on = [i["stations"][name].get("servers") for i in source["intervals"]]
-        server_lines.append(day.steps(f"{name} servers on", on, 2 * s, intervals=source["intervals"]))
+        if any(v is not None for v in on):   # none at a station of infinitely many servers
+            server_lines.append(day.steps(f"{name} servers on", on, 2 * s, intervals=source["intervals"]))
         if day.simulated:
             busy = _points(day, f"{name} busy (simulate)", 2 * s + 1, "solid", day.simulated["intervals"],
                            lambda i: _with_ci(i["stations"][name], "busy_servers"))
