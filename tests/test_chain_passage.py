@@ -11,7 +11,9 @@ from scipy import integrate, linalg, optimize
 from scipy.stats import t as student_t
 
 import brewput
+from brewput.analytic.chain.floor import floor_of
 from brewput.analytic.chain.solve import solve_chain
+from brewput.analytic.chain.tagged import behind_never_matters
 from brewput.analytic.network import network
 from brewput.model import as_model
 from brewput.percentiles import NAMED
@@ -274,12 +276,23 @@ def test_a_closed_customer_without_think_per_cycle_by_the_arrival_theorem():
     agrees(c["waiting_time"], lambda t: start[~waiting] @ never if t == 0 else stretched(t), rel=1e-5)
 
 
-def test_leaving_out_the_arrivals_behind_changes_nothing(monkeypatch):
-    """At one FIFO station nobody who comes later reaches the tagged customer: its chain
-    without arrivals gives the law the whole chain gives."""
-    m = {"brewput": 1, "name": "two kinds", "stations": {"s": {"servers": 2, "buffer": 4}},
-         "classes": {"short": {"rate": 1.0, "route": [{"station": "s", "service": "exp(0.5)"}]},
-                     "long": {"rate": 0.4, "route": [{"station": "s", "service": "hyperexp(2, 2)"}]}}}
+ONE_STATION = {"brewput": 1, "name": "two kinds", "stations": {"s": {"servers": 2, "buffer": 4}},
+               "classes": {"short": {"rate": 1.0, "route": [{"station": "s", "service": "exp(0.5)"}]},
+                           "long": {"rate": 0.4, "route": [{"station": "s", "service": "hyperexp(2, 2)"}]}}}
+LINE = {"brewput": 1, "name": "line", "stations": {"a": {"servers": 1, "buffer": 1}, "b": {"servers": 1, "buffer": 1},
+                                                   "x": {"servers": 1, "buffer": 1}},
+        "classes": {"c": {"rate": 0.5, "route": [{"station": "a", "service": "exp(0.8)", "next": {"b": 0.8, "exit": 0.2}},
+                                                 {"id": "b", "station": "b", "service": "exp(1)"}]},
+                    "e": {"rate": 0.3, "route": [{"station": "a", "service": "exp(0.5)"}]},       # behind, then out
+                    "f": {"rate": 0.2, "route": [{"station": "x", "service": "exp(1)"}]},         # elsewhere
+                    "g": {"population": 1, "think": "exp(3)", "route": [{"station": "b", "service": "exp(0.5)"}]}}}
+
+
+@pytest.mark.parametrize("m", [ONE_STATION, LINE], ids=["one-fifo-station", "a-line-of-one-server-stations"])
+def test_leaving_out_the_arrivals_behind_changes_nothing(monkeypatch, m):
+    """Where nobody who comes later reaches the tagged customer (one FIFO station; a line of
+    one-server FIFO stations that others enter only at its start), its chain without
+    arrivals gives the law the whole chain gives."""
     fast = solved(m)
     monkeypatch.setattr("brewput.analytic.chain.tagged.behind_never_matters", lambda floor, c: False)
     whole = solved(m)
@@ -290,6 +303,27 @@ def test_leaving_out_the_arrivals_behind_changes_nothing(monkeypatch):
                     assert fast["classes"][name][times][key] == pytest.approx(value, rel=1e-9), (name, times, key)
             for (_, share), (_, again) in zip(klass[times]["within"], fast["classes"][name][times]["within"]):
                 assert again == pytest.approx(share, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("change, reaches", [
+    ({}, False),
+    ({"stations": {"a": {"servers": 2}}}, True),                       # passed at a two-server station
+    ({"stations": {"b": {"discipline": "priority"}}}, True),           # passed by priority
+    ({"classes": {"f": {"route": [{"station": "b", "service": "exp(1)"}]}}}, True),   # enters the line past its start
+    ({"resources": {"t": 1},                                           # a token
+      "classes": {"f": {"route": [{"station": "x", "service": "exp(1)", "uses": ["t"]}]}}}, True),
+])
+def test_who_comes_later_reaches_the_tagged_customer(change, reaches):
+    floor = floor_of(as_model(deep_update(LINE, change)).compile(), "line", constant_phases=1)
+    assert behind_never_matters(floor, 0) is not reaches
+
+
+def deep_update(base, change):
+    out = {**base, **change}
+    for k, v in base.items():
+        if isinstance(v, dict) and isinstance(change.get(k), dict):
+            out[k] = deep_update(v, change[k])
+    return out
 
 
 def test_a_fitted_constant_says_how_far_its_percentiles_moved_from_the_last_k():

@@ -13,7 +13,7 @@ arriving customer tagged.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Dict, Iterator, Tuple
+from typing import Dict, Iterator, Optional, Tuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -42,15 +42,36 @@ def tagged_floor(floor: Floor, c: int) -> Floor:
 
 
 def behind_never_matters(floor: Floor, c: int) -> bool:
-    """Whether no open arrival after class c's customer can change its passage: it has one
-    step, not fed back, at a FIFO station (whoever comes later is served later, and it leaves after it),
-    and no tokens are held anywhere (a later job elsewhere could take the token it needs).
-    Then its chain leaves open arrivals out: far fewer states (an open station's: those
-    ahead of it, not also those behind), the same law."""
-    steps = floor.classes[c].steps
-    return (len(steps) == 1 and all(target is None for target, _ in steps[0].routes)  # not fed back: it
-            and floor.discipline[steps[0].station] == "fifo"                       # would queue behind them
-            and not any(step.uses for job in floor.classes for step in job.steps))
+    """Whether no open arrival after class c's customer can change its passage. Its route
+    is a line of distinct FIFO stations (each step on to the next, or out), one server at
+    each but the last, so that nobody who comes later at a station passes it there; no
+    tokens are held anywhere (a later job elsewhere could take the one it needs); and
+    every open class that visits a station of the line past its first comes there along
+    the line from its first station, so behind it. Then its chain leaves open arrivals
+    out: far fewer states (those ahead of it, not also those behind), the same law."""
+    if any(step.uses for job in floor.classes for step in job.steps):
+        return False
+    path = _line(floor.classes[c])
+    if path is None or any(floor.discipline[m] != "fifo" for m in path) \
+            or any(floor.servers[m] != 1 for m in path[:-1]):
+        return False
+    later = set(path[1:])
+    for job in floor.classes:
+        if not job.is_open or not later & {step.station for step in job.steps}:
+            continue
+        line = _line(job)
+        if line is None or any(m in later and line[:i + 1] != path[:i + 1] for i, m in enumerate(line)):
+            return False
+    return True
+
+
+def _line(job: JobClass) -> Optional[Tuple[int, ...]]:
+    """The stations of a route that goes step by step (each step to the next or out), each
+    station once; None for any other route (a branch, a return, a station visited again)."""
+    if any(target not in (None, i + 1) for i, step in enumerate(job.steps) for target, _ in step.routes):
+        return None
+    stations = tuple(step.station for step in job.steps)
+    return stations if len(set(stations)) == len(stations) else None
 
 
 def passage(floor: Floor, chain: Chain, pi: np.ndarray, c: int, max_states: int) -> Passage:
