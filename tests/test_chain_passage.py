@@ -65,6 +65,8 @@ def test_mm1_response_is_exponential_and_its_wait_has_an_atom():
     assert c["law"] == {"exact": True, "method": "ctmc"}
     agrees(c["response_time"], lambda t: 1 - math.exp(-(mu - lam) * t))
     agrees(c["waiting_time"], lambda t: 1 - lam / mu * math.exp(-(mu - lam) * t))
+    far = brewput.solve(one_station(1, lam, 1 / mu), method="ctmc", within=[1e6])["classes"]["c"]
+    assert far["response_time"]["within"] == [[1e6, 1.0]]  # its chain made discrete ends long before L t steps
 
 
 @pytest.mark.parametrize("c, lam, s", [(3, 2.5, 1.0), (2, 1.2, 0.5)])

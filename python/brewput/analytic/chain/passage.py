@@ -14,8 +14,8 @@ once served), Q_NW is 0 and G = Q_WW.
 Uniformization (Tijms, A First Course in Stochastic Models, 4.5): with L the largest
 rate out of a state, P(T > t) = sum_m Poisson(m; L t) a_m, a_m = start P^m 1 for the
 chain made discrete, P = I + Q / L, the a_m computed once, as far as the largest t
-asked needs. A chain of very unlike rates needs many steps (L t): beyond WORK the law
-gives up (NaN, the results' null) and says so.
+asked needs (or until a_m is below GONE). A chain of very unlike rates needs many steps
+(L t): beyond WORK the law gives up (NaN, the results' null) and says so.
 """
 from __future__ import annotations
 
@@ -33,6 +33,9 @@ from .tagged import Passage
 SPREAD = 10.0
 #: The most multiply-adds (steps of the discrete chain times the entries each step reads) one law may take.
 WORK = 500_000_000
+#: The survival of the chain made discrete below which it is taken as ended (P(T > t) is then
+#: exact to within it, far below a double's resolution of 1 - P).
+GONE = 1e-18
 
 
 class TooMuchWork(Exception):
@@ -59,12 +62,12 @@ class PhaseTypeLaw:
         x = self.fastest * t
         last = int(x + SPREAD * math.sqrt(x) + SPREAD)
         try:
-            self._steps(last)
+            alive = self._survival(last)
         except TooMuchWork:
             return math.nan
-        m = np.arange(last + 1)
+        m = np.arange(len(alive))
         log_weights = m * math.log(x) - x - np.concatenate(([0.0], np.cumsum(np.log(m[1:]))))
-        survival = float(np.exp(log_weights) @ np.array(self._alive[:last + 1]))
+        survival = float(np.exp(log_weights) @ alive)
         return min(1.0, max(0.0, 1.0 - survival))
 
     def quantile(self, q: float, guess: float) -> float:
@@ -85,12 +88,14 @@ class PhaseTypeLaw:
             lo, hi = (mid, hi) if self.cdf(mid) < q else (lo, mid)
         return (lo + hi) / 2.0
 
-    def _steps(self, last: int) -> None:
-        if last > self._max_steps:
-            raise TooMuchWork
-        while len(self._alive) <= last:
+    def _survival(self, last: int) -> np.ndarray:
+        """a_0 .. a_last, ended early where a_m is GONE (the rest add nothing a double can hold)."""
+        while len(self._alive) <= last and self._alive[-1] >= GONE:
+            if len(self._alive) > self._max_steps:
+                raise TooMuchWork
             self._now = self._step(self._now)
             self._alive.append(float(self._now.sum()))
+        return np.array(self._alive[:last + 1])
 
 
 def _law(law: PhaseTypeLaw, mean: float) -> Law:
