@@ -183,7 +183,7 @@ def tandem_tagged_by_hand(lam, mu_a, mu_b, cap_a, cap_b, stretch=1.0):
 
 def test_a_blocking_tandem_is_the_tagged_chain_by_hand():
     """The wait here is at A and again at B: the censored chain, against the tagged chain
-    by hand whose other states are sped up a millionfold (their time -> 0)."""
+    by hand whose other states are sped up 10^7 times (their time -> 0)."""
     m = {"brewput": 1, "name": "tandem", "stations": {"a": {"servers": 1, "buffer": 2}, "b": {"servers": 1, "buffer": 1}},
          "classes": {"c": {"rate": 0.9, "route": [{"station": "a", "service": "exp(0.8)"},
                                                   {"station": "b", "service": "exp(1)"}]}}}

@@ -167,8 +167,8 @@ def _solved_once(floor: Floor, limit: int, where: str) -> Solved:
         raise TooLarge(floor) from None
     if len(chain.states) > 1 and (chain.generator.diagonal() == 0).any():
         # The simulator stops there too (DeadlockError); the balance equations would be singular.
-        raise BrewputError(f"{where}: the model deadlocks: its Markov chain reaches a state no event leaves (every customer "
-                           "blocked: finite buffers in a cycle?), where it stays for ever")
+        raise BrewputError(f"{where}: the model deadlocks: its Markov chain reaches a state no event leaves "
+                           "(every customer blocked: finite buffers in a cycle?), where it stays for ever")
     pi = stationary(chain.generator)
     offered = np.array([job.rate or 0.0 for job in floor.classes])
     cut = pi @ chain.truncated

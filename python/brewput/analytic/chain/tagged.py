@@ -4,11 +4,11 @@ the rest of the system going on around it.
 
 The tagged customer is a copy of its class (same steps, priority, tokens) added as a
 class of its own, `Floor.tagged`, so that the state says where it is; its completion
-absorbs. Where nobody arriving after it can reach it, arrivals are left out. The state it arrives into is the model's chain as its class's arrivals see
-it: a state s weighted by pi(s) times the rate of those arrivals in s (PASTA for a
-Poisson class, counting only the arrivals admitted; the arrival theorem for a closed
-class), and the arrival carried out by the simulator's rules (generate.py) with the
-arriving customer tagged.
+absorbs. The state it arrives into is the model's chain as its class's arrivals see it:
+a state s weighted by pi(s) times the rate of those arrivals in s (PASTA for a Poisson
+class, counting only the arrivals admitted; the arrival theorem for a closed class),
+and the arrival carried out by the simulator's rules (generate.py) with the arriving
+customer tagged. Where nobody arriving after it can reach it, arrivals are left out.
 """
 from __future__ import annotations
 
