@@ -1,8 +1,9 @@
-"""The chart of a measured day (`brewput load --day MODEL [--predict MODEL] -o FILE`,
-docs/load.md "A day"): per interval of the day, the rate sent against the target and the
-mean response time measured, with its 95 % interval where the run's batches allow one,
-beside each engine's prediction (the wait of those arriving in the interval plus the mean
-service), as the load run's results hold them (`intervals`, each with `predicted`)."""
+"""The chart of a measured day (`brewput load --day MODEL [--days N] [--predict MODEL] -o
+FILE`, docs/load.md "A day"): per interval of the day, the rate sent against the target and
+the mean response time measured, with its 95 % interval (across the days, or the run's
+batches where they allow one), beside each engine's prediction (the wait of those arriving
+in the interval plus the mean service), as the load run's results hold them (`intervals`,
+and `predicted.intervals`, a row per interval with each engine's)."""
 from __future__ import annotations
 
 from typing import Dict, List, Optional
@@ -24,8 +25,9 @@ def _figure(values: List[Optional[float]], lows: List[Optional[float]], highs: L
                 high=highs if band else None, points=list(axis.labels))
 
 
-def _ci(block: dict, end: int) -> Optional[float]:
-    ci = block.get("mean_ci")
+def _ci(block: dict, end: int, figure: str = "mean") -> Optional[float]:
+    """An end of a figure's 95 % interval (over several days, or the run's batches), or None."""
+    ci = block.get(f"{figure}_ci")
     return None if ci is None else ci[end]
 
 
@@ -35,12 +37,13 @@ def measured_chart(results: dict) -> Chart:
     name = next(iter(intervals[0]["classes"]))
     figures = [i["classes"][name] for i in intervals]
     rate = [axis.steps("target", [f["target_rate"] for f in figures], 0),
-            Line(label="achieved", x=list(axis.middles), y=[f["achieved_rate"] for f in figures], color=color(1),
-                 marker=marker(1), points=list(axis.labels))]
+            _figure([f.get("achieved_rate") for f in figures], [_ci(f, 0, "achieved_rate") for f in figures],
+                    [_ci(f, 1, "achieved_rate") for f in figures], axis, "achieved", 1, "solid")]
     times = [f["response_time"] for f in figures]
     means = [_figure([t.get("mean") for t in times], [_ci(t, 0) for t in times], [_ci(t, 1) for t in times],
                      axis, "measured", 0, "solid")]
-    predicted: Dict[str, List[dict]] = {engine: [(i.get("predicted") or {}).get(engine) or {} for i in intervals]
+    rows = (results.get("predicted") or {}).get("intervals") or [{}] * len(intervals)
+    predicted: Dict[str, List[dict]] = {engine: [(row.get("engines") or {}).get(engine) or {} for row in rows]
                                         for engine in PREDICTED}
     for k, engine in enumerate(PREDICTED):
         rows = predicted[engine]
@@ -58,5 +61,6 @@ def measured_chart(results: dict) -> Chart:
                  "Per interval of the day: the rate sent (points) against the target (steps), and the mean "
                  "response time of the requests due in the interval, measured (with its 95 % band where the "
                  "run's batches allow one) beside each engine's prediction (the wait of those arriving in the "
-                 "interval plus the mean service; simulated with its band, solved marked ≈ where approximate).",
+                 "interval plus the mean service; simulated with its band, solved marked ≈ where approximate); with --days N each measured "
+                 "figure is the days' mean with its interval across them.",
                  panels)
