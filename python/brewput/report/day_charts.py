@@ -69,7 +69,6 @@ class Day(TimeOfDay):
                              if r["method"] in METHOD_NAMES else len(METHOD_NAMES))
         first = simulated or self.solved[0]
         super().__init__(first["intervals"], first["time_unit"])
-        self.model = first["model"]
         self.intervals = first["intervals"]
         self.classes = list(self.intervals[0]["classes"])
         self.stations = list(self.intervals[0]["stations"])
