@@ -42,9 +42,45 @@ def tagged(c, theta, killing, size=STATES):
     return g
 
 
+def through_service(c, theta, size=STATES):
+    """The generator of the number ahead of an arrival who may be handed back when the
+    rota falls (off_shift: resume): in service while fewer than c are ahead, where it
+    completes at 1 / SERVICE (leaving the chain, served); waiting else, giving up at theta."""
+    g = np.zeros((size, size))
+    for k in range(size):
+        d = min(k, c) / SERVICE + max(k - c, 0) * theta
+        if k >= 1:
+            g[k, k - 1] = d
+        g[k, k] = -(d + (theta if k >= c else 1 / SERVICE))
+    return g
+
+
+def whole_waits(theta, w, b, grid):
+    """w and b on each interval's grid for the whole wait (handed back where the rota
+    falls, waiting again): back from the day's end (w, b there) under expm of
+    [[G, diag(waiting), 0], [0, G, completion], [0, 0, 0]] ds on [w; b; 1]."""
+    served, waits = [None] * len(RATES), [None] * len(RATES)
+    for i in reversed(range(len(RATES))):
+        c = SERVERS[i]
+        block = np.zeros((2 * STATES + 1, 2 * STATES + 1))
+        block[:STATES, :STATES] = block[STATES:2 * STATES, STATES:2 * STATES] = through_service(c, theta)
+        block[:STATES, STATES:2 * STATES] = np.diag((np.arange(STATES) >= c).astype(float))
+        block[STATES:2 * STATES, -1] = (np.arange(STATES) < c) / SERVICE
+        step = expm(block * (EDGES[i + 1] - EDGES[i]) / (grid - 1))
+        values = [np.concatenate([w, b, [1.0]])]
+        for _ in range(grid - 1):
+            values.append(step @ values[-1])
+        values = np.array(values[::-1])
+        waits[i], served[i] = values[:, :STATES], values[:, STATES:2 * STATES]
+        w, b = waits[i][0], served[i][0]
+    return waits, served
+
+
 def independent_day(theta, x, grid=1201):
     """Per interval: law at the end, mean present, mean wait and P(wait <= x) of arrivals,
-    by expm steps on a grid and Simpson's rule."""
+    by expm steps on a grid and Simpson's rule. The rota falls (2 to 1 at 6) and the
+    one in service may be handed back (off_shift: resume): the mean wait and the share
+    served are of the whole wait; P(wait <= x) is of the first wait, of those who start."""
     count = len(RATES)
     # the state law on each interval's grid
     laws, p = [], np.zeros(STATES)
@@ -69,6 +105,7 @@ def independent_day(theta, x, grid=1201):
         b[k] = d * b[k - 1] / (d + theta)
     w = np.zeros(STATES)
     w[c_end:] = np.linalg.solve(-g[c_end:, c_end:], b[c_end:])
+    whole, completed = whole_waits(theta, w, b, grid)
     served, waits = [None] * count, [None] * count
     for i in reversed(range(count)):
         c = SERVERS[i]
@@ -103,7 +140,8 @@ def independent_day(theta, x, grid=1201):
         width = EDGES[i + 1] - EDGES[i]
         present = integrate.simpson(laws[i] @ np.arange(STATES), x=s) / width
         served_share = integrate.simpson(np.sum(laws[i] * served[i], axis=1), x=s)
-        wait = integrate.simpson(np.sum(laws[i] * waits[i], axis=1), x=s) / served_share
+        completed_share = integrate.simpson(np.sum(laws[i] * completed[i], axis=1), x=s)
+        wait = integrate.simpson(np.sum(laws[i] * whole[i], axis=1), x=s) / completed_share
         # Simpson on each side of b - x, where a window starts to cross the rota's change:
         # one who arrives just after b - x with fewer than the new count ahead is served at
         # b, just before it waits on, and at b itself the count changes (the integrand
@@ -115,7 +153,7 @@ def independent_day(theta, x, grid=1201):
             t = s[part].copy()
             t[-1] += nudge
             within += integrate.simpson([law @ served_within(at) for law, at in zip(laws[i][part], t)], x=t)
-        results.append((laws[i][-1], present, wait, within / served_share, 1 - served_share / width))
+        results.append((laws[i][-1], present, wait, within / served_share, 1 - completed_share / width))
     return results
 
 

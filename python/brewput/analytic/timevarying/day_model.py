@@ -64,13 +64,12 @@ def solve_day(model, method: str = "auto", asked: Optional[dict] = None) -> dict
             except ArithmeticError as e:  # what the day cannot settle (say overloaded for good)
                 raise _refused(model, f"stations.{station_name}", str(e)) from None
             caught = _caught_by_a_fall(rota.counts, day.repeat)
-            if station.off_shift != "finish" and caught.any():
+            if station.off_shift != "finish" and caught.any() and within:
                 found.customers_exact = ~caught
                 notes.append(f"stations.{station_name}: a customer in service when the rota falls is handed back "
-                             "and waits again, which the transient does not time (its waits end where service "
-                             "first starts): the waits of those who arrive before the last fall are approximate "
-                             f"({', '.join(day.labels[i] for i in np.flatnonzero(caught))}); the numbers present "
-                             "are exact")
+                             "and waits again: the mean waits and abandonment are exact (the whole wait), but "
+                             "P(wait <= x) is of the first wait, approximate for those who arrive before the last "
+                             f"fall ({', '.join(day.labels[i] for i in np.flatnonzero(caught))})")
         else:
             if at_start:
                 notes.append(f"stations.{station_name}: {chosen} ignores the {at_start} jobs present at the start")
@@ -86,9 +85,10 @@ def solve_day(model, method: str = "auto", asked: Optional[dict] = None) -> dict
 
 def _caught_by_a_fall(counts: np.ndarray, repeat: bool) -> np.ndarray:
     """Per interval, whether its arrivals may be in service when the rota later falls
-    (then handed back to wait again: simulate times that second wait, the transient's
-    tagged arrival, virtual_wait.py, stops at its first service; 14 servers falling to
-    5 behind 5-minute services: P(wait <= 30 s) 0.97 solved, 0.82 simulated). A fall
+    (then handed back to wait again: the transient's mean wait and abandonment follow
+    the whole wait, virtual_wait.py, but its P(wait <= x) is the first wait's; 14
+    servers falling to 5 behind 5-minute services: P(wait <= 30 s) 0.97 solved, 0.82
+    simulated). A fall
     at an interval's start comes before its arrivals; a repeating day falls again."""
     if repeat:  # the next day's first interval follows the last
         return np.full(counts.size, bool(np.any(np.diff(np.append(counts, counts[0])) < 0)))

@@ -79,9 +79,13 @@ def solve_transient(rate: Rate, service_mean: float, rota: Rota, *, patience: fl
             raise ArithmeticError(f"the queue outgrows {MAX_STATES:,} states (probability {lost:.2g} "
                                   "of reaching them): the station is overloaded for too long")
         size = min(_more_states(present, lost, size), MAX_STATES)
-    rewards = _backward(service_mean, rota, theta, size, cuts, nodes, chain)
+    # handed back where the rota falls (resume, restart): waits through service; the
+    # service levels stay the first wait's, of those who start service
+    handed_back = off_shift != "finish" and finishing_width(rota.counts, rota.repeat) > 1
+    rewards = _backward(service_mean, rota, theta, size, cuts, nodes, chain, through_service=handed_back)
+    started = _backward(service_mean, rota, theta, size, cuts, nodes)[size:] if handed_back and targets else None
     figures = _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, owner, law, rewards, chain,
-                       shown)
+                       shown, started)
     if chain is not None:
         lost += chain.collapsed
     figures.details.update(states=size, lost=lost,
@@ -231,18 +235,27 @@ def _forward(rate, service_mean, rota, theta, at_start, size, cuts, nodes, chain
     return values[:, :nodes.size], values[:, nodes.size:]
 
 
-def _rewards_system(size: int, servers: int, service_mean: float, theta: float) -> LinearSystem:
+def _rewards_system(size: int, servers: int, service_mean: float, theta: float,
+                    through_service: bool = False) -> LinearSystem:
     """-u' = r + G u for the stacked [w; b] of k ahead (virtual_wait.py), w_k and b_k side
-    by side (k ahead at 2k, 2k + 1): a banded system; w's reward rate is b while waiting."""
-    g = virtual_wait.generator(size, servers, service_mean, theta, killing=True)
-    waiting = sparse.diags((np.arange(size) >= servers).astype(float))
-    stacked = sparse.bmat([[g, waiting], [None, g]], format="csr")
-    return LinearSystem([(None, stacked[_side_by_side(size)][:, _side_by_side(size)])])
+    by side (k ahead at 2k, 2k + 1): a banded system; w's reward rate is b while waiting.
+    `through_service`: G goes on through service, where b's source is the completion."""
+    waiting = np.arange(size) >= servers
+    order = _side_by_side(size)
+    if through_service:
+        g = virtual_wait.through_service(size, servers, service_mean, theta)
+        source = np.concatenate([np.zeros(size), (~waiting) / service_mean])[order]
+    else:
+        g = virtual_wait.generator(size, servers, service_mean, theta, killing=True)
+    stacked = sparse.bmat([[g, sparse.diags(waiting.astype(float))], [None, g]], format="csr")
+    return LinearSystem([(None, stacked[order][:, order])], [(None, source)] if through_service else ())
 
 
-def _backward(service_mean, rota, theta, size, cuts, nodes, chain=None):
+def _backward(service_mean, rota, theta, size, cuts, nodes, chain=None, through_service=False):
     """w and b (virtual_wait.py) at each node, stacked: solved in reversed time tau = L - s
-    from the day's end back to 0; w's reward rate is b, the chance of being served."""
+    from the day's end back to 0; w's reward rate is b, the chance of being served.
+    `through_service`: a customer in service may be handed back (virtual_wait.py), b the
+    chance of completing service, w its whole wait."""
     if chain is not None:
         return _backward_finishing(service_mean, rota, theta, nodes, chain)
     day = rota.edges[-1]
@@ -253,13 +266,15 @@ def _backward(service_mean, rota, theta, size, cuts, nodes, chain=None):
     pieces, counts = [], []
     for a, b in zip(cuts[-2::-1], cuts[:0:-1]):  # latest first
         servers = int(rota.servers([a])[0])
-        pieces.append((day - b, day - a, _rewards_system(size, servers, service_mean, theta)))
+        pieces.append((day - b, day - a, _rewards_system(size, servers, service_mean, theta, through_service)))
         counts.append(servers)
 
     def entering(i, y):  # fewer than c ahead at the piece's end (in time): in service
         y[0:2 * counts[i]:2] = 0.0
         y[1:2 * counts[i]:2] = 1.0
         return y
+    if through_service:  # in service is not the end: the chain goes on through it
+        entering = None
 
     start = np.concatenate([np.nan_to_num(w_end, posinf=0.0), b_end])[_side_by_side(size)]
     for _ in range(_PERIODIC_DAYS if rota.repeat else 1):
@@ -305,9 +320,11 @@ def _side_by_side(size: int) -> np.ndarray:
 
 
 def _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, owner, law, rewards,
-             chain=None, shown=None) -> IntervalFigures:
+             chain=None, shown=None, started=None) -> IntervalFigures:
     """`shown`: with servers finishing (`chain`, finishing.py), the layout of the rows of
-    `law` and `rewards` (m below the widest the forward equations reached)."""
+    `law` and `rewards` (m below the widest the forward equations reached). `started`:
+    where customers are handed back, the chance of starting service (the first wait's
+    service levels are of those who start)."""
     edges = rota.edges
     count = edges.size - 1
     # per state: the number present, and the servers still finishing a job
@@ -334,7 +351,8 @@ def _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, own
         for x in targets:
             within = np.column_stack([_served_within(size, t, x, rota, service_mean, theta, chain, shown)
                                       for t in nodes])
-            levels[x] = per_interval(np.sum(law * within, axis=0), arriving) / served
+            levels[x] = per_interval(np.sum(law * within, axis=0), arriving) / (
+                served if started is None else per_interval(np.sum(law * started, axis=0), arriving))
         utilization = busy / rota.counts
     utilization[rota.counts == 0] = np.nan
     return IntervalFigures(method="transient", exact=True, edges=edges, servers=rota.counts.copy(),

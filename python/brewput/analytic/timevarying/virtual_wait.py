@@ -17,6 +17,14 @@ chain's backward equations (-u' = r + G u, G its generator) give, per k ahead at
 and over the window [s, s + x], piece by piece where c(t) changes,
     P(served within x | k, s) = [exp(x G) 1{k < c}]_k, 1 set again for k < c at each
     piece's end (a server is free by then).
+
+Where the rota falls, a customer in service may be handed back and wait again
+(simulate's rota.rs: the one handed back is the most recently started, back at the
+head of the queue, so the first min(n, c) by arrival are always the ones in service):
+its whole wait then follows the chain on k through its service (`through_service`):
+in service while k < c(t), where it completes at 1 / s_mean (b's source) and those
+ahead at k / s_mean; waiting while k >= c(t) as above (w's reward rate b). Its total
+wait's law (P(wait <= x)) is not this chain's: the first wait's stays as above.
 """
 from __future__ import annotations
 
@@ -40,6 +48,16 @@ def generator(size: int, servers: int, service_mean: float, theta: float, killin
     down = np.where(waiting, d, 0.0)
     diagonal = -(down + (theta if killing else 0.0) * waiting)
     return sparse.diags([diagonal, down[1:]], [0, -1], format="csr")
+
+
+def through_service(size: int, servers: int, service_mean: float, theta: float) -> sparse.csr_matrix:
+    """G on k = 0..size-1 ahead of a customer who may be handed back: in service (k < c)
+    it leaves the chain at 1 / s_mean (served), waiting at theta (gone); those ahead
+    leave at d_k either way."""
+    d = departure_rates(size, servers, service_mean, theta)
+    waiting = np.arange(size) >= servers
+    diagonal = -(d + np.where(waiting, theta, 1.0 / service_mean))
+    return sparse.diags([diagonal, d[1:]], [0, -1], format="csr")
 
 
 def stationary_rewards(size: int, servers: int, service_mean: float, theta: float):
