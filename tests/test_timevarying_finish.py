@@ -233,3 +233,24 @@ def test_a_rota_that_falls_sharply_is_exact_beside_simulate(rush, i):
     (_, share), (low, high) = waits["within"][0], waits["within_ci"][0]
     check({"settings": simulated["settings"], "share": share, "share_ci": [low, high]}, ("share",),
           customer["waiting_time"]["within"][0][1])
+
+
+def test_a_repeating_day_is_the_long_days_settled_cycle():
+    # a rota that falls twice a cycle, to none at all, under a rate that is a curve (the
+    # implicit integrator, not uniformization): the repeating day's state at its end is
+    # its state at its start, and its waits are those of the fourth of four days in a row
+    day = {"brewput": 1, "name": "cycle", "time_unit": "min",
+           "day": {"length": "2h", "interval": "30min", "repeat": True},
+           "stations": {"bar": {"servers": [6, 2, 0, 4]}},
+           "classes": {"customer": {"rate": {"curve": "1 + 0.5*sin(2*pi*t/2h)"}, "route": [
+               {"station": "bar", "service": "exp(2)", "patience": "exp(5)"}]}}}
+    cycle = brewput.solve(day)["intervals"]
+    long = dict(day, day={"length": "8h", "interval": "30min"},
+                stations={"bar": {"servers": [6, 2, 0, 4] * 4}})
+    days = brewput.solve(long)["intervals"]
+    for i in range(3):  # the last interval of the long day has no day after it
+        assert cycle[i]["classes"]["customer"]["exact"] is True
+        assert cycle[i]["classes"]["customer"]["waiting_time"]["mean"] == pytest.approx(
+            days[12 + i]["classes"]["customer"]["waiting_time"]["mean"], rel=1e-5)
+        assert cycle[i]["stations"]["bar"]["waiting"] == pytest.approx(days[12 + i]["stations"]["bar"]["waiting"],
+                                                                       rel=1e-5)

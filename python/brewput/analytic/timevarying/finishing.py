@@ -44,7 +44,10 @@ UNIFORM_STEPS = 1_000_000
 # Below this probability of servers still finishing (m > 0) the chain of n alone is
 # solved, m > 0 moved to m = 0: the law changes by at most that much, counted in `lost`.
 COLLAPSE = 1e-13
-_DRAINS = 40  # the stretches of the wide chain: this many times 1 / ((c + 1) mu), m's slowest drain
+# The wide chain is solved in stretches this many times 1 / ((c + 1) mu), the mean of
+# m's slowest step down, before P(m > 0) is looked at again (fewer, longer stretches
+# cost less: each starts a uniformization afresh).
+_DRAINS = 40
 
 
 def finishing_width(counts: np.ndarray, repeat: bool) -> int:
@@ -75,10 +78,6 @@ class FinishingChain:
     def present_of(self, law: np.ndarray) -> np.ndarray:
         """P(n present), summed over m (a row per n)."""
         return law.reshape(self.size, self.width, *law.shape[1:]).sum(axis=1)
-
-    def finishing_mass(self, law: np.ndarray) -> float:
-        """P(m > 0)."""
-        return float(law.reshape(self.size, self.width)[:, 1:].sum())
 
     def narrow(self, law: np.ndarray) -> np.ndarray:
         """The law of n alone, m > 0 moved to m = 0."""
