@@ -15,7 +15,7 @@ where the last ended. A piece is solved by
   bound on the error in probability); chosen while q * duration <= UNIFORM_STEPS (or
   the system's own `uniform_steps`: a large chain, whose implicit steps cost far more
   than products by A), for its cost is that many products by A (a long piece in parts
-  of at most UNIFORM_PART);
+  of at most UNIFORM_PART, fewer for a large chain: at most UNIFORM_VALUES values kept);
 - else an implicit integrator (stiffness is the rule): LSODA with a banded Jacobian
   when A is banded (a birth-death chain), else BDF with the sparse Jacobian.
 
@@ -36,7 +36,8 @@ RTOL = 1e-9  # the implicit integrator's tolerances: relative ...
 ATOL = 1e-13  # ... and absolute (probabilities below this do not steer its step)
 UNIFORM_TAIL = 1e-14
 UNIFORM_STEPS = 256
-UNIFORM_PART = 1024  # products by A in one part of a piece (memory: that many vectors kept)
+UNIFORM_PART = 1024  # products by A in one part of a piece (memory: that many vectors kept) ...
+UNIFORM_VALUES = 1 << 23  # ... and fewer where they would hold more values than this (64 MB)
 # Bands wider than this use the sparse solver (a banded solve costs n band**2).
 _WIDEST_BAND = 8
 # Up to this many states uniformization multiplies by a dense jump matrix.
@@ -150,7 +151,7 @@ def _piece(y0: np.ndarray, system: LinearSystem, duration: float, at: np.ndarray
     """y at the offsets `at` in the piece, and at its end."""
     q = system.uniformizable(duration)
     if q is not None:
-        parts = max(1, math.ceil(q * duration / UNIFORM_PART))
+        parts = max(1, math.ceil(q * duration / min(UNIFORM_PART, max(16, UNIFORM_VALUES // y0.size))))
         if parts == 1:
             return _uniformized(y0, system, q, duration, at)
         found, y = np.empty((y0.size, at.size)), y0
