@@ -124,6 +124,12 @@ class Model:
     def file(self) -> Optional[str]:
         return self._origin.file
 
+    def missing_param(self, name: str) -> str:
+        """Why `name` is no param here, naming the model's file: the one wording of every
+        option that takes a param (plan --vary, doe --factor, whatif)."""
+        where = Path(self.file).name if self.file else "the model"
+        return f"{where} has no param {name!r} (its params: {', '.join(self.params) or 'none'})"
+
     @property
     def time_unit(self) -> str:
         return self._spec.time_unit

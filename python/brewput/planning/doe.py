@@ -260,8 +260,7 @@ def parse_factors(texts: Sequence[str], model) -> List[Factor]:
 
     def check(name: str, level: float, text: str) -> None:
         if "." not in name and name not in model.params:
-            raise BrewputError(f"--factor {text}: the model has no param {name!r} (its params: "
-                               f"{', '.join(model.params) or 'none'}); a field is named by its path")
+            raise BrewputError(f"--factor {text}: {model.missing_param(name)}; a field is named by its path")
         try:
             variant(model, {name: level})
         except BrewputError as e:

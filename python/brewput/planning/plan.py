@@ -74,8 +74,7 @@ def check_vary(model, given: Mapping[str, Mapping[str, Sequence[Number]]]) -> No
     for option, vary in given.items():
         for name, values in vary.items():
             if "." not in name and name not in model.params:
-                raise BrewputError(f"{option} {name}: the model has no param {name!r} (its params: "
-                                   f"{', '.join(model.params) or 'none'}); a field is named by its path, "
+                raise BrewputError(f"{option} {name}: {model.missing_param(name)}; a field is named by its path, "
                                    "e.g. stations.web.servers")
             for value in values:
                 try:

@@ -64,8 +64,7 @@ def edited(model, edit: str):
             if "." in path:
                 return model.with_edits({path: value})
             if path not in model.params:
-                raise BrewputError(f"the model has no param {path!r} (its params: "
-                                   f"{', '.join(model.params) or 'none'}); a field is named by its path")
+                raise BrewputError(f"{model.missing_param(path)}; a field is named by its path")
             return model.with_params(**{path: value})
     except BrewputError as e:
         message = str(e)
