@@ -6,7 +6,7 @@ import os
 from typing import Callable, Mapping, Optional, Sequence, Union
 
 from .. import _native, percentiles
-from ..errors import EngineError, ModelError, OptionError
+from ..errors import EngineError, OptionError
 from .cancellable import run_controlled
 from .pilot import LOSING, Paced, paced
 from .work import Work, cores, simulation_work
@@ -137,7 +137,7 @@ def day_settings(model: Model, bins, customers, horizon, warmup) -> Optional[dic
             raise OptionError(field, "a day runs from its start until its customers have left "
                                      f"(day: length {model.day.length:g} {model.time_unit}); leave it out")
     if model.day.repeat:
-        raise ModelError(f"{model_label(model)}: day.repeat: a day that repeats is not simulated yet")
+        raise model.error(("day", "repeat"), "a day that repeats is not simulated yet (solve answers it)")
     settings = {"stop": {"kind": "horizon", "time": float(model.day.length)}, "warmup": {"kind": "time", "time": 0.0}}
     if bins is not None:
         settings["bins"] = bin_width(bins, model)

@@ -5,11 +5,11 @@ import copy
 import dataclasses
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Dict, FrozenSet, Mapping, Optional, Set, Union
+from typing import Any, Dict, FrozenSet, Mapping, Optional, Sequence, Set, Union
 
 import yaml
 
-from ..errors import FieldError, ModelError
+from ..errors import FieldError, ModelError, PathItem
 from .compile import compile_model
 from .day import Day
 from .distributions import Distribution, Empirical, PARAMETERS
@@ -123,6 +123,10 @@ class Model:
     @property
     def file(self) -> Optional[str]:
         return self._origin.file
+
+    def error(self, path: Sequence[PathItem], problem: str) -> ModelError:
+        """A problem with the field at `path`, shown as the loader shows one: `FILE:LINE FIELD: problem`."""
+        return self._origin.error(path, problem)
 
     def missing_param(self, name: str) -> str:
         """Why `name` is no param here, naming the model's file: the one wording of every
