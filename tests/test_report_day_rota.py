@@ -98,7 +98,7 @@ def test_shifts_are_drawn_with_their_over_staffing(shifted):
     assert [p.title for p in chart.panels] == ["arrival rate", "servers per interval", "over-staffing"]
     on = _traces(chart, 1)["shifts"]
     assert on.line.dash == "dash" and list(on.y) == shifts["covered"] + [shifts["covered"][-1]]
-    over = _traces(chart, 2)["shifts over the rota"]
+    over = _traces(chart, 2)["shifts"]
     assert list(over.y[:4]) == [c - n for c, n in zip(shifts["covered"], counts)]
     assert sum(over.y[:4]) == shifts["over_staffing"]
     # the PNG draws the same steps

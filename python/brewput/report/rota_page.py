@@ -61,7 +61,7 @@ def rota_chart(record: dict) -> Chart:
                 lines.append(more)
         over = [c - n for c, n in zip(shifts["covered"], counts)]
         panels.append(axis.panel("over-staffing", "servers beyond the rota",
-                                 [axis.steps("shifts over the rota", over, 1)]))
+                                 [axis.steps("shifts", over, 1)]))
         caption += (f"; the servers the shifts put on (dashed) and, beside, the over-staffing they force: "
                     f"{shifts['over_staffing']} server-intervals beyond the rota")
     if broken is not None:
