@@ -146,3 +146,14 @@ def test_classes_sharing_a_station_are_one_stream_with_their_own_arrivals():
         assert a["waiting_time"]["mean"] == b["waiting_time"]["mean"] == truth.mean_wait[i]
         assert a["arrivals"] == pytest.approx(RATES[i] * 15) and b["arrivals"] == pytest.approx(0.25 * 15)
         assert interval["stations"]["bar"]["waiting"] == truth.mean_in_queue[i]
+
+
+def test_nobody_gives_up_without_patience_exactly():
+    # 1 - served / arrived read -2.2e-14 here (rounding): shown as a share who gave up
+    day = {"brewput": 1, "name": "rush", "time_unit": "min",
+           "day": {"start": "08:00", "length": "60min", "interval": "15min"},
+           "stations": {"bar": {"servers": [1, 1, 1, 1]}},
+           "classes": {"customer": {"rate": [0.5, 2.0, 0.5, 0.5], "route": [{"station": "bar", "service": "exp(5)"}]}}}
+    res = brewput.solve(day)
+    assert [i["classes"]["customer"]["abandonment"] for i in res["intervals"]] == [0.0] * 4
+    assert res["classes"]["customer"]["abandoned"] == 0.0

@@ -346,7 +346,9 @@ def _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, own
     with np.errstate(invalid="ignore", divide="ignore"):
         served = per_interval(np.sum(law * rewards[states:], axis=0), arriving)
         mean_wait = per_interval(np.sum(law * rewards[:states], axis=0), arriving) / served
-        abandoned = 1.0 - served / arrived
+        # Without patience nobody gives up: 1 - served / arrived would show rounding (-2e-14)
+        # and the truncation's turned-away (below LOST_BOUND) as giving up.
+        abandoned = np.clip(1.0 - served / arrived, 0.0, 1.0) if theta > 0 else np.where(arrived > 0, 0.0, np.nan)
         levels = {}
         for x in targets:
             within = np.column_stack([_served_within(size, t, x, rota, service_mean, theta, chain, shown)
