@@ -92,12 +92,15 @@ def plan_command(
         raise BrewputError("--shift: covers a planned rota with shifts; give --rota METHOD too")
     if rota is not None:
         from ..planning.rota import confirm as confirm_rota, judge, plan_rota
-        from ..planning.rota_shifts import shifts_of
+        from ..planning.rota_shifts import shifts_of, shifts_that_hold
         from ..report.day_table import rota_table
 
         planned = plan_rota(loaded, objectives, rota)
-        shifts = None if shift is None else shifts_of(loaded, planned.counts, shift)
-        if shifts is not None:  # the rota shifts give, judged too
+        shifts = None
+        if shift is not None and rota == "exact":  # shifts that hold, as the exact rota does
+            shifts = shifts_that_hold(loaded, planned.station, objectives, planned.counts, shift)
+        elif shift is not None:  # the approximation's rota covered, and judged too
+            shifts = shifts_of(loaded, planned.counts, shift)
             shifts.held = [held for held, _ in judge(loaded, planned.station, objectives, shifts.covered)]
         if confirm:  # the day simulated on the rota that will be worked
             worked = planned.counts if shifts is None else shifts.covered
