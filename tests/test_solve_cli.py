@@ -138,3 +138,10 @@ def brewput_cli_compare(example, level):
                   "--level", repr(level), "--json")
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)["comparison"]
+
+
+def test_a_model_with_no_steady_state_is_refused_naming_its_file_and_station():
+    run = brewput("solve", "examples/mmc.yaml", "--set", "rate=3.5")
+    assert run.returncode == 2
+    assert run.stderr == ("error: examples/mmc.yaml: station desk: utilization 1.167 >= 1, the open model is unstable; "
+                          "no steady state exists\n")

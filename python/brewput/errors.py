@@ -15,6 +15,11 @@ class BrewputError(Exception):
 # (crates/py/src/errors.rs) raises these very classes, looked up here by name, so
 # this module is their one home.
 
+class Unstable(BrewputError):
+    """A model with no steady state (a station offered 100 % or more of what it serves):
+    solve's refusal, which names the station; the command adds the model's file."""
+
+
 class EngineError(BrewputError):
     """A simulation that could not run to its end (the Rust engine's errors,
     each its own class below)."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Callable, List, Tuple
 
-from ..errors import BrewputError
+from ..errors import Unstable
 from ..model import Model
 from . import sizing
 from .abandonment import Impatience, chain_states, finite_source, impatient
@@ -70,7 +70,7 @@ def solve_giving_up(model: Model, net: Network, feature: str, site: str) -> Tupl
     else:
         states = chain_states(lam, s, c, join_length=length, beyond=beyond, patience=patience)
     if math.isinf(states):  # no patience, no end to joining, and more work than the servers do
-        raise BrewputError(f"station {one.name}: utilization {lam * beyond * s / c:.4g} >= 1 of the customers "
+        raise Unstable(f"station {one.name}: utilization {lam * beyond * s / c:.4g} >= 1 of the customers "
                            f"who join, the open model is unstable; no steady state exists")
     sizing.check(f"station {one.name}'s chain of customers who give up, about {states:,.0f} states",
                  sizing.birth_death_cost(states), "use brewput simulate")

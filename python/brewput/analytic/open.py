@@ -25,7 +25,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..errors import BrewputError
+from ..errors import Unstable
 from . import gim1, mg1k, queues, sizing, sjf
 from .laws.approximate import exponential_wait_laws
 from .laws.birth_death import birth_death_laws
@@ -150,7 +150,7 @@ def _station(net: Network, m: int, flow: np.ndarray, ca2: float, direct: bool) -
         return _finite_station(net, m, c, int(net.capacity[m]), flow, mean, exponential, direct)
     rho = lam * mean / c
     if rho >= 1.0:
-        raise BrewputError(f"station {name}: utilization {rho:.4g} >= 1, the open model is unstable; "
+        raise Unstable(f"station {name}: utilization {rho:.4g} >= 1, the open model is unstable; "
                            f"no steady state exists")
     if discipline == "sjf":
         waits, converged = sjf.sjf_waits(lam, mean * mean * (1.0 + cs2), [

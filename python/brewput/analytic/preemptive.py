@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Sequence, Tuple
 
-from ..errors import BrewputError
+from ..errors import Unstable
 from ..model import Model
 from ..model.no_effect import preempt_without_effect
 from . import sizing
@@ -57,7 +57,7 @@ def solve_preemptive(model: Model, net: Network, feature: str, site: str) -> Tup
     priorities = [job.priority for job in model.classes.values()]
     load = sum(lam * s for lam, s in zip(lams, means)) / c
     if load >= 1:
-        raise BrewputError(f"station {one.name}: utilization {load:.4g} >= 1, the open model is unstable; "
+        raise Unstable(f"station {one.name}: utilization {load:.4g} >= 1, the open model is unstable; "
                            f"no steady state exists")
     if station.preempt == "restart":
         figures, method = preemptive_repeat(lams, means, priorities, c), "preemptive-repeat"

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
 from ..analytic.methods import DAY_METHODS, METHODS
-from ..errors import BrewputError
+from ..errors import BrewputError, Unstable
 from ..vocabulary import CONFIDENCE
 from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, ReportOption, SchedulerOption, SetOption,
                      SweepOption, WholeOption, WorkersOption, YesOption, app, parse_sets, show, show_line,
@@ -108,6 +109,15 @@ def simulate(
     single_run_outputs(model, params, res, output, report, hgrm)
 
 
+@contextmanager
+def naming_the_model(model: Path):
+    """solve's refusal of a model with no steady state names the station; the file too here."""
+    try:
+        yield
+    except Unstable as e:
+        raise Unstable(f"{model}: {e}") from None
+
+
 #: The most states of a model's Markov chain (solve --method ctmc, or auto where it builds one).
 MaxStatesOption = WholeOption(None, "--max-states", help="The most states of the model's Markov chain (--method ctmc, "
                                                            "or auto where no formula answers).  [default: 1,000,000]")
@@ -148,7 +158,8 @@ def solve(
                        show=show_sweep(as_json))
         return
     single_run_checks(output, report, executor, scheduler, workers)
-    res = run_solve(model, params=params, method=method, max_states=max_states, **asked)
+    with naming_the_model(model):
+        res = run_solve(model, params=params, method=method, max_states=max_states, **asked)
     if as_json:
         print(json.dumps(res, indent=2))
     else:
@@ -222,7 +233,8 @@ def compare(
 
     if load(model, params=params).day is not None:
         return _compare_day(model, params, asked, as_json, output, report, seed=seed, replications=replications)
-    analytic = run_solve(model, params=params, method=method, max_states=max_states, **asked)
+    with naming_the_model(model):
+        analytic = run_solve(model, params=params, method=method, max_states=max_states, **asked)
     with progress_bar(enabled=not as_json, steps=False) as progress:
         simulated = run_simulation(model, params=params, seed=seed, replications=replications,
                                    customers=customers, progress=progress, **asked)
