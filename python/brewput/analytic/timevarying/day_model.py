@@ -88,8 +88,8 @@ def _caught_by_a_fall(counts: np.ndarray, repeat: bool) -> np.ndarray:
     (then handed back to wait again: the transient's mean wait and abandonment follow
     the whole wait, virtual_wait.py, but its P(wait <= x) is the first wait's; 14
     servers falling to 5 behind 5-minute services: P(wait <= 30 s) 0.97 solved, 0.82
-    simulated). A fall
-    at an interval's start comes before its arrivals; a repeating day falls again."""
+    simulated). A fall at an interval's start comes before its arrivals; a repeating
+    day falls again."""
     if repeat:  # the next day's first interval follows the last
         return np.full(counts.size, bool(np.any(np.diff(np.append(counts, counts[0])) < 0)))
     falls = np.flatnonzero(np.diff(counts) < 0) + 1  # the intervals that start lower
