@@ -40,8 +40,11 @@ UNIFORM_PART = 1024  # products by A in one part of a piece (memory: that many v
 UNIFORM_VALUES = 1 << 23  # ... and fewer where they would hold more values than this (64 MB)
 # Bands wider than this use the sparse solver (a banded solve costs n band**2).
 _WIDEST_BAND = 8
-# Up to this many states uniformization multiplies by a dense jump matrix.
+# Up to this many states uniformization multiplies by a dense jump matrix, ...
 _DENSE_STATES = 400
+# ... and an implicit integrator's derivative by a dense A (beyond, a banded product's
+# few slices cost less than n**2 products).
+_DENSE_PRODUCT_STATES = 200
 
 Scalar = Callable[[float], float]
 
@@ -74,6 +77,11 @@ class LinearSystem:
         # (a solver calls this thousands of times).
         self._diagonals = [[(k, a.diagonal(k)) for k in range(-lower, upper + 1) if a.diagonal(k).any()]
                            for _, a in self.terms] if max(lower, upper) <= _WIDEST_BAND else None
+        self._packed: Optional[np.ndarray] = None  # a constant A's banded Jacobian, once built ...
+        self._q: Optional[float] = None  # ... and its rate of uniformization (nan: A is not Metzler)
+        # A small constant A as an array: one BLAS call a product, where a sparse product's
+        # dispatch costs more than the product (a solver calls this thousands of times).
+        self._dense = self.terms[0][1].toarray() if self.constant and self.size <= _DENSE_PRODUCT_STATES else None
 
     @property
     def constant(self) -> bool:
@@ -97,6 +105,10 @@ class LinearSystem:
         return part
 
     def derivative(self, t: float, y: np.ndarray) -> np.ndarray:
+        if self._dense is not None:
+            return self._dense @ y + self._source
+        if self.constant and self._diagonals is None:
+            return self.terms[0][1] @ y + self._source
         out = np.zeros_like(y)
         for i, (f, _) in enumerate(self.terms):
             part = self._product(i, y)
@@ -108,23 +120,26 @@ class LinearSystem:
 
     def banded_jacobian(self, t: float, y: Optional[np.ndarray] = None) -> np.ndarray:
         """A(t) in LSODA's packed form: entry (i, j) at [upper + i - j, j]."""
+        if self.constant and self._packed is not None:
+            return self._packed
         lower, upper = self.bands
         coo = self.matrix(t).tocoo()
         packed = np.zeros((lower + upper + 1, self.size))
         np.add.at(packed, (upper + coo.row - coo.col, coo.col), coo.data)
+        if self.constant:
+            self._packed = packed
         return packed
 
     def uniformizable(self, duration: float) -> Optional[float]:
         """q for uniformization over `duration`, or None where it does not apply (A not
         constant, or not Metzler, or a source that moves) or would cost too much."""
-        if len(self.terms) != 1 or self.terms[0][0] is not None or self.sources:
+        if not self.constant:
             return None
-        a = self.terms[0][1]
-        off = a - sparse.diags(a.diagonal())
-        if off.nnz and off.data.min() < 0:
-            return None
-        q = max(float(np.max(-a.diagonal())), 1e-300)
-        return q if q * duration <= self.uniform_steps else None
+        if self._q is None:
+            a = self.terms[0][1]
+            off = a - sparse.diags(a.diagonal())
+            self._q = math.nan if off.nnz and off.data.min() < 0 else max(float(np.max(-a.diagonal())), 1e-300)
+        return self._q if self._q * duration <= self.uniform_steps else None
 
 
 def solve_at(y0: np.ndarray, pieces: Sequence[Tuple[float, float, LinearSystem]], times: Sequence[float],

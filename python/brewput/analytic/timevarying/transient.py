@@ -41,7 +41,10 @@ LOST_BOUND = 1e-9
 MAX_STATES = 20_000
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(8)
 _PERIODIC_DAYS = 200         # a repeating day: run day after day until the start repeats ...
-_PERIODIC_TOLERANCE = 1e-12  # ... to this (total variation of the state law)
+# ... to this: the total variation of the state law, each day's divided by its mass (the
+# integrator's tolerance loses about 1e-12 of it a day, and a day's change can be no
+# smaller), and the relative change of the rewards; above the integrator's own error.
+_PERIODIC_TOLERANCE = 1e-10
 
 
 def solve_transient(rate: Rate, service_mean: float, rota: Rota, *, patience: float = math.inf,
@@ -223,7 +226,7 @@ def _forward(rate, service_mean, rota, theta, at_start, size, cuts, nodes, chain
     values, end = solve(p0)
     if rota.repeat or rate.repeat:
         for _ in range(_PERIODIC_DAYS):
-            if np.abs(end - p0).sum() <= _PERIODIC_TOLERANCE:
+            if np.abs(end / end.sum() - p0 / p0.sum()).sum() <= _PERIODIC_TOLERANCE:
                 break
             p0 = end
             values, end = solve(p0)
@@ -263,22 +266,23 @@ def _backward(service_mean, rota, theta, size, cuts, nodes, chain=None, through_
     w_end, b_end = virtual_wait.stationary_rewards(size, last, service_mean, theta)
     if not (np.all(np.isfinite(w_end)) or rota.repeat):
         raise ArithmeticError("after the day no server is on and nobody gives up: those waiting wait forever")
-    pieces, counts = [], []
+    pieces, counts, systems = [], [], {}
     for a, b in zip(cuts[-2::-1], cuts[:0:-1]):  # latest first
         servers = int(rota.servers([a])[0])
-        pieces.append((day - b, day - a, _rewards_system(size, servers, service_mean, theta, through_service)))
+        if servers not in systems:
+            systems[servers] = _rewards_system(size, servers, service_mean, theta, through_service)
+        pieces.append((day - b, day - a, systems[servers]))
         counts.append(servers)
 
-    def entering(i, y):  # fewer than c ahead at the piece's end (in time): in service
+    def in_service(i, y):  # fewer than c ahead at the piece's end (in time): in service
         y[0:2 * counts[i]:2] = 0.0
         y[1:2 * counts[i]:2] = 1.0
         return y
-    if through_service:  # in service is not the end: the chain goes on through it
-        entering = None
 
     start = np.concatenate([np.nan_to_num(w_end, posinf=0.0), b_end])[_side_by_side(size)]
     for _ in range(_PERIODIC_DAYS if rota.repeat else 1):
-        values, end = solve_at(start, pieces, day - nodes, entering=entering)
+        # through service, in service is not the end: the chain goes on through it
+        values, end = solve_at(start, pieces, day - nodes, entering=None if through_service else in_service)
         if not rota.repeat or np.abs(end - start).max() <= _PERIODIC_TOLERANCE * max(1.0, np.abs(end).max()):
             break
         start = end
@@ -351,8 +355,7 @@ def _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, own
         abandoned = np.clip(1.0 - served / arrived, 0.0, 1.0) if theta > 0 else np.where(arrived > 0, 0.0, np.nan)
         levels = {}
         for x in targets:
-            within = np.column_stack([_served_within(size, t, x, rota, service_mean, theta, chain, shown)
-                                      for t in nodes])
+            within = _served_within_at(size, nodes, x, rota, service_mean, theta, chain, shown)
             levels[x] = per_interval(np.sum(law * within, axis=0), arriving) / (
                 served if started is None else per_interval(np.sum(law * started, axis=0), arriving))
         utilization = busy / rota.counts
@@ -366,9 +369,42 @@ def _figures(rate, service_mean, rota, theta, targets, size, nodes, weights, own
 _SERVED_WITHIN_CACHE: Dict[tuple, np.ndarray] = {}
 
 
+def _served_within_at(size, nodes, x, rota, service_mean, theta, chain=None, shown=None) -> np.ndarray:
+    """_served_within at each node, a column each. Without servers finishing, a node whose
+    window [t, t + x] crosses no edge sees one count of servers: one vector per count."""
+    if chain is not None:
+        return np.column_stack([_served_within(size, t, x, rota, service_mean, theta, chain, shown)
+                                for t in nodes])
+    edges = _window_edges(rota)
+    crossing = np.searchsorted(edges, nodes, side="right") != np.searchsorted(edges, nodes + x, side="left")
+    counts = rota.servers(nodes)
+    within = np.empty((size, nodes.size))
+    for count in np.unique(counts[~crossing]):
+        at = ~crossing & (counts == count)
+        within[:, at] = _cached_within(size, ((float(x), int(count)),), service_mean, theta)[:, None]
+    for i in np.flatnonzero(crossing):
+        within[:, i] = _served_within(size, nodes[i], x, rota, service_mean, theta)
+    return within
+
+
+def _window_edges(rota) -> np.ndarray:
+    """The rota's edges, a second day's too where the day repeats (a window may cross midnight)."""
+    return np.concatenate([rota.edges, rota.edges[1:] + rota.length]) if rota.repeat else rota.edges
+
+
+def _cached_within(size, window, service_mean, theta, chain=None, width=1) -> np.ndarray:
+    key = (size, window, service_mean, theta, width)
+    if key not in _SERVED_WITHIN_CACHE:
+        if len(_SERVED_WITHIN_CACHE) > 4096:
+            _SERVED_WITHIN_CACHE.clear()
+        _SERVED_WITHIN_CACHE[key] = virtual_wait.served_within(size, window, service_mean, theta) if width == 1 \
+            else finishing.served_within(chain.part(width), window)
+    return _SERVED_WITHIN_CACHE[key]
+
+
 def _served_within(size, t, x, rota, service_mean, theta, chain=None, shown=None) -> np.ndarray:
     """P(served within x | k ahead) for an arrival at t: the rota's pieces over [t, t + x]."""
-    edges = np.concatenate([rota.edges, rota.edges[1:] + rota.length]) if rota.repeat else rota.edges
+    edges = _window_edges(rota)
     inside = edges[(edges > t) & (edges < t + x)]
     window_edges = np.concatenate([[t], inside, [t + x]])
     counts = rota.servers(window_edges[:-1])
@@ -379,11 +415,5 @@ def _served_within(size, t, x, rota, service_mean, theta, chain=None, shown=None
     # the window sees the rota fall
     falls = any(later < before for (_, before), (_, later) in zip(window[:-1], window[1:]))
     width = 1 if chain is None else chain.width if falls else chain.width_at(t)
-    key = (size, window, service_mean, theta, width)
-    if key not in _SERVED_WITHIN_CACHE:
-        if len(_SERVED_WITHIN_CACHE) > 4096:
-            _SERVED_WITHIN_CACHE.clear()
-        _SERVED_WITHIN_CACHE[key] = virtual_wait.served_within(size, window, service_mean, theta) if width == 1 \
-            else finishing.served_within(chain.part(width), window)
-    found = _SERVED_WITHIN_CACHE[key]
+    found = _cached_within(size, window, service_mean, theta, chain, width)
     return found if chain is None else shown.embed(found, width)
