@@ -2,8 +2,6 @@
 non-stationary arrivals, rotas and off_shift, figures per interval, each
 against a truth computed here."""
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -160,13 +158,3 @@ def test_the_intervals_cover_the_exact_transient_about_19_times_in_20():
             low, high = s["stations"]["s"][f"{figure}_ci"]
             inside.append(low <= a["stations"]["s"][figure] <= high)
     assert len(inside) == 24 and sum(inside) >= 20, inside  # 95 % each, three figures of an interval move together
-
-
-def test_a_day_that_repeats_is_refused_at_its_line(tmp_path):
-    model = tmp_path / "periodic.yaml"
-    model.write_text("brewput: 1\ntime_unit: min\nday:\n  length: 60\n  interval: 30\n  repeat: true\n"
-                     "stations: {s: {servers: [1, 2]}}\n"
-                     "classes: {c: {rate: 0.5, route: [{station: s, service: exp(1)}]}}\n")
-    run = subprocess.run([sys.executable, "-m", "brewput", "simulate", model], capture_output=True, text=True)
-    assert run.returncode == 2
-    assert run.stderr == f"error: {model}:6 day.repeat: a day that repeats is not simulated yet (solve answers it)\n"

@@ -124,6 +124,9 @@ def simulation_results(model, settings: dict, summary: dict, warnings: List[str]
         intervals = summary.get("intervals", [])
         labels = interval_labels(model, [i["start"] for i in intervals])
         results["intervals"] = [_interval(i, label) for i, label in zip(intervals, labels)]
+        if model.day.repeat:
+            days = round(settings["warmup"]["time"] / model.day.length)
+            results["notes"] = [f"a repeating day: {days} day{'s' if days != 1 else ''} run before the one measured"]
     return results
 
 

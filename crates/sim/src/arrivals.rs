@@ -7,7 +7,8 @@
 //! bound; a candidate at `s` is kept with probability `rate(s) / bound`. A rate
 //! given per interval is its own bound and every candidate is kept: that is
 //! inversion of its integrated rate, with no uniform drawn. Arrivals happen in
-//! `[0, length)` only.
+//! `[0, length)` only, or on a day that repeats in each of its days, the rate
+//! taken in the day's own time.
 
 mod curve;
 
@@ -117,6 +118,29 @@ impl VaryingArrivals {
     }
 }
 
+impl VaryingArrivals {
+    /// The first arrival after `now` in `days` days one after the other, the
+    /// rate starting again at each day's start; `None` after the last day.
+    /// Each day is drawn in its own time (from its start `k * length`): a
+    /// day's draw that ends with none starts the next day at its start, as
+    /// the exponential forgets.
+    pub fn next_after_in_days<R: Rng>(&self, now: f64, days: u32, rng: &mut R) -> Result<Option<f64>, SimError> {
+        let mut day = ((now / self.length).floor() as u32).min(days);
+        if day > 0 && now < f64::from(day) * self.length {
+            day -= 1; // rounding put `now` in the next day
+        }
+        while day < days {
+            let start = f64::from(day) * self.length;
+            // Exact (Sterbenz) for day >= 1, and start + (now - start) == now.
+            if let Some(at) = self.next_after((now - start).max(0.0), rng)? {
+                return Ok(Some((start + at).max(now)));
+            }
+            day += 1;
+        }
+        Ok(None)
+    }
+}
+
 /// The smallest float above `t` (t >= 0).
 fn next_up(t: f64) -> f64 {
     f64::from_bits(t.to_bits() + 1)
@@ -177,6 +201,27 @@ mod tests {
             let (lo, hi) = (i as f64 / 4.0, (i + 1) as f64 / 4.0);
             let want = 5.0 * (hi * hi - lo * lo);
             assert!((g - want).abs() <= 5.0 * (want / 40_000.0f64).sqrt(), "bin {i}: {g} vs {want}");
+        }
+    }
+
+    #[test]
+    fn a_repeating_day_gives_each_day_the_rate_in_its_own_time() {
+        // 0 then 4 on the halves of a day 2 long, three days: each day's second half holds 4 on average.
+        let rates = vec![0.0, 4.0];
+        let a = VaryingArrivals::new(&Some(rates.clone()), &None, &None, &rates, 2.0).unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let (runs, mut n) = (20_000, [0.0; 6]);
+        for _ in 0..runs {
+            let mut t = 0.0;
+            while let Some(next) = a.next_after_in_days(t, 3, &mut rng).unwrap() {
+                assert!(next > t && next < 6.0);
+                n[next as usize] += 1.0;
+                t = next;
+            }
+        }
+        for (bin, count) in n.iter().enumerate() {
+            let want = if bin % 2 == 1 { 4.0 } else { 0.0 };
+            assert!((count / runs as f64 - want).abs() <= 5.0 * (want / runs as f64).sqrt() + 1e-12, "{n:?}");
         }
     }
 

@@ -7,6 +7,12 @@
 //! The clock's ticks (a rota change, the end of a reporting interval) are
 //! known before the run: they are one sorted list, and one `Tick` event is
 //! pending at a time, naming the next.
+//!
+//! A day that repeats runs `warmup_days` whole days before the one measured:
+//! rates and rotas start again at each day's start (the rota back to its
+//! first interval's count), and figures are those of the measured day, which
+//! starts at `origin`. The rota goes on into the day after it, as the
+//! measured day's last customers are followed until they leave.
 
 use crate::error::SimError;
 use crate::model::{CompiledModel, Day, Discipline, OffShift, Preempt, Source};
@@ -23,6 +29,10 @@ pub enum Tick {
 #[derive(Debug)]
 pub struct DayPlan {
     pub length: f64,
+    /// Days run, the measured one last (1 unless the day repeats).
+    pub days: u32,
+    /// When the measured day starts.
+    pub origin: f64,
     /// Every tick in time order (a report before a rota change at the same time).
     ticks: Vec<(f64, Tick)>,
     /// The ticks already handled.
@@ -33,18 +43,31 @@ pub struct DayPlan {
 
 impl DayPlan {
     /// The day's ticks: rota changes at the model's interval edges if a
-    /// station has a rota, and the ends of reporting intervals `width` long.
-    pub fn new(day: &Day, has_rota: bool, width: f64) -> Self {
+    /// station has a rota, and the ends of reporting intervals `width` long
+    /// in the measured day, the last of `warmup_days + 1` days (0 unless
+    /// the day repeats).
+    pub fn new(day: &Day, has_rota: bool, width: f64, warmup_days: u32) -> Self {
         let interval = day.length / day.intervals as f64;
+        let origin = f64::from(warmup_days) * day.length;
         let mut ticks: Vec<(f64, Tick)> = Vec::new();
         let reports = report_edges(day.length, width);
-        ticks.extend(reports[1..].iter().enumerate().map(|(i, &t)| (t, Tick::Report(i))));
+        ticks.extend(reports[1..].iter().enumerate().map(|(i, &t)| (origin + t, Tick::Report(i))));
         if has_rota {
             ticks.extend((1..day.intervals as usize).map(|i| (i as f64 * interval, Tick::Rota(i))));
+            // A repeating day's later days, and the day after the measured one.
+            for k in (1..=warmup_days + 1).filter(|_| day.repeat) {
+                let start = f64::from(k) * day.length;
+                ticks.extend((0..day.intervals as usize).map(|i| (start + i as f64 * interval, Tick::Rota(i))));
+            }
         }
         // Stable: a report sorts before a rota change at the same time.
         ticks.sort_by(|a, b| a.0.total_cmp(&b.0).then((matches!(a.1, Tick::Rota(_))).cmp(&matches!(b.1, Tick::Rota(_)))));
-        DayPlan { length: day.length, ticks, next: 0, draining: false }
+        DayPlan { length: day.length, days: warmup_days + 1, origin, ticks, next: 0, draining: false }
+    }
+
+    /// When arrivals stop: the end of the measured day.
+    pub fn arrivals_end(&self) -> f64 {
+        self.origin + self.length
     }
 
     /// The time of the next tick, if any is left.
@@ -80,9 +103,6 @@ pub fn validate(model: &CompiledModel) -> Result<(), SimError> {
     };
     if !(day.length > 0.0 && day.length.is_finite()) || day.intervals == 0 {
         return bad("a positive finite length and at least one interval".into());
-    }
-    if day.repeat {
-        return bad("repeat: true is not simulated yet".into());
     }
     let n = day.intervals as usize;
     for station in &model.stations {
@@ -135,7 +155,7 @@ mod tests {
     #[test]
     fn reports_and_rota_changes_are_one_list_in_time_order() {
         let day = Day { length: 60.0, intervals: 4, repeat: false, at_start: vec![] };
-        let mut plan = DayPlan::new(&day, true, 30.0);
+        let mut plan = DayPlan::new(&day, true, 30.0, 0);
         let mut seen = vec![];
         while let Some(t) = plan.next_time() {
             seen.push((t, plan.take()));
@@ -146,5 +166,30 @@ mod tests {
         );
         assert_eq!(report_edges(60.0, 25.0), [0.0, 25.0, 50.0, 60.0]);
         assert_eq!(report_edges(60.0, 15.0), [0.0, 15.0, 30.0, 45.0, 60.0]);
+    }
+
+    #[test]
+    fn a_repeating_day_changes_rotas_every_day_and_reports_only_the_measured_one() {
+        let day = Day { length: 60.0, intervals: 2, repeat: true, at_start: vec![] };
+        let mut plan = DayPlan::new(&day, true, 30.0, 2);
+        assert_eq!((plan.days, plan.origin, plan.arrivals_end()), (3, 120.0, 180.0));
+        let mut seen = vec![];
+        while let Some(t) = plan.next_time() {
+            seen.push((t, plan.take()));
+        }
+        assert_eq!(
+            seen,
+            [
+                (30.0, Tick::Rota(1)),
+                (60.0, Tick::Rota(0)),
+                (90.0, Tick::Rota(1)),
+                (120.0, Tick::Rota(0)),
+                (150.0, Tick::Report(0)),
+                (150.0, Tick::Rota(1)),
+                (180.0, Tick::Report(1)),
+                (180.0, Tick::Rota(0)),
+                (210.0, Tick::Rota(1)),
+            ]
+        );
     }
 }

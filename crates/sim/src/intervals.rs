@@ -6,7 +6,8 @@
 //! running totals taken at the interval's edges, which costs the engine
 //! nothing between edges; those of the customers who arrived in the interval
 //! (their waits, how many gave up) are recorded when each customer leaves,
-//! under the interval it arrived in.
+//! under the interval it arrived in. On a day that repeats, only the measured
+//! day is reported: its time and the customers who arrived in it.
 
 use std::collections::BTreeMap;
 
@@ -36,6 +37,8 @@ struct Arrived {
 
 #[derive(Debug)]
 pub struct IntervalRecorder {
+    /// When the measured day starts (0 unless the day repeats).
+    origin: f64,
     edges: Vec<f64>,
     width: f64,
     /// `[interval][class]`
@@ -47,11 +50,13 @@ pub struct IntervalRecorder {
 }
 
 impl IntervalRecorder {
-    pub fn new(length: f64, width: f64, classes: usize, stations: usize, asked: Asked) -> Self {
+    /// The running totals start from zero at `origin` (measurement starts there).
+    pub fn new(origin: f64, length: f64, width: f64, classes: usize, stations: usize, asked: Asked) -> Self {
         let edges = report_edges(length, width);
         let first = Totals { classes: vec![[0; 3]; classes], stations: vec![[0.0; 4]; stations] };
         IntervalRecorder {
             arrived: vec![vec![Arrived::default(); classes]; edges.len() - 1],
+            origin,
             edges,
             width,
             totals: vec![first],
@@ -59,20 +64,31 @@ impl IntervalRecorder {
         }
     }
 
+    /// Whether a customer who arrived at `t` is one of the measured day's.
+    pub fn is_measured(&self, t: f64) -> bool {
+        t >= self.origin
+    }
+
     fn interval_of(&self, t: f64) -> usize {
-        ((t / self.width) as usize).min(self.arrived.len() - 1)
+        (((t - self.origin) / self.width) as usize).min(self.arrived.len() - 1)
     }
 
-    /// A customer of `class` who arrived at `arrived` completed after waiting `waited`.
+    /// A customer of `class` who arrived at `arrived` completed after waiting
+    /// `waited`; one who arrived before the measured day is not recorded.
     pub fn completed(&mut self, class: u32, arrived: f64, waited: f64) {
-        let i = self.interval_of(arrived);
-        self.arrived[i][class as usize].waits.record(waited);
+        if self.is_measured(arrived) {
+            let i = self.interval_of(arrived);
+            self.arrived[i][class as usize].waits.record(waited);
+        }
     }
 
-    /// A customer of `class` who arrived at `arrived` was lost (turned away, balked or reneged).
+    /// A customer of `class` who arrived at `arrived` was lost (turned away,
+    /// balked or reneged); one who arrived before the measured day is not recorded.
     pub fn lost(&mut self, class: u32, arrived: f64) {
-        let i = self.interval_of(arrived);
-        self.arrived[i][class as usize].lost += 1;
+        if self.is_measured(arrived) {
+            let i = self.interval_of(arrived);
+            self.arrived[i][class as usize].lost += 1;
+        }
     }
 
     /// The running totals at the end of the next interval.
@@ -163,17 +179,24 @@ pub struct IntervalStationSummary {
     pub completions: Estimate,
 }
 
-/// The area under the servers `station` has on from 0 to `until` (after the
-/// day, its last interval's), if it has a rota: what its utilization over a
-/// run is busy servers per.
+/// The area under the servers `station` has on from the day's start to
+/// `until` after it (after the day, its last interval's; a repeating day's
+/// rota goes on through the next day first, day.rs), if it has a rota: what
+/// its utilization over a run is busy servers per.
 pub fn rota_area(station: &Station, day: Option<&Day>, until: f64) -> Option<f64> {
     let day = day?;
     if station.rota.is_none() && station.server_types.iter().all(|t| t.rota.is_none()) {
         return None;
     }
-    let within = until.min(day.length);
     let last = on_in(station, day.intervals as usize - 1)?;
-    Some(servers_on(station, day.length, day.intervals, 0.0, within)? * within + last * (until - within).max(0.0))
+    let on = |a: f64, b: f64| servers_on(station, day.length, day.intervals, a, b);
+    if day.repeat && until > day.length {
+        let next = (until - day.length).min(day.length);
+        let held = (until - 2.0 * day.length).max(0.0);
+        return Some(on(0.0, day.length)? * day.length + on(0.0, next)? * next + last * held);
+    }
+    let within = until.min(day.length);
+    Some(on(0.0, within)? * within + last * (until - within).max(0.0))
 }
 
 /// The servers `station` has on in interval `i` of the day; `None`: infinitely many.

@@ -180,8 +180,8 @@ pub enum SourcePlan {
 
 #[derive(Debug, Clone)]
 pub enum DaySource {
-    /// Renewal arrivals (`arrivals:` or a constant `rate:`) until `until`.
-    Renewal { interarrival: Sampler, until: f64 },
+    /// Renewal arrivals (`arrivals:` or a constant `rate:`) until the day ends (day.rs).
+    Renewal { interarrival: Sampler },
     /// A non-stationary Poisson process (arrivals.rs).
     Poisson(VaryingArrivals),
 }
@@ -254,9 +254,8 @@ pub fn plan_classes(model: &CompiledModel) -> Result<Vec<ClassPlan>, SimError> {
             (Source::Open { interarrival }, None) => {
                 SourcePlan::Open { interarrival: Sampler::new(interarrival).map_err(in_class)? }
             }
-            (Source::Open { interarrival }, Some(day)) => SourcePlan::Day(DaySource::Renewal {
+            (Source::Open { interarrival }, Some(_)) => SourcePlan::Day(DaySource::Renewal {
                 interarrival: Sampler::new(interarrival).map_err(in_class)?,
-                until: day.length,
             }),
             (Source::Varying { steps, linear, curve, bounds }, Some(day)) => SourcePlan::Day(DaySource::Poisson(
                 VaryingArrivals::new(steps, linear, curve, bounds, day.length).map_err(in_class)?,

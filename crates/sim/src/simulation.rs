@@ -33,7 +33,7 @@ use crate::plan::{is_step, plan_classes, ClassPlan, DaySource, SourcePlan, StepK
 use crate::progress::Customers;
 use crate::resources::Resources;
 use crate::service::{Preempted, Remaining, Start, Started};
-use crate::settings::RunSettings;
+use crate::settings::{RunSettings, Warmup};
 use crate::starts::{self, Floor};
 use crate::station::StationState;
 use crate::stats::ReplicationStats;
@@ -91,15 +91,20 @@ impl Simulation {
         let dispatchers = Dispatchers::new(model, &classes);
         let deferred = DeferredWork::new(model.stations.len() as u32, |station| dispatchers.feeds_shared(station));
         let closed_jobs = classes.iter().map(ClassPlan::closed_population).sum();
-        let day = model.day.as_ref().map(|day| {
-            let has_rota = model.stations.iter().any(|s| s.rota.is_some() || s.server_types.iter().any(|t| t.rota.is_some()));
-            let width = settings.bins.unwrap_or(day.length / day.intervals as f64);
-            Box::new(DayRun {
-                plan: DayPlan::new(day, has_rota, width),
-                intervals: IntervalRecorder::new(day.length, width, model.classes.len(), model.stations.len(), settings.asked.clone()),
-                at_start: day.at_start.iter().map(|a| (a.class, a.step, a.jobs)).collect(),
-            })
-        });
+        let day = match &model.day {
+            Some(day) => {
+                let has_rota = model.stations.iter().any(|s| s.rota.is_some() || s.server_types.iter().any(|t| t.rota.is_some()));
+                let width = settings.bins.unwrap_or(day.length / day.intervals as f64);
+                let plan = DayPlan::new(day, has_rota, width, warmup_days(day, settings)?);
+                let (origin, classes, stations) = (plan.origin, model.classes.len(), model.stations.len());
+                Some(Box::new(DayRun {
+                    plan,
+                    intervals: IntervalRecorder::new(origin, day.length, width, classes, stations, settings.asked.clone()),
+                    at_start: day.at_start.iter().map(|a| (a.class, a.step, a.jobs)).collect(),
+                }))
+            }
+            None => None,
+        };
         Ok(Simulation {
             classes,
             stations: model.stations.iter().map(|s| StationState::new(s, model.classes.len())).collect(),
@@ -209,11 +214,12 @@ impl Simulation {
         let SourcePlan::Day(source) = &self.classes[class as usize].source else {
             unreachable!("only a day's open classes arrive by the day");
         };
+        let plan = &self.day.as_ref().expect("a day's class arrives in a day").plan;
         let next = match source {
-            DaySource::Renewal { interarrival, until } => {
-                Some(self.now + interarrival.sample(&mut self.rng)).filter(|t| t < until)
+            DaySource::Renewal { interarrival } => {
+                Some(self.now + interarrival.sample(&mut self.rng)).filter(|&t| t < plan.arrivals_end())
             }
-            DaySource::Poisson(arrivals) => match arrivals.next_after(self.now, &mut self.rng) {
+            DaySource::Poisson(arrivals) => match arrivals.next_after_in_days(self.now, plan.days, &mut self.rng) {
                 Ok(next) => next,
                 Err(fault) => {
                     self.fault = Some(fault);
@@ -302,11 +308,13 @@ impl Simulation {
 
     /// A customer completes in a day: its wait is recorded under the interval
     /// it arrived in, and if it is the day's last open customer to leave
-    /// after the day, the run ends with this event. Out of line: the one
-    /// test a model without a day pays is whether it has one.
+    /// after the day, the run ends with this event. Whether it is one of the
+    /// measured day's customers (on a repeating day, those of the days before
+    /// are not). Out of line: the one test a model without a day pays is
+    /// whether it has one.
     #[cold]
     #[inline(never)]
-    fn completed_in_a_day(&mut self, job: u32, closed: bool) {
+    fn completed_in_a_day(&mut self, job: u32, closed: bool) -> bool {
         let j = &self.jobs[job];
         let day = self.day.as_mut().expect("called in a day");
         day.intervals.completed(j.class, j.entered_system, j.waited);
@@ -314,6 +322,7 @@ impl Simulation {
         if day.plan.draining && !closed && self.jobs.in_system() <= self.closed_jobs + 1 {
             self.done = true;
         }
+        day.intervals.is_measured(j.entered_system)
     }
 
     /// A day's run ends when the day is over and no open customer is left.
@@ -635,10 +644,13 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn give_up(&mut self, job: u32, reason: LossReason) {
-        let (class, step) = (self.jobs[job].class, self.jobs[job].step);
-        self.measurement.gave_up(class, reason);
+        let (class, step, arrived) = (self.jobs[job].class, self.jobs[job].step, self.jobs[job].entered_system);
+        // On a repeating day, one who arrived before the measured day is none of its customers.
+        if self.day.as_ref().is_none_or(|day| day.intervals.is_measured(arrived)) {
+            self.measurement.gave_up(class, reason);
+        }
         if let Some(day) = &mut self.day {
-            day.intervals.lost(class, self.jobs[job].entered_system);
+            day.intervals.lost(class, arrived);
         }
         // Balking and patience are not simulated inside fork branches.
         self.dispatchers.left_all(&self.classes[class as usize].steps, step);
@@ -664,12 +676,14 @@ impl Simulation {
         let class = self.jobs[job].class;
         let plan = &self.classes[class as usize];
         // Asked before measuring, while the plan is at hand.
-        let closed = plan.is_closed();
-        if !plan.measures.is_empty() {
-            self.measure_until(job, MARK_DONE);
+        let (closed, measures) = (plan.is_closed(), !plan.measures.is_empty());
+        if self.day.is_some() && !self.completed_in_a_day(job, closed) {
+            // On a repeating day, one of the days before the measured one.
+            self.end_visit(job, closed);
+            return;
         }
-        if self.day.is_some() {
-            self.completed_in_a_day(job, closed);
+        if measures {
+            self.measure_until(job, MARK_DONE);
         }
         let j = &self.jobs[job];
         match self.measurement.completed(class, self.now - j.entered_system, j.waited) {
@@ -833,6 +847,20 @@ impl Simulation {
             resources: self.resources.stats(now),
             intervals: self.day.as_ref().map(|d| d.intervals.stats()).unwrap_or_default(),
         }
+    }
+}
+
+/// The whole days a repeating day runs before the one measured: its warm-up
+/// time (Python sends a whole number of days); none unless the day repeats.
+fn warmup_days(day: &crate::model::Day, settings: &RunSettings) -> Result<u32, SimError> {
+    if !day.repeat {
+        return Ok(0);
+    }
+    match settings.warmup {
+        Warmup::Time { time } if time / day.length == (time / day.length).round() && time / day.length < 1e6 => {
+            Ok((time / day.length) as u32)
+        }
+        warmup => Err(SimError::Input(format!("a repeating day's warm-up is a whole number of days, got {warmup:?}"))),
     }
 }
 

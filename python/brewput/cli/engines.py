@@ -53,7 +53,8 @@ def simulate(
     horizon: Optional[float] = NumberOption(None, "--horizon",
                                             help="Stop after this much model time instead.  [default: none]"),
     warmup: Optional[float] = NumberOption(
-        None, "--warmup", help="Discarded first: customers (or model time with --horizon).  [default: 10 % of the run]"),
+        None, "--warmup", help="Discarded first: customers (or model time with --horizon; on a day that repeats, "
+                               "whole days run before the one measured, default 3).  [default: 10 % of the run]"),
     threads: Optional[int] = WholeOption(None, "--threads",
                                          help="Worker threads; results do not depend on it.  [default: all cores]"),
     bins: Optional[str] = typer.Option(
@@ -78,7 +79,8 @@ def simulate(
 
     if warmup is not None and horizon is None:
         if warmup != int(warmup):
-            raise BrewputError(f"--warmup: expected a whole number of customers, got {warmup}")
+            raise BrewputError(f"--warmup: expected a whole number (of customers; of days on a day that repeats), "
+                               f"got {warmup}")
         warmup = int(warmup)
     params = parse_sets(set_) or None
     asked = _asked(model, params, quantile, within)
@@ -106,6 +108,8 @@ def simulate(
     else:
         for table in results_tables(res):
             show(table)
+        for note in res.get("notes", ()):
+            show_line(f"note: {note}")
     single_run_outputs(model, params, res, output, report, hgrm)
 
 

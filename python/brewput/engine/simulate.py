@@ -63,7 +63,9 @@ def simulate(
     A model with a `day:` runs the day: arrivals in [0, length), until its
     customers have left (`customers`, `horizon` and `warmup` do not apply), and
     its results hold `intervals`, per the model's interval or per `bins` (a
-    time in the model's time_unit, or with a unit: "15min").
+    time in the model's time_unit, or with a unit: "15min"). A day that
+    repeats runs `warmup` whole days (default WARMUP_DAYS) before the one
+    measured, from `at_start`; its figures are the measured day's.
     Ctrl-C (KeyboardInterrupt) cancels the run. A run that cannot finish raises
     an EngineError: DeadlockError, UnstableError, CancelledError, ...
     """
@@ -124,24 +126,41 @@ def estimate(model: Union[Model, str, os.PathLike], *, params: Optional[Mapping[
     return pace if pace is not None and pace.seconds > work.seconds else work
 
 
+#: A repeating day's whole days run before the one measured, unless `warmup` says.
+WARMUP_DAYS = 3
+MAX_WARMUP_DAYS = 1000
+
+
 def day_settings(model: Model, bins, customers, horizon, warmup) -> Optional[dict]:
-    """A day's run settings: measured from 0, its horizon the day (the engine
-    goes on until the day's customers have left), reported per interval or per
-    `bins`; None for a model without a day (which takes no `bins`)."""
+    """A day's run settings: measured from 0 (a repeating day: from the start of
+    the day after `warmup` whole days), its horizon the day (the engine goes on
+    until the day's customers have left), reported per interval or per `bins`;
+    None for a model without a day (which takes no `bins`)."""
     if model.day is None:
         if bins is not None:
             raise OptionError("bins", "reports per interval of a day; this model has no day: block")
         return None
+    length = model.day.length
     for field, value in (("customers", customers), ("horizon", horizon), ("warmup", warmup)):
-        if value is not None:
+        if value is not None and not (field == "warmup" and model.day.repeat):
             raise OptionError(field, "a day runs from its start until its customers have left "
-                                     f"(day: length {model.day.length:g} {model.time_unit}); leave it out")
-    if model.day.repeat:
-        raise model.error(("day", "repeat"), "a day that repeats is not simulated yet (solve answers it)")
-    settings = {"stop": {"kind": "horizon", "time": float(model.day.length)}, "warmup": {"kind": "time", "time": 0.0}}
+                                     f"(day: length {length:g} {model.time_unit}); leave it out")
+    days = warmup_days(warmup) if model.day.repeat else 0
+    settings = {"stop": {"kind": "horizon", "time": float(length)}, "warmup": {"kind": "time", "time": float(days * length)}}
     if bins is not None:
         settings["bins"] = bin_width(bins, model)
     return settings
+
+
+def warmup_days(warmup) -> int:
+    """A repeating day's whole days before the one measured: `warmup`, else WARMUP_DAYS."""
+    if warmup is None:
+        return WARMUP_DAYS
+    if isinstance(warmup, bool) or not isinstance(warmup, (int, float)) or not 0 <= warmup <= MAX_WARMUP_DAYS \
+            or warmup != int(warmup):
+        raise OptionError("warmup", f"on a day that repeats, the whole days run before the one measured: "
+                                    f"expected a whole number from 0 to {MAX_WARMUP_DAYS:,}, got {warmup!r}")
+    return int(warmup)
 
 
 #: The most reporting intervals a day may be cut into (each keeps its figures in every replication).
