@@ -118,8 +118,9 @@ def erlang_c_wait(lam, mu, c):
 
 def test_a_constant_repeating_day_gives_the_stationary_m_m_c():
     lam, c = 2.4, 3   # service exp(1): rho 0.8, Wq = C(3, 2.4) / 0.6
-    model = day_model({"length": 240, "interval": 30}, {"s": {"servers": [c] * 8}},
-                      {"c": {"rate": [lam] * 8, "route": [{"station": "s", "service": "exp(1)"}]}})
+    # A constant rate is a renewal source, which runs through the warm-up days too.
+    model = day_model({"length": 240, "interval": 30}, {"s": {"servers": c}},
+                      {"c": {"rate": lam, "route": [{"station": "s", "service": "exp(1)"}]}})
     wq = erlang_c_wait(lam, 1.0, c)
     res = brewput.simulate(model, seed=8, replications=1000)
     for figure, truth in (("waiting", lam * wq), ("utilization", lam / c)):
@@ -127,6 +128,21 @@ def test_a_constant_repeating_day_gives_the_stationary_m_m_c():
         assert sum(inside) >= 6, (figure, inside)
     low, high = res["classes"]["c"]["waiting_time"]["mean_ci"]  # the day's customers, followed to the end
     assert low <= wq <= high, (low, wq, high)
+
+
+def test_a_curve_is_taken_in_each_days_own_time():
+    # 1 + sin(2 pi t / 60) over a day of 120: the measured day's arrivals per 15 minutes
+    # are the curve's integral there (and not the curve's at t + 3 days).
+    model = day_model({"length": 120, "interval": 15}, {"s": {"servers": "inf"}},
+                      {"c": {"rate": {"curve": "1 + sin(2*pi*t/50)"}, "route": [{"station": "s", "service": "exp(1)"}]}})
+    res = brewput.simulate(model, seed=6, replications=400)
+    integral = lambda t: t - 50 / (2 * math.pi) * np.cos(2 * math.pi * t / 50)
+    edges = np.arange(0, 121, 15.0)
+    want = np.diff(integral(edges))
+    got = np.array([i["classes"]["c"]["arrivals"] for i in res["intervals"]])
+    half = np.array([(i["classes"]["c"]["arrivals_ci"][1] - i["classes"]["c"]["arrivals_ci"][0]) / 2
+                     for i in res["intervals"]])
+    assert np.all(abs(got - want) <= 2 * half), (got, want)
 
 
 def test_a_heavily_loaded_start_is_forgotten_after_the_warm_up():
