@@ -152,8 +152,45 @@ def test_the_day_gives_the_rate_and_its_length(tmp_path, args, words):
     assert len(done.stderr.strip().splitlines()) == 1 and all(w in done.stderr for w in words), done.stderr
 
 
+def test_a_curve_is_followed_within_a_millionth_of_its_highest_rate(tmp_path):
+    path = model(tmp_path, '{curve: "100 + 50*sin(t)"}')
+
+    def integral(a, b):  # of 100 + 50 sin(t), by hand
+        return 100 * (b - a) + 50 * (np.cos(a) - np.cos(b))
+
+    edges = np.arange(0, 40.01, 2.5)
+    expected = np.array([integral(a, b) for a, b in zip(edges[:-1], edges[1:])])
+    day, evenly = times_of(path, arrivals="constant")
+    # constant arrivals are evenly spaced in the integrated rate: each bin within one of its integral
+    assert np.all(np.abs(counts(evenly, edges) - expected) <= 1 + 1e-3), counts(evenly, edges) - expected
+    _, poisson = times_of(path, seed=5)
+    assert poisson_chi_square(counts(poisson, edges), expected) > 0.001
+    # the lines drawn: at their midpoints within a millionth of the highest rate (150) of the curve
+    start = np.cumsum([0.0] + [stage["seconds"] for stage in day.stages])
+    middle = (start[:-1] + start[1:]) / 2
+    drawn = np.array([(stage["from"] + stage["to"]) / 2 for stage in day.stages])
+    assert np.abs(drawn - (100 + 50 * np.sin(middle))).max() <= 1e-6 * 150
+    assert start[-1] == pytest.approx(40, rel=1e-12)
+    assert [s["target_rate"] for s in day.spans] == pytest.approx([integral(a, a + 10) / 10 for a in (0, 10, 20, 30)],
+                                                                  rel=1e-12)
+
+
+def test_a_curve_sped_up_is_the_same_day_on_a_faster_clock(tmp_path):
+    from brewput.model import load
+    from brewput.loadtest.speedup import compressed
+
+    path = model(tmp_path, '{curve: "100 + 50*sin(2*pi*t/24h)"}', length="24h", interval="1h", time_unit="min")
+    fast = day_load(path, {}, speedup=3600)
+    assert fast.spans[-1]["end_seconds"] == pytest.approx(24, rel=1e-12)
+    assert [s["target_rate"] for s in fast.spans] == [s["target_rate"] for s in day_load(path, {}).spans]
+    seconds = compressed(load(path), 3600)
+    t = np.linspace(0, 0.399, 50)  # the compressed day's 0.4 minutes: its rate at t is the day's at 3600 t
+    assert seconds.classes["request"].day_rate.rate(t) == pytest.approx(
+        100 + 50 * np.sin(2 * np.pi * 3600 * t / 1440), rel=1e-12)
+
+
 @pytest.mark.parametrize("rate, extra, words", [
-    ('{curve: "100 + 50*sin(t)"}', "", ["--day", "curve", "per interval"]),
+    ('{curve: "100 + 50*sin(1000000*t)"}', "", ["--day", "curve", "bends too sharply", "linear:"]),
     ("[100, 200]", "", ["--day", "nobody", "open classes: request"]),
 ])
 def test_a_day_the_load_cannot_follow_is_one_line(tmp_path, rate, extra, words):

@@ -8,8 +8,10 @@ schedule is the generator's own (crates/measure's arrivals.rs: unit-rate points
 mapped through the inverse of the cumulative rate), given the day's rate as
 stages it draws exactly: a rate per interval (a list, a CSV of counts, a
 constant) as one constant stage per interval, a piecewise linear rate as one
-linear stage between each pair of its points. The rate's arithmetic (each
-interval's mean rate, exact) is model/timeline.py's.
+linear stage between each pair of its points, and a curve in `t` as the
+straight lines that follow it within a millionth of its highest rate
+(`_following`). The rate's arithmetic (each interval's mean rate, exact) is
+model/timeline.py's.
 
 `--days N` runs the day N times back to back, each day's intervals reported
 on their own by the generator, and gives each interval's figures as the
@@ -21,12 +23,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, List, Mapping, Optional, Tuple
 
 from ..errors import BrewputError, OptionError
 from .. import _native
 from ..measured import half_width
 from ..units import SECONDS
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -151,7 +156,8 @@ def model_rota(text: str, speedup: float = 1.0) -> Tuple[List[int], float]:
 
 
 def _stages(rate, length: float, text: str) -> List[dict]:
-    """The rate as stages (model time, per model time unit) the generator draws exactly."""
+    """The rate as stages (model time, per model time unit) the generator draws exactly
+    (a curve: the lines that follow it)."""
     from ..model import timeline
 
     if isinstance(rate, timeline.Constant):
@@ -165,8 +171,45 @@ def _stages(rate, length: float, text: str) -> List[dict]:
         knots_r = [rate.rates[0], *rate.rates, rate.rates[-1]]
         return [{"from": float(r0), "to": float(r1), "seconds": float(t1 - t0)}
                 for t0, t1, r0, r1 in zip(knots_t[:-1], knots_t[1:], knots_r[:-1], knots_r[1:]) if t1 > t0]
-    raise OptionError("day", "a curve in t is not drawn by the load generator yet: give the rate per interval "
-                             "(a list or counts:) or piecewise linear (linear:)", value=text)
+    times, rates = _following(rate, length, text)
+    return [{"from": float(r0), "to": float(r1), "seconds": float(t1 - t0)}
+            for t0, t1, r0, r1 in zip(times[:-1], times[1:], rates[:-1], rates[1:])]
+
+
+#: A curve is followed by straight lines within this share of its highest rate over the day ...
+CURVE_FOLLOWED_WITHIN = 1e-6
+#: ... in at most this many of them a day.
+MAX_CURVE_STAGES = 100_000
+
+
+def _following(rate, length: float, text: str) -> Tuple["np.ndarray", "np.ndarray"]:
+    """Knots (times, rates) of straight lines that follow the curve `rate` over [0, length]
+    within CURVE_FOLLOWED_WITHIN of its highest rate (checked at each line's quarter
+    points), each line halved until it does. The generator draws a piecewise linear rate
+    exactly (it inverts its integral); to draw the curve itself it would invert an
+    integral known only numerically, to no closer than this."""
+    import numpy as np
+
+    quarters = np.array([0.25, 0.5, 0.75])
+    times = np.linspace(0.0, length, 65)
+    inside = np.nextafter(length, 0.0)  # the day's rate is 0 from its end on: the last line ends at its limit
+    highest = 1e-300
+    while times.size <= MAX_CURVE_STAGES + 1:
+        values = rate.rate(np.minimum(times, inside))
+        a, b = times[:-1], times[1:]
+        found = rate.rate((a[:, None] + (b - a)[:, None] * quarters).ravel()).reshape(a.size, quarters.size)
+        straight = values[:-1, None] + (values[1:] - values[:-1])[:, None] * quarters
+        highest = max(highest, float(values.max()), float(found.max()))
+        off = np.abs(found - straight).max(axis=1) > CURVE_FOLLOWED_WITHIN * highest
+        if not off.any():
+            return times, values
+        halved = np.unique(np.concatenate([times, (a[off] + b[off]) / 2]))
+        if halved.size == times.size:  # lines as short as the clock's resolution, still off
+            break
+        times = halved
+    raise OptionError("day", f"the curve bends too sharply for {MAX_CURVE_STAGES:,} straight lines a day to "
+                             f"follow it within {CURVE_FOLLOWED_WITHIN:g} of its highest rate: give it per interval "
+                             "or piecewise linear (linear:)", value=text)
 
 
 def day_schedule(day: DayLoad, *, arrivals: str, requests_text: Optional[str], warmup_text: str,
