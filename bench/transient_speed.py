@@ -1,7 +1,8 @@
 """How fast the exact transient of one station solves a day (issue 24: a day in
 15-minute intervals in under a second): a 5-hour morning (20 intervals) and a 24-hour
 call centre (96 intervals, a sinusoidal day staffed by the square-root rule), with and
-without patience. CPU seconds of the solve alone, best of 3; run with one BLAS thread
+without patience, the servers going off shift finishing their jobs (the model
+language's default: the chain of finishing.py) or handing them back (resume). CPU seconds of the solve alone, best of 3; run with one BLAS thread
 (OPENBLAS_NUM_THREADS=1: on a shared machine, BLAS threads on small products cost more
 than they give). Prints a markdown table for bench/RESULTS.md.
 
@@ -38,17 +39,19 @@ def main() -> None:
     calls = 3 + 2.5 * np.sin(2 * np.pi * (middle - 600) / 1440)
     agents = np.ceil(calls * 4 + 2 * np.sqrt(calls * 4)).astype(int)
     cases = [
-        ("morning, 20 intervals, 2 min service", lambda p: solve_transient(
-            morning.steps(MORNING), 2.0, morning.rota(BARISTAS), patience=p, targets=[1.0])),
-        ("call centre, 96 intervals, 4 min service", lambda p: solve_transient(
-            day.steps(calls), 4.0, day.rota(agents), patience=p, targets=[1 / 3])),
+        ("morning, 20 intervals, 2 min service", lambda p, off: solve_transient(
+            morning.steps(MORNING), 2.0, morning.rota(BARISTAS), patience=p, targets=[1.0], off_shift=off)),
+        ("call centre, 96 intervals, 4 min service", lambda p, off: solve_transient(
+            day.steps(calls), 4.0, day.rota(agents), patience=p, targets=[1 / 3], off_shift=off)),
     ]
-    print("| day | patience | CPU seconds |")
-    print("|---|---|---:|")
+    print("| day | off shift | patience | CPU seconds |")
+    print("|---|---|---|---:|")
     for name, solve in cases:
-        for patience in (math.inf, 3.0):
-            shown = "none" if math.isinf(patience) else f"exp({patience:g})"
-            print(f"| {name} | {shown} | {cpu_seconds(lambda: solve(patience)):.2f} |")
+        for off_shift in ("finish", "resume"):
+            for patience in (math.inf, 3.0):
+                shown = "none" if math.isinf(patience) else f"exp({patience:g})"
+                seconds = cpu_seconds(lambda: solve(patience, off_shift))
+                print(f"| {name} | {off_shift} | {shown} | {seconds:.2f} |")
     print(f"\nOPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}, "
           f"load average {os.getloadavg()[0]:.2f}")
 

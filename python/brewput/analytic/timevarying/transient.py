@@ -370,20 +370,25 @@ _SERVED_WITHIN_CACHE: Dict[tuple, np.ndarray] = {}
 
 
 def _served_within_at(size, nodes, x, rota, service_mean, theta, chain=None, shown=None) -> np.ndarray:
-    """_served_within at each node, a column each. Without servers finishing, a node whose
-    window [t, t + x] crosses no edge sees one count of servers: one vector per count."""
-    if chain is not None:
-        return np.column_stack([_served_within(size, t, x, rota, service_mean, theta, chain, shown)
-                                for t in nodes])
+    """_served_within at each node, a column each. A node whose window [t, t + x] crosses
+    no edge sees one count of servers (no fall): nodes alike in that count and in the
+    forward's width at t (servers finishing) share one vector."""
     edges = _window_edges(rota)
     crossing = np.searchsorted(edges, nodes, side="right") != np.searchsorted(edges, nodes + x, side="left")
     counts = rota.servers(nodes)
-    within = np.empty((size, nodes.size))
-    for count in np.unique(counts[~crossing]):
-        at = ~crossing & (counts == count)
-        within[:, at] = _cached_within(size, ((float(x), int(count)),), service_mean, theta)[:, None]
+    if chain is None:
+        widths = np.ones(nodes.size, dtype=int)
+    else:
+        starts = np.array([t0 for t0, *_ in chain.schedule])
+        stretch = np.maximum(np.searchsorted(starts, nodes, side="right") - 1, 0)
+        widths = np.array([width for *_, width in chain.schedule])[stretch]
+    within = np.empty((size if chain is None else shown.states, nodes.size))
+    for count, width in set(zip(counts[~crossing].tolist(), widths[~crossing].tolist())):
+        at = ~crossing & (counts == count) & (widths == width)
+        found = _cached_within(size, ((float(x), int(count)),), service_mean, theta, chain, width)
+        within[:, at] = (found if chain is None else shown.embed(found, width))[:, None]
     for i in np.flatnonzero(crossing):
-        within[:, i] = _served_within(size, nodes[i], x, rota, service_mean, theta)
+        within[:, i] = _served_within(size, nodes[i], x, rota, service_mean, theta, chain, shown)
     return within
 
 
