@@ -179,6 +179,10 @@ def test_warm_up_days_are_whole_and_bad_ones_refused_in_one_line(tmp_path):
     run = run_cli(model, "--warmup", "1", "--replications", "3")
     assert run.returncode == 0, run.stderr
     assert "note: a repeating day: 1 day run before the one measured" in run.stdout
+    compared = subprocess.run([sys.executable, "-m", "brewput", "compare", str(model),
+                               "--replications", "3"], capture_output=True, text=True)
+    assert compared.returncode == 0, compared.stderr
+    assert "note: simulate: a repeating day: 3 days run before the one measured" in compared.stdout
     with pytest.raises(OptionError, match="warmup"):
         brewput.simulate(model, warmup=1.5)
     assert brewput.simulate(model, warmup=0)["settings"]["warmup"] == {"time": 0.0}

@@ -198,7 +198,8 @@ def _compare_day(model: Path, params, asked: dict, as_json: bool, output: Option
     else:
         for table in day_comparison_tables(solved, simulated):
             show(table)
-        for note in [*notes, *(n for res in solved.values() for n in res["notes"])]:
+        simulation_notes = [f"simulate: {n}" for n in (simulated or {}).get("notes", ())]
+        for note in [*notes, *simulation_notes, *(n for res in solved.values() for n in res["notes"])]:
             show_line(f"note: {note}")
     single_run_outputs(model, params, [*([simulated] if simulated else []), *solved.values()], output, report)
 
