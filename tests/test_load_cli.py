@@ -302,6 +302,33 @@ def test_a_signal_ends_a_load_with_what_was_measured_written(tmp_path, signum):
 
 
 
+def test_a_schedule_far_ahead_of_the_sender_still_stops_at_a_signal(tmp_path):
+    """A schedule at a trillion requests a second (beyond what the options allow, given to
+    the generator itself) has every request dropped, and the loop once dropped them all
+    before it looked for a cancel again: Ctrl-C went unheard for minutes."""
+    import signal
+    import time
+
+    script = tmp_path / "flood.py"
+    script.write_text(
+        "from brewput.loadtest.run import measure, run_settings\n"
+        "schedule = {'arrivals': 'constant', 'requests': None, 'warmup_seconds': 0.0, 'seed': 1,\n"
+        "            'stages': [{'from': 1e12, 'to': 1e12, 'seconds': 60.0}]}\n"
+        "settings = run_settings({'exec': {'command': 'true'}}, schedule, connections=1, max_in_flight=1,\n"
+        "                        timeout_seconds=5.0)\n"
+        "print('interrupted', measure(settings)['interrupted'])\n")
+    run = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    sent = time.monotonic()
+    run.send_signal(signal.SIGINT)
+    try:
+        stdout, stderr = run.communicate(timeout=15)
+    finally:
+        run.kill()
+    assert time.monotonic() - sent < 5
+    assert "interrupted True" in stdout, stderr
+
+
 def test_service_levels_and_quantiles_are_read_off_the_measured_histogram(url):
     """The share at or below t and p97.5 from the generator's whole histogram agree
     with the same run's .hgrm rows and spectrum: a row's value (its bucket's

@@ -191,6 +191,7 @@ def test_a_curve_sped_up_is_the_same_day_on_a_faster_clock(tmp_path):
 
 @pytest.mark.parametrize("rate, extra, words", [
     ('{curve: "100 + 50*sin(1000000*t)"}', "", ["--day", "curve", "bends too sharply", "linear:"]),
+    ("[1e9, 1]", "", ["--day", "reaches 1e+09 requests per second", "at most 10,000,000 per second"]),
     ("[100, 200]", "", ["--day", "nobody", "open classes: request"]),
 ])
 def test_a_day_the_load_cannot_follow_is_one_line(tmp_path, rate, extra, words):

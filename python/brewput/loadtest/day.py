@@ -66,7 +66,7 @@ def day_load(text: str, params: Mapping[str, object], days: int = 1, speedup: fl
     with `params`); each problem one OptionError naming --day (or --days)."""
     from ..model import load
     from ..model import timeline
-    from .options import MAX_SECONDS
+    from .options import MAX_RATE, MAX_SECONDS
 
     path, wanted = split_spec(text)
     try:
@@ -110,6 +110,10 @@ def day_load(text: str, params: Mapping[str, object], days: int = 1, speedup: fl
               "steady": bool(rate.steady_between_breaks)} for a, b, r in zip(edges[:-1], edges[1:], means)]
     for stage in stages:
         stage.update({"from": stage["from"] / unit, "to": stage["to"] / unit, "seconds": stage["seconds"] * clock})
+    highest = max(max(stage["from"], stage["to"]) for stage in stages)
+    if highest > MAX_RATE:
+        raise OptionError("day", f"the day's rate reaches {highest:,.4g} requests per second; the load sends at most "
+                                 f"{MAX_RATE:,.0f} per second", value=text)
     # The day's length in seconds as the stages add it up, so that the days' spans meet the stages' ends.
     length = sum(stage["seconds"] for stage in stages)
     spans[-1]["end_seconds"] = length
