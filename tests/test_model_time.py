@@ -64,6 +64,7 @@ def refusal(tmp_path, **parts):
     (dict(day="~", station="{servers: [1, 2]}"), "m.yaml:5 stations.bar.servers: a rota (servers) that changes "
                                                  "through the day needs a day: block (its length and interval)"),
     (dict(rate="{curve: 'sin(t) - 2'}"), "m.yaml:8 classes.c.rate.curve: curve 'sin(t) - 2' is negative at t = "),
+    (dict(rate="{curve: 'exp(exp(t))'}"), "m.yaml:8 classes.c.rate.curve: curve is not a finite number at t = "),
     (dict(rate="{curve: 'open(t)'}"), "m.yaml:8 classes.c.rate.curve: 'open(t)' is not allowed in a curve (only "
                                       "numbers, t, pi, + - * / **, sin, cos, exp, min, max)"),
     (dict(rate="{linear: [[0, 1], [0, 2]]}"), "m.yaml:8 classes.c.rate.linear[1]: times must increase: 0 comes "
@@ -87,7 +88,7 @@ def refusal(tmp_path, **parts):
 def test_each_field_is_refused_in_one_line_naming_file_line_and_field(tmp_path, parts, told):
     message = refusal(tmp_path, **parts)
     assert message.startswith(told), message
-    assert "\n" not in message
+    assert "\n" not in message and "${" not in message  # the user's text, not the expression's inner form
 
 
 def test_a_csv_of_counts_is_read_per_interval_and_its_errors_name_the_line(tmp_path):

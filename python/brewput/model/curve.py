@@ -40,7 +40,7 @@ class Curve:
 
     def __init__(self, text: str):
         self.text = text
-        self._tree, self._whole = parse(text)
+        self._tree, _ = parse(text)
         self._check(self._tree)
 
     def values(self, t: np.ndarray) -> np.ndarray:
@@ -51,7 +51,7 @@ class Curve:
         bad = ~np.isfinite(out)
         if bad.any():
             at = float(t[bad].flat[0])
-            raise ExpressionError(f"curve is not a finite number at t = {at:g} in '{self._whole}'")
+            raise ExpressionError(f"curve is not a finite number at t = {at:g} in '{self.text}'")
         return np.array(out)
 
     def ranges(self, lo: np.ndarray, hi: np.ndarray) -> Interval:
@@ -112,28 +112,28 @@ class Curve:
                 if not (isinstance(child.func, ast.Name) and child.func.id in _FUNCTION_NAMES
                         and child.args and not child.keywords):
                     raise ExpressionError(f"'{ast.unparse(child)}' is not allowed in a curve ({_ALLOWED}) "
-                                          f"in '{self._whole}'")
+                                          f"in '{self.text}'")
                 if child.func.id in ("sin", "cos", "exp") and len(child.args) != 1:
-                    raise ExpressionError(f"{child.func.id} takes one argument in '{self._whole}'")
+                    raise ExpressionError(f"{child.func.id} takes one argument in '{self.text}'")
             elif isinstance(child, ast.Name):
                 if child.id not in ("t", "pi") and not _is_called(node, child):
                     raise ExpressionError(f"unknown name '{child.id}' in a curve (only t and pi) "
-                                          f"in '{self._whole}'")
+                                          f"in '{self.text}'")
             elif isinstance(child, ast.Constant):
                 if type(child.value) not in (int, float):
                     raise ExpressionError(f"'{ast.unparse(child)}' is not allowed in a curve ({_ALLOWED}) "
-                                          f"in '{self._whole}'")
+                                          f"in '{self.text}'")
             elif isinstance(child, ast.BinOp):
                 if type(child.op) not in _BINARY:
                     raise ExpressionError(f"'{ast.unparse(child)}' is not allowed in a curve ({_ALLOWED}) "
-                                          f"in '{self._whole}'")
+                                          f"in '{self.text}'")
             elif isinstance(child, ast.UnaryOp):
                 if not isinstance(child.op, (ast.USub, ast.UAdd)):
                     raise ExpressionError(f"'{ast.unparse(child)}' is not allowed in a curve ({_ALLOWED}) "
-                                          f"in '{self._whole}'")
+                                          f"in '{self.text}'")
             elif isinstance(child, ast.expr):
                 raise ExpressionError(f"'{ast.unparse(child)}' is not allowed in a curve ({_ALLOWED}) "
-                                      f"in '{self._whole}'")
+                                      f"in '{self.text}'")
 
 
 _SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
