@@ -74,6 +74,7 @@ class FinishingChain:
         self.collapsed = 0.0
         self._parts: dict = {}
         self._generators: dict = {}
+        self._waiting: dict = {}
 
     def present_of(self, law: np.ndarray) -> np.ndarray:
         """P(n present), summed over m (a row per n)."""
@@ -156,6 +157,14 @@ class FinishingChain:
         if servers not in self._generators:
             self._generators[servers] = self._tagged_generator(servers)
         return self._generators[servers]
+
+    def waiting_system(self, servers: int) -> LinearSystem:
+        """u' = G u over the tagged arrival's wait (tagged_generator's): built once for
+        the many windows of a day's service levels (building costs more than a short solve)."""
+        if servers not in self._waiting:
+            self._waiting[servers] = LinearSystem([(None, self.tagged_generator(servers))],
+                                                  uniform_steps=UNIFORM_STEPS)
+        return self._waiting[servers]
 
     def _tagged_generator(self, servers: int) -> sparse.csr_matrix:
         origin, target, rate = self._moves(servers, tagged=True)
@@ -284,7 +293,7 @@ def served_within(chain: FinishingChain, window) -> np.ndarray:
     schedule = [(t0, t1, servers, chain.width) for t0, t1, (_, servers) in zip(edges[:-1], edges[1:], window)]
 
     def wide(part, servers):
-        return LinearSystem([(None, part.tagged_generator(servers))], uniform_steps=UNIFORM_STEPS)
+        return part.waiting_system(servers)
 
     _, value = backward(chain, schedule, window[-1][1], np.zeros(chain.states), np.zeros(0), None, wide, parts=1)
     return np.clip(value.ravel(), 0.0, 1.0)

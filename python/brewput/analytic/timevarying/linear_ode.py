@@ -78,7 +78,8 @@ class LinearSystem:
         self._diagonals = [[(k, a.diagonal(k)) for k in range(-lower, upper + 1) if a.diagonal(k).any()]
                            for _, a in self.terms] if max(lower, upper) <= _WIDEST_BAND else None
         self._packed: Optional[np.ndarray] = None  # a constant A's banded Jacobian, once built ...
-        self._q: Optional[float] = None  # ... and its rate of uniformization (nan: A is not Metzler)
+        self._q: Optional[float] = None  # ... its rate of uniformization (nan: A is not Metzler) ...
+        self._jump: Optional[np.ndarray] = None  # ... and I + A / q, where small enough to hold as an array
         # A small constant A as an array: one BLAS call a product, where a sparse product's
         # dispatch costs more than the product (a solver calls this thousands of times).
         self._dense = self.terms[0][1].toarray() if self.constant and self.size <= _DENSE_PRODUCT_STATES else None
@@ -218,7 +219,9 @@ def _uniformized(y0: np.ndarray, system: LinearSystem, q: float, duration: float
     if has_source:
         sourced[0] = source
     if y0.size <= _DENSE_STATES:  # one BLAS call a term: the loop's own cost is the limit
-        jump = np.eye(y0.size) + system.terms[0][1].toarray() / q
+        if system._jump is None:
+            system._jump = np.eye(y0.size) + system.terms[0][1].toarray() / q
+        jump = system._jump
         for k in range(1, terms):
             np.dot(jump, powers[k - 1], out=powers[k])
             if has_source:

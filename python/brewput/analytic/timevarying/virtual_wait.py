@@ -28,6 +28,8 @@ wait's law (P(wait <= x)) is not this chain's: the first wait's stays as above.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import scipy.sparse as sparse
 
@@ -77,14 +79,20 @@ def stationary_rewards(size: int, servers: int, service_mean: float, theta: floa
     return wait, served
 
 
+@functools.lru_cache(maxsize=256)
+def _waiting_system(size: int, servers: int, service_mean: float, theta: float) -> LinearSystem:
+    """u' = G u while the tagged arrival waits (killed as it gives up): built once for
+    the many windows of a day's service levels (building costs more than a short solve)."""
+    return LinearSystem([(None, generator(size, servers, service_mean, theta, killing=True))])
+
+
 def served_within(size: int, window, service_mean: float, theta: float) -> np.ndarray:
     """P(served within x | k ahead) for k = 0..size-1 over a window given as
     [(duration, servers), ...] in time order (its pieces of constant servers, durations
     summing to x): from the window's end back to its start, in reversed time."""
     pieces, tau = [], 0.0
     for duration, servers in reversed(window):
-        pieces.append((tau, tau + duration, LinearSystem([(None, generator(size, servers, service_mean, theta,
-                                                                             killing=True))])))
+        pieces.append((tau, tau + duration, _waiting_system(size, servers, service_mean, theta)))
         tau += duration
     cutoffs = [servers for _, servers in reversed(window)]
 
