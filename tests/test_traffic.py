@@ -169,3 +169,17 @@ def test_typed_servers_cap_by_the_types_that_may_serve():
             {"fork": {"pay": [{"station": "register", "service": "exp(0.5)"}],
                       "drink": [{"station": "bar", "service": "exp(1)", "served_by": ["espresso_machine"]}]}}]}}})
     assert open_offered_load(model, growing=True).stations["register"] == pytest.approx(2 * 0.5 / 3)
+
+
+@pytest.mark.parametrize("typed", [False, True])
+def test_a_service_that_takes_no_time_passes_without_end(typed):
+    # a bar whose drinks take no time caps nothing behind it (once a division by zero)
+    bar = {"servers": {"espresso_machine": 2}, "buffer": 8} if typed else {"servers": 2, "buffer": 8}
+    drink = {"station": "bar", "service": 0, **({"served_by": ["espresso_machine"]} if typed else {})}
+    model = brewput.Model.from_dict({"brewput": 1, "stations": {"expediter": {}, "register": {"servers": 3},
+                                                                "bar": bar},
+        "classes": {"espresso": {"rate": 8, "route": [
+            {"station": "expediter", "service": "exp(0.1)", "patience": "exp(2)"},
+            {"fork": {"pay": [{"station": "register", "service": "exp(0.5)"}], "drink": [drink]}}]}}})
+    # the register is offered all the expediter passes: 8 a time unit at most 1 / 0.1 = 10
+    assert open_offered_load(model, growing=True).stations["register"] == pytest.approx(8 * 0.5 / 3)

@@ -72,11 +72,17 @@ def _most_passing(station: Station, step: Step) -> float:
     if math.isinf(station.servers):
         return math.inf
     if not station.server_types:
-        return station.servers / step.service.mean
+        return _served_per_time(station.servers, step.service.mean)
     by_type = dict(step.services()) if isinstance(step.served_by, dict) else {}
     allowed = step.served_by if step.served_by is not None else list(station.server_types)
-    return sum(station.server_types[kind] / (by_type[f"served_by.{kind}"] if by_type else step.service).mean
+    return sum(_served_per_time(station.server_types[kind],
+                                (by_type[f"served_by.{kind}"] if by_type else step.service).mean)
                for kind in allowed)
+
+
+def _served_per_time(servers: float, mean: float) -> float:
+    """What `servers` serve per time at `mean` each: without end where a service takes no time."""
+    return servers / mean if mean > 0 else math.inf
 
 
 def _most_arriving(model: Model, job_class: JobClass, k: int, visits: List[float],
