@@ -8,7 +8,7 @@ headline figures beside them.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from rich.console import Console
 
@@ -28,16 +28,20 @@ TALK = ("The talk: ideal 250/s per cpu; locking flat at 250/s, latency 4 ms x cp
 
 def coffee_record(*, customers: int, replications: int, noise: Optional[float] = None,
                   command: Optional[str] = None, workers: Optional[int] = None,
-                  progress: Optional[Progress] = None) -> dict:
+                  progress: Optional[Progress] = None, announce: Optional[Callable] = None) -> dict:
     """The coffee study's experiment record, simulated on local processes, with
-    the study's noise unless `noise` says otherwise."""
+    the study's noise unless `noise` says otherwise; `announce(scenarios, runner)`
+    is told what will run before it does (a long run is said first)."""
     if not STUDY.is_file():
         raise BrewputError(f"{STUDY}: the coffee study is missing from the installed package (reinstall brewput)")
     study = load_study(STUDY)
     if noise is not None:
         study = study.with_params(noise=noise)
     study = study.with_simulate(customers=customers, replications=replications)
-    return run(study.new_record(command), study.scenarios(), executor("local", workers=workers), progress)
+    scenarios, runner = study.scenarios(), executor("local", workers=workers)
+    if announce is not None:
+        announce(scenarios, runner)
+    return run(study.new_record(command), scenarios, runner, progress)
 
 
 def noise_line(record: dict) -> str:

@@ -222,6 +222,7 @@ def compare(
     within: List[str] = WithinOption,
     output: Optional[Path] = OutputOption,
     report: Optional[Path] = ReportOption,
+    yes: bool = YesOption,
 ):
     """Solve and simulate MODEL, and show them side by side."""
     from ..compare import compare_results
@@ -234,12 +235,16 @@ def compare(
     check_outputs(output, report)
     params = parse_sets(set_) or None
     asked = _asked(model, params, quantile, within)
+    from ..engine.simulate import estimate
     from ..model import load
 
-    if load(model, params=params).day is not None:
+    loaded = load(model, params=params)
+    if loaded.day is not None:
+        announce(estimate(loaded, seed=seed, replications=replications, **asked), str(model), yes)
         return _compare_day(model, params, asked, as_json, output, report, seed=seed, replications=replications)
     with naming_the_model(model):
         analytic = run_solve(model, params=params, method=method, max_states=max_states, **asked)
+    announce(estimate(loaded, seed=seed, replications=replications, customers=customers, **asked), str(model), yes)
     with progress_bar(enabled=not as_json, steps=False) as progress:
         simulated = run_simulation(model, params=params, seed=seed, replications=replications,
                                    customers=customers, progress=progress, **asked)

@@ -14,7 +14,7 @@ from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, Rep
                      WholeOption, WorkersOption, YesOption, app, command_line, err, folder_path, out, parse_sets, 
                      user_errors)
 from .progress import progress_bar
-from .scenarios import check_folder, check_outputs, prepare, run_experiment, write_outputs
+from .scenarios import announce_sweep, check_folder, check_outputs, prepare, run_experiment, write_outputs
 
 
 @app.command("run")
@@ -98,6 +98,7 @@ def demo(
                               "[default: the study's 0.5, the talk's measured jitter]"),
     report: Path = typer.Option(Path("report"), "--report", parser=folder_path, help="Folder of the HTML report."),
     workers: Optional[int] = WorkersOption,
+    yes: bool = YesOption,
 ):
     """Reproduce the coffee-shop talk: every implementation, 1 to 6 CPUs, and its report."""
     from ..demo import coffee_record, print_coffee_tables
@@ -106,7 +107,8 @@ def demo(
     with progress_bar(enabled=True, label="scenarios") as progress:
         try:
             record = coffee_record(customers=customers, replications=replications, noise=noise,
-                                   command=command_line(), workers=workers, progress=progress)
+                                   command=command_line(), workers=workers, progress=progress,
+                                   announce=lambda scenarios, runner: announce_sweep(scenarios, runner, yes))
         except ModelError as e:  # the study's models refuse the noise: the option is at fault, not their files
             if noise is None:
                 raise
