@@ -94,8 +94,13 @@ class FinishingChain:
 
     def width_at(self, t: float) -> int:
         """The width the forward equations solved at time t (their schedule's)."""
-        starts = [t0 for t0, _, _, _ in self.schedule]
-        return self.schedule[max(0, int(np.searchsorted(starts, t, side="right")) - 1)][3]
+        return int(self.widths_at(np.array([t]))[0])
+
+    def widths_at(self, times: np.ndarray) -> np.ndarray:
+        """width_at each of `times`."""
+        starts = np.array([t0 for t0, *_ in self.schedule])
+        stretch = np.maximum(np.searchsorted(starts, times, side="right") - 1, 0)
+        return np.array([width for *_, width in self.schedule])[stretch]
 
     @property
     def widest(self) -> int:

@@ -376,12 +376,7 @@ def _served_within_at(size, nodes, x, rota, service_mean, theta, chain=None, sho
     edges = _window_edges(rota)
     crossing = np.searchsorted(edges, nodes, side="right") != np.searchsorted(edges, nodes + x, side="left")
     counts = rota.servers(nodes)
-    if chain is None:
-        widths = np.ones(nodes.size, dtype=int)
-    else:
-        starts = np.array([t0 for t0, *_ in chain.schedule])
-        stretch = np.maximum(np.searchsorted(starts, nodes, side="right") - 1, 0)
-        widths = np.array([width for *_, width in chain.schedule])[stretch]
+    widths = np.ones(nodes.size, dtype=int) if chain is None else chain.widths_at(nodes)
     within = np.empty((size if chain is None else shown.states, nodes.size))
     for count, width in set(zip(counts[~crossing].tolist(), widths[~crossing].tolist())):
         at = ~crossing & (counts == count) & (widths == width)
