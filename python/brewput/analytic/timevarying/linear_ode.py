@@ -23,6 +23,7 @@ The answer is y at the times asked for (and at the end), never an interpolant.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, Tuple, Union
@@ -77,9 +78,6 @@ class LinearSystem:
         # (a solver calls this thousands of times).
         self._diagonals = [[(k, a.diagonal(k)) for k in range(-lower, upper + 1) if a.diagonal(k).any()]
                            for _, a in self.terms] if max(lower, upper) <= _WIDEST_BAND else None
-        self._packed: Optional[np.ndarray] = None  # a constant A's banded Jacobian, once built ...
-        self._q: Optional[float] = None  # ... its rate of uniformization (nan: A is not Metzler) ...
-        self._jump: Optional[np.ndarray] = None  # ... and I + A / q, where small enough to hold as an array
         # A small constant A as an array: one BLAS call a product, where a sparse product's
         # dispatch costs more than the product (a solver calls this thousands of times).
         self._dense = self.terms[0][1].toarray() if self.constant and self.size <= _DENSE_PRODUCT_STATES else None
@@ -120,27 +118,40 @@ class LinearSystem:
         return out
 
     def banded_jacobian(self, t: float, y: Optional[np.ndarray] = None) -> np.ndarray:
-        """A(t) in LSODA's packed form: entry (i, j) at [upper + i - j, j]."""
-        if self.constant and self._packed is not None:
-            return self._packed
+        """A(t) in LSODA's packed form: entry (i, j) at [upper + i - j, j]; a constant
+        A's built once (a solver asks for it at every new step size)."""
+        return self._constant_jacobian if self.constant else self._packed(t)
+
+    def _packed(self, t: float) -> np.ndarray:
         lower, upper = self.bands
         coo = self.matrix(t).tocoo()
         packed = np.zeros((lower + upper + 1, self.size))
         np.add.at(packed, (upper + coo.row - coo.col, coo.col), coo.data)
-        if self.constant:
-            self._packed = packed
         return packed
+
+    @functools.cached_property
+    def _constant_jacobian(self) -> np.ndarray:
+        return self._packed(0.0)
 
     def uniformizable(self, duration: float) -> Optional[float]:
         """q for uniformization over `duration`, or None where it does not apply (A not
         constant, or not Metzler, or a source that moves) or would cost too much."""
         if not self.constant:
             return None
-        if self._q is None:
-            a = self.terms[0][1]
-            off = a - sparse.diags(a.diagonal())
-            self._q = math.nan if off.nnz and off.data.min() < 0 else max(float(np.max(-a.diagonal())), 1e-300)
-        return self._q if self._q * duration <= self.uniform_steps else None
+        q = self._uniform_rate
+        return q if q * duration <= self.uniform_steps else None
+
+    @functools.cached_property
+    def _uniform_rate(self) -> float:
+        """A constant A's q, the fastest rate out of a state; nan where A is not Metzler."""
+        a = self.terms[0][1]
+        off = a - sparse.diags(a.diagonal())
+        return math.nan if off.nnz and off.data.min() < 0 else max(float(np.max(-a.diagonal())), 1e-300)
+
+    @functools.cached_property
+    def jump(self) -> np.ndarray:
+        """A constant A's uniformized jump matrix I + A / q, as an array (for small systems)."""
+        return np.eye(self.size) + self.terms[0][1].toarray() / self._uniform_rate
 
 
 def solve_at(y0: np.ndarray, pieces: Sequence[Tuple[float, float, LinearSystem]], times: Sequence[float],
@@ -219,9 +230,7 @@ def _uniformized(y0: np.ndarray, system: LinearSystem, q: float, duration: float
     if has_source:
         sourced[0] = source
     if y0.size <= _DENSE_STATES:  # one BLAS call a term: the loop's own cost is the limit
-        if system._jump is None:
-            system._jump = np.eye(y0.size) + system.terms[0][1].toarray() / q
-        jump = system._jump
+        jump = system.jump
         for k in range(1, terms):
             np.dot(jump, powers[k - 1], out=powers[k])
             if has_source:
