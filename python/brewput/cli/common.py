@@ -122,7 +122,8 @@ def warning_line(message: str) -> None:
 # The API's fields whose command-line option is not the field with dashes (the lab's times and rates).
 OPTION_NAMES = {"grind_ms": "--grind", "press_ms": "--press", "steam_ms": "--steam", "latte_ms": "--latte",
                 "jitter_ms": "--jitter", "duration_ms": "--dur", "warmup_ms": "--warmup", "stall_ms": "--stall",
-                "work_ms": "--work", "rate_per_s": "--rate", "implementation": "--impl", "implementations": "--impl"}
+                "work_ms": "--work", "rate_per_s": "--rate", "implementation": "--impl", "implementations": "--impl",
+                "from_state": "--from"}
 
 
 def option_name(field: str) -> str:

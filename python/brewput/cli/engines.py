@@ -140,6 +140,19 @@ def solve(
     method: str = typer.Option("auto", help=f"The analytic method: {' | '.join(METHODS)}; for a model with a "
                                             f"day: {' | '.join(DAY_METHODS)}."),
     max_states: Optional[int] = MaxStatesOption,
+    from_: Optional[str] = typer.Option(
+        None, "--from", metavar="STATION=JOBS,...",
+        help="Start from these jobs at the stations (desk=12,back=3) and follow the model's Markov chain "
+             "over --over: the expected figures through time and the time until the backlog clears.  "
+             "[default: none, the steady state]"),
+    over: Optional[str] = typer.Option(
+        None, "--over", metavar="TIME",
+        help="With --from: how long to follow the model (2h, or a number in the model's time unit).  "
+             "[default: none]"),
+    bins: Optional[str] = typer.Option(
+        None, "--bins", metavar="TIME",
+        help="With --from: the figures every this much time (10min, or a number in the model's time unit); "
+             "it must divide --over.  [default: --over / 20]"),
     as_json: bool = typer.Option(False, "--json", help="Print the results schema as JSON."),
     quantile: List[str] = QuantileOption,
     within: List[str] = WithinOption,
@@ -155,6 +168,13 @@ def solve(
 
     params = parse_sets(set_) or None
     asked = _asked(model, params, quantile, within)
+    following = from_ is not None or over is not None or bins is not None
+    if following:
+        from ..analytic.chain.from_options import parse_state
+
+        if sweep_:
+            raise BrewputError("--from: follows one model from a given state, not with --sweep")
+        asked = {**asked, "from_state": None if from_ is None else parse_state(from_), "over": over, "bins": bins}
     if sweep_:
         runner = prepare(output, report, executor, scheduler, workers)
         record, scenarios = sweep_record(model, params, sweep_, "solve", {**solve_options(method, max_states), **asked})
@@ -170,6 +190,14 @@ def solve(
         from ..report.day_table import day_tables
         from ..report.table import results_tables  # only for an answer to print
 
+        if "from" in res:
+            from ..report.from_table import from_tables
+
+            for item in from_tables(res):
+                if isinstance(item, str):
+                    show_line(item)
+                else:
+                    show(item)
         for table in day_tables(res) if "intervals" in res else results_tables(res):
             show(table)
         for note in res["notes"]:

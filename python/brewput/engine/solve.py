@@ -20,6 +20,9 @@ def solve(
     quantiles: Sequence[float] = (),
     within: Sequence[float] = (),
     max_states: Optional[int] = None,
+    from_state: Optional[Mapping[str, int]] = None,
+    over: Optional[Union[float, str]] = None,
+    bins: Optional[Union[float, str]] = None,
 ) -> dict:
     """Solves `model` analytically and returns the results dict (docs/results.md),
     with `engine: "solve"` and every figure marked exact or approximate.
@@ -33,7 +36,16 @@ def solve(
     default analytic/chain/sizing.DEFAULT_MAX_STATES); `auto` builds it where no
     other method answers. Raises `Unsupported` (a BrewputError) naming the model
     feature that no analytic method covers, or the chain's size.
+
+    `from_state` ({station: jobs}) and `over` (a time in the model's unit, or with
+    its unit: "1h") follow the model's chain from those jobs over [0, over] (at
+    `bins` wide steps, default 20 steps): the results hold `from` with the expected
+    figures at each time and the time until the backlog clears (docs/solve.md,
+    "From a given state"), beside the steady state's.
     """
+    if from_state is not None or over is not None or bins is not None:
+        return _solve_from(model, params, method, max_states, percentiles.asked(quantiles, within),
+                           from_state, over, bins)
     asked = percentiles.asked(quantiles, within)
     check_max_states(max_states)
     model = as_model(model, params)
@@ -101,6 +113,49 @@ def _solve_chain(model: Model, max_states: Optional[int], asked, truncate: bool 
     net = network(model)
     sol = solve_chain(model, net, max_states, truncate, passages=bool(asked["quantiles"] or asked["within"]))
     return solution_results(model, net, sol, network_bounds(net), asked)
+
+
+def _solve_from(model, params, method: str, max_states: Optional[int], asked, from_state, over, bins) -> dict:
+    """The steady state by the model's chain, and the chain followed from `from_state`."""
+    from ..analytic.chain.from_options import checked_state, grid
+
+    if from_state is None and over is None:
+        raise OptionError("bins", "is for a model followed from a given state (", Field("from_state"), " and ",
+                          Field("over"), ")", value=str(bins))
+    if from_state is None:
+        raise OptionError("from_state", "needed with ", Field("over"), ": the jobs at each station to start from, "
+                                        "e.g. desk=12")
+    state = checked_state(from_state)
+    check_max_states(max_states)
+    model = as_model(model, params)
+    if model.day is not None:
+        raise OptionError("from_state", "follows a model without a day: a day starts from its own day.at_start",
+                          value=",".join(f"{k}={v}" for k, v in state.items()))
+    if method not in ("auto", CHAIN):
+        raise OptionError("method", "the model is followed from a given state by its Markov chain; use ",
+                          Field("method"), f" {CHAIN}", value=method)
+    span, steps = grid(over, bins, model.time_unit)
+    check_cycles_take_time(model)
+    from ..analytic.chain.floor import floor_of
+
+    where = model.file or model.name
+    floor = floor_of(model.compile(), where, constant_phases=1)
+    if not floor.exact:
+        raise ChainDoesNotFollow(f"{where}: --from: follows models whose every time is exponential or "
+                                 "phase-type (exp, erlang, hyperexp) yet; use brewput simulate")
+    res = _solve_chain(model, max_states, asked)
+    from ..analytic.chain.from_state import solve_from
+    from ..analytic.chain.sizing import DEFAULT_MAX_STATES, state_bound, too_large
+    from ..analytic.chain.solve import TooLarge
+
+    limit = DEFAULT_MAX_STATES if max_states is None else max_states
+    try:
+        block = solve_from(floor, state, span, steps, limit, where)
+    except TooLarge as e:
+        raise too_large(where, e.floor, state_bound(e.floor), limit, found=True) from None
+    res["notes"] = res["notes"] + block.pop("notes")
+    res["from"] = block
+    return res
 
 
 def _solve_network(net, method: str):

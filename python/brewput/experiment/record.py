@@ -179,6 +179,12 @@ def flat_table(record_or_results: dict) -> "pandas.DataFrame":
             for key, kind in KINDS[:2]:
                 for name, figures in interval.get(key, {}).items():  # a measured day has no stations
                     rows.append({**ids, "kind": f"{kind} per interval", "name": name, **at, **_flatten(figures)})
+        for point in scenario["results"].get("from", {}).get("points", []):  # solve --from's (docs/results.md)
+            at = {"time": point["time"]}
+            rows.append({**ids, "kind": "system at time", "name": "system", **at,
+                         **{key: value for key, value in point.items() if key not in ("time", "stations")}})
+            for name, figures in point["stations"].items():
+                rows.append({**ids, "kind": "station at time", "name": name, **at, **figures})
     columns = list(ID_COLUMNS) + swept + ["kind", "name"]
     return whole_counts(pandas.DataFrame(rows, columns=_ordered_columns(rows, columns)))
 

@@ -242,8 +242,9 @@ class _Work:
         return results
 
 
-def initial_state(floor: Floor) -> tuple:
-    """The simulator's start: every closed customer begins a cycle, in class order."""
+def _starting(floor: Floor) -> _Work:
+    """The simulator's start, before first phases are drawn: every closed customer
+    begins a cycle, in class order."""
     empty = (tuple(tuple([0] * (job.think.phases if job.think else 0)) for job in floor.classes), (),
              tuple(() for _ in floor.stations), tuple(() for _ in floor.stations))
     work = _Work(floor, empty)
@@ -251,10 +252,38 @@ def initial_state(floor: Floor) -> tuple:
         for _ in range(job.population):
             work.complete(c)
             work.completed.pop()
+    return work
+
+
+def initial_state(floor: Floor) -> tuple:
+    """The simulator's start: every closed customer begins a cycle, in class order."""
+    work = _starting(floor)
     work.settle()
     # Where first phases are drawn at random, the start is one of several states: any
     # will do, the steady state does not depend on it (it is one recurrent class).
     return work.outcomes()[0][1]
+
+
+class NoRoom(BrewputError):
+    """Jobs placed at a station beyond what it holds (its servers and buffer)."""
+
+
+def placed_state(floor: Floor, placed: List[Tuple[int, int, int]]) -> List[Tuple[float, tuple]]:
+    """The simulator's state with jobs placed at the start, as a day's `at_start` places
+    them (crates/sim/src/simulation.rs, start_day): every closed customer begins a cycle,
+    then each (class, step, jobs) enters its step from outside, in order, taking a free
+    server or else waiting; NoRoom where a station cannot hold them. Several states with
+    their probabilities where the services started draw their first phase at random."""
+    work = _starting(floor)
+    work.settle()
+    for c, step, jobs in placed:
+        m = work.station_of(c, step)
+        for _ in range(jobs):
+            if not work.has_room(m, False):
+                raise NoRoom(m)
+            work.depart(OUTSIDE, c, step)
+    work.settle()
+    return work.outcomes()
 
 
 def _events(floor: Floor, state: tuple):

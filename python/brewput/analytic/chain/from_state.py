@@ -1,0 +1,243 @@
+"""`solve --from STATE --over T`: the model's chain started with jobs placed at its
+stations (the helpdesk at 9 am with 12 calls waiting), followed over [0, T]: the
+expected figures at each point of a grid, and the time until the backlog clears.
+
+The start is the state the simulator is in with those jobs present, placed as a
+day's `at_start` places them (generate.placed_state): each station's jobs are of the
+first class (in file order) that visits it, they take the free servers and the rest
+wait; a service started draws its first phase as the simulator does (the start is a
+law over states where it is drawn at random).
+
+The backlog clears at the first time no job of an open class is in the system (with
+arrivals, the first time the system is empty; a closed class's customers never leave):
+the mean of that passage from the absorbing chain's linear system, (-Q_TT) m = 1 over
+the states T with open jobs, and its quantiles from the same chain by uniformization
+(passage.PhaseTypeLaw). The same for the first time no job waits (every job left in
+service), the backlog's end as a helpdesk sees it where arrivals keep the desk busy.
+
+Where an open class can pile up without end the chain is truncated at a limit on open
+jobs (floor.open_limit): from twice the jobs placed (at least solve.FIRST_OPEN_LIMIT),
+doubled until the arrivals cut off, over [0, T] and before the backlog clears, are at
+most solve.TRUNCATION of those offered.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Dict, List, Mapping, Optional, Tuple
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from scipy.sparse.linalg import expm_multiply
+
+from ...errors import BrewputError, OptionError
+from .floor import Floor
+from .generate import OUTSIDE, Chain, NoRoom, TooManyStates, generate, placed_state
+from .passage import PhaseTypeLaw
+from .solve import FIRST_OPEN_LIMIT, TRUNCATION, TooLarge
+
+#: The quantiles of the clearing time reported (keys p50, p90, p99).
+CLEARING_QUANTILES = (50, 90, 99)
+#: The most the absorbing system may be off, relative to its right-hand side.
+RESIDUAL = 1e-9
+
+
+def placements(floor: Floor, state: Mapping[str, int]) -> List[Tuple[int, int, int]]:
+    """(class, step, jobs) per station of `state`, each of the first class whose route
+    visits the station (docs/model-language.md, `at_start`); OptionError naming the
+    station where none can be placed."""
+    placed = []
+    for name, jobs in state.items():
+        if name not in floor.stations:
+            raise OptionError("from_state", f"unknown station '{name}' (stations: {', '.join(floor.stations)})",
+                              value=_shown(state))
+        m = floor.stations.index(name)
+        first = next(((c, i) for c, job in enumerate(floor.classes) for i, step in enumerate(job.steps)
+                      if step.station == m), None)
+        if first is None:
+            raise OptionError("from_state", f"no class visits station '{name}', so its jobs would have nowhere "
+                                            "to go", value=_shown(state))
+        c, step = first
+        if not floor.classes[c].is_open:
+            raise OptionError("from_state", f"station '{name}' is first visited by class "
+                                            f"'{floor.classes[c].name}', a closed class whose customers its "
+                                            "population places; jobs can be placed for open classes only",
+                              value=_shown(state))
+        if jobs:
+            placed.append((c, step, jobs))
+    return placed
+
+
+def _shown(state: Mapping[str, int]) -> str:
+    return ",".join(f"{name}={jobs}" for name, jobs in state.items())
+
+
+def _open_jobs(floor: Floor, chain: Chain) -> np.ndarray:
+    """(S,) per state, the jobs of open classes in the system."""
+    is_open = [job.is_open for job in floor.classes]
+    counts = np.zeros(len(chain.states))
+    for s, (_, queue, serving, lines) in enumerate(chain.states):
+        counts[s] = (sum(is_open[c] for _, c, _ in queue) + sum(is_open[e[0]] for line in serving for e in line)
+                     + sum(is_open[c] for line in lines for _, c, _ in line))
+    return counts
+
+
+def _per_state(floor: Floor, chain: Chain) -> Dict[str, np.ndarray]:
+    """(S, M) per state and station, the jobs present (waiting, in service, blocked on a
+    server there), in service and waiting; (S,) those waiting outside a full station:
+    counted as figures.averages counts them."""
+    n, n_stations = len(chain.states), len(floor.stations)
+    present, busy, waiting = (np.zeros((n, n_stations)) for _ in range(3))
+    outside = np.zeros(n)
+    for s, (_, queue, serving, lines) in enumerate(chain.states):
+        for m, _, _ in queue:
+            waiting[s, m] += 1
+        for m, entries in enumerate(serving):
+            busy[s, m] += len(entries)
+        for line in lines:
+            for source, _, _ in line:
+                if source == OUTSIDE:
+                    outside[s] += 1
+                else:
+                    present[s, source] += 1  # blocked on its server
+    present += waiting + busy
+    return {"present": present, "busy": busy, "waiting": waiting, "outside": outside}
+
+
+def solve_from(floor: Floor, state: Mapping[str, int], over: float, steps: int, max_states: int,
+               where: str) -> dict:
+    """The `from` block of the results (docs/results.md): the figures at `steps` + 1
+    evenly spaced times over [0, over] and the time until the backlog clears."""
+    placed = placements(floor, state)
+    if not floor.unbounded:
+        chain, start, curves, clears = _followed(floor, placed, over, steps, max_states, where)
+        notes = []
+    else:
+        offered = sum(job.rate for job in floor.classes if job.is_open)
+        open_limit = max(FIRST_OPEN_LIMIT, 1 << (2 * sum(jobs for _, _, jobs in placed)).bit_length())
+        while True:
+            truncated = replace(floor, open_limit=open_limit)
+            chain, start, curves, clears = _followed(truncated, placed, over, steps, max_states, where)
+            cut = max(curves["cut"][-1] / (offered * over),
+                      clears["cut"] / (offered * clears["mean"]) if clears["mean"] > 0 else 0.0)
+            if cut <= TRUNCATION:
+                break
+            open_limit *= 2
+        notes = [f"--from: open arrivals truncated at {open_limit} jobs in the system: {cut:.1g} of them cut off "
+                 f"(at most {TRUNCATION:g})"]
+    notes.append(f"--from: ctmc: {len(chain.states):,} states")
+    times = np.linspace(0.0, over, steps + 1)
+    points = []
+    for k, t in enumerate(times):
+        points.append({
+            "time": float(t),
+            "number": float(curves["number"][k]),
+            "throughput": float(curves["throughput"][k]),
+            "completions": float(curves["completions"][k]),
+            "empty": float(curves["empty"][k]),
+            "stations": {name: {"queue_length": float(curves["present"][k, m]),
+                                "waiting": float(curves["waiting"][k, m]),
+                                "busy_servers": float(curves["busy"][k, m]),
+                                # null at servers: inf, as the steady state's (busy_servers says it)
+                                "utilization": None if floor.servers[m] is None else
+                                float(curves["utilization"][k, m])}
+                         for m, name in enumerate(floor.stations)},
+        })
+    return {"state": dict(state), "over": float(over), "points": points,
+            "clears": {key: value for key, value in clears.items() if key != "cut"}, "notes": notes}
+
+
+def _followed(floor: Floor, placed, over: float, steps: int, max_states: int, where: str):
+    """The chain from the placed jobs, its curves and its clearing time; TooLarge beyond `max_states`."""
+    try:
+        starts = placed_state(floor, placed)
+    except NoRoom as room:
+        m = room.args[0]
+        raise OptionError("from_state", f"station '{floor.stations[m]}' holds at most {floor.capacity[m]} jobs "
+                                        "(its servers and buffer)",
+                          value=",".join(f"{floor.stations[floor.classes[c].steps[i].station]}={n}"
+                                         for c, i, n in placed)) from None
+    try:
+        chain = generate(floor, max_states, starts=[s for _, s in starts])
+    except TooManyStates:
+        raise TooLarge(floor) from None
+    index = {s: i for i, s in enumerate(chain.states)}
+    p0 = np.zeros(len(chain.states))
+    for p, s in starts:
+        p0[index[s]] += p
+    counts = _per_state(floor, chain)
+    open_jobs = _open_jobs(floor, chain)
+    curves = _curves(floor, chain, p0, counts, open_jobs, over, steps)
+    clears = _clearing(chain, p0, open_jobs > 0, where)
+    clears["waiting"] = _clearing(chain, p0, counts["waiting"].sum(axis=1) + counts["outside"] > 0, where)
+    del clears["waiting"]["cut"]
+    return chain, p0, curves, clears
+
+
+def _curves(floor: Floor, chain: Chain, p0: np.ndarray, counts, open_jobs: np.ndarray, over: float,
+            steps: int) -> Dict[str, np.ndarray]:
+    """The expected figures at the grid's times. scipy's expm_multiply (Al-Mohy and
+    Higham) and not timevarying/linear_ode: the generator is constant over [0, T], so
+    p(t) = p0 exp(Q t) exactly, and expm_multiply gives it on an evenly spaced grid
+    at once, its error bounded to double precision, where linear_ode's uniformization
+    is budgeted for a day's short pieces and its implicit steps only meet tolerances.
+    Two rows are added to the forward equations: the completions and the arrivals cut
+    off, accumulated since 0 (y' = rate . p)."""
+    n = len(chain.states)
+    completing = chain.completions.sum(axis=1)
+    cut = chain.truncated.sum(axis=1)
+    forward = sp.hstack([sp.vstack([chain.generator.T, sp.csr_matrix(np.vstack([completing, cut]))]),
+                         sp.csr_matrix((n + 2, 2))], format="csr")
+    y = expm_multiply(forward, np.concatenate([p0, [0.0, 0.0]]), start=0.0, stop=over, num=steps + 1,
+                      endpoint=True)
+    p = np.maximum(y[:, :n], 0.0)  # rounding below 0 on states not yet reached
+    servers = np.array([1 if s is None else s for s in floor.servers])
+    present = p @ counts["present"]
+    busy = p @ counts["busy"]
+    return {
+        "present": present,
+        "busy": busy,
+        "waiting": p @ counts["waiting"],
+        "utilization": busy / servers,
+        "number": present.sum(axis=1) + p @ counts["outside"],
+        "throughput": p @ completing,
+        "completions": y[:, n],
+        "cut": y[:, n + 1],
+        "empty": p @ (open_jobs == 0),
+    }
+
+
+def _clearing(chain: Chain, p0: np.ndarray, busy: np.ndarray, where: str) -> dict:
+    """The mean and quantiles of the time until the chain first leaves the `busy` states
+    (no open job left; no job waiting), and the arrivals cut off meanwhile (truncation):
+    the chain with the other states absorbing."""
+    transient = np.flatnonzero(busy)
+    start = p0[transient]
+    if not start.sum():
+        return {"mean": 0.0, **{f"p{q}": 0.0 for q in CLEARING_QUANTILES}, "cut": 0.0}
+    q_tt = chain.generator[transient][:, transient].tocsc()
+    ones = np.ones(len(transient))
+    cut_rate = chain.truncated.sum(axis=1)[transient]
+    try:
+        lu = spla.splu(-q_tt)
+    except RuntimeError:  # singular: from some state the open jobs never all leave
+        raise BrewputError(f"{where}: the backlog may never clear: the model's chain reaches a state with jobs "
+                           "from which no way leads to an empty system") from None
+    mean_to_clear = lu.solve(ones)
+    cut_before = lu.solve(cut_rate)
+    residual = float(np.abs(-q_tt @ mean_to_clear - ones).max())
+    if not np.isfinite(residual) or residual > RESIDUAL:
+        raise BrewputError(f"{where}: the time until the backlog clears is off by {residual:.1e} (more than "
+                           f"{RESIDUAL:g}): its solution is not trusted; use brewput simulate")
+    mean = float(start @ mean_to_clear)
+    fastest = float(-q_tt.diagonal().min())
+    moves = q_tt.T.tocsr()
+    law = PhaseTypeLaw(start, fastest, lambda v: v + moves @ v / fastest, q_tt.nnz)
+    quantiles = {f"p{q}": _or_none(law.quantile(q / 100, mean)) for q in CLEARING_QUANTILES}
+    return {"mean": mean, **quantiles, "cut": float(start @ cut_before)}
+
+
+def _or_none(value: float) -> Optional[float]:
+    """A quantile uniformization gave up on (NaN) is the results' null."""
+    return None if math.isnan(value) else float(value)
