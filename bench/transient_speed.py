@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 
+from brewput.analytic.timevarying import transient
 from brewput.analytic.timevarying.transient import solve_transient
 from brewput.model.timeline import Day
 
@@ -26,6 +27,7 @@ BARISTAS = [2, 2, 2, 3, 3, 4, 4, 5, 5, 4, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2]
 def cpu_seconds(solve) -> float:
     best = math.inf
     for _ in range(3):
+        transient._SERVED_WITHIN_CACHE.clear()  # each run a first day: no service levels kept from the last
         start = time.process_time()
         solve()
         best = min(best, time.process_time() - start)

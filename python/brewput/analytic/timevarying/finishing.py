@@ -37,6 +37,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from .linear_ode import LinearSystem, solve_at
+from .windows import Window, solve_windows
 
 # Products by the generator that uniformization may spend on a piece: the chain of (n, m)
 # is too wide for a banded implicit step, whose sparse factorizations cost far more.
@@ -257,20 +258,20 @@ def rewards_system(chain: FinishingChain, servers: int) -> LinearSystem:
 
 
 def backward(chain: FinishingChain, schedule, after_last: int, end: np.ndarray, times: np.ndarray,
-             plain: Callable, wide: Callable, parts: int = 2):
+             plain: Callable, wide: Callable):
     """The rewards backward over the forward's `schedule`, from `end` (a row per state of
-    (n, m), a column per reward: [w, b], or one probability) just after it: (the rewards
-    at each of `times`, a row per state on m below the widest stretch's width, a column
-    per reward and time [w ..., b ...]; at the start, on every m). At each stretch's end a state takes the value of its image in the stretch
-    after, then those in service are set (w = 0, b = 1; or 1). Each stretch is solved on
-    the forward's width (`wide(part, servers)`, its rewards side by side; `plain(servers)`
-    for n alone), the states beyond it never reached there. `times` are read in the
-    stretch that holds them, on its forward clock."""
-    widest = max(width for *_, width in schedule)
+    (n, m), a column per reward: [w, b]) just after it: (the rewards at each of `times`,
+    a row per state on m below the widest stretch's width, a column per reward and time
+    [w ..., b ...]; at the start, on every m). At each stretch's end a state takes the
+    value of its image in the stretch after, then those in service are set (w = 0,
+    b = 1). Each stretch is solved on the forward's width (`wide(part, servers)`, its
+    rewards side by side; `plain(servers)` for n alone), the states beyond it never
+    reached there. `times` are read in the stretch that holds them, on its forward clock."""
+    widest, parts = max(width for *_, width in schedule), 2
     out = np.zeros((chain.size * widest, parts * times.size))
     rewards_of = out.reshape(chain.size, widest, parts * times.size)
     full, later = end.reshape(chain.states, parts).astype(float), after_last
-    in_service_value = np.array([0.0, 1.0] if parts == 2 else [1.0])
+    in_service_value = np.array([0.0, 1.0])
     for t0, t1, servers, width in reversed(schedule):
         if later != servers:
             full = full[chain.image(servers, later)]
@@ -291,14 +292,15 @@ def backward(chain: FinishingChain, schedule, after_last: int, end: np.ndarray, 
     return out, full
 
 
-def served_within(chain: FinishingChain, window) -> np.ndarray:
-    """P(served within x | (k, m) found) over a window [(duration, servers), ...] in time
-    order (its pieces of constant servers, durations summing to x), on all of `chain`."""
-    edges = np.concatenate([[0.0], np.cumsum([duration for duration, _ in window])])
-    schedule = [(t0, t1, servers, chain.width) for t0, t1, (_, servers) in zip(edges[:-1], edges[1:], window)]
+def served_within(chain: FinishingChain, windows: Sequence[Window]) -> np.ndarray:
+    """P(served within x | (k, m) found) on all of `chain` (rows), a column per window
+    [(duration, servers), ...] in time order (its pieces of constant servers, durations
+    summing to x), each change of the rota moving a state to its image (as `backward`)."""
 
-    def wide(part, servers):
-        return part.waiting_system(servers)
+    def entering(servers, later, value):
+        if later is not None and later != servers:
+            value = value[chain.image(servers, later)]
+        value[chain.in_service(servers)] = 1.0
+        return value
 
-    _, value = backward(chain, schedule, window[-1][1], np.zeros(chain.states), np.zeros(0), None, wide, parts=1)
-    return np.clip(value.ravel(), 0.0, 1.0)
+    return np.clip(solve_windows(np.zeros(chain.states), windows, chain.waiting_system, entering), 0.0, 1.0)

@@ -370,21 +370,42 @@ _SERVED_WITHIN_CACHE: Dict[tuple, np.ndarray] = {}
 
 
 def _served_within_at(size, nodes, x, rota, service_mean, theta, chain=None, shown=None) -> np.ndarray:
-    """_served_within at each node, a column each. A node whose window [t, t + x] crosses
-    no edge sees one count of servers (no fall): nodes alike in that count and in the
-    forward's width at t (servers finishing) share one vector."""
+    """P(served within x | k ahead) for an arrival at each node, a column each: over the
+    rota's pieces in [t, t + x]. Nodes alike in their window (one whose window crosses no
+    edge sees one count of servers: ((x, c),) wherever it is) and in the forward's width
+    at t (servers finishing) share one vector; the windows not yet known are solved
+    together (windows.py), each kept for the next day solved (a plan tries many)."""
     edges = _window_edges(rota)
     crossing = np.searchsorted(edges, nodes, side="right") != np.searchsorted(edges, nodes + x, side="left")
     counts = rota.servers(nodes)
     widths = np.ones(nodes.size, dtype=int) if chain is None else chain.widths_at(nodes)
-    within = np.empty((size if chain is None else shown.states, nodes.size))
+    keys: Dict[tuple, int] = {}
+    key_of = np.empty(nodes.size, dtype=int)
     for count, width in set(zip(counts[~crossing].tolist(), widths[~crossing].tolist())):
-        at = ~crossing & (counts == count) & (widths == width)
-        found = _cached_within(size, ((float(x), int(count)),), service_mean, theta, chain, width)
-        within[:, at] = (found if chain is None else shown.embed(found, width))[:, None]
-    for i in np.flatnonzero(crossing):
-        within[:, i] = _served_within(size, nodes[i], x, rota, service_mean, theta, chain, shown)
-    return within
+        key_of[~crossing & (counts == count) & (widths == width)] = keys.setdefault(
+            (((float(x), count),), width), len(keys))
+    crossed = np.flatnonzero(crossing)
+    for i, window in zip(crossed, _crossing_windows(nodes[crossed], x, edges, counts[crossed], rota)):
+        # servers finishing: m below the forward's width at t, or any m where the window
+        # sees the rota fall
+        falls = any(later < before for (_, before), (_, later) in zip(window[:-1], window[1:]))
+        key_of[i] = keys.setdefault((window, chain.width if falls and chain is not None else int(widths[i])), len(keys))
+    missing = [key for key in keys if (size, service_mean, theta, *key) not in _SERVED_WITHIN_CACHE]
+    if len(_SERVED_WITHIN_CACHE) + len(missing) > 4096:
+        _SERVED_WITHIN_CACHE.clear()
+        missing = list(keys)
+    for width in {width for _, width in missing}:
+        windows = [window for window, w in missing if w == width]
+        found = virtual_wait.served_within(size, windows, service_mean, theta) if width == 1 \
+            else finishing.served_within(chain.part(width), windows)
+        for j, window in enumerate(windows):
+            _SERVED_WITHIN_CACHE[(size, service_mean, theta, window, width)] = found[:, j]
+    columns = [_SERVED_WITHIN_CACHE[(size, service_mean, theta, *key)] for key in keys]
+    if not columns:
+        return np.empty((size if chain is None else shown.states, 0))
+    if chain is not None:
+        columns = [shown.embed(found, width) for found, (_, width) in zip(columns, keys)]
+    return np.column_stack(columns)[:, key_of]
 
 
 def _window_edges(rota) -> np.ndarray:
@@ -392,28 +413,14 @@ def _window_edges(rota) -> np.ndarray:
     return np.concatenate([rota.edges, rota.edges[1:] + rota.length]) if rota.repeat else rota.edges
 
 
-def _cached_within(size, window, service_mean, theta, chain=None, width=1) -> np.ndarray:
-    key = (size, window, service_mean, theta, width)
-    if key not in _SERVED_WITHIN_CACHE:
-        if len(_SERVED_WITHIN_CACHE) > 4096:
-            _SERVED_WITHIN_CACHE.clear()
-        _SERVED_WITHIN_CACHE[key] = virtual_wait.served_within(size, window, service_mean, theta) if width == 1 \
-            else finishing.served_within(chain.part(width), window)
-    return _SERVED_WITHIN_CACHE[key]
-
-
-def _served_within(size, t, x, rota, service_mean, theta, chain=None, shown=None) -> np.ndarray:
-    """P(served within x | k ahead) for an arrival at t: the rota's pieces over [t, t + x]."""
-    edges = _window_edges(rota)
-    inside = edges[(edges > t) & (edges < t + x)]
-    window_edges = np.concatenate([[t], inside, [t + x]])
-    counts = rota.servers(window_edges[:-1])
-    window = tuple((float(d), int(c)) for d, c in zip(np.diff(window_edges), counts))
-    if len(window) == 1:  # the common case: one count of servers, whatever t is
-        window = ((float(x), window[0][1]),)
-    # servers finishing (finishing.py): m below the forward's width at t, or any m where
-    # the window sees the rota fall
-    falls = any(later < before for (_, before), (_, later) in zip(window[:-1], window[1:]))
-    width = 1 if chain is None else chain.width if falls else chain.width_at(t)
-    found = _cached_within(size, window, service_mean, theta, chain, width)
-    return found if chain is None else shown.embed(found, width)
+def _crossing_windows(starts: np.ndarray, x: float, edges: np.ndarray, counts: np.ndarray, rota) -> list:
+    """The window [(duration, servers), ...] of an arrival at each of `starts` (found
+    `counts` servers on), whose [t, t + x] holds at least one of the rota's `edges`."""
+    first = np.searchsorted(edges, starts, side="right")
+    last = np.searchsorted(edges, starts + x, side="left")
+    after = rota.servers(edges).tolist()
+    windows = []
+    for t, i, j, count in zip(starts.tolist(), first.tolist(), last.tolist(), counts.tolist()):
+        points = [t, *edges[i:j].tolist(), t + x]
+        windows.append(tuple(zip(np.diff(points).tolist(), [count, *after[i:j]])))
+    return windows

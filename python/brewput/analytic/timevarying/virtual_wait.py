@@ -29,11 +29,13 @@ wait's law (P(wait <= x)) is not this chain's: the first wait's stays as above.
 from __future__ import annotations
 
 import functools
+from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sparse
 
-from .linear_ode import LinearSystem, solve_at
+from .linear_ode import LinearSystem
+from .windows import Window, solve_windows
 
 
 def departure_rates(size: int, servers: int, service_mean: float, theta: float) -> np.ndarray:
@@ -86,19 +88,16 @@ def _waiting_system(size: int, servers: int, service_mean: float, theta: float) 
     return LinearSystem([(None, generator(size, servers, service_mean, theta, killing=True))])
 
 
-def served_within(size: int, window, service_mean: float, theta: float) -> np.ndarray:
-    """P(served within x | k ahead) for k = 0..size-1 over a window given as
+def served_within(size: int, windows: Sequence[Window], service_mean: float, theta: float) -> np.ndarray:
+    """P(served within x | k ahead) for k = 0..size-1 (rows), a column per window
     [(duration, servers), ...] in time order (its pieces of constant servers, durations
     summing to x): from the window's end back to its start, in reversed time."""
-    pieces, tau = [], 0.0
-    for duration, servers in reversed(window):
-        pieces.append((tau, tau + duration, _waiting_system(size, servers, service_mean, theta)))
-        tau += duration
-    cutoffs = [servers for _, servers in reversed(window)]
 
-    def entering(i, value):
-        value[:cutoffs[i]] = 1.0  # fewer than c ahead at the piece's end: in service by then
+    def entering(servers, later, value):
+        value[:servers] = 1.0  # fewer than c ahead at the piece's end: in service by then
         return value
 
-    _, value = solve_at(np.zeros(size), pieces, [], entering=entering)
-    return np.clip(value, 0.0, 1.0)
+    def system_of(servers):
+        return _waiting_system(size, servers, service_mean, theta)
+
+    return np.clip(solve_windows(np.zeros(size), windows, system_of, entering), 0.0, 1.0)
