@@ -386,10 +386,11 @@ def _served_within_at(size, nodes, x, rota, service_mean, theta, chain=None, sho
             (((float(x), count),), width), len(keys))
     crossed = np.flatnonzero(crossing)
     for i, window in zip(crossed, _crossing_windows(nodes[crossed], x, edges, counts[crossed], rota)):
-        # servers finishing: m below the forward's width at t, or any m where the window
-        # sees the rota fall
-        falls = any(later < before for (_, before), (_, later) in zip(window[:-1], window[1:]))
-        key_of[i] = keys.setdefault((window, chain.width if falls and chain is not None else int(widths[i])), len(keys))
+        # servers finishing: m below the forward's width at t, and each fall of the rota in
+        # the window may add as many (a change moves m to at most m + before - later)
+        falls = sum(max(before - later, 0) for (_, before), (_, later) in zip(window[:-1], window[1:]))
+        width = 1 if chain is None else min(chain.width, int(widths[i]) + falls)
+        key_of[i] = keys.setdefault((window, width), len(keys))
     missing = [key for key in keys if (size, service_mean, theta, *key) not in _SERVED_WITHIN_CACHE]
     if len(_SERVED_WITHIN_CACHE) + len(missing) > 4096:
         _SERVED_WITHIN_CACHE.clear()
