@@ -69,7 +69,7 @@ classes:
     route:
       - {station: desk, service: exp(1)}
 """
-CONSTANT = BUFFERED.replace("exp(1)", "1")
+PATIENCE = BUFFERED.replace("exp(1)}", "exp(1), patience: exp(3)}")
 DAY = BUFFERED.replace("stations:", "day: {length: 1h, interval: 30min}\nstations:").replace("buffer: 2", "buffer: 5")
 
 
@@ -82,8 +82,8 @@ DAY = BUFFERED.replace("stations:", "day: {length: 1h, interval: 30min}\nstation
     (SITE_A, ["--from", "desk=1,desk=2", "--over", "1h"], "--from desk=1,desk=2: station 'desk' given twice"),
     ("buffered.yaml", ["--from", "desk=4", "--over", "10"], "--from desk=4: station 'desk' holds at most 3 jobs "
                                                             "(its servers and buffer)"),
-    ("constant.yaml", ["--from", "desk=2", "--over", "10"], "constant.yaml: --from: follows models whose every "
-                                                            "time is exponential or phase-type"),
+    ("patience.yaml", ["--from", "desk=2", "--over", "10"], "patience.yaml: classes.call.route[0]: balking and "
+                                                            "patience is not in the state-space engine"),
     ("day.yaml", ["--from", "desk=2", "--over", "10"], "--from desk=2: follows a model without a day"),
     (SITE_A, ["--over", "1h"], "--from: needed with --over: the jobs at each station to start from"),
     (SITE_A, ["--from", "desk=3"], "--over: how long to follow the model from the given state is needed"),
@@ -98,7 +98,7 @@ DAY = BUFFERED.replace("stations:", "day: {length: 1h, interval: 30min}\nstation
                                                                            "state, not with --sweep"),
 ])
 def test_every_refusal_is_one_line_and_exit_2(tmp_path, model, args, message):
-    for name, text in (("buffered.yaml", BUFFERED), ("constant.yaml", CONSTANT), ("day.yaml", DAY)):
+    for name, text in (("buffered.yaml", BUFFERED), ("patience.yaml", PATIENCE), ("day.yaml", DAY)):
         (tmp_path / name).write_text(text)
     path = str(Path(model).resolve()) if model.startswith("examples") else model
     done = run("solve", path, *args, cwd=tmp_path)

@@ -208,11 +208,31 @@ def test_bad_input_is_one_clear_line(kwargs, message):
         brewput.solve(queue(0.5, 1, 1.0), **kwargs)
 
 
+@pytest.mark.parametrize("rate", [NO_ARRIVALS, 0.5])
+def test_a_constant_service_is_fitted_and_marked_and_its_busy_period_is_exact(rate):
+    """M/D/1 from n jobs: the time until it is first empty is n busy periods, each of mean
+    D / (1 - rho) whatever the service law, so the Erlang-k fit keeps it exactly."""
+    n, d = 5, 1.0
+    constant = queue(rate, 1, d)
+    constant["classes"]["call"]["route"][0]["service"] = d
+    res = brewput.solve(constant, from_state={"desk": n}, over=10)
+    assert res["from"]["exact"] is False and res["from"]["method"] == "ctmc"
+    assert res["from"]["clears"]["mean"] == pytest.approx(n * d / (1 - rate * d), rel=1e-9)
+    notes = [note for note in res["notes"] if note.startswith("--from:")]
+    assert "--from: approximate, times replaced by phase-type laws: const(1) as Erlang-64" in notes[0]
+    assert notes[1].startswith("--from: from Erlang-32 to Erlang-64: first empty ")  # its mean stays
+    if rate == NO_ARRIVALS:  # n - floor(t / d) jobs, in the middle of each service nearly so at Erlang-64
+        middle = [p for p in res["from"]["points"] if p["time"] % 1 == 0.5]
+        assert [p["number"] for p in middle] == pytest.approx([5, 4, 3, 2, 1, 0, 0, 0, 0, 0], abs=0.05)
+
+
+def test_an_erlang_service_is_exact():
+    res = brewput.solve({**queue(0.5, 1, 1.0), "classes": {"call": {"rate": 0.5, "route": [
+        {"station": "desk", "service": "erlang(3, 1)"}]}}}, from_state={"desk": 4}, over=10)
+    assert res["from"]["exact"] is True and res["from"]["clears"]["mean"] == pytest.approx(4 / 0.5, rel=1e-9)
+
+
 def test_models_the_chain_cannot_follow_are_refused():
-    constant = queue(0.5, 1, 1.0)
-    constant["classes"]["call"]["route"][0]["service"] = 1.0
-    with pytest.raises(BrewputError, match=r"--from: follows models whose every time is exponential or phase-type"):
-        brewput.solve(constant, from_state={"desk": 3}, over=10)
     closed = {"brewput": 1, "name": "c", "stations": {"desk": {"servers": 1}},
               "classes": {"user": {"population": 3, "think": "exp(2)",
                                    "route": [{"station": "desk", "service": "exp(1)"}]}}}

@@ -139,20 +139,11 @@ def _solve_from(model, params, method: str, max_states: Optional[int], asked, fr
     from ..analytic.chain.floor import floor_of
 
     where = model.file or model.name
-    floor = floor_of(model.compile(), where, constant_phases=1)
-    if not floor.exact:
-        raise ChainDoesNotFollow(f"{where}: --from: follows models whose every time is exponential or "
-                                 "phase-type (exp, erlang, hyperexp) yet; use brewput simulate")
+    floor_of(model.compile(), where, constant_phases=1)  # what the chain does not follow, refused first
     res = _solve_chain(model, max_states, asked)
-    from ..analytic.chain.from_state import solve_from
-    from ..analytic.chain.sizing import DEFAULT_MAX_STATES, state_bound, too_large
-    from ..analytic.chain.solve import TooLarge
+    from ..analytic.chain.from_state import follow
 
-    limit = DEFAULT_MAX_STATES if max_states is None else max_states
-    try:
-        block = solve_from(floor, state, span, steps, limit, where)
-    except TooLarge as e:
-        raise too_large(where, e.floor, state_bound(e.floor), limit, found=True) from None
+    block = follow(model.compile(), where, state, span, steps, max_states)
     res["notes"] = res["notes"] + block.pop("notes")
     res["from"] = block
     return res

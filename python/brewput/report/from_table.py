@@ -16,8 +16,9 @@ def from_tables(res: dict) -> List[Union[Table, str]]:
     unit, rate = shown.time, shown.rate_from(res["time_unit"])
     stations = list(block["points"][0]["stations"])
     start = ",".join(f"{name}={jobs}" for name, jobs in block["state"].items())
+    how = "exact, ctmc" if block["exact"] else "≈ ctmc"
     table = _table(f"{res['model']}: from {start}, expected figures over the next {number(block['over'])} {unit} "
-                   f"(exact, ctmc)",
+                   f"({how})",
                    [f"time ({unit})", "in system", "P(empty)", f"throughput ({shown.per})", "completions",
                     *(f"{name} L" for name in stations), *(f"{name} utilization" for name in stations)])
     for point in block["points"]:

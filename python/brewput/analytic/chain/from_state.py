@@ -32,10 +32,12 @@ import scipy.sparse.linalg as spla
 from scipy.sparse.linalg import expm_multiply
 
 from ...errors import BrewputError, OptionError
-from .floor import Floor
+from ..support import Unsupported
+from .floor import Floor, floor_of
 from .generate import OUTSIDE, Chain, NoRoom, TooManyStates, generate, placed_state
 from .passage import PhaseTypeLaw
-from .solve import FIRST_OPEN_LIMIT, TRUNCATION, TooLarge
+from .sizing import DEFAULT_MAX_STATES, state_bound, too_large
+from .solve import FIRST_OPEN_LIMIT, FIT_STATES, MAX_PHASES, TRUNCATION, TooLarge
 
 #: The quantiles of the clearing time reported (keys p50, p90, p99).
 CLEARING_QUANTILES = (50, 90, 99)
@@ -105,6 +107,52 @@ def _per_state(floor: Floor, chain: Chain) -> Dict[str, np.ndarray]:
     return {"present": present, "busy": busy, "waiting": waiting, "outside": outside}
 
 
+def follow(compiled: dict, where: str, state: Mapping[str, int], over: float, steps: int,
+           max_states: Optional[int]) -> dict:
+    """The `from` block of the model's chain: exact where every law is phase-type, else
+    with the laws fitted as the steady state's chain fits them (solve.py): constants as
+    Erlang-k, k doubling from 2 while the chain stays within FIT_STATES, the change from
+    the k before in the notes. Unsupported beyond `max_states`."""
+    limit = DEFAULT_MAX_STATES if max_states is None else max_states
+    floor = floor_of(compiled, where, constant_phases=1)
+    if floor.exact:
+        return _sized(floor, state, over, steps, limit, where)
+    rungs: List[Tuple[int, Floor, dict]] = []
+    phases = 2
+    while phases <= MAX_PHASES:
+        floor = floor_of(compiled, where, constant_phases=phases)
+        try:
+            rungs.append((phases, floor, _sized(floor, state, over, steps,
+                                                limit if not rungs else min(limit, FIT_STATES), where)))
+        except Unsupported:
+            if not rungs:
+                raise
+            break
+        if floor == floor_of(compiled, where, constant_phases=2 * phases):
+            break  # every law is fitted by its own moments: more phases change nothing
+        phases *= 2
+    phases, floor, block = rungs[-1]
+    notes = [f"--from: approximate, times replaced by phase-type laws: {'; '.join(floor.fits)}"]
+    if len(rungs) > 1:
+        before = rungs[-2][2]
+        moved = [(label, old, new) for label, old, new in (
+            ("first empty", before["clears"]["mean"], block["clears"]["mean"]),
+            ("no job waiting", before["clears"]["waiting"]["mean"], block["clears"]["waiting"]["mean"]),
+            ("in system at the end", before["points"][-1]["number"], block["points"][-1]["number"])) if old > 0]
+        notes.append(f"--from: from Erlang-{rungs[-2][0]} to Erlang-{phases}: "
+                     + ", ".join(f"{label} {100 * (new - old) / old:+.2g} %" for label, old, new in moved))
+    block["notes"] = notes + block["notes"]
+    return {**block, "exact": False}
+
+
+def _sized(floor: Floor, state: Mapping[str, int], over: float, steps: int, limit: int, where: str) -> dict:
+    """solve_from, or Unsupported naming the size beyond `limit` states."""
+    try:
+        return solve_from(floor, state, over, steps, limit, where)
+    except TooLarge as e:
+        raise too_large(where, e.floor, state_bound(e.floor), limit, found=True) from None
+
+
 def solve_from(floor: Floor, state: Mapping[str, int], over: float, steps: int, max_states: int,
                where: str) -> dict:
     """The `from` block of the results (docs/results.md): the figures at `steps` + 1
@@ -144,7 +192,7 @@ def solve_from(floor: Floor, state: Mapping[str, int], over: float, steps: int, 
                                 float(curves["utilization"][k, m])}
                          for m, name in enumerate(floor.stations)},
         })
-    return {"state": dict(state), "over": float(over), "points": points,
+    return {"state": dict(state), "over": float(over), "exact": floor.exact, "method": "ctmc", "points": points,
             "clears": {key: value for key, value in clears.items() if key != "cut"}, "notes": notes}
 
 
