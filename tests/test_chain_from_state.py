@@ -233,11 +233,13 @@ def test_an_erlang_service_is_exact():
 
 
 def test_models_the_chain_cannot_follow_are_refused():
-    closed = {"brewput": 1, "name": "c", "stations": {"desk": {"servers": 1}},
-              "classes": {"user": {"population": 3, "think": "exp(2)",
-                                   "route": [{"station": "desk", "service": "exp(1)"}]}}}
-    with pytest.raises(BrewputError, match=r"station 'desk' is first visited by class 'user', a closed class"):
-        brewput.solve(closed, from_state={"desk": 2}, over=10)
+    with pytest.raises(BrewputError, match=r"^from_state desk=4: 4 jobs of class 'machine' placed, more than its "
+                                           r"population of 3$"):
+        brewput.solve(repairman(3, 5.0, 1.0), from_state={"desk": 4}, over=10)
+    patience = queue(0.5, 1, 1.0)
+    patience["classes"]["call"]["route"][0]["patience"] = "exp(3)"
+    with pytest.raises(BrewputError, match=r"balking and patience is not in the state-space engine"):
+        brewput.solve(patience, from_state={"desk": 2}, over=10)
     with pytest.raises(BrewputError, match=r"^tandem: its Markov chain has up to .* beyond --max-states 20 "):
         brewput.solve(TANDEM, from_state={"a": 3}, over=10, max_states=20)  # the steady state's, first
     with pytest.raises(BrewputError, match=r"^q: its Markov chain has more than 100 states \(found while building "
@@ -255,3 +257,44 @@ def test_infinite_servers_with_no_arrivals_clear_in_the_harmonic_sum():
     assert all(u is None for u in curve(res, "stations", "desk", "utilization"))  # as the steady state's
     assert res["from"]["clears"]["mean"] == pytest.approx(sum(1 / (k * mu) for k in range(1, n + 1)), rel=1e-9)
     assert res["from"]["clears"]["waiting"]["mean"] == 0.0  # nobody waits at a delay
+
+
+def repairman(machines, up, repair):
+    return {"brewput": 1, "name": "r", "stations": {"desk": {"servers": 1}},
+            "classes": {"machine": {"population": machines, "think": f"exp({up})",
+                                    "route": [{"station": "desk", "service": f"exp({repair})"}]}}}
+
+
+def test_a_closed_class_is_placed_out_of_its_population():
+    """The machine-repair model: N machines, each up for exp(Z), one repairer. From all
+    broken, against its birth-death chain built by hand; the others begin their cycle."""
+    machines, up, repair = 4, 5.0, 1.0
+    q = np.zeros((machines + 1, machines + 1))
+    for n in range(machines + 1):
+        if n < machines:
+            q[n, n + 1] = (machines - n) / up
+        if n:
+            q[n, n - 1] = 1 / repair
+        q[n, n] = -q[n].sum()
+    for placed in (machines, 2):
+        res = brewput.solve(repairman(machines, up, repair), from_state={"desk": placed}, over=20, bins=2)
+        p = hand_curves(q, placed, curve(res, "time"))
+        assert curve(res, "number") == pytest.approx(p @ np.arange(machines + 1), rel=1e-9, abs=1e-12)
+        assert curve(res, "empty") == pytest.approx(p[:, 0], rel=1e-9, abs=1e-12)
+        assert res["from"]["clears"]["mean"] == pytest.approx(hand_clearing(q, placed, {0}), rel=1e-9)
+        assert res["from"]["clears"]["waiting"]["mean"] == pytest.approx(hand_clearing(q, placed, {0, 1}), rel=1e-9)
+    # none placed: every machine begins its cycle, up, as the simulator starts them
+    assert brewput.solve(repairman(machines, up, repair), from_state={"desk": 0}, over=5)["from"]["points"][0][
+        "number"] == 0
+
+
+def test_a_system_that_is_never_empty_says_so():
+    """Two closed customers with no think time between two one-server stations: the system
+    is never empty (null), and no one waits once they are one at each."""
+    ring = {"brewput": 1, "name": "ring", "stations": {"a": {"servers": 1}, "b": {"servers": 1}},
+            "classes": {"job": {"population": 2, "route": [{"station": "a", "service": "exp(1)"},
+                                                          {"station": "b", "service": "exp(0.5)"}]}}}
+    res = brewput.solve(ring, from_state={"a": 2}, over=5)
+    assert res["from"]["clears"]["mean"] is None and res["from"]["clears"]["p90"] is None
+    assert res["from"]["clears"]["waiting"]["mean"] == pytest.approx(1.0, rel=1e-9)  # a's first service
+    assert all(point["empty"] == 0 for point in res["from"]["points"])

@@ -8,10 +8,10 @@ first class (in file order) that visits it, they take the free servers and the r
 wait; a service started draws its first phase as the simulator does (the start is a
 law over states where it is drawn at random).
 
-The backlog clears at the first time no job of an open class is in the system (with
-arrivals, the first time the system is empty; a closed class's customers never leave):
-the mean of that passage from the absorbing chain's linear system, (-Q_TT) m = 1 over
-the states T with open jobs, and its quantiles from the same chain by uniformization
+The backlog clears at the first time the system is empty (no job at a station or
+waiting outside one; a closed class's thinking customers are not in it): the mean of
+that passage from the absorbing chain's linear system, (-Q_TT) m = 1 over the states T
+with jobs, and its quantiles from the same chain by uniformization
 (passage.PhaseTypeLaw). The same for the first time no job waits (every job left in
 service), the backlog's end as a helpdesk sees it where arrivals keep the desk busy.
 
@@ -61,28 +61,18 @@ def placements(floor: Floor, state: Mapping[str, int]) -> List[Tuple[int, int, i
             raise OptionError("from_state", f"no class visits station '{name}', so its jobs would have nowhere "
                                             "to go", value=_shown(state))
         c, step = first
-        if not floor.classes[c].is_open:
-            raise OptionError("from_state", f"station '{name}' is first visited by class "
-                                            f"'{floor.classes[c].name}', a closed class whose customers its "
-                                            "population places; jobs can be placed for open classes only",
-                              value=_shown(state))
         if jobs:
             placed.append((c, step, jobs))
+    for c, job in enumerate(floor.classes):
+        jobs = sum(n for placed_class, _, n in placed if placed_class == c)
+        if not job.is_open and jobs > job.population:
+            raise OptionError("from_state", f"{jobs} jobs of class '{job.name}' placed, more than its population "
+                                            f"of {job.population}", value=_shown(state))
     return placed
 
 
 def _shown(state: Mapping[str, int]) -> str:
     return ",".join(f"{name}={jobs}" for name, jobs in state.items())
-
-
-def _open_jobs(floor: Floor, chain: Chain) -> np.ndarray:
-    """(S,) per state, the jobs of open classes in the system."""
-    is_open = [job.is_open for job in floor.classes]
-    counts = np.zeros(len(chain.states))
-    for s, (_, queue, serving, lines) in enumerate(chain.states):
-        counts[s] = (sum(is_open[c] for _, c, _ in queue) + sum(is_open[e[0]] for line in serving for e in line)
-                     + sum(is_open[c] for line in lines for _, c, _ in line))
-    return counts
 
 
 def _per_state(floor: Floor, chain: Chain) -> Dict[str, np.ndarray]:
@@ -138,7 +128,8 @@ def follow(compiled: dict, where: str, state: Mapping[str, int], over: float, st
         moved = [(label, old, new) for label, old, new in (
             ("first empty", before["clears"]["mean"], block["clears"]["mean"]),
             ("no job waiting", before["clears"]["waiting"]["mean"], block["clears"]["waiting"]["mean"]),
-            ("in system at the end", before["points"][-1]["number"], block["points"][-1]["number"])) if old > 0]
+            ("in system at the end", before["points"][-1]["number"], block["points"][-1]["number"]))
+            if old and new is not None]
         notes.append(f"--from: from Erlang-{rungs[-2][0]} to Erlang-{phases}: "
                      + ", ".join(f"{label} {100 * (new - old) / old:+.2g} %" for label, old, new in moved))
     block["notes"] = notes + block["notes"]
@@ -168,7 +159,7 @@ def solve_from(floor: Floor, state: Mapping[str, int], over: float, steps: int, 
             truncated = replace(floor, open_limit=open_limit)
             chain, start, curves, clears = _followed(truncated, placed, over, steps, max_states, where)
             cut = max(curves["cut"][-1] / (offered * over),
-                      clears["cut"] / (offered * clears["mean"]) if clears["mean"] > 0 else 0.0)
+                      clears["cut"] / (offered * clears["mean"]) if clears["mean"] else 0.0)
             if cut <= TRUNCATION:
                 break
             open_limit *= 2
@@ -215,15 +206,15 @@ def _followed(floor: Floor, placed, over: float, steps: int, max_states: int, wh
     for p, s in starts:
         p0[index[s]] += p
     counts = _per_state(floor, chain)
-    open_jobs = _open_jobs(floor, chain)
-    curves = _curves(floor, chain, p0, counts, open_jobs, over, steps)
-    clears = _clearing(chain, p0, open_jobs > 0, where)
+    in_system = counts["present"].sum(axis=1) + counts["outside"]
+    curves = _curves(floor, chain, p0, counts, in_system, over, steps)
+    clears = _clearing(chain, p0, in_system > 0, where)
     clears["waiting"] = _clearing(chain, p0, counts["waiting"].sum(axis=1) + counts["outside"] > 0, where)
     del clears["waiting"]["cut"]
     return chain, p0, curves, clears
 
 
-def _curves(floor: Floor, chain: Chain, p0: np.ndarray, counts, open_jobs: np.ndarray, over: float,
+def _curves(floor: Floor, chain: Chain, p0: np.ndarray, counts, in_system: np.ndarray, over: float,
             steps: int) -> Dict[str, np.ndarray]:
     """The expected figures at the grid's times. scipy's expm_multiply (Al-Mohy and
     Higham) and not timevarying/linear_ode: the generator is constant over [0, T], so
@@ -248,30 +239,33 @@ def _curves(floor: Floor, chain: Chain, p0: np.ndarray, counts, open_jobs: np.nd
         "busy": busy,
         "waiting": p @ counts["waiting"],
         "utilization": busy / servers,
-        "number": present.sum(axis=1) + p @ counts["outside"],
+        "number": p @ in_system,
         "throughput": p @ completing,
         "completions": y[:, n],
         "cut": y[:, n + 1],
-        "empty": p @ (open_jobs == 0),
+        "empty": p @ (in_system == 0),
     }
 
 
 def _clearing(chain: Chain, p0: np.ndarray, busy: np.ndarray, where: str) -> dict:
     """The mean and quantiles of the time until the chain first leaves the `busy` states
-    (no open job left; no job waiting), and the arrivals cut off meanwhile (truncation):
-    the chain with the other states absorbing."""
+    (nobody in the system; no job waiting), and the arrivals cut off meanwhile
+    (truncation): the chain with the other states absorbing. None where it may never
+    leave them (closed customers who never think: the system is never empty)."""
     transient = np.flatnonzero(busy)
     start = p0[transient]
     if not start.sum():
         return {"mean": 0.0, **{f"p{q}": 0.0 for q in CLEARING_QUANTILES}, "cut": 0.0}
+    never = {"mean": None, **{f"p{q}": None for q in CLEARING_QUANTILES}, "cut": 0.0}
+    if len(transient) == len(busy):
+        return never
     q_tt = chain.generator[transient][:, transient].tocsc()
     ones = np.ones(len(transient))
     cut_rate = chain.truncated.sum(axis=1)[transient]
     try:
         lu = spla.splu(-q_tt)
-    except RuntimeError:  # singular: from some state the open jobs never all leave
-        raise BrewputError(f"{where}: the backlog may never clear: the model's chain reaches a state with jobs "
-                           "from which no way leads to an empty system") from None
+    except RuntimeError:  # singular: from some state no way leads out
+        return never
     mean_to_clear = lu.solve(ones)
     cut_before = lu.solve(cut_rate)
     residual = float(np.abs(-q_tt @ mean_to_clear - ones).max())

@@ -242,14 +242,14 @@ class _Work:
         return results
 
 
-def _starting(floor: Floor) -> _Work:
+def _starting(floor: Floor, held_back: Optional[Dict[int, int]] = None) -> _Work:
     """The simulator's start, before first phases are drawn: every closed customer
-    begins a cycle, in class order."""
+    begins a cycle, in class order (but those `held_back` per class, placed elsewhere)."""
     empty = (tuple(tuple([0] * (job.think.phases if job.think else 0)) for job in floor.classes), (),
              tuple(() for _ in floor.stations), tuple(() for _ in floor.stations))
     work = _Work(floor, empty)
     for c, job in enumerate(floor.classes):
-        for _ in range(job.population):
+        for _ in range(job.population - (held_back or {}).get(c, 0)):
             work.complete(c)
             work.completed.pop()
     return work
@@ -270,11 +270,16 @@ class NoRoom(BrewputError):
 
 def placed_state(floor: Floor, placed: List[Tuple[int, int, int]]) -> List[Tuple[float, tuple]]:
     """The simulator's state with jobs placed at the start, as a day's `at_start` places
-    them (crates/sim/src/simulation.rs, start_day): every closed customer begins a cycle,
-    then each (class, step, jobs) enters its step from outside, in order, taking a free
-    server or else waiting; NoRoom where a station cannot hold them. Several states with
-    their probabilities where the services started draw their first phase at random."""
-    work = _starting(floor)
+    them (crates/sim/src/simulation.rs, start_day): every closed customer not placed
+    begins a cycle, then each (class, step, jobs) enters its step from outside, in order,
+    taking a free server or else waiting (a closed class's placed jobs are of its
+    population); NoRoom where a station cannot hold them. Several states with their
+    probabilities where the services started draw their first phase at random."""
+    held_back: Dict[int, int] = {}
+    for c, _, jobs in placed:
+        if not floor.classes[c].is_open:
+            held_back[c] = held_back.get(c, 0) + jobs
+    work = _starting(floor, held_back)
     work.settle()
     for c, step, jobs in placed:
         m = work.station_of(c, step)
