@@ -166,6 +166,7 @@ def solve_from(floor: Floor, state: Mapping[str, int], over: float, steps: int, 
         notes = [f"--from: open arrivals truncated at {open_limit} jobs in the system: {cut:.1g} of them cut off "
                  f"(at most {TRUNCATION:g})"]
     notes.append(f"--from: ctmc: {len(chain.states):,} states")
+    clears, waiting = _with_quantiles(clears), _with_quantiles(clears["waiting"])
     times = np.linspace(0.0, over, steps + 1)
     points = []
     for k, t in enumerate(times):
@@ -184,7 +185,7 @@ def solve_from(floor: Floor, state: Mapping[str, int], over: float, steps: int, 
                          for m, name in enumerate(floor.stations)},
         })
     return {"state": dict(state), "over": float(over), "exact": floor.exact, "method": "ctmc", "points": points,
-            "clears": {key: value for key, value in clears.items() if key != "cut"}, "notes": notes}
+            "clears": {**clears, "waiting": waiting}, "notes": notes}
 
 
 def _followed(floor: Floor, placed, over: float, steps: int, max_states: int, where: str):
@@ -210,7 +211,6 @@ def _followed(floor: Floor, placed, over: float, steps: int, max_states: int, wh
     curves = _curves(floor, chain, p0, counts, in_system, over, steps)
     clears = _clearing(chain, p0, in_system > 0, where)
     clears["waiting"] = _clearing(chain, p0, counts["waiting"].sum(axis=1) + counts["outside"] > 0, where)
-    del clears["waiting"]["cut"]
     return chain, p0, curves, clears
 
 
@@ -255,8 +255,8 @@ def _clearing(chain: Chain, p0: np.ndarray, busy: np.ndarray, where: str) -> dic
     transient = np.flatnonzero(busy)
     start = p0[transient]
     if not start.sum():
-        return {"mean": 0.0, **{f"p{q}": 0.0 for q in CLEARING_QUANTILES}, "cut": 0.0}
-    never = {"mean": None, **{f"p{q}": None for q in CLEARING_QUANTILES}, "cut": 0.0}
+        return {"mean": 0.0, "cut": 0.0, "law": None}
+    never = {"mean": None, "cut": 0.0, "law": None}
     if len(transient) == len(busy):
         return never
     q_tt = chain.generator[transient][:, transient].tocsc()
@@ -272,12 +272,19 @@ def _clearing(chain: Chain, p0: np.ndarray, busy: np.ndarray, where: str) -> dic
     if not np.isfinite(residual) or residual > RESIDUAL:
         raise BrewputError(f"{where}: the time until the backlog clears is off by {residual:.1e} (more than "
                            f"{RESIDUAL:g}): its solution is not trusted; use brewput simulate")
-    mean = float(start @ mean_to_clear)
     fastest = float(-q_tt.diagonal().min())
     moves = q_tt.T.tocsr()
     law = PhaseTypeLaw(start, fastest, lambda v: v + moves @ v / fastest, q_tt.nnz)
-    quantiles = {f"p{q}": _or_none(law.quantile(q / 100, mean)) for q in CLEARING_QUANTILES}
-    return {"mean": mean, **quantiles, "cut": float(start @ cut_before)}
+    return {"mean": float(start @ mean_to_clear), "cut": float(start @ cut_before), "law": law}
+
+
+def _with_quantiles(passage: dict) -> dict:
+    """The mean and the quantiles of a passage (_clearing): read off its law once the
+    truncation is settled (each costs up to passage.WORK)."""
+    mean, law = passage["mean"], passage["law"]
+    if law is None:
+        return {"mean": mean, **{f"p{q}": mean for q in CLEARING_QUANTILES}}
+    return {"mean": mean, **{f"p{q}": _or_none(law.quantile(q / 100, mean)) for q in CLEARING_QUANTILES}}
 
 
 def _or_none(value: float) -> Optional[float]:
