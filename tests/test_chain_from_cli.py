@@ -119,3 +119,16 @@ def test_o_results_csv_has_a_row_per_time(tmp_path):
     assert list(system["time"]) == list(desk["time"]) == [30.0 * k for k in range(17)]
     assert system["number"].iloc[0] == 12 and desk["waiting"].iloc[0] == 8
     assert desk["utilization"].iloc[-1] == pytest.approx(0.6081, abs=1e-4)
+
+
+def test_an_overloaded_model_prints_its_curves_and_why_there_is_no_steady_state(tmp_path):
+    done = run("solve", SITE_A, "--set", "rate=0.15", "--from", "desk=12", "--over", "2h", "--bins", "30min",
+               "-o", str(tmp_path / "results.csv"))
+    assert done.returncode == 0, done.stderr
+    words = " ".join(done.stdout.split())
+    assert "the system is first empty perhaps never (see the notes)" in words
+    assert "note: station desk: utilization 1.125 >= 1, the open model is unstable; no steady state exists: its " \
+           "figures are those from the given state over the span followed only" in words
+    assert "steady state:" not in words and "stations (L, Lq" not in words
+    # 4 agents serve 4/30 a minute while 0.15 arrive: the 12 grow by 1/60 a minute while all are busy
+    assert "│ 30         │      12.5 │" in done.stdout

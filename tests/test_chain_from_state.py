@@ -298,3 +298,20 @@ def test_a_system_that_is_never_empty_says_so():
     assert res["from"]["clears"]["mean"] is None and res["from"]["clears"]["p90"] is None
     assert res["from"]["clears"]["waiting"]["mean"] == pytest.approx(1.0, rel=1e-9)  # a's first service
     assert all(point["empty"] == 0 for point in res["from"]["points"])
+
+
+def test_an_overloaded_model_is_followed_over_the_span_with_no_steady_state():
+    """More arrive than are served: no steady state (solve alone refuses it), but the next
+    hours from a backlog are the birth-death chain's, built by hand large enough."""
+    rate, mu, n = 1.25, 1.0, 5
+    with pytest.raises(BrewputError, match="unstable; no steady state exists"):
+        brewput.solve(queue(rate, 1, 1 / mu), method="ctmc")
+    res = brewput.solve(queue(rate, 1, 1 / mu), from_state={"desk": n}, over=20)
+    assert res["classes"] == {} and res["stations"] == {}
+    assert res["notes"][0].startswith("station desk: utilization 1.25 >= 1, the open model is unstable; no steady "
+                                      "state exists: its figures are those from the given state over the span")
+    p = hand_curves(birth_death(rate, 1, mu, 200), n, curve(res, "time"))
+    assert curve(res, "number") == pytest.approx(p @ np.arange(201), rel=1e-9, abs=1e-10)
+    assert curve(res, "empty") == pytest.approx(p[:, 0], rel=1e-9, abs=1e-12)
+    none = {"mean": None, "p50": None, "p90": None, "p99": None}
+    assert res["from"]["clears"] == {**none, "waiting": none}  # it may never empty

@@ -198,7 +198,7 @@ def solve(
                     show_line(item)
                 else:
                     show(item)
-        for table in day_tables(res) if "intervals" in res else results_tables(res):
+        for table in day_tables(res) if "intervals" in res else results_tables(res) if res["stations"] else ():
             show(table)
         for note in res["notes"]:
             show_line(f"note: {note}")

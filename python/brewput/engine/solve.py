@@ -5,7 +5,7 @@ import os
 from typing import Mapping, Optional, Sequence, Union
 
 from .. import percentiles
-from ..errors import Field, OptionError
+from ..errors import BrewputError, Field, OptionError
 from ..model import Model, as_model
 from ..results import solution_results
 from ..analytic.feasibility import check_cycles_take_time
@@ -139,11 +139,19 @@ def _solve_from(model, params, method: str, max_states: Optional[int], asked, fr
     from ..analytic.chain.floor import floor_of
 
     where = model.file or model.name
-    floor_of(model.compile(), where, constant_phases=1)  # what the chain does not follow, refused first
-    res = _solve_chain(model, max_states, asked)
-    from ..analytic.chain.from_state import follow
+    floor = floor_of(model.compile(), where, constant_phases=1)  # what the chain does not follow, refused first
+    from ..analytic.chain.from_state import follow, without_steady_state
+    from ..analytic.chain.solve import _check_stable
+    from ..analytic.network import network
 
-    block = follow(model.compile(), where, state, span, steps, max_states)
+    try:
+        _check_stable(floor, network(model))
+        problem = None
+    except BrewputError as unstable:  # its one line says where: the load of all the servers or more
+        problem = str(unstable)
+    # An overloaded model has no steady state, but its next hours are still asked for.
+    res = without_steady_state(model, problem) if problem else _solve_chain(model, max_states, asked)
+    block = follow(model.compile(), where, state, span, steps, max_states, settles=not problem)
     res["notes"] = res["notes"] + block.pop("notes")
     res["from"] = block
     return res

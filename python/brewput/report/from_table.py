@@ -27,13 +27,14 @@ def from_tables(res: dict) -> List[Union[Table, str]]:
                       *(number(point["stations"][name]["queue_length"]) for name in stations),
                       *(number(point["stations"][name]["utilization"]) for name in stations))  # null: "-"
     clears = block["clears"]
+    then = " Then, in the steady state:" if res["stations"] else ""
     line = (f"the system is first empty {_passage(clears, unit)}; no job waits any more "
-            f"{_passage(clears['waiting'], unit)}. Then, in the steady state:")
+            f"{_passage(clears['waiting'], unit)}.{then}")
     return [table, line]
 
 
 def _passage(times: dict, unit: str) -> str:
     if times["mean"] is None:
-        return "perhaps never (from some states it cannot come: closed customers who never leave)"
+        return "perhaps never (see the notes)"
     quantiles = ", ".join(f"{key} {number(value)}" for key, value in times.items() if key.startswith("p"))
     return f"after {number(times['mean'])} {unit} on average ({quantiles})"

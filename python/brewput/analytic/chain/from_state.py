@@ -97,23 +97,34 @@ def _per_state(floor: Floor, chain: Chain) -> Dict[str, np.ndarray]:
     return {"present": present, "busy": busy, "waiting": waiting, "outside": outside}
 
 
+def without_steady_state(model, problem: str) -> dict:
+    """The results of an overloaded model followed from a given state: the keys of the
+    results schema, no class or station figures (it has no steady state), the reason in
+    the notes."""
+    return {"model": model.name, "engine": "solve", "method": "ctmc", "time_unit": model.time_unit,
+            "params": dict(model.params), "classes": {}, "stations": {}, "resources": {}, "bounds": {},
+            "notes": [f"{problem}: its figures are those from the given state over the span followed only"],
+            "warnings": []}
+
+
 def follow(compiled: dict, where: str, state: Mapping[str, int], over: float, steps: int,
-           max_states: Optional[int]) -> dict:
+           max_states: Optional[int], settles: bool = True) -> dict:
     """The `from` block of the model's chain: exact where every law is phase-type, else
     with the laws fitted as the steady state's chain fits them (solve.py): constants as
     Erlang-k, k doubling from 2 while the chain stays within FIT_STATES, the change from
-    the k before in the notes. Unsupported beyond `max_states`."""
+    the k before in the notes. Unsupported beyond `max_states`. Where the model does not
+    `settle` (overloaded), the passage times are null: it may never empty."""
     limit = DEFAULT_MAX_STATES if max_states is None else max_states
     floor = floor_of(compiled, where, constant_phases=1)
     if floor.exact:
-        return _sized(floor, state, over, steps, limit, where)
+        return _sized(floor, state, over, steps, limit, where, settles)
     rungs: List[Tuple[int, Floor, dict]] = []
     phases = 2
     while phases <= MAX_PHASES:
         floor = floor_of(compiled, where, constant_phases=phases)
         try:
             rungs.append((phases, floor, _sized(floor, state, over, steps,
-                                                limit if not rungs else min(limit, FIT_STATES), where)))
+                                                limit if not rungs else min(limit, FIT_STATES), where, settles)))
         except Unsupported:
             if not rungs:
                 raise
@@ -136,28 +147,30 @@ def follow(compiled: dict, where: str, state: Mapping[str, int], over: float, st
     return {**block, "exact": False}
 
 
-def _sized(floor: Floor, state: Mapping[str, int], over: float, steps: int, limit: int, where: str) -> dict:
+def _sized(floor: Floor, state: Mapping[str, int], over: float, steps: int, limit: int, where: str,
+           settles: bool) -> dict:
     """solve_from, or Unsupported naming the size beyond `limit` states."""
     try:
-        return solve_from(floor, state, over, steps, limit, where)
+        return solve_from(floor, state, over, steps, limit, where, settles)
     except TooLarge as e:
         raise too_large(where, e.floor, state_bound(e.floor), limit, found=True) from None
 
 
 def solve_from(floor: Floor, state: Mapping[str, int], over: float, steps: int, max_states: int,
-               where: str) -> dict:
+               where: str, settles: bool = True) -> dict:
     """The `from` block of the results (docs/results.md): the figures at `steps` + 1
-    evenly spaced times over [0, over] and the time until the backlog clears."""
+    evenly spaced times over [0, over] and the time until the backlog clears (null
+    unless the model `settles`)."""
     placed = placements(floor, state)
     if not floor.unbounded:
-        chain, start, curves, clears = _followed(floor, placed, over, steps, max_states, where)
+        chain, start, curves, clears = _followed(floor, placed, over, steps, max_states, where, settles)
         notes = []
     else:
         offered = sum(job.rate for job in floor.classes if job.is_open)
         open_limit = max(FIRST_OPEN_LIMIT, 1 << (2 * sum(jobs for _, _, jobs in placed)).bit_length())
         while True:
             truncated = replace(floor, open_limit=open_limit)
-            chain, start, curves, clears = _followed(truncated, placed, over, steps, max_states, where)
+            chain, start, curves, clears = _followed(truncated, placed, over, steps, max_states, where, settles)
             cut = max(curves["cut"][-1] / (offered * over),
                       clears["cut"] / (offered * clears["mean"]) if clears["mean"] else 0.0)
             if cut <= TRUNCATION:
@@ -188,8 +201,9 @@ def solve_from(floor: Floor, state: Mapping[str, int], over: float, steps: int, 
             "clears": {**clears, "waiting": waiting}, "notes": notes}
 
 
-def _followed(floor: Floor, placed, over: float, steps: int, max_states: int, where: str):
-    """The chain from the placed jobs, its curves and its clearing time; TooLarge beyond `max_states`."""
+def _followed(floor: Floor, placed, over: float, steps: int, max_states: int, where: str, settles: bool):
+    """The chain from the placed jobs, its curves and its clearing times (where it
+    `settles`); TooLarge beyond `max_states`."""
     try:
         starts = placed_state(floor, placed)
     except NoRoom as room:
@@ -209,6 +223,9 @@ def _followed(floor: Floor, placed, over: float, steps: int, max_states: int, wh
     counts = _per_state(floor, chain)
     in_system = counts["present"].sum(axis=1) + counts["outside"]
     curves = _curves(floor, chain, p0, counts, in_system, over, steps)
+    if not settles:  # the truncated chain would empty, the model may never: not asked of it
+        never = {"mean": None, "cut": 0.0, "law": None}
+        return chain, p0, curves, {**never, "waiting": never}
     clears = _clearing(chain, p0, in_system > 0, where)
     clears["waiting"] = _clearing(chain, p0, counts["waiting"].sum(axis=1) + counts["outside"] > 0, where)
     return chain, p0, curves, clears
