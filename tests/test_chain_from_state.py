@@ -181,6 +181,11 @@ def test_a_long_span_ends_in_the_steady_state():
     assert last["empty"] == pytest.approx((1 - 0.5) * (1 - 0.625), rel=1e-7)  # Jackson: product of (1 - rho)
 
 
+def test_numpy_counts_are_whole_numbers_too():
+    res = brewput.solve(TANDEM, from_state={"a": np.int64(2), "b": np.float64(1.0)}, over=np.int64(1))
+    assert res["from"]["state"] == {"a": 2, "b": 1} and res["from"]["points"][0]["number"] == 3
+
+
 def test_no_jobs_placed_is_the_empty_start():
     res = brewput.solve(TANDEM, from_state={"a": 0}, over="1min")
     assert res["from"]["over"] == 60 and res["from"]["points"][0]["number"] == 0

@@ -4,6 +4,7 @@ refusal is one line without numpy's import."""
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Dict, Mapping, Optional, Tuple, Union
 
 from ...errors import OptionError
@@ -38,7 +39,8 @@ def checked_state(state: Mapping[str, int]) -> Dict[str, int]:
         raise OptionError("from_state", "expected jobs per station, e.g. {'desk': 12}", value=repr(state))
     shown = ",".join(f"{name}={jobs}" for name, jobs in state.items())
     for name, jobs in state.items():
-        if isinstance(jobs, bool) or not isinstance(jobs, int) and not (isinstance(jobs, float) and jobs.is_integer()):
+        if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) and not (
+                isinstance(jobs, numbers.Real) and float(jobs).is_integer()):
             raise OptionError("from_state", f"expected a whole number of jobs at '{name}', got {jobs!r}", value=shown)
         if jobs < 0:
             raise OptionError("from_state", f"expected jobs of at least 0 at '{name}', got {jobs}", value=shown)
@@ -70,7 +72,7 @@ def _time(value: Union[float, str], option: str, time_unit: str) -> float:
     time: Optional[float]
     if isinstance(value, bool):
         time = None
-    elif isinstance(value, (int, float)):
+    elif isinstance(value, numbers.Real):
         time = float(value)
     else:
         time = time_in_model(str(value).strip(), time_unit)
