@@ -4,9 +4,9 @@ expected figures at each point of a grid, and the time until the backlog clears.
 
 The start is the state the simulator is in with those jobs present, placed as a
 day's `at_start` places them (generate.placed_state): each station's jobs are of the
-first class (in file order) that visits it, they take the free servers and the rest
-wait; a service started draws its first phase as the simulator does (the start is a
-law over states where it is drawn at random).
+first class (in file order) that visits it (a closed class's out of its population),
+they take the free servers and the rest wait; a service started draws its first phase
+as the simulator does (the start is a law over states where it is drawn at random).
 
 The backlog clears at the first time the system is empty (no job at a station or
 waiting outside one; a closed class's thinking customers are not in it): the mean of
@@ -41,7 +41,7 @@ from .solve import FIRST_OPEN_LIMIT, FIT_STATES, MAX_PHASES, TRUNCATION, TooLarg
 
 #: The quantiles of the clearing time reported (keys p50, p90, p99).
 CLEARING_QUANTILES = (50, 90, 99)
-#: The most the absorbing system may be off, relative to its right-hand side.
+#: The most the absorbing system (-Q_TT) m = 1 may be off.
 RESIDUAL = 1e-9
 
 
@@ -163,14 +163,14 @@ def solve_from(floor: Floor, state: Mapping[str, int], over: float, steps: int, 
     unless the model `settles`)."""
     placed = placements(floor, state)
     if not floor.unbounded:
-        chain, start, curves, clears = _followed(floor, placed, over, steps, max_states, where, settles)
+        chain, curves, clears = _followed(floor, placed, over, steps, max_states, where, settles)
         notes = []
     else:
         offered = sum(job.rate for job in floor.classes if job.is_open)
         open_limit = max(FIRST_OPEN_LIMIT, 1 << (2 * sum(jobs for _, _, jobs in placed)).bit_length())
         while True:
             truncated = replace(floor, open_limit=open_limit)
-            chain, start, curves, clears = _followed(truncated, placed, over, steps, max_states, where, settles)
+            chain, curves, clears = _followed(truncated, placed, over, steps, max_states, where, settles)
             cut = max(curves["cut"][-1] / (offered * over),
                       clears["cut"] / (offered * clears["mean"]) if clears["mean"] else 0.0)
             if cut <= TRUNCATION:
@@ -225,10 +225,10 @@ def _followed(floor: Floor, placed, over: float, steps: int, max_states: int, wh
     curves = _curves(floor, chain, p0, counts, in_system, over, steps)
     if not settles:  # the truncated chain would empty, the model may never: not asked of it
         never = {"mean": None, "cut": 0.0, "law": None}
-        return chain, p0, curves, {**never, "waiting": never}
+        return chain, curves, {**never, "waiting": never}
     clears = _clearing(chain, p0, in_system > 0, where)
     clears["waiting"] = _clearing(chain, p0, counts["waiting"].sum(axis=1) + counts["outside"] > 0, where)
-    return chain, p0, curves, clears
+    return chain, curves, clears
 
 
 def _curves(floor: Floor, chain: Chain, p0: np.ndarray, counts, in_system: np.ndarray, over: float,
