@@ -249,8 +249,11 @@ def test_models_the_chain_cannot_follow_are_refused():
         brewput.solve(TANDEM, from_state={"a": 3}, over=10, max_states=20)  # the steady state's, first
     with pytest.raises(BrewputError, match=r"^q: its Markov chain has more than 100 states \(found while building "
                                            r"it\), beyond --max-states 100 \(large by the open arrivals "
-                                           r"\(truncated at 256 jobs\)\)"):
-        brewput.solve(queue(0.1, 1, 1.0), from_state={"desk": 100}, over=10, max_states=100)
+                                           r"\(truncated at 128 jobs\)\)"):
+        brewput.solve(queue(0.1, 1, 1.0), from_state={"desk": 60}, over=10, max_states=100)
+    with pytest.raises(BrewputError, match=r"^q: from 99,999,999,999 jobs its Markov chain has more than "
+                                           r"99,999,999,999 states, beyond --max-states 1,000,000"):
+        brewput.solve(queue(0.1, 1, 1.0), from_state={"desk": 99_999_999_999}, over=10)  # at once
 
 
 def test_infinite_servers_with_no_arrivals_clear_in_the_harmonic_sum():

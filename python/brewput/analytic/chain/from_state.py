@@ -162,6 +162,10 @@ def solve_from(floor: Floor, state: Mapping[str, int], over: float, steps: int, 
     evenly spaced times over [0, over] and the time until the backlog clears (null
     unless the model `settles`)."""
     placed = placements(floor, state)
+    jobs = sum(n for _, _, n in placed)
+    if jobs >= max_states:  # a state for each count of jobs left as they go, at least: refused before placing them
+        raise Unsupported(f"{where}: from {jobs:,} jobs its Markov chain has more than {jobs:,} states, beyond "
+                          f"--max-states {max_states:,}; use brewput simulate, or a larger --max-states")
     if not floor.unbounded:
         chain, curves, clears = _followed(floor, placed, over, steps, max_states, where, settles)
         notes = []
