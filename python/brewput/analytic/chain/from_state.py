@@ -41,6 +41,9 @@ from .solve import FIRST_OPEN_LIMIT, FIT_STATES, MAX_PHASES, TRUNCATION, TooLarg
 
 #: The quantiles of the clearing time reported (keys p50, p90, p99).
 CLEARING_QUANTILES = (50, 90, 99)
+#: The most jobs placed: the walk keeps every state with its line of jobs, so that memory
+#: grows as the square of the jobs (2,000 at one desk, truncated at 4,096: 156 MB, 9 s).
+MOST_JOBS = 4_000
 #: The most the absorbing system (-Q_TT) m = 1 may be off.
 RESIDUAL = 1e-9
 
@@ -163,6 +166,10 @@ def solve_from(floor: Floor, state: Mapping[str, int], over: float, steps: int, 
     unless the model `settles`)."""
     placed = placements(floor, state)
     jobs = sum(n for _, _, n in placed)
+    if jobs > MOST_JOBS:
+        raise Unsupported(f"{where}: from {jobs:,} jobs: the state-space engine follows at most {MOST_JOBS:,} (its "
+                          "memory grows as their square); use brewput simulate with a day that starts with them "
+                          "(day: at_start)")
     if jobs >= max_states:  # a state for each count of jobs left as they go, at least: refused before placing them
         raise Unsupported(f"{where}: from {jobs:,} jobs its Markov chain has more than {jobs:,} states, beyond "
                           f"--max-states {max_states:,}; use brewput simulate, or a larger --max-states")
