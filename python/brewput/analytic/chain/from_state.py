@@ -37,7 +37,7 @@ from .floor import Floor, floor_of
 from .generate import OUTSIDE, Chain, NoRoom, TooManyStates, generate, placed_state
 from .passage import PhaseTypeLaw
 from .sizing import DEFAULT_MAX_STATES, state_bound, too_large
-from .solve import FIRST_OPEN_LIMIT, FIT_STATES, MAX_PHASES, TRUNCATION, TooLarge
+from .solve import FIRST_OPEN_LIMIT, FIT_STATES, MAX_PHASES, TRUNCATION, TooLarge, doubled
 
 #: The quantiles of the clearing time reported (keys p50, p90, p99).
 CLEARING_QUANTILES = (50, 90, 99)
@@ -179,6 +179,7 @@ def solve_from(floor: Floor, state: Mapping[str, int], over: float, steps: int, 
     else:
         offered = sum(job.rate for job in floor.classes if job.is_open)
         open_limit = max(FIRST_OPEN_LIMIT, 1 << (2 * sum(jobs for _, _, jobs in placed)).bit_length())
+        sizes = []
         while True:
             truncated = replace(floor, open_limit=open_limit)
             chain, curves, clears = _followed(truncated, placed, over, steps, max_states, where, settles)
@@ -186,7 +187,8 @@ def solve_from(floor: Floor, state: Mapping[str, int], over: float, steps: int, 
                       clears["cut"] / (offered * clears["mean"]) if clears["mean"] else 0.0)
             if cut <= TRUNCATION:
                 break
-            open_limit *= 2
+            sizes.append(len(chain.states))
+            open_limit = doubled(floor, open_limit, sizes, max_states)
         notes = [f"--from: open arrivals truncated at {open_limit} jobs in the system: {cut:.1g} of them cut off "
                  f"(at most {TRUNCATION:g})"]
     notes.append(f"--from: ctmc: {len(chain.states):,} states")

@@ -148,12 +148,23 @@ def _solved(floor: Floor, limit: int, where: str) -> Solved:
     TRUNCATION of each class's. TooLarge beyond `limit` states."""
     if not floor.unbounded:
         return _solved_once(floor, limit, where)
-    open_limit = FIRST_OPEN_LIMIT
+    open_limit, sizes = FIRST_OPEN_LIMIT, []
     while True:
         solved = _solved_once(replace(floor, open_limit=open_limit), limit, where)
         if solved.cut <= TRUNCATION:
             return solved
-        open_limit *= 2
+        sizes.append(solved.states)
+        open_limit = doubled(floor, open_limit, sizes, limit)
+
+
+def doubled(floor: Floor, open_limit: int, sizes: List[int], limit: int) -> int:
+    """Twice `open_limit`, the truncation's next try; TooLarge where the chain's growth
+    over the last doubling (`sizes`, the states of each try so far) says the next would
+    pass `limit` states. Walking there to find out would take minutes and gigabytes: the
+    walk keeps every state, each as long as the queue it holds."""
+    if len(sizes) >= 2 and sizes[-1] * sizes[-1] / max(sizes[-2], 1) > limit:
+        raise TooLarge(replace(floor, open_limit=2 * open_limit))
+    return 2 * open_limit
 
 
 def _solved_once(floor: Floor, limit: int, where: str) -> Solved:
