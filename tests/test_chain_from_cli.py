@@ -85,11 +85,13 @@ DAY = BUFFERED.replace("stations:", "day: {length: 1h, interval: 30min}\nstation
     ("patience.yaml", ["--from", "desk=2", "--over", "10"], "patience.yaml: classes.call.route[0]: balking and "
                                                             "patience is not in the state-space engine"),
     ("day.yaml", ["--from", "desk=2", "--over", "10"], "--from desk=2: follows a model without a day"),
-    (SITE_A, ["--from", "desk=99999999999", "--over", "1h"], "site-a.yaml: from 99,999,999,999 jobs: the "
+    (SITE_A, ["--from", "desk=99999999999", "--over", "1h"], "--from: from 99,999,999,999 jobs: the "
                                                                "state-space engine follows at most 4,000"),
-    (SITE_A, ["--from", "desk=300", "--over", "1h", "--max-states", "200"], "site-a.yaml: from 300 jobs its Markov "
+    (SITE_A, ["--from", "desk=300", "--over", "1h", "--max-states", "200"], "--from: from 300 jobs its Markov "
                                                                             "chain has more than 300 states, beyond "
                                                                             "--max-states 200"),
+    ("buffered.yaml", ["--from", "desk=2", "--over", "1e9"], "--over 1e+09: the chain's fastest events come about "
+                                                             "4e+09 times over the span, more than the 100,000"),
     (SITE_A, ["--over", "1h"], "--from: needed with --over: the jobs at each station to start from"),
     (SITE_A, ["--from", "desk=3"], "--over: how long to follow the model from the given state is needed"),
     (SITE_A, ["--bins", "5min"], "--bins 5min: is for a model followed from a given state (--from and --over)"),

@@ -251,10 +251,10 @@ def test_models_the_chain_cannot_follow_are_refused():
                                            r"it\), beyond --max-states 100 \(large by the open arrivals "
                                            r"\(truncated at 128 jobs\)\)"):
         brewput.solve(queue(0.1, 1, 1.0), from_state={"desk": 60}, over=10, max_states=100)
-    with pytest.raises(BrewputError, match=r"^q: from 3,000 jobs its Markov chain has more than 3,000 states, "
-                                           r"beyond --max-states 1,000; "):
+    with pytest.raises(BrewputError, match=r"^from_state: from 3,000 jobs its Markov chain has more than 3,000 "
+                                           r"states, beyond max_states 1,000; "):
         brewput.solve(queue(0.1, 1, 1.0), from_state={"desk": 3000}, over=10, max_states=1000)  # at once
-    with pytest.raises(BrewputError, match=r"^q: from 99,999,999,999 jobs: the state-space engine follows at most "
+    with pytest.raises(BrewputError, match=r"^from_state: from 99,999,999,999 jobs: the state-space engine follows at most "
                                            r"4,000 \(its memory grows as their square\); use brewput simulate"):
         brewput.solve(queue(0.1, 1, 1.0), from_state={"desk": 99_999_999_999}, over=10)  # at once
 

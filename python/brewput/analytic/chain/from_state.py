@@ -31,7 +31,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.sparse.linalg import expm_multiply
 
-from ...errors import BrewputError, OptionError
+from ...errors import BrewputError, Field, OptionError
 from ..support import Unsupported
 from .floor import Floor, floor_of
 from .generate import OUTSIDE, Chain, NoRoom, TooManyStates, generate, placed_state
@@ -44,6 +44,9 @@ CLEARING_QUANTILES = (50, 90, 99)
 #: The most jobs placed: the walk keeps every state with its line of jobs, so that memory
 #: grows as the square of the jobs (2,000 at one desk, truncated at 4,096: 156 MB, 9 s).
 MOST_JOBS = 4_000
+#: The most events at the chain's fastest rate a span may hold: expm_multiply's products
+#: grow with them (an M/M/1 of 65 states: 60,000 in 8 s).
+MOST_EVENTS = 1e5
 #: The most the absorbing system (-Q_TT) m = 1 may be off.
 RESIDUAL = 1e-9
 
@@ -167,12 +170,13 @@ def solve_from(floor: Floor, state: Mapping[str, int], over: float, steps: int, 
     placed = placements(floor, state)
     jobs = sum(n for _, _, n in placed)
     if jobs > MOST_JOBS:
-        raise Unsupported(f"{where}: from {jobs:,} jobs: the state-space engine follows at most {MOST_JOBS:,} (its "
-                          "memory grows as their square); use brewput simulate with a day that starts with them "
-                          "(day: at_start)")
+        raise OptionError("from_state", f"from {jobs:,} jobs: the state-space engine follows at most "
+                          f"{MOST_JOBS:,} (its memory grows as their square); use brewput simulate with a day that "
+                          "starts with them (day: at_start)")
     if jobs >= max_states:  # a state for each count of jobs left as they go, at least: refused before placing them
-        raise Unsupported(f"{where}: from {jobs:,} jobs its Markov chain has more than {jobs:,} states, beyond "
-                          f"--max-states {max_states:,}; use brewput simulate, or a larger --max-states")
+        raise OptionError("from_state", f"from {jobs:,} jobs its Markov chain has more than {jobs:,} "
+                          f"states, beyond ", Field("max_states"), f" {max_states:,}; use brewput simulate, or a "
+                          "larger ", Field("max_states"))
     if not floor.unbounded:
         chain, curves, clears = _followed(floor, placed, over, steps, max_states, where, settles)
         notes = []
@@ -258,6 +262,14 @@ def _curves(floor: Floor, chain: Chain, p0: np.ndarray, counts, in_system: np.nd
     cut = chain.truncated.sum(axis=1)
     forward = sp.hstack([sp.vstack([chain.generator.T, sp.csr_matrix(np.vstack([completing, cut]))]),
                          sp.csr_matrix((n + 2, 2))], format="csr")
+    # expm_multiply's products grow as the norm times the span: a span of many lifetimes
+    # of the chain's fastest event would run for hours, so it is refused first.
+    events = float(abs(forward).sum(axis=0).max()) * over
+    if events > MOST_EVENTS:
+        raise OptionError("over", f"the chain's fastest events come about {events:.2g} times over the span, more "
+                          f"than the {MOST_EVENTS:,.0f} it follows; a shorter span "
+                          "shows the way to the steady state, which solve without ", Field("from_state"),
+                          " gives", value=f"{over:g}")
     y = expm_multiply(forward, np.concatenate([p0, [0.0, 0.0]]), start=0.0, stop=over, num=steps + 1,
                       endpoint=True)
     p = np.maximum(y[:, :n], 0.0)  # rounding below 0 on states not yet reached
