@@ -242,22 +242,8 @@ def _uniformized(y0: np.ndarray, system: LinearSystem, q: float, duration: float
     terms = _poisson_terms(q * duration)
     source = np.broadcast_to(np.asarray(system._source, dtype=float), y0.shape)
     has_source = bool(np.any(source))
-    powers = np.empty((terms, y0.size))
-    sourced = np.empty((terms, y0.size)) if has_source else None
-    powers[0] = y0
-    if has_source:
-        sourced[0] = source
-    if y0.size <= _DENSE_STATES:  # one BLAS call a term: the loop's own cost is the limit
-        jump = system.jump
-        for k in range(1, terms):
-            np.dot(jump, powers[k - 1], out=powers[k])
-            if has_source:
-                np.dot(jump, sourced[k - 1], out=sourced[k])
-    else:
-        for k in range(1, terms):  # P^k v = v + A v / q, for y0 and for the source
-            powers[k] = powers[k - 1] + system._product(0, powers[k - 1]) / q
-            if has_source:
-                sourced[k] = sourced[k - 1] + system._product(0, sourced[k - 1]) / q
+    powers = _powers(system, q, y0, terms)
+    sourced = _powers(system, q, source, terms) if has_source else None
     weights = _poisson_weights(q * offsets, terms)
     values = weights @ powers
     if has_source:
@@ -285,15 +271,27 @@ def solve_columns(ys: np.ndarray, system: LinearSystem, durations: np.ndarray) -
     own Poisson weights) when the powers fit in UNIFORM_VALUES; else column by column."""
     durations = np.asarray(durations, dtype=float)
     longest = float(durations.max(initial=0.0))
-    q = system.uniformizable(longest) if system.constant else None
+    q = system.uniformizable(longest)
     terms = _poisson_terms(q * longest) if q is not None else 0
     if q is None or terms * ys.size > UNIFORM_VALUES:
         return np.column_stack([_piece(ys[:, j], system, d, np.zeros(0))[1] for j, d in enumerate(durations)]) \
             if durations.size else ys.copy()
-    powers = np.empty((terms, *ys.shape))
-    powers[0] = ys
-    dense = system.jump if ys.shape[0] <= _DENSE_STATES else None
-    for k in range(1, terms):
-        powers[k] = dense @ powers[k - 1] if dense is not None else \
-            powers[k - 1] + (system.terms[0][1] @ powers[k - 1]) / q
-    return np.einsum("jk,knj->nj", _poisson_weights(q * durations, terms), powers)
+    return np.einsum("jk,knj->nj", _poisson_weights(q * durations, terms), _powers(system, q, ys, terms))
+
+
+def _powers(system: LinearSystem, q: float, first: np.ndarray, terms: int) -> np.ndarray:
+    """P^k first for k < terms (first a vector or columns), P = I + A / q: by the jump
+    matrix held as an array for a small system (one BLAS call a term: the loop's own
+    cost is the limit), else P^k v = v + A v / q by A's diagonals or sparse product."""
+    powers = np.empty((terms, *first.shape))
+    powers[0] = first
+    if first.shape[0] <= _DENSE_STATES:
+        jump = system.jump
+        for k in range(1, terms):
+            np.dot(jump, powers[k - 1], out=powers[k])
+    else:
+        matrix = system.terms[0][1]
+        product = (lambda y: system._product(0, y)) if first.ndim == 1 else (lambda y: matrix @ y)
+        for k in range(1, terms):
+            powers[k] = powers[k - 1] + product(powers[k - 1]) / q
+    return powers
