@@ -32,12 +32,11 @@ import scipy.sparse.linalg as spla
 from scipy.sparse.linalg import expm_multiply
 
 from ...errors import BrewputError, Field, OptionError
-from ..support import Unsupported
 from .floor import Floor, floor_of
 from .generate import OUTSIDE, Chain, NoRoom, TooManyStates, generate, placed_state
 from .passage import PhaseTypeLaw
 from .sizing import DEFAULT_MAX_STATES, state_bound, too_large
-from .solve import FIRST_OPEN_LIMIT, FIT_STATES, MAX_PHASES, TRUNCATION, TooLarge, doubled
+from .solve import FIRST_OPEN_LIMIT, TRUNCATION, TooLarge, doubled, fitted_rungs
 
 #: The quantiles of the clearing time reported (keys p50, p90, p99).
 CLEARING_QUANTILES = (50, 90, 99)
@@ -124,20 +123,8 @@ def follow(compiled: dict, where: str, state: Mapping[str, int], over: float, st
     floor = floor_of(compiled, where, constant_phases=1)
     if floor.exact:
         return _sized(floor, state, over, steps, limit, where, settles)
-    rungs: List[Tuple[int, Floor, dict]] = []
-    phases = 2
-    while phases <= MAX_PHASES:
-        floor = floor_of(compiled, where, constant_phases=phases)
-        try:
-            rungs.append((phases, floor, _sized(floor, state, over, steps,
-                                                limit if not rungs else min(limit, FIT_STATES), where, settles)))
-        except Unsupported:
-            if not rungs:
-                raise
-            break
-        if floor == floor_of(compiled, where, constant_phases=2 * phases):
-            break  # every law is fitted by its own moments: more phases change nothing
-        phases *= 2
+    rungs = fitted_rungs(compiled, where, limit,
+                         lambda floor, budget: _sized(floor, state, over, steps, budget, where, settles))
     phases, floor, block = rungs[-1]
     notes = [f"--from: approximate, times replaced by phase-type laws: {'; '.join(floor.fits)}"]
     if len(rungs) > 1:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple, TypeVar
 
 import numpy as np
 
@@ -34,6 +34,8 @@ from .passage import passage_laws
 from .tagged import passage
 from .sizing import DEFAULT_MAX_STATES, state_bound, too_large
 from .steady import stationary
+
+T = TypeVar("T")
 
 METHOD = "ctmc"
 #: The most states a rung of the ladder of Erlang phases may take: scipy's LU of the
@@ -102,20 +104,13 @@ def solve_chain(model: Model, net: Network, max_states: Optional[int] = None, tr
         notes = _notes(solved)
         laws = _passage_laws(model, solved, min(limit, PASSAGE_STATES), notes) if passages else {}
         return _solution(model, net, solved, notes, laws)
-    rungs: List[Tuple[int, Solved]] = []
-    phases = 2
-    while phases <= MAX_PHASES:
-        floor = floor_of(compiled, where, constant_phases=phases)
-        budget = limit if not rungs else min(limit, FIT_STATES)
+    def attempt(floor: Floor, budget: int) -> Solved:
         try:
-            rungs.append((phases, _solved(floor, budget, where)))
+            return _solved(floor, budget, where)
         except TooLarge as e:
-            if not rungs:
-                raise refused(e, budget) from None
-            break
-        if floor == floor_of(compiled, where, constant_phases=2 * phases):
-            break  # every law is fitted by its own moments: more phases change nothing
-        phases *= 2
+            raise refused(e, budget) from None
+
+    rungs = [(phases, solved) for phases, _, solved in fitted_rungs(compiled, where, limit, attempt)]
     phases, solved = rungs[-1]
     notes = [f"approximate, times replaced by phase-type laws: {'; '.join(solved.floor.fits)}"]
     notes += _notes(solved)
@@ -127,6 +122,27 @@ def solve_chain(model: Model, net: Network, max_states: Optional[int] = None, tr
             change += _percentile_change(model, _passage_laws(model, last, min(limit, PASSAGE_STATES), []), laws)
         notes.insert(1, f"from Erlang-{before} to Erlang-{phases}: {change}")
     return _solution(model, net, solved, notes, laws)
+
+
+def fitted_rungs(compiled: dict, where: str, limit: int, attempt: Callable[[Floor, int], T]) -> List[Tuple[int, Floor, T]]:
+    """(phases, floor, attempt(floor, budget)) with the laws that are not phase-type
+    fitted by Erlang-k, k doubling from 2: the first try within `limit` states (its
+    Unsupported raised), each after within FIT_STATES, until one is refused or more
+    phases change nothing (every law fitted by its own moments) or k passes MAX_PHASES."""
+    rungs: List[Tuple[int, Floor, T]] = []
+    phases = 2
+    while phases <= MAX_PHASES:
+        floor = floor_of(compiled, where, constant_phases=phases)
+        try:
+            rungs.append((phases, floor, attempt(floor, limit if not rungs else min(limit, FIT_STATES))))
+        except Unsupported:
+            if not rungs:
+                raise
+            break
+        if floor == floor_of(compiled, where, constant_phases=2 * phases):
+            break
+        phases *= 2
+    return rungs
 
 
 def _check_stable(floor: Floor, net: Network) -> None:
