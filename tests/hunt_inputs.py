@@ -589,6 +589,12 @@ LONG: List[Tuple[str, List[str], Files]] = [
                   "--repetitions", "1", "--yes"], {}),
     ("lab-coffee", ["lab", "coffee", "--impl", "ideal", "--cpus", "1", "--dur", "60s", "--repetitions", "1"], {}),
     ("serve", ["serve", "--port", "0", "--for", "60s"], {}),
+    # the exact engines' long work: a chain walked and solved (minutes), a span of many
+    # lifetimes followed from a given state, a rota planned and confirmed over a day
+    ("solve-ctmc", ["solve", "m.yaml", "--method", "ctmc"], {"m.yaml": (EXAMPLES / "tandem.yaml").read_text()}),
+    ("solve-from", ["solve", "m.yaml", "--from", "desk=3000", "--over", "20000"], {"m.yaml": MODEL}),
+    ("plan-rota", ["plan", "day.yaml", "--slo", "P(wait<=20s)>=80%", "--rota", "exact", "--shift", "4h"],
+     {"day.yaml": (EXAMPLES / "rush/call-centre-day.yaml").read_text()}),
 ]
 
 

@@ -6,6 +6,7 @@ width run instead, and once crashed every command that shows progress before it
 printed anything. Each command here runs on a pseudo-terminal, with stdout on it
 too and with stdout redirected to a file (`brewput ... > out.txt`), and must exit
 0, show its tables and print no traceback."""
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,8 @@ COMMANDS = [
     ("simulate --sweep", "scenarios", ["simulate", "examples/mmc.yaml", "--sweep", "c=3..5", "--customers", "5000",
                                        "-o", "sweep.csv"]),
     ("solve", "34.99", ["solve", "examples/helpdesk/merged.yaml"]),
+    ("solve --from", "expected figures over the next 3000 min",
+     ["solve", "examples/helpdesk/merged.yaml", "--from", "desk=300", "--over", "3000"]),
     ("solve --sweep", "Central-server model: 2 scenarios", ["solve", "examples/central-server.yaml", "--sweep", "users=10,50"]),
     ("compare", "desk", ["compare", "examples/helpdesk/site-b.yaml", "--customers", "20000"]),
     ("run", "finelocking", ["run", "examples/studies/coffee.yaml", "--customers", "2000", "--replications", "2",
@@ -101,3 +104,23 @@ def test_a_json_run_in_a_pipe_prints_no_progress(folder):
     done = subprocess.run([BREWPUT, "simulate", "examples/mmc.yaml", "--customers", "5000", "--json"],
                           cwd=folder, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+def test_a_long_solve_in_a_pipe_says_each_step_of_its_chain(folder):
+    """A Markov chain solved truncation after truncation takes seconds to minutes: piped,
+    a line per step once the first second has passed, each saying what it did."""
+    done = subprocess.run([BREWPUT, "solve", "examples/helpdesk/merged.yaml", "--from", "desk=300", "--over", "3000"],
+                          cwd=folder, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("solving ")]
+    assert lines and lines[-1].startswith("solving ") and \
+        ": --from: 1,025 states followed (open jobs up to 1024) (" in lines[-1], done.stderr
+    assert all(re.fullmatch(r"solving \d+: (ctmc|--from): .* \(\d+\.\d s\)", line) for line in lines), lines
+
+
+def test_a_quick_solve_in_a_pipe_prints_its_answer_alone(folder):
+    """Most answers come at once: no progress line before them."""
+    done = subprocess.run([BREWPUT, "solve", "examples/helpdesk/merged.yaml", "--method", "ctmc"],
+                          cwd=folder, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert "exact (ctmc)" in done.stdout

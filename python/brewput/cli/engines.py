@@ -11,6 +11,7 @@ import typer
 
 from ..analytic.methods import DAY_METHODS, METHODS
 from ..errors import BrewputError, Unstable
+from ..steps import telling
 from ..vocabulary import CONFIDENCE
 from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, ReportOption, SchedulerOption, SetOption,
                      SweepOption, WholeOption, WorkersOption, YesOption, app, parse_sets, show, show_line,
@@ -18,6 +19,9 @@ from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, Rep
 from .progress import progress_bar
 from .scenarios import (announce, check_outputs, prepare, run_experiment, show_sweep, single_run_checks,
                         single_run_outputs, sweep_record)
+
+#: Seconds of solving shown neither by bar nor line: most answers come sooner, and print alone.
+SOLVE_QUIET = 1.0
 
 
 QuantileOption = typer.Option(
@@ -182,7 +186,9 @@ def solve(
                        show=show_sweep(as_json))
         return
     single_run_checks(output, report, executor, scheduler, workers)
-    with naming_the_model(model):
+    # a Markov chain's steps (each truncation, each class's passage times) can take minutes
+    with naming_the_model(model), progress_bar(enabled=not as_json, label="solving", quiet=SOLVE_QUIET) as progress, \
+            telling(progress):
         res = run_solve(model, params=params, method=method, max_states=max_states, **asked)
     if as_json:
         print(json.dumps(res, indent=2))

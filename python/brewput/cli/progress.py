@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Callable, Iterator, Optional
 
 Progress = Callable[..., None]
@@ -27,9 +27,9 @@ class _Lines:
     """A line on stderr per step finished (`steps`), or every PIPED_EVERY seconds
     of progress counted in small units, and one when all are done."""
 
-    def __init__(self, label: str, steps: bool):
+    def __init__(self, label: str, steps: bool, started: Optional[float] = None):
         self._label, self._steps = label, steps
-        self._started = time.monotonic()
+        self._started = time.monotonic() if started is None else started
         self._shown = 0
         self._last_line = self._started
 
@@ -49,17 +49,40 @@ class _Lines:
 
 
 @contextmanager
-def progress_bar(enabled: bool, label: str = "simulating", steps: bool = True) -> Iterator[Optional[Progress]]:
+def progress_bar(enabled: bool, label: str = "simulating", steps: bool = True,
+                 quiet: float = 0.0) -> Iterator[Optional[Progress]]:
     """A progress callback: a transient bar on a terminal's stderr, lines in a pipe
     (see the module's doc); None when not `enabled` (the output is JSON, say).
-    `steps`: whether `done` counts whole steps worth a line each, or small units."""
-    from .common import err
-
+    `steps`: whether `done` counts whole steps worth a line each, or small units.
+    `quiet`: seconds of work shown neither by bar nor line (work that is most often
+    quick, whose answer should print alone: solve), the first after them shown."""
     if not enabled:
         yield None
         return
+    if quiet <= 0:
+        with _shown(label, steps) as progress:
+            yield progress
+        return
+    with ExitStack() as later:
+        started, shown = time.monotonic(), []
+
+        def progress(done, total, what=""):
+            if not shown:
+                if time.monotonic() - started < quiet:
+                    return
+                shown.append(later.enter_context(_shown(label, steps, started)))
+            shown[0](done, total, what)
+
+        yield progress
+
+
+@contextmanager
+def _shown(label: str, steps: bool, started: Optional[float] = None) -> Iterator[Progress]:
+    """The bar or the lines; a line's seconds count from `started` (default now)."""
+    from .common import err
+
     if not err.is_terminal:
-        yield _Lines(label, steps)
+        yield _Lines(label, steps, started)
         return
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
                                TimeRemainingColumn)

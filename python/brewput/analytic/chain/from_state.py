@@ -32,11 +32,12 @@ import scipy.sparse.linalg as spla
 from scipy.sparse.linalg import expm_multiply
 
 from ...errors import BrewputError, Field, OptionError
+from ...steps import told
 from .floor import Floor, floor_of
 from .generate import OUTSIDE, Chain, NoRoom, TooManyStates, generate, placed_state
 from .passage import PhaseTypeLaw
 from .sizing import DEFAULT_MAX_STATES, state_bound, too_large
-from .solve import FIRST_OPEN_LIMIT, TRUNCATION, TooLarge, doubled, fitted_rungs
+from .solve import FIRST_OPEN_LIMIT, TRUNCATION, TooLarge, doubled, fitted_rungs, truncation_told
 
 #: The quantiles of the clearing time reported (keys p50, p90, p99).
 CLEARING_QUANTILES = (50, 90, 99)
@@ -227,6 +228,7 @@ def _followed(floor: Floor, placed, over: float, steps: int, max_states: int, wh
     counts = _per_state(floor, chain)
     in_system = counts["present"].sum(axis=1) + counts["outside"]
     curves = _curves(floor, chain, p0, counts, in_system, over, steps)
+    told(f"--from: {len(chain.states):,} states followed" + truncation_told(floor))
     if not settles:  # the truncated chain would empty, the model may never: not asked of it
         never = {"mean": None, "cut": 0.0, "law": None}
         return chain, curves, {**never, "waiting": never}

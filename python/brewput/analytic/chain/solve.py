@@ -23,6 +23,7 @@ import numpy as np
 from ...errors import BrewputError
 from ...model import Model
 from ...percentiles import NAMED as NAMED_PERCENTILES
+from ...steps import told
 from ..network import Network
 from ..support import Unsupported
 from ..laws import Laws
@@ -200,7 +201,13 @@ def _solved_once(floor: Floor, limit: int, where: str) -> Solved:
     offered = np.array([job.rate or 0.0 for job in floor.classes])
     cut = pi @ chain.truncated
     cut = float(max((cut[c] / offered[c] for c in range(len(offered)) if offered[c] > 0), default=0.0))
+    told(f"ctmc: {len(chain.states):,} states solved" + truncation_told(floor))
     return Solved(floor, averages(floor, chain, pi), len(chain.states), cut, chain, pi)
+
+
+def truncation_told(floor: Floor) -> str:
+    """A try's truncation, where it has one."""
+    return "" if floor.open_limit is None else f" (open jobs up to {floor.open_limit})"
 
 
 def _notes(solved: Solved) -> List[str]:
@@ -290,6 +297,7 @@ def _passage_laws(model: Model, solved: Solved, limit: int, notes: List[str]) ->
                          f"{limit:,} states")
             continue
         laws[c] = passage_laws(chain, solved.floor.exact, response[c], waiting[c])
+        told(f"ctmc: {name}'s response and waiting times, {chain.start.size:,} states")
         # The largest fixed percentile reads the law furthest (the others then cost little): a chain of
         # very unlike rates can need more steps of uniformization than passage.WORK allows (NaN: null).
         if any(math.isnan(law.quantile(LAST_PERCENTILE)) for law in (laws[c].response, laws[c].waiting)):
