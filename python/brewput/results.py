@@ -72,6 +72,8 @@ def _class(summary: dict) -> dict:
 
 
 STATION_FIGURES = ("utilization", "busy_servers", "queue_length", "waiting", "response_time", "throughput")
+#: A class's figures at a station it visits (a station's `classes` block, docs/results.md).
+CLASS_AT_STATION_FIGURES = ("queue_length", "utilization", "response_time", "throughput", "waiting")
 
 
 def _station(summary: dict) -> dict:
@@ -223,7 +225,7 @@ def _solved_station(net, sol, m: int) -> dict:
         "utilization": None if delay else float(per_class_busy.sum()),
         "busy_servers": busy,
         "queue_length": present,
-        "waiting": (float(sol.station_waiting[m]) if sol.station_waiting is not None
+        "waiting": (float(sol.waiting_number.sum(axis=0)[m]) if sol.waiting_number is not None
                     else max(0.0, present - busy) if _queues_at(net, m) else 0.0),
         "response_time": float(served_time) if served_time is not None else present / throughput if throughput > 0
         else None,
@@ -231,7 +233,26 @@ def _solved_station(net, sol, m: int) -> dict:
     }
     if m in sol.server_types:
         figures["server_types"] = sol.server_types[m]
+    figures["classes"] = {net.classes[r]: _solved_class_at(net, sol, r, m)
+                          for r in range(len(net.classes)) if net.visits[r, m] > 0}
     return _exactness(figures, sol.exact_station[m], sol.station_method[m])
+
+
+def _solved_class_at(net, sol, r: int, m: int) -> dict:
+    """Class `r`'s figures at station `m` (CLASS_AT_STATION_FIGURES), from the Solution's
+    (classes x stations) arrays, as the station's totals are (`_solved_station`)."""
+    delay = bool(net.is_delay[m])
+    present = float(sol.queue_length[r, m])
+    busy = float(sol.utilization[r, m] if delay else sol.utilization[r, m] * net.servers[m])
+    waiting = (float(sol.waiting_number[r, m]) if sol.waiting_number is not None
+               else max(0.0, present - busy) if _queues_at(net, m) else 0.0)
+    return {
+        "queue_length": present,
+        "utilization": None if delay else float(sol.utilization[r, m]),
+        "response_time": float(sol.residence_time[r, m] / net.visits[r, m]),
+        "throughput": float(sol.throughput[r] * net.visits[r, m]),
+        "waiting": waiting,
+    }
 
 
 def solution_results(model, net, sol, bounds: Optional[dict] = None, asked: Optional[dict] = None) -> dict:

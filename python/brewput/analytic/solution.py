@@ -47,9 +47,9 @@ class Solution:
     #: service summed over the stations: queues inside a fork's branches overlap the
     #: customer's own time and are not counted (docs/simulation.md); None elsewhere.
     waiting_time: Optional[np.ndarray] = None
-    #: (M,) mean jobs waiting for a server at each station, where some jobs present are
-    #: neither waiting nor served (blocked after service); None elsewhere (present - busy).
-    station_waiting: Optional[np.ndarray] = None
+    #: (R, M) mean jobs of each class waiting for a server at each station, where some jobs
+    #: present are neither waiting nor served (blocked after service); None elsewhere (present - busy).
+    waiting_number: Optional[np.ndarray] = None
     #: Per station index with typed servers, per server type: {"utilization",
     #: "served": {class: completions per time unit}} (results.md's server_types).
     server_types: Dict[int, Dict[str, dict]] = field(default_factory=dict)

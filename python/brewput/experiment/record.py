@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import BrewputError
 
@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # pandas costs a second to import; only the table needs it
 VERSION = 1
 FORMATS = (".json", ".csv", ".parquet")
 KINDS = (("classes", "class"), ("stations", "station"), ("resources", "resource"))
+CLASS_AT_STATION = "class at station"
 ID_COLUMNS = ("scenario", "model", "engine", "time_unit")
 TABLE_COLUMNS = ID_COLUMNS + ("kind", "name")  # beside the swept params
 # Figures that count (customers, samples): whole numbers in every table.
@@ -171,9 +172,8 @@ def flat_table(record_or_results: dict) -> "pandas.DataFrame":
         ids = {"scenario": scenario["id"], "model": scenario["model"], "engine": scenario["engine"],
                "time_unit": scenario["results"]["time_unit"],
                **{name: scenario["params"].get(name) for name in swept}}
-        for key, kind in KINDS:
-            for name, figures in scenario["results"].get(key, {}).items():
-                rows.append({**ids, "kind": kind, "name": name, **_flatten(figures)})
+        for kind, name, figures in elements(scenario["results"]):
+            rows.append({**ids, "kind": kind, "name": name, **_flatten(figures)})
         for interval in scenario["results"].get("intervals", []):  # a day's (docs/results.md "Intervals")
             at = {"interval": interval["label"], "interval_start": interval["start"], "interval_end": interval["end"]}
             for key, kind in KINDS[:2]:
@@ -187,6 +187,18 @@ def flat_table(record_or_results: dict) -> "pandas.DataFrame":
                 rows.append({**ids, "kind": "station at time", "name": name, **at, **figures})
     columns = list(ID_COLUMNS) + swept + ["kind", "name"]
     return whole_counts(pandas.DataFrame(rows, columns=_ordered_columns(rows, columns)))
+
+
+def elements(results: dict) -> Iterator[Tuple[str, str, dict]]:
+    """(kind, name, figures) of each class, station and resource of one results dict,
+    then of each class at each station it visits (kind `class at station`, named
+    `station · class`: docs/results.md, "Per class at each station")."""
+    for key, kind in KINDS:
+        for name, figures in results.get(key, {}).items():
+            yield kind, name, {k: v for k, v in figures.items() if not (key == "stations" and k == "classes")}
+    for station, figures in results.get("stations", {}).items():
+        for name, at in (figures.get("classes") or {}).items():
+            yield CLASS_AT_STATION, f"{station} · {name}", at
 
 
 def whole_counts(table: "pandas.DataFrame") -> "pandas.DataFrame":

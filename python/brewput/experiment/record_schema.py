@@ -90,10 +90,16 @@ class ServerType(Part):
     __pydantic_extra__: Dict[str, Union[Measure, Dict[str, Measure]]]
 
 
+class ClassAtStation(Part):
+    """One class's figures at a station it visits (docs/results.md, "Per class at each station")."""
+    __pydantic_extra__: Dict[str, Measure]  # queue_length, utilization ... and their intervals
+
+
 class Figures(Part):
     """A station's or a resource's figures."""
     utilization: Optional[Number] = None
     server_types: Optional[Dict[str, ServerType]] = None
+    classes: Optional[Dict[str, ClassAtStation]] = None
     exact: Optional[Flag] = None
     method: Optional[Text] = None
     __pydantic_extra__: Dict[str, Measure]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, List, Mapping, Optional, Tuple
 
-from .record import COUNTS, KINDS, as_record, flat_table
+from .record import COUNTS, as_record, elements, flat_table
 
 if TYPE_CHECKING:
     import pandas
@@ -44,12 +44,11 @@ def tidy_table(record_or_results: Mapping) -> "pandas.DataFrame":
         results = scenario["results"]
         ids = {"scenario": scenario["id"], "model": scenario["model"], "engine": scenario["engine"],
                **{name: scenario["params"].get(name) for name in swept}}
-        for key, kind in KINDS:
-            for name, figures in results.get(key, {}).items():
-                for figure, value, interval, unit in _figures(figures, results["time_unit"]):
-                    low, high = interval if _is_pair(interval) else (None, None)
-                    rows.append({**ids, "kind": kind, "name": name, "figure": figure, "value": value,
-                                 "ci_low": low, "ci_high": high, "unit": unit})
+        for kind, name, figures in elements(results):
+            for figure, value, interval, unit in _figures(figures, results["time_unit"]):
+                low, high = interval if _is_pair(interval) else (None, None)
+                rows.append({**ids, "kind": kind, "name": name, "figure": figure, "value": value,
+                             "ci_low": low, "ci_high": high, "unit": unit})
     columns = ["scenario", "model", "engine", *swept, "kind", "name", *TIDY_COLUMNS]
     frame = pandas.DataFrame(rows, columns=columns)
     return frame.astype({"value": "float64", "ci_low": "float64", "ci_high": "float64"})

@@ -124,7 +124,8 @@ def in_ms(results: dict, stage_ms: float) -> dict:
             for key, value in figures[block].items():
                 figures[block][key] = ([[p, _times(v, stage_ms)] for p, v in value] if key == "spectrum"
                                        else _times(value, stage_ms))
-    for figures in out["stations"].values():
+    stations = out["stations"].values()
+    for figures in [*stations, *(at for s in stations for at in (s.get("classes") or {}).values())]:
         for key in ("response_time", "throughput"):
             factor = stage_ms if key == "response_time" else 1 / stage_ms
             figures[key] = _times(figures[key], factor)

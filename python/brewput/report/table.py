@@ -67,6 +67,21 @@ def station_table(res: dict) -> Table:
     return table
 
 
+def class_at_station_table(res: dict) -> Table:
+    """Each class at each station it visits (the station's `classes` block): its
+    share of the station's figures, and its time there per visit."""
+    shown = Display.of(res["time_unit"])
+    rate = shown.rate_from(res["time_unit"])
+    table = _table("classes at stations (per visit; the shares of L, Lq and utilization add up to the station's)",
+                   ["station", "class", "utilization", "in station (L)", "waiting (Lq)",
+                    f"response time ({shown.time})", f"throughput ({shown.per})"], left=2)
+    for station, s in res["stations"].items():
+        for name, c in (s.get("classes") or {}).items():
+            table.add_row(station, name, *(figure(c, k) for k in ("utilization", "queue_length", "waiting",
+                                                                  "response_time")), figure(c, "throughput", rate))
+    return table
+
+
 def server_type_table(res: dict) -> Table:
     """Each typed group of servers: how busy, and how many jobs of each class it served."""
     shown = Display.of(res["time_unit"])
@@ -175,6 +190,8 @@ def results_tables(res: dict) -> list:
     if any(c.get("measures") for c in res["classes"].values()):
         tables.append(measure_table(res))
     tables.append(station_table(res))
+    if len(res["classes"]) > 1 and any(s.get("classes") for s in res["stations"].values()):
+        tables.append(class_at_station_table(res))
     if any(s.get("server_types") for s in res["stations"].values()):
         tables.append(server_type_table(res))
     if res["resources"]:

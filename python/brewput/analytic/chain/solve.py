@@ -276,7 +276,7 @@ def _solution(model: Model, net: Network, solved: Solved, notes: List[str], laws
         loss_probability=loss,
         waiting_time=waiting,
         laws=laws,
-        station_waiting=avg.waiting.sum(axis=0),
+        waiting_number=avg.waiting,
         notes=notes,
         resources=resource_figures(floor, list(model.resources), avg),
     )

@@ -1,0 +1,173 @@
+"""Per class at each station (a station's `classes` block, docs/results.md "Per class at
+each station"), in solve and simulate, against truths computed here: the product form of
+a two-class open network (BCMP: at an exponential FCFS or PS single server of equal rates,
+class c holds rho_c / (1 - rho)), exact MVA over the population lattice of a two-class
+closed network, a chain built by hand with numpy for a model the ctmc method solves, and
+the shares adding up to the station's totals."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import brewput
+from brewput.results import CLASS_AT_STATION_FIGURES
+
+RATES = {"a": 0.3, "b": 0.2}
+
+
+def open_network():
+    """Two open classes: both through an FCFS single server of mean 1 (equal rates, as
+    BCMP needs at FCFS), then class a alone through a PS single server of mean 2 and
+    class b through it twice (a loop of probability 1/2) with mean 0.5."""
+    return {"brewput": 1, "name": "open two classes", "time_unit": "s",
+            "stations": {"desk": {"servers": 1}, "cpu": {"servers": 1, "discipline": "ps"},
+                         "clerk": {"servers": 1}},
+            "classes": {"a": {"rate": RATES["a"], "route": [{"station": "desk", "service": "exp(1)"},
+                                                            {"station": "cpu", "service": "exp(2)"}]},
+                        "b": {"rate": RATES["b"], "route": [
+                            {"station": "desk", "service": "exp(1)"},
+                            {"id": "cpu", "station": "cpu", "service": "exp(0.5)", "next": {"cpu": 0.5, "exit": 0.5}}]}}}
+
+
+def open_truth():
+    """{station: {class: figures}} of the open network, by the product form."""
+    truth = {}
+    # (station, {class: (visits, mean service)}, whether jobs queue)
+    for station, load in (("desk", {"a": (1, 1.0), "b": (1, 1.0)}), ("cpu", {"a": (1, 2.0), "b": (2, 0.5)})):
+        rho = {c: RATES[c] * v * s for c, (v, s) in load.items()}
+        total = sum(rho.values())
+        truth[station] = {}
+        for c, (v, s) in load.items():
+            present = rho[c] / (1 - total)
+            truth[station][c] = {"queue_length": present, "utilization": rho[c],
+                                 "waiting": present - rho[c] if station == "desk" else 0.0,
+                                 "throughput": RATES[c] * v, "response_time": s / (1 - total)}
+    return truth
+
+
+def closed_network():
+    """Two closed classes: an FCFS disk of one mean for both (product form), a PS CPU of
+    each class's own mean, and each class's think time (a delay)."""
+    return {"brewput": 1, "name": "closed two classes", "time_unit": "s",
+            "stations": {"cpu": {"servers": 1, "discipline": "ps"}, "disk": {"servers": 1}},
+            "classes": {"a": {"population": 3, "think": "exp(4)",
+                              "route": [{"station": "cpu", "service": "exp(0.5)"},
+                                        {"station": "disk", "service": "exp(0.4)"}]},
+                        "b": {"population": 2, "think": "exp(1)",
+                              "route": [{"station": "cpu", "service": "exp(1.5)"},
+                                        {"station": "disk", "service": "exp(0.4)"},
+                                        {"station": "cpu", "service": "exp(1.5)"}]}}}
+
+
+def exact_mva(demand, think, population):
+    """Exact multi-class MVA over the population lattice (queueing stations, one server
+    each): (R,) throughputs and (R, M) residence times and numbers present."""
+    classes, stations = demand.shape
+    present = {(0,) * classes: np.zeros(stations)}
+    for n in sorted(itertools.product(*(range(k + 1) for k in population)), key=sum)[1:]:
+        residence = np.zeros((classes, stations))
+        for r in range(classes):
+            if n[r]:
+                less = tuple(k - (i == r) for i, k in enumerate(n))
+                residence[r] = demand[r] * (1 + present[less])
+        x = np.array([n[r] / (think[r] + residence[r].sum()) for r in range(classes)])
+        present[n] = (x[:, None] * residence).sum(axis=0)
+        last = x, residence
+    x, residence = last
+    return x, residence, x[:, None] * residence
+
+
+def class_at(res, station, name):
+    return res["stations"][station]["classes"][name]
+
+
+def assert_adds_up(res, tolerance=0.0):
+    """The classes' shares of L, Lq, utilization and throughput add up to the station's,
+    and their response times, weighted by throughput, to its response time."""
+    for station, s in res["stations"].items():
+        classes = list(s["classes"].values())
+        assert classes, f"{station} has its classes"
+        for key in ("queue_length", "waiting", "utilization", "throughput"):
+            if s[key] is None:
+                assert all(c[key] is None for c in classes)
+                continue
+            total = sum(c[key] for c in classes)
+            assert abs(total - s[key]) <= tolerance * max(1.0, abs(s[key])), (station, key, total, s[key])
+        weighted = sum(c["throughput"] * c["response_time"] for c in classes) / s["throughput"]
+        assert abs(weighted - s["response_time"]) <= max(tolerance, 1e-12) * s["response_time"] * 10
+
+
+def test_solve_open_network_per_class_is_the_product_form():
+    res = brewput.solve(open_network())
+    truth = open_truth()
+    for station, classes in truth.items():
+        assert set(res["stations"][station]["classes"]) == set(classes)
+        for c, figures in classes.items():
+            for key, want in figures.items():
+                assert class_at(res, station, c)[key] == pytest.approx(want, rel=1e-12), (station, c, key)
+    assert res["stations"]["clerk"]["classes"] == {}, "a station no class visits has no classes"
+    assert_adds_up({**res, "stations": {k: v for k, v in res["stations"].items() if k != "clerk"}}, 1e-12)
+
+
+def test_solve_closed_network_per_class_is_exact_mva():
+    res = brewput.solve(closed_network())
+    demand = np.array([[0.5, 0.4], [3.0, 0.4]])  # class b visits the cpu twice
+    x, residence, present = exact_mva(demand, [4.0, 1.0], [3, 2])
+    visits = np.array([[1, 1], [2, 1]])
+    for r, c in enumerate("ab"):
+        for m, station in enumerate(("cpu", "disk")):
+            got = class_at(res, station, c)
+            assert got["queue_length"] == pytest.approx(present[r, m], rel=1e-10)
+            assert got["throughput"] == pytest.approx(x[r] * visits[r, m], rel=1e-10)
+            assert got["response_time"] == pytest.approx(residence[r, m] / visits[r, m], rel=1e-10)
+            assert got["utilization"] == pytest.approx(x[r] * demand[r, m], rel=1e-10)
+            busy = x[r] * demand[r, m]
+            assert got["waiting"] == pytest.approx(0.0 if station == "cpu" else present[r, m] - busy, abs=1e-10)
+    assert_adds_up(res, 1e-12)
+
+
+def small_chain_model():
+    """Two open classes of their own means at an FCFS single server holding at most 3
+    jobs: no product form, the ctmc method's."""
+    return {"brewput": 1, "name": "fcfs with a buffer", "time_unit": "s",
+            "stations": {"desk": {"servers": 1, "buffer": 2}},
+            "classes": {"a": {"rate": 0.6, "route": [{"station": "desk", "service": "exp(1)"}]},
+                        "b": {"rate": 0.3, "route": [{"station": "desk", "service": "exp(2)"}]}}}
+
+
+def test_solve_chain_per_class_is_a_hand_built_chain():
+    """The chain by hand: a state is the line of classes, its head in service."""
+    rate, mu, most = np.array([0.6, 0.3]), np.array([1.0, 0.5]), 3
+    states = [line for n in range(most + 1) for line in itertools.product((0, 1), repeat=n)]
+    index = {line: k for k, line in enumerate(states)}
+    q = np.zeros((len(states), len(states)))
+    for line, k in index.items():
+        if len(line) < most:
+            for c in (0, 1):
+                q[k, index[line + (c,)]] += rate[c]
+        if line:
+            q[k, index[line[1:]]] += mu[line[0]]
+    np.fill_diagonal(q, -q.sum(axis=1))
+    pi = np.linalg.lstsq(np.vstack([q.T, np.ones(len(states))]), np.r_[np.zeros(len(states)), 1.0], rcond=None)[0]
+    full = sum(p for line, p in zip(states, pi) if len(line) == most)
+    res = brewput.solve(small_chain_model(), method="ctmc")
+    for c, name in enumerate("ab"):
+        present = sum(p * line.count(c) for line, p in zip(states, pi))
+        busy = sum(p for line, p in zip(states, pi) if line and line[0] == c)
+        got = class_at(res, "desk", name)
+        assert got["queue_length"] == pytest.approx(present, rel=1e-9)
+        assert got["utilization"] == pytest.approx(busy, rel=1e-9)
+        assert got["waiting"] == pytest.approx(present - busy, rel=1e-9)
+        assert got["throughput"] == pytest.approx(rate[c] * (1 - full), rel=1e-9)
+        assert got["response_time"] == pytest.approx(present / (rate[c] * (1 - full)), rel=1e-9)
+    assert_adds_up(res, 1e-12)
+
+
+def test_one_class_at_a_station_is_the_station():
+    one = {"brewput": 1, "name": "one", "time_unit": "s", "stations": {"desk": {"servers": 2}},
+           "classes": {"call": {"rate": 1.5, "route": [{"station": "desk", "service": "exp(1)"}]}}}
+    solved = brewput.solve(one)
+    station = solved["stations"]["desk"]
+    assert station["classes"]["call"] == {k: station[k] for k in CLASS_AT_STATION_FIGURES}
