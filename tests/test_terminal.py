@@ -34,6 +34,8 @@ COMMANDS = [
                             "-o", "study.json"]),
     ("plan", "chosen: agents=14", ["plan", "examples/planning/call-centre.yaml", "--vary", "agents=10..20",
                                    "--slo", "wait_mean<=20s", "--slo", "utilization<=85%", "--slo", "wait_p90<=1min"]),
+    ("plan --rota", "held", ["plan", "examples/rush/coffee-bar.yaml", "--slo", "P(wait<=1min)>=80%", "--rota", "exact",
+                             "--shift", "2h"]),
     ("whatif", "pooled", ["whatif", "examples/helpdesk/two-sites.yaml", "--merge", "desk_a,desk_b"]),
     ("doe", "Coefficients", ["doe", "examples/coffee/linearpipe-1.yaml", "--factor", "cpus=1,4",
                              "--factor", "noise=0,0.5", "--customers", "2000", "--replications", "2"]),
@@ -124,3 +126,15 @@ def test_a_quick_solve_in_a_pipe_prints_its_answer_alone(folder):
                           cwd=folder, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert "exact (ctmc)" in done.stdout
+
+
+def test_a_rota_planned_in_a_pipe_says_each_day_it_solved(folder):
+    """plan --rota solves the day for each rota it tries (dozens, seconds each): piped, a
+    line per rota tried, the last the confirming simulation."""
+    done = subprocess.run([BREWPUT, "plan", "examples/rush/coffee-bar.yaml", "--slo", "P(wait<=1min)>=80%",
+                           "--rota", "exact"], cwd=folder, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("planning ")]
+    assert any(re.fullmatch(r"planning \d+: exact: a rota of \d+ server-intervals, 0 of 20 intervals short "
+                            r"\(\d+\.\d s\)", line) for line in lines), done.stderr
+    assert re.fullmatch(r"planning \d+: the rota confirmed: the day simulated 20 times \(\d+\.\d s\)", lines[-1])

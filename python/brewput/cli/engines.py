@@ -16,12 +16,9 @@ from ..vocabulary import CONFIDENCE
 from .common import (ExecutorOption, HgrmOption, NumberOption, OutputOption, ReportOption, SchedulerOption, SetOption,
                      SweepOption, WholeOption, WorkersOption, YesOption, app, parse_sets, show, show_line,
                      user_errors, warning_line)
-from .progress import progress_bar
+from .progress import QUICK, progress_bar
 from .scenarios import (announce, check_outputs, prepare, run_experiment, show_sweep, single_run_checks,
                         single_run_outputs, sweep_record)
-
-#: Seconds of solving shown neither by bar nor line: most answers come sooner, and print alone.
-SOLVE_QUIET = 1.0
 
 
 QuantileOption = typer.Option(
@@ -187,7 +184,7 @@ def solve(
         return
     single_run_checks(output, report, executor, scheduler, workers)
     # a Markov chain's steps (each truncation, each class's passage times) can take minutes
-    with naming_the_model(model), progress_bar(enabled=not as_json, label="solving", quiet=SOLVE_QUIET) as progress, \
+    with naming_the_model(model), progress_bar(enabled=not as_json, label="solving", quiet=QUICK) as progress, \
             telling(progress):
         res = run_solve(model, params=params, method=method, max_states=max_states, **asked)
     if as_json:

@@ -9,9 +9,10 @@ from typing import List, Optional
 import typer
 
 from ..errors import BrewputError
+from ..steps import telling
 from .common import (PageOption, WholeOption, YesOption, app, command_line, err, parse_sets, say, show, show_all,
                      show_line, user_errors)
-from .progress import progress_bar
+from .progress import QUICK, progress_bar
 
 SHOWN = 12  # option rows printed; -o keeps them all
 
@@ -95,16 +96,18 @@ def plan_command(
         from ..planning.rota_shifts import shifts_of, shifts_that_hold
         from ..report.day_table import rota_table
 
-        planned = plan_rota(loaded, objectives, rota)
-        shifts = None
-        if shift is not None and rota == "exact":  # shifts that hold, as the exact rota does
-            shifts = shifts_that_hold(loaded, planned.station, objectives, planned.counts, shift)
-        elif shift is not None:  # the approximation's rota covered, and judged too
-            shifts = shifts_of(loaded, planned.counts, shift)
-            shifts.held = [held for held, _ in judge(loaded, planned.station, objectives, shifts.covered)]
-        if confirm:  # the day simulated on the rota that will be worked
-            worked = planned.counts if shifts is None else shifts.covered
-            planned.simulated = confirm_rota(loaded, planned.station, objectives, worked, seed=seed)
+        # each rota tried is a day solved: dozens of them, seconds to a minute
+        with progress_bar(enabled=not as_json, label="planning", quiet=QUICK) as progress, telling(progress):
+            planned = plan_rota(loaded, objectives, rota)
+            shifts = None
+            if shift is not None and rota == "exact":  # shifts that hold, as the exact rota does
+                shifts = shifts_that_hold(loaded, planned.station, objectives, planned.counts, shift)
+            elif shift is not None:  # the approximation's rota covered, and judged too
+                shifts = shifts_of(loaded, planned.counts, shift)
+                shifts.held = [held for held, _ in judge(loaded, planned.station, objectives, shifts.covered)]
+            if confirm:  # the day simulated on the rota that will be worked
+                worked = planned.counts if shifts is None else shifts.covered
+                planned.simulated = confirm_rota(loaded, planned.station, objectives, worked, seed=seed)
         plan_json = {**planned.as_dict(), **({"shifts": shifts.as_dict()} if shifts else {})}
         if as_json:
             print(json.dumps(plan_json, indent=2))

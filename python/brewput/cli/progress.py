@@ -21,6 +21,9 @@ Progress = Callable[..., None]
 
 #: Seconds between two lines of fine-grained progress in a pipe.
 PIPED_EVERY = 5.0
+#: Seconds of work that is most often quick (solve), shown neither by bar nor line, so
+#: that a quick answer prints alone.
+QUICK = 1.0
 
 
 class _Lines:

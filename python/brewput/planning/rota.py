@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
 from ..errors import BrewputError
+from ..steps import told
 
 #: The methods a rota is planned by, as `plan --rota` names them.
 ROTA_METHODS = ("sipp", "lag-sipp", "psa", "mol", "exact")
@@ -82,7 +83,10 @@ def judge(model, station: str, objectives, counts: List[int], by: str = "exact")
     """(held, figures) per interval of `counts` servers at `station`, solved by `by`;
     every interval broken where the rota has no answer (no server ever on, or a queue
     that never settles)."""
-    return _verdicts(objectives, _solved(model, station, objectives, counts, by), len(counts))
+    verdicts = _verdicts(objectives, _solved(model, station, objectives, counts, by), len(counts))
+    short = sum(not held for held, _ in verdicts)
+    told(f"{by}: a rota of {sum(counts):,} server-intervals, {short} of {len(counts)} intervals short")
+    return verdicts
 
 
 def _solved(model, station: str, objectives, counts: List[int], by: str) -> Optional[dict]:
@@ -118,6 +122,7 @@ def confirm(model, station: str, objectives, counts: List[int], replications: in
         found = [objective.verdict(value, objective.interval(interval, name))
                  for objective in objectives for name, value in objective.figures(interval)]
         verdicts.append("broken" if "broken" in found else "undecided" if "undecided" in found else "held")
+    told(f"the rota confirmed: the day simulated {replications} times")
     return verdicts
 
 
