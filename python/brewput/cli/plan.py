@@ -112,7 +112,7 @@ def plan_command(
         if as_json:
             print(json.dumps(plan_json, indent=2))
         else:
-            show(rota_table(planned, objectives, shifts))
+            show(rota_table(planned, [o.text for o in objectives], shifts))
             for note in planned.notes:
                 show_line(f"note: {note}")
         if output is not None:
@@ -120,8 +120,7 @@ def plan_command(
         if report is not None:
             from ..report.rota_page import rota_record, write_rota_report
 
-            index = write_rota_report(report, rota_record(loaded, planned, objectives, shifts),
-                                      rota_table(planned, objectives, shifts), command_line())
+            index = write_rota_report(report, rota_record(loaded, planned, objectives, shifts), command_line())
             err.print(f"report: {index}", soft_wrap=True)
         return
     given = {"--vary": parse_sweeps(vary, option="--vary", verb="varied"),

@@ -92,15 +92,9 @@ def usl(
             write_chart(usl_chart(fit, f"Universal Scalability Law: {points.source}", points.n_label,
                                   points.x_label), chart)
     if report is not None:
-        from ..report.grid import grids_html
-        from ..report.page import write_page
-        from ..report.scalability import findings, usl_chart, usl_grids
+        from ..report.scalability import write_usl_report
 
-        title = f"Universal Scalability Law: {points.source}"
-        index = write_page(report, title, f"{len(points.n)} points of {points.description}",
-                           [usl_chart(fit, title, points.n_label, points.x_label)],
-                           grids_html(usl_grids(fit, points)), result, command_line(), findings(fit))
-        err.print(f"report: {index}", soft_wrap=True)
+        err.print(f"report: {write_usl_report(report, result, command_line())}", soft_wrap=True)
 
 
 def _show(fit, points) -> None:

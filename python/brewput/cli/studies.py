@@ -125,14 +125,14 @@ def demo(
 @app.command()
 @user_errors
 def report(
-    results: Path = typer.Argument(..., help="An experiment record (-o results.json) or one results JSON (--json)."),
+    results: Path = typer.Argument(..., help="An experiment record (-o results.json), one results JSON (--json), "
+                                             "or the record.json beside a page (plan, whatif, doe, fit usl)."),
     output: Path = typer.Option(..., "-o", "--output", help="The folder to write the report into."),
 ):
-    """Write the HTML report (charts, tables, models) of RESULTS into a folder."""
-    from ..report.html import write_report
-    from ..report.source import read_record
+    """Write the HTML report (charts, tables, models) of RESULTS into a folder: the page it was drawn in, again."""
+    from ..report.source import read_saved
 
     check_folder("-o", output)
-    record = read_record(results)
+    saved = read_saved(results)
     with writing(output, "-o "):
-        err.print(f"report: {write_report(record, output)}")
+        err.print(f"report: {saved.draw(output, command_line())}")

@@ -14,7 +14,9 @@ import stat
 from pathlib import Path
 from typing import Any, Dict, List, Literal, Optional, Tuple, Union
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, Strict, ValidationError, ValidationInfo, field_validator,
+                      model_validator)
+from pydantic_core import PydanticCustomError
 from typing_extensions import Annotated
 
 from ..errors import BrewputError, format_path
@@ -140,6 +142,43 @@ class DayInterval(Part):
     stations: Dict[str, IntervalStation] = {}
 
 
+class FromStation(Part):
+    """A station's expected figures at one time of a model followed from a given state."""
+    queue_length: Number
+    waiting: Number
+    busy_servers: Number
+    utilization: Optional[Number]   # null at servers: inf
+
+
+class FromPoint(Part):
+    time: Number
+    number: Number
+    throughput: Number
+    completions: Number
+    empty: Number
+    stations: Dict[str, FromStation] = Field(min_length=1)
+
+
+class Passage(Part):
+    """A time until the system is first empty (or no job waits): its mean and quantiles, null where it may never come."""
+    mean: Optional[Number]
+    __pydantic_extra__: Dict[str, Optional[Number]]  # p50, p90, p99
+
+
+class Clears(Passage):
+    waiting: Passage
+
+
+class From(Part):
+    """solve --from's answer (docs/results.md "From a given state")."""
+    state: Dict[str, Whole]
+    over: Number
+    exact: Flag
+    method: Text
+    points: List[FromPoint] = Field(min_length=1)
+    clears: Clears
+
+
 class Results(Part):
     """One engine's answer (docs/results.md)."""
     model: Text
@@ -148,7 +187,8 @@ class Results(Part):
     time_unit: Literal[tuple(SECONDS)]  # type: ignore[valid-type]
     params: Dict[str, Union[Number, Text]] = {}
     settings: Optional[Dict[str, Any]] = None
-    classes: Dict[str, ClassFigures] = Field(min_length=1)
+    followed: Optional[From] = Field(None, alias="from")   # before classes: an overloaded model followed has none
+    classes: Dict[str, ClassFigures]
     stations: Dict[str, Figures] = {}
     resources: Dict[str, Figures] = {}
     bounds: Optional[Dict[str, Bounds]] = None
@@ -156,6 +196,14 @@ class Results(Part):
     notes: List[Text] = []
     asked: Optional[Asked] = None
     intervals: Optional[List[DayInterval]] = None
+
+    @field_validator("classes")
+    @classmethod
+    def _classes_unless_followed_alone(cls, classes: dict, info: ValidationInfo) -> dict:
+        # An overloaded model followed from a given state (solve --from) has no steady state: no class figures.
+        if not classes and info.data.get("followed") is None:
+            raise PydanticCustomError("too_short", "expected a non-empty map")
+        return classes
 
     @model_validator(mode="before")
     @classmethod

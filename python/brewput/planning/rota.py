@@ -49,6 +49,16 @@ class RotaPlan:
                               for label, count, held, figures, verdict in zip(self.labels, self.counts, self.held,
                                                                                 self.worst, simulated)]}
 
+    @classmethod
+    def from_dict(cls, saved: dict) -> "RotaPlan":
+        """The plan as_dict gave (a page's record redrawn by `brewput report`)."""
+        intervals = saved["intervals"]
+        simulated = [i["simulated"] for i in intervals]
+        return cls(saved["method"], saved["station"], [i["label"] for i in intervals],
+                   [i["servers"] for i in intervals], [i["held"] for i in intervals],
+                   [i["figures"] for i in intervals], saved["server_hours"],
+                   None if all(v is None for v in simulated) else simulated, list(saved["notes"]))
+
 
 def plan_rota(model, objectives: Sequence, method: str = "exact") -> RotaPlan:
     """The rota for `model`'s one station with a day, meeting `objectives` (planning/slo.py)."""

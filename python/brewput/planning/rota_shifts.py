@@ -37,6 +37,10 @@ class Shifts:
     def as_dict(self) -> dict:
         return {"starts": self.starts, "covered": self.covered, "over_staffing": self.over, "held": self.held}
 
+    @classmethod
+    def from_dict(cls, saved: dict) -> "Shifts":
+        return cls(starts=saved["starts"], covered=saved["covered"], over=saved["over_staffing"], held=saved["held"])
+
 
 def cover_with_shifts(needs: Sequence[int], length: int, repeat: bool = False) -> Shifts:
     """The fewest shifts of `length` intervals covering `needs` (one count per interval)."""

@@ -2,7 +2,7 @@
 class and its station, a row per interval, headed by how it was solved."""
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 from ..figures import number
 from ..units import Display
@@ -73,21 +73,21 @@ def _figure_of(waiting: dict, k: Optional[int]) -> str:
     return figure({"p": levels[k][1], "p_ci": cis[k] if cis else None}, "p")
 
 
-def rota_table(plan, objectives, shifts=None) -> object:
+def rota_table(plan, slos: Sequence[str], shifts=None) -> object:
     """A planned rota (planning/rota.py): servers per interval, each interval's figure for
-    each objective and whether the exact transient says it holds there; with shifts
+    each objective (`slos`, as written) and whether the exact transient says it holds there; with shifts
     (planning/rota_shifts.py), those starting and on in each interval too; confirmed, the
     simulation's verdict on the rota worked."""
     hours = "" if shifts is None else (f", in shifts {sum(shifts.covered) * plan.server_hours / sum(plan.counts):g} "
                                        f"server-hours ({shifts.over} server-intervals over the needs)")
     table = _table(f"rota for {plan.station} by {plan.method}: {plan.server_hours:g} server-hours{hours}, each "
                    "interval judged by the exact transient", ["interval", "servers",
-                                                              *(o.text for o in objectives), "held",
+                                                              *slos, "held",
                                                               *(["shifts starting", "on in shifts", "held in shifts"]
                                                                 if shifts else []),
                                                               *(["simulated"] if plan.simulated else [])])
     for i, (label, count, held, figures) in enumerate(zip(plan.labels, plan.counts, plan.held, plan.worst)):
-        table.add_row(label, str(count), *(number(figures[o.text]) for o in objectives), "held" if held else "broken",
+        table.add_row(label, str(count), *(number(figures[slo]) for slo in slos), "held" if held else "broken",
                       *([str(shifts.starts[i]), str(shifts.covered[i]),
                          "" if shifts.held is None else "held" if shifts.held[i] else "broken"] if shifts else []),
                       *([plan.simulated[i]] if plan.simulated else []))

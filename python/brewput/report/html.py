@@ -19,6 +19,8 @@ from pathlib import Path
 from ..figures import number
 from .charts import charts as build_charts
 from .data import ChartData
+from .from_charts import from_chart
+from .from_table import clearing_table, from_tables
 from .page import chart_section, make_folder, page
 from .png import write_png
 from .source import check_record
@@ -27,18 +29,24 @@ from .summary import figure_tables, headlines
 def write_report(record: dict, out_dir) -> Path:
     """Writes the report of an experiment record into out_dir; returns index.html's path."""
     check_record(record, "the experiment record")
-    from .day_page import is_day_record, write_day_report
+    from .day_page import is_day_record, table_html, write_day_report
 
     if is_day_record(record):  # drawn through the day, not as the day's totals
         return write_day_report(record, out_dir)
     out = Path(out_dir)
     make_folder(out, "charts", "tables", "models")
     data = ChartData(record)
-    charts = build_charts(record)
-    sections = [_header(record), _headlines(data)]
+    followed = [s["results"] for s in record["scenarios"] if "from" in s["results"]]   # solve --from
+    charts = [from_chart(res) for res in followed] + build_charts(record)
+    summary = headlines(data)
+    sections = [_header(record)] + ([] if summary.empty else [_headlines(summary)])  # none: no steady state
     for k, chart in enumerate(charts):
         png = write_png(chart, out / "charts" / f"{chart.name}.png")
         sections.append(chart_section(chart, png.relative_to(out), include_plotlyjs=k == 0))
+    for res in followed:
+        grid_table = from_tables(res)[0]   # the table solve prints (its clearing line is the table after it)
+        sections += [table_html(grid_table), table_html(clearing_table(res))]
+        sections += [f"<p>Note: {escape(note)}</p>" for note in res["notes"]]
     sections.append(_tables(data, out))
     sections.append(_reproduce(record, out))
     index = out / "index.html"
@@ -79,8 +87,8 @@ def _table(frame) -> str:
                          float_format=number)
 
 
-def _headlines(data: ChartData) -> str:
-    return "<h2>Summary</h2>\n" + _table(headlines(data))
+def _headlines(summary) -> str:
+    return "<h2>Summary</h2>\n" + _table(summary)
 
 
 def _tables(data: ChartData, out: Path) -> str:

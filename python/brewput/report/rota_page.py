@@ -97,11 +97,24 @@ def objectives_chart(record: dict) -> Chart:
                  "against its bound (dark red).", panels)
 
 
-def write_rota_report(out_dir, record: dict, table, command: Optional[str]) -> Path:
-    """The rota's page: its charts, the table plan prints, what it computed (record.json)."""
+def rota_table_of(record: dict):
+    """The table plan prints, from the record: the same cells at plan time and redrawn."""
+    from ..planning.rota import RotaPlan
+    from ..planning.rota_shifts import Shifts
+    from .day_table import rota_table
+
+    shifts = record.get("shifts")
+    return rota_table(RotaPlan.from_dict(record), [o["slo"] for o in record["objectives"]],
+                      None if shifts is None else Shifts.from_dict(shifts))
+
+
+def write_rota_report(out_dir, record: dict, command: Optional[str]) -> Path:
+    """The rota's page, drawn from its record alone (so that `brewput report record.json`
+    draws it again): its charts, the table plan prints, what it computed (record.json)."""
     from .day_page import table_html
     from .page import write_page
 
     meta = f"model {record['model']}, times in {record['time_unit']}"
     return write_page(out_dir, f"Rota: {record['model']}", meta, [rota_chart(record), objectives_chart(record)],
-                      [table_html(table)], record, command, [f"Note: {note}" for note in record.get("notes", ())])
+                      [table_html(rota_table_of(record))], record, command,
+                      [f"Note: {note}" for note in record.get("notes", ())])

@@ -101,3 +101,39 @@ def write_chart(chart: Chart, path) -> None:
 
     figure(chart).write_html(str(path), include_plotlyjs=True, full_html=True,
                              config={"displaylogo": False, "responsive": True})
+
+
+def usl_fit_of(result: dict, where: str):
+    """The fit and the points of what `fit usl` computed (its --json, -o and record.json):
+    the kept points fitted again, which gives the kept fit (least squares of the same
+    numbers), checked against it so that a page is never drawn of another fit."""
+    from ..errors import BrewputError
+    from ..planning.points import Points
+    from ..planning.usl import fit_usl
+
+    points = Points(n=[p["n"] for p in result["points"]], x=[p["throughput"] for p in result["points"]],
+                    n_label=result["n"], x_label=result["x"], source=result["source"],
+                    open_loop=result["open_loop"], time_unit=result["time_unit"])
+    try:
+        fit = fit_usl(points.n, points.x)
+    except BrewputError as e:
+        raise BrewputError(f"{where}: {e}") from None
+    kept = [result[name]["estimate"] for name in ("sigma", "kappa", "lambda")]
+    if not np.allclose([fit.sigma.estimate, fit.kappa.estimate, fit.lam.estimate], kept, rtol=1e-9, atol=1e-12):
+        raise BrewputError(f"{where}: its points fit σ, κ, λ = {number(fit.sigma.estimate)}, "
+                           f"{number(fit.kappa.estimate)}, {number(fit.lam.estimate)}, not the fit it keeps "
+                           f"({', '.join(map(number, kept))}): write it again with fit usl")
+    return fit, points
+
+
+def write_usl_report(out_dir, result: dict, command: Optional[str]):
+    """fit usl's page, from what the command computed alone (so that `brewput report
+    record.json` draws it again): the chart, the coefficients and the points, the findings."""
+    from .grid import grids_html
+    from .page import write_page
+
+    fit, points = usl_fit_of(result, "the fit")
+    title = f"Universal Scalability Law: {points.source}"
+    return write_page(out_dir, title, f"{len(points.n)} points of {points.description}",
+                      [usl_chart(fit, title, points.n_label, points.x_label)], grids_html(usl_grids(fit, points)),
+                      result, command, findings(fit))
