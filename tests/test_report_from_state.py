@@ -137,6 +137,11 @@ def test_each_station_has_its_line(tmp_path):
     system = chart["in system", "x"]["y"]
     assert system[0] == 5 and system == pytest.approx([p["stations"]["a"]["queue_length"] +
                                                       p["stations"]["b"]["queue_length"] for p in points], rel=1e-12)
+    # the --json answer saved and reported: the same chart
+    (tmp_path / "tandem.json").write_text(done.stdout)
+    again = brewput("report", "tandem.json", "-o", "again", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert traces(tmp_path / "again")["from_state"] == chart
 
 
 def test_an_overloaded_model_followed_has_its_transient_drawn_and_no_steady_state(tmp_path):

@@ -188,6 +188,9 @@ def test_a_record_of_a_known_kind_but_not_its_shape_is_one_line(folder):
     record = json.loads((at / "record.json").read_text())
     record["intervals"] = "all of them"
     assert "but not as brewput writes it" in refused(folder, "rota2.json", json.dumps(record))
+    record = json.loads((at / "record.json").read_text())
+    record["objectives"] = {}   # no objective: a chart of no panels
+    assert "but not as brewput writes it (division by zero)" in refused(folder, "rota3.json", json.dumps(record))
 
 
 def test_a_fit_whose_points_are_not_its_fit_is_refused(folder):

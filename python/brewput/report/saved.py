@@ -85,8 +85,8 @@ def _balance_instead(figures: dict) -> str:
 
 def _talk_instead(record: dict) -> str:
     again = record.get("command") or "brewput lab talk --report DIR"
-    return ("its page's tables need the talk's published rows whole and this machine's CPUs, which it does not "
-            f"keep: run its command again, {again}")
+    return ("it keeps each point's figures, not the lab's intervals and this machine's CPUs its page shows: "
+            f"run its command again, {again}")
 
 
 def _rota_export_instead(plan: dict) -> str:

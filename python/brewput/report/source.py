@@ -16,7 +16,7 @@ __all__ = ["Saved", "check_record", "read_saved"]
 
 # What a page's drawing raises on a document of its kind but not of its shape (a field
 # missing or of another type): said in one line, as any bad input.
-SHAPE_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError)
+SHAPE_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError)
 T = TypeVar("T")
 
 
