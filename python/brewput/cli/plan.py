@@ -40,8 +40,8 @@ def plan_command(
                                             "[default: none]"),
     cost: List[str] = typer.Option([], "--cost", metavar="NAME=PRICE[,RUNNING]",
                                    help="What one unit of a decision NAME costs (demand is not bought): bought "
-                                        "now, and (optionally) to run for a year (repeatable).  "
-                                        "[default: the fewest units]"),
+                                        "now, and (optionally) to run for a year (repeatable); with --rota, "
+                                        "STATION=PRICE, a server-hour's price.  [default: the fewest units]"),
     years: int = WholeOption(3, "--years", help="Years of running costs in the present value."),
     discount: str = typer.Option("0%", "--discount", metavar="RATE",
                                  help="Discount rate a year for the present value, e.g. 10% or 0.1."),
@@ -92,13 +92,16 @@ def plan_command(
     if shift is not None and rota is None:
         raise BrewputError("--shift: covers a planned rota with shifts; give --rota METHOD too")
     if rota is not None:
-        from ..planning.rota import confirm as confirm_rota, judge, plan_rota
+        from ..planning.rota import confirm as confirm_rota, judge, plan_rota, rota_station, server_hour_price
         from ..planning.rota_shifts import shifts_of, shifts_that_hold
         from ..report.day_table import rota_table
+
+        price = server_hour_price(cost, rota_station(loaded))
 
         # each rota tried is a day solved: dozens of them, seconds to a minute
         with progress_bar(enabled=not as_json, label="planning", quiet=QUICK) as progress, telling(progress):
             planned = plan_rota(loaded, objectives, rota)
+            planned.price = price
             shifts = None
             if shift is not None and rota == "exact":  # shifts that hold, as the exact rota does
                 shifts = shifts_that_hold(loaded, planned.station, objectives, planned.counts, shift)
@@ -108,7 +111,7 @@ def plan_command(
             if confirm:  # the day simulated on the rota that will be worked
                 worked = planned.counts if shifts is None else shifts.covered
                 planned.simulated = confirm_rota(loaded, planned.station, objectives, worked, seed=seed)
-        plan_json = {**planned.as_dict(), **({"shifts": shifts.as_dict()} if shifts else {})}
+        plan_json = planned.as_dict(shifts)
         if as_json:
             print(json.dumps(plan_json, indent=2))
         else:

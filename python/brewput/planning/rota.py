@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
-from ..errors import BrewputError
+from ..errors import BrewputError, OptionError
 from ..steps import told
 
 #: The methods a rota is planned by, as `plan --rota` names them.
@@ -37,17 +37,37 @@ class RotaPlan:
     counts: List[int]
     held: List[bool]                 # each interval by the exact transient
     worst: List[Dict[str, Optional[float]]] = field(default_factory=list)  # objective -> its figure, per interval
-    server_hours: float = 0.0
+    interval_hours: float = 0.0
     simulated: Optional[List[str]] = None  # held, broken or undecided per interval, when confirmed
     notes: List[str] = field(default_factory=list)  # the transient's, where its judgement is approximate
+    price: Optional[float] = None  # what a server-hour costs (plan --cost STATION=PRICE)
 
-    def as_dict(self) -> dict:
+    def hours(self, counts: Sequence[int]) -> float:
+        """The server-hours of `counts` servers per interval (the plan's, or shifts')."""
+        return sum(counts) * self.interval_hours
+
+    @property
+    def server_hours(self) -> float:
+        return self.hours(self.counts)
+
+    def cost(self, counts: Sequence[int]) -> Optional[float]:
+        """What `counts` servers per interval cost at the plan's price; None unpriced."""
+        return None if self.price is None else self.price * self.hours(counts)
+
+    def as_dict(self, shifts=None) -> dict:
+        """`plan --rota --json`: the plan, and the `shifts` that cover it (rota_shifts.py) with their hours and cost."""
         simulated = self.simulated or [None] * len(self.counts)
-        return {"method": self.method, "station": self.station, "server_hours": self.server_hours, "notes": self.notes,
+        plan = {"method": self.method, "station": self.station, "server_hours": self.server_hours,
+                "interval_hours": self.interval_hours, "price_per_server_hour": self.price,
+                "cost": self.cost(self.counts), "notes": self.notes,
                 "intervals": [{"label": label, "servers": count, "held": held, "figures": figures,
                                "simulated": verdict}
                               for label, count, held, figures, verdict in zip(self.labels, self.counts, self.held,
                                                                                 self.worst, simulated)]}
+        if shifts is not None:
+            plan["shifts"] = {**shifts.as_dict(), "server_hours": self.hours(shifts.covered),
+                              "cost": self.cost(shifts.covered)}
+        return plan
 
     @classmethod
     def from_dict(cls, saved: dict) -> "RotaPlan":
@@ -56,8 +76,9 @@ class RotaPlan:
         simulated = [i["simulated"] for i in intervals]
         return cls(saved["method"], saved["station"], [i["label"] for i in intervals],
                    [i["servers"] for i in intervals], [i["held"] for i in intervals],
-                   [i["figures"] for i in intervals], saved["server_hours"],
-                   None if all(v is None for v in simulated) else simulated, list(saved["notes"]))
+                   [i["figures"] for i in intervals], saved["interval_hours"],
+                   None if all(v is None for v in simulated) else simulated, list(saved["notes"]),
+                   saved["price_per_server_hour"])
 
 
 def plan_rota(model, objectives: Sequence, method: str = "exact") -> RotaPlan:
@@ -66,13 +87,7 @@ def plan_rota(model, objectives: Sequence, method: str = "exact") -> RotaPlan:
 
     if method not in ROTA_METHODS:
         raise BrewputError(f"--rota: expected one of {', '.join(ROTA_METHODS)}, got {method!r}")
-    if model.day is None:
-        raise BrewputError("--rota: plans servers per interval of a day; the model has no day: block")
-    queues = [name for name, station in model.stations.items() if station.servers != float("inf")]
-    if len(queues) != 1:
-        raise BrewputError(f"--rota: plans the rota of one station; the model has {len(queues)} that queue "
-                           f"({', '.join(queues) or 'none'})")
-    station = queues[0]
+    station = rota_station(model)
     day = model.day.timeline
     def judged(counts: List[int], by: str):
         return judge(model, station, objectives, counts, by)
@@ -83,10 +98,40 @@ def plan_rota(model, objectives: Sequence, method: str = "exact") -> RotaPlan:
         counts = _per_interval(judged, method, day.intervals)
     solved = _solved(model, station, objectives, counts, "exact")
     verdicts = _verdicts(objectives, solved, len(counts))
-    hours = sum(counts) * day.interval * time_factor(model.time_unit, "h")
     return RotaPlan(method=method, station=station, labels=day.labels, counts=counts,
                     held=[held for held, _ in verdicts], worst=[figures for _, figures in verdicts],
-                    server_hours=hours, notes=[] if solved is None else list(solved.get("notes", ())))
+                    interval_hours=day.interval * time_factor(model.time_unit, "h"),
+                    notes=[] if solved is None else list(solved.get("notes", ())))
+
+
+def rota_station(model) -> str:
+    """The station whose rota is planned: the one that queues, of a model with a day."""
+    if model.day is None:
+        raise BrewputError("--rota: plans servers per interval of a day; the model has no day: block")
+    queues = [name for name, station in model.stations.items() if station.servers != float("inf")]
+    if len(queues) != 1:
+        raise BrewputError(f"--rota: plans the rota of one station; the model has {len(queues)} that queue "
+                           f"({', '.join(queues) or 'none'})")
+    return queues[0]
+
+
+def server_hour_price(options: Sequence[str], station: str) -> Optional[float]:
+    """`--cost STATION=PRICE` with --rota: what a server-hour at the station costs (None
+    without --cost). A rota is paid by the hour: no price bought once, no running cost."""
+    from .npv import parse_costs
+
+    if not options:
+        return None
+    for option in options:
+        name = str(option).partition("=")[0].strip()
+        if name != station:
+            raise OptionError("cost", f"with --rota, the price of a server-hour at the station planned: "
+                                      f"{station}=PRICE", value=option)
+    cost = parse_costs(options, {station: None})[station]
+    if cost.running:
+        raise OptionError("cost", f"with --rota, the price of a server-hour alone: {station}=PRICE (no running cost)",
+                          value=options[0])
+    return cost.purchase
 
 
 def judge(model, station: str, objectives, counts: List[int], by: str = "exact"):

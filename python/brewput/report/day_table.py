@@ -78,9 +78,13 @@ def rota_table(plan, slos: Sequence[str], shifts=None) -> object:
     each objective (`slos`, as written) and whether the exact transient says it holds there; with shifts
     (planning/rota_shifts.py), those starting and on in each interval too; confirmed, the
     simulation's verdict on the rota worked."""
-    hours = "" if shifts is None else (f", in shifts {sum(shifts.covered) * plan.server_hours / sum(plan.counts):g} "
-                                       f"server-hours ({shifts.over} server-intervals over the needs)")
-    table = _table(f"rota for {plan.station} by {plan.method}: {plan.server_hours:g} server-hours{hours}, each "
+    def costing(counts) -> str:
+        return "" if plan.price is None else f" costing {plan.cost(counts):,.2f} at {plan.price:g} a server-hour"
+
+    hours = "" if shifts is None else (f", in shifts {plan.hours(shifts.covered):g} server-hours"
+                                       f"{costing(shifts.covered)} ({shifts.over} server-intervals over the needs)")
+    table = _table(f"rota for {plan.station} by {plan.method}: {plan.server_hours:g} server-hours"
+                   f"{costing(plan.counts)}{hours}, each "
                    "interval judged by the exact transient", ["interval", "servers",
                                                               *slos, "held",
                                                               *(["shifts starting", "on in shifts", "held in shifts"]

@@ -22,12 +22,10 @@ def rota_record(model, planned, objectives, shifts=None) -> dict:
     intervals' times, the objectives' bounds, each class's rate through the day and the
     model's name and time unit."""
     day = model.day.timeline
-    record = {"model": model.name, "time_unit": model.time_unit, **planned.as_dict(),
+    record = {"model": model.name, "time_unit": model.time_unit, **planned.as_dict(shifts),
               "objectives": [{"slo": o.text, "op": o.op, "bound": o.value, "unit": o.unit} for o in objectives]}
     for interval, start in zip(record["intervals"], day.edges[:-1]):
         interval["start"], interval["end"] = float(start), float(start + day.interval)
-    if shifts is not None:
-        record["shifts"] = shifts.as_dict()
     record["rates"] = {name: rate._asdict() for name, rate in rates_of(model).items()}
     return record
 
@@ -74,7 +72,8 @@ def rota_chart(record: dict) -> Chart:
     if rates:  # what the rota staffs for, beside it
         panels.insert(0, axis.panel("arrival rate", f"arrivals {shown.per}", rates))
         caption = "The model's arrival rate through the day and the servers" + caption[len("The servers"):]
-    return Chart("rota", f"Rota for {record['station']} by {method}: {record['server_hours']:g} server-hours",
+    cost = "" if record["cost"] is None else f", costing {record['cost']:,.2f}"
+    return Chart("rota", f"Rota for {record['station']} by {method}: {record['server_hours']:g} server-hours{cost}",
                  caption + ".", panels)
 
 
