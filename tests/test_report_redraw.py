@@ -34,6 +34,7 @@ ROTA = ["plan", "rush.yaml", "--slo", "P(wait<=30s)>=80%", "--slo", "wait_mean<=
 PAGES = {
     "rota": ROTA,
     "rota with shifts": ROTA + ["--shift", "45min"],
+    "rota priced": ROTA + ["--shift", "45min", "--cost", "bar=20"],
     "plan": ["plan", EXAMPLES / "planning" / "call-centre.yaml", "--vary", "agents=11..16", "--slo",
              "wait_mean<=20s", "--slo", "utilization<=85%", "--cost", "agents=1000,40000", "--discount", "5%"],
     "plan per scenario": ["plan", EXAMPLES / "mmc.yaml", "--vary", "rate=0.5,2.7", "--vary", "c=1..8", "--slo",
