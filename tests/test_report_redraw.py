@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from brewput.figures import number
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
@@ -44,6 +46,8 @@ PAGES = {
     "doe": ["doe", EXAMPLES / "coffee" / "linearpipe-1.yaml", "--factor", "cpus=1,4", "--factor", "noise=0,0.5",
             "--customers", "2000", "--replications", "2"],
     "fit usl": ["fit", "usl", EXAMPLES / "data" / "usl" / "specsdm91.csv"],
+    "balance": ["balance", "--centres", "16", "--seed", "3"],
+    "balance overloaded": ["balance", "--centres", "1024", "--mean", "0.75", "--sigma", "0.1"],
     "a day solved": ["solve", "rush5.yaml", "--method", "psa"],
     "solve --from": ["solve", EXAMPLES / "helpdesk" / "site-a.yaml", "--from", "desk=12", "--over", "4h",
                      "--bins", "30min"],
@@ -148,12 +152,23 @@ def refused(folder, name, text=None):
     return done.stderr
 
 
+def test_the_busiest_centre_redrawn_holds_its_figures_and_its_seeds_chart(folder):
+    """balance's chart is simulated when drawn, seeded: drawn again from the record, the same draws."""
+    printed = brewput("balance", "--centres", "1024", "--mean", "0.75", "--sigma", "0.1", "--json", cwd=folder)
+    figures = json.loads(printed.stdout)
+    _, again = drawn_and_redrawn(folder, PAGES["balance overloaded"])
+    page = (again / "index.html").read_text()
+    assert f"<td>exact (quadrature)</td><td>{number(figures['exact']['e_max'])}</td>" in page
+    top = 0.75 + 0.1 * figures["exact"]["e_max"]   # E[max of 1024 normals] = 3.2: over 100 %
+    assert top > 1 and f"The busiest centre is expected {top:.1%} busy: overloaded, though the mean is 75.0%." in page
+    exact = {t["name"]: t for t in traces(again)["busiest"] if t.get("name") == "exact"}["exact"]
+    assert exact["x"][-1] == 1024
+    from brewput.planning.balance import expected_max
+    assert exact["y"] == pytest.approx([expected_max(m) for m in exact["x"]], rel=1e-12)
+    assert exact["y"][-1] == pytest.approx(figures["exact"]["e_max"], rel=1e-12)
+
+
 def test_a_record_whose_page_needs_more_than_it_keeps_says_what_to_do(folder):
-    done = brewput("balance", "--centres", "16", "--seed", "3", "--report", "b", cwd=folder)
-    assert done.returncode == 0, done.stderr
-    line = refused(folder, "b/record.json")
-    assert "balance --report DIR's record.json" in line
-    assert "run brewput balance --centres 16 --mean 0.5 --sigma 0.1 --seed 3 --report DIR" in line
     done = brewput("lab", "talk", "--table", "jitter", "--impl", "ideal", "--report", "t", cwd=folder)
     assert done.returncode == 0, done.stderr
     line = refused(folder, "t/record.json")
@@ -192,6 +207,14 @@ def test_a_record_of_a_known_kind_but_not_its_shape_is_one_line(folder):
     record = json.loads((at / "record.json").read_text())
     record["objectives"] = {}   # no objective: a chart of no panels
     assert "but not as brewput writes it (division by zero)" in refused(folder, "rota3.json", json.dumps(record))
+
+
+def test_a_balance_record_of_centres_balance_refuses_is_refused_before_any_simulation(folder):
+    at, _ = drawn_and_redrawn(folder, PAGES["balance"])
+    figures = json.loads((at / "record.json").read_text())
+    figures["centres"] = 10**12
+    line = refused(folder, "balance.json", json.dumps(figures))
+    assert "balance.json: centres: expected a whole number of centres from 2 to" in line
 
 
 def test_a_fit_whose_points_are_not_its_fit_is_refused(folder):

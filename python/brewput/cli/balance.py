@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from ..report.grid import Grid
+from ..report.busiest_page import busiest_lines
 from .common import NumberOption, PageOption, WholeOption, app, command_line, err, show_all, user_errors
 
 
@@ -37,10 +37,7 @@ def balance(
 
         check_folder("--report", report)
     figures = busiest(centres, mean, sigma, seed)
-    lines = [busiest_grid(figures)]
-    top = figures.utilization(figures.exact)
-    if top > 1:
-        lines.append(f"The busiest centre is expected {top:.1%} busy: overloaded, though the mean is {mean:.1%}.")
+    lines = busiest_lines(figures)
     if as_json:
         print(json.dumps(figures.to_dict(), indent=2))
     else:
@@ -51,30 +48,7 @@ def balance(
 
         write_busiest_chart(chart, centres, seed)
     if report is not None:
-        from ..planning.balance_chart import busiest_chart, centres_up_to
-        from ..report.grid import grids_html
-        from ..report.page import write_page
+        from ..report.busiest_page import write_busiest_report
 
-        index = write_page(report, f"The busiest of {centres:,} centres", f"each utilization normal({mean}, {sigma})",
-                           [busiest_chart(centres_up_to(max(centres, 64)), seed)], grids_html(lines[:1]),
-                           figures.to_dict(), command_line(), lines[1:])
-        err.print(f"report: {index}", soft_wrap=True)
+        err.print(f"report: {write_busiest_report(report, figures.to_dict(), command_line())}", soft_wrap=True)
 
-
-def busiest_grid(figures) -> Grid:
-    from ..figures import number, with_ci
-
-    grid = Grid(f"Busiest of {figures.centres:,} centres, each utilization normal({number(figures.mean)}, "
-                f"{number(figures.sigma)})", ["E[max of M normals]", "E[max]", "busiest utilization", "vs exact"])
-
-    def add(label, e_max, half=None, compared=True):
-        ci = None if half is None else (e_max - half, e_max + half)
-        grid.rows.append([label, with_ci(e_max, ci),
-                          with_ci(figures.utilization(e_max), ci and [figures.utilization(v) for v in ci]),
-                          f"{e_max / figures.exact - 1:+.2%}" if compared else ""])
-
-    add("exact (quadrature)", figures.exact, compared=False)
-    for name, value in figures.approximations.items():
-        add(name, value)
-    add(f"simulated ({figures.draws:,} draws, seed {figures.seed})", figures.simulated, figures.simulated_half_width)
-    return grid

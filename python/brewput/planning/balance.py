@@ -120,6 +120,14 @@ class Busiest:
         """One estimate of E[max]: itself, the busiest utilization it gives, its error against the exact."""
         return {"e_max": e_max, "busiest_utilization": self.utilization(e_max), "relative_error": e_max / self.exact - 1}
 
+    @classmethod
+    def from_dict(cls, saved: dict) -> "Busiest":
+        """The figures to_dict gave (`balance --json`, its page's record.json)."""
+        simulated = saved["simulated"]
+        return cls(saved["centres"], saved["mean"], saved["sigma"], saved["exact"]["e_max"],
+                   {name: row["e_max"] for name, row in saved["approximations"].items()}, simulated["e_max"],
+                   simulated["half_width"], simulated["draws"], simulated["seed"])
+
     def to_dict(self) -> dict:
         row = self.row
         return {"centres": self.centres, "mean": self.mean, "sigma": self.sigma,

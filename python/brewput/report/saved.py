@@ -77,10 +77,16 @@ def _usl_check(result: dict, where: str) -> None:
     usl_fit_of(result, where)
 
 
-def _balance_instead(figures: dict) -> str:
-    return ("its page's chart (E[max] from 2 centres up) is simulated when drawn, not kept: run "
-            f"brewput balance --centres {figures['centres']} --mean {figures['mean']:g} --sigma {figures['sigma']:g} "
-            f"--seed {figures['simulated']['seed']} --report DIR")
+def _balance(figures: dict, out: Path, command: Optional[str]) -> Path:
+    from .busiest_page import write_busiest_report
+
+    return write_busiest_report(out, figures, command)
+
+
+def _balance_check(figures: dict, where: str) -> None:
+    from .busiest_page import busiest_of
+
+    busiest_of(figures, where)
 
 
 def _talk_instead(record: dict) -> str:
@@ -114,7 +120,8 @@ KINDS = (
     Kind("a fit of the USL (fit usl --report DIR's record.json, or fit usl -o)",
          frozenset({"source", "n", "x", "open_loop", "points", "sigma", "kappa", "lambda"}), _usl, check=_usl_check),
     Kind("the busiest of centres (balance --report DIR's record.json)",
-         frozenset({"centres", "mean", "sigma", "exact", "approximations", "simulated"}), instead=_balance_instead),
+         frozenset({"centres", "mean", "sigma", "exact", "approximations", "simulated"}), _balance,
+         check=_balance_check),
     Kind("the talk beside brewput (lab talk --report DIR's record.json, or lab talk -o)",
          frozenset({"title", "source", "rows"}), instead=_talk_instead),
 )
