@@ -171,3 +171,105 @@ def test_one_class_at_a_station_is_the_station():
     solved = brewput.solve(one)
     station = solved["stations"]["desk"]
     assert station["classes"]["call"] == {k: station[k] for k in CLASS_AT_STATION_FIGURES}
+
+
+# simulate: against the same truths, within its intervals (fixed seeds), and its shares
+# adding up to the station's totals to rounding, on every kind of station.
+
+def assert_within_ci(got: dict, truth: dict, where: str):
+    """Each figure within twice its interval's half-width of the truth (about five
+    standard errors of five replications; the seeds are fixed)."""
+    for key, want in truth.items():
+        low, high = got[f"{key}_ci"]
+        half = (high - low) / 2
+        assert abs(got[key] - want) <= 2 * half + 1e-12, (where, key, got[key], [low, high], want)
+
+
+def test_simulate_open_network_per_class_is_the_product_form():
+    res = brewput.simulate(open_network(), customers=200_000, replications=5, seed=3)
+    for station, classes in open_truth().items():
+        for c, figures in classes.items():
+            assert_within_ci(class_at(res, station, c), figures, f"{station} {c}")
+    assert res["stations"]["clerk"]["classes"] == {}
+
+
+def test_simulate_closed_network_per_class_is_exact_mva():
+    res = brewput.simulate(closed_network(), customers=200_000, replications=5, seed=4)
+    demand = np.array([[0.5, 0.4], [3.0, 0.4]])
+    x, residence, present = exact_mva(demand, [4.0, 1.0], [3, 2])
+    visits = np.array([[1, 1], [2, 1]])
+    for r, c in enumerate("ab"):
+        for m, station in enumerate(("cpu", "disk")):
+            busy = x[r] * demand[r, m]
+            assert_within_ci(class_at(res, station, c), {
+                "queue_length": present[r, m], "throughput": x[r] * visits[r, m], "utilization": busy,
+                "response_time": residence[r, m] / visits[r, m]}, f"{station} {c}")
+            if station == "disk":
+                assert_within_ci(class_at(res, station, c), {"waiting": present[r, m] - busy}, f"{station} {c}")
+
+
+def test_simulate_agrees_with_the_chain():
+    solved = brewput.solve(small_chain_model(), method="ctmc")
+    res = brewput.simulate(small_chain_model(), customers=200_000, replications=5, seed=5)
+    for c in "ab":
+        truth = {k: class_at(solved, "desk", c)[k] for k in CLASS_AT_STATION_FIGURES}
+        assert_within_ci(class_at(res, "desk", c), truth, c)
+
+
+def model(stations, classes):
+    return {"brewput": 1, "name": "floor", "time_unit": "s", "stations": stations, "classes": classes}
+
+
+FLOOR = {
+    "ps with two servers": model({"cpu": {"servers": 2, "discipline": "ps"}},
+                                 {"a": {"rate": 0.8, "route": [{"station": "cpu", "service": "exp(1)"}]},
+                                  "b": {"rate": 0.5, "route": [{"station": "cpu", "service": "exp(2)"}]}}),
+    "preemption": model({"cpu": {"servers": 2, "discipline": "priority", "preempt": "resume"}},
+                        {"high": {"rate": 0.7, "priority": 2, "route": [{"station": "cpu", "service": "exp(1)"}]},
+                         "low": {"rate": 0.6, "route": [{"station": "cpu", "service": "exp(1)"}]}}),
+    "patience": model({"s": {"servers": 2, "discipline": "priority"}},
+                      {"a": {"rate": 1.0, "priority": 1,
+                             "route": [{"station": "s", "service": "exp(1)", "patience": "exp(1)"}]},
+                       "b": {"rate": 1.2, "route": [{"station": "s", "service": "exp(1)", "patience": "uniform(0, 3)"}]}}),
+    "typed servers": model({"bar": {"servers": {"x": 1, "y": 1}, "take": "first_fit", "discipline": "priority"}},
+                           {"a": {"rate": 0.5, "priority": 1, "route": [{"station": "bar", "service": "exp(0.8)"}]},
+                            "b": {"rate": 0.6, "route": [{"station": "bar", "service": "exp(1)", "served_by": ["y"]}]}}),
+    "blocking and a delay": model({"a": {"servers": 1, "buffer": 1}, "b": {"servers": 1, "buffer": 0},
+                                   "walk": {"servers": "inf"}},
+                                  {"c": {"rate": 0.4, "route": [{"station": "a", "service": "exp(1)"},
+                                                                {"station": "b", "service": "exp(1.2)"},
+                                                                {"station": "walk", "service": "exp(3)"}]},
+                                   "d": {"population": 2, "think": "exp(2)",
+                                         "route": [{"station": "a", "service": "exp(0.5)"},
+                                                   {"station": "walk", "service": "exp(1)"}]}}),
+    "fork": model({"espresso": {"servers": 1}, "steamer": {"servers": 1}},
+                  {"latte": {"rate": 0.4, "route": [{"fork": {"coffee": [{"station": "espresso", "service": "exp(1)"}],
+                                                              "milk": [{"station": "steamer", "service": "exp(1)"}]},
+                                                     "join": "all"}]},
+                   "tea": {"rate": 0.2, "route": [{"station": "steamer", "service": "exp(0.5)"}]}}),
+}
+
+
+@pytest.mark.parametrize("name", FLOOR)
+def test_simulate_shares_add_up_to_the_station(name):
+    for replications in (1, 3):
+        res = brewput.simulate(FLOOR[name], customers=20_000, replications=replications, seed=6)
+        for station, s in res["stations"].items():
+            classes = s["classes"].values()
+            for key in ("queue_length", "waiting", "utilization", "throughput"):
+                if s[key] is None:
+                    assert all(c[key] is None for c in classes), (station, key)
+                    continue
+                assert sum(c[key] for c in classes) == pytest.approx(s[key], rel=1e-9, abs=1e-12), (station, key)
+            if replications == 1:  # a ratio per replication: the weighted mean is the station's in one
+                weighted = sum(c["throughput"] * c["response_time"] for c in classes) / s["throughput"]
+                assert weighted == pytest.approx(s["response_time"], rel=1e-9), station
+
+
+def test_simulate_one_class_is_the_station_bit_for_bit():
+    one = {"brewput": 1, "name": "one", "time_unit": "s", "stations": {"desk": {"servers": 2, "buffer": 4}},
+           "classes": {"call": {"rate": 1.5, "route": [{"station": "desk", "service": "exp(1)"}]}}}
+    res = brewput.simulate(one, customers=20_000, replications=3)
+    station = res["stations"]["desk"]
+    keys = [k for name in CLASS_AT_STATION_FIGURES for k in (name, f"{name}_ci")]
+    assert station["classes"]["call"] == {k: station[k] for k in keys}

@@ -80,6 +80,7 @@ def _station(summary: dict) -> dict:
     out = _figures(summary, STATION_FIGURES)
     if "server_types" in summary:  # a typed station
         out["server_types"] = {kind["name"]: _server_type(kind) for kind in summary["server_types"]}
+    out["classes"] = {c["name"]: _figures(c, CLASS_AT_STATION_FIGURES) for c in summary["classes"]}
     return out
 
 

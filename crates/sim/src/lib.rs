@@ -6,6 +6,7 @@
 
 mod asked;
 mod arrivals;
+mod class_at_station;
 mod day;
 mod deferred;
 mod distribution;
@@ -52,7 +53,7 @@ pub use vocabulary::{
     default_word, name_of, tying_policies, words, Feature, Policy, Tie, NotModelled, Word, MARKED, MAX_BALK_PROBABILITIES, MAX_BRANCH_DEPTH, MAX_SEED,
     NOT_MODELLED,
 };
-pub use summary::{t_critical, ClassSummary, Estimate, ResourceSummary, ServerTypeSummary, StationSummary, Summary, TimesEstimate, CONFIDENCE};
+pub use summary::{t_critical, ClassAtStationSummary, ClassSummary, Estimate, ResourceSummary, ServerTypeSummary, StationSummary, Summary, TimesEstimate, CONFIDENCE};
 
 /// Runs a model given as JSON (docs/compiled-model.md) and returns the summary
 /// as JSON: the whole interface the Python binding needs.

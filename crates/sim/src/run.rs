@@ -14,7 +14,7 @@ use crate::model::CompiledModel;
 use crate::progress::Customers;
 use crate::settings::RunSettings;
 use crate::simulation::Simulation;
-use crate::stats::{ClassStats, ReplicationStats, ResourceStats, StationStats};
+use crate::stats::{ClassAtStationStats, ClassStats, ReplicationStats, ResourceStats, StationStats};
 use crate::summary::Summary;
 
 const THREAD_STACK_BYTES: usize = 1 << 20;
@@ -94,7 +94,7 @@ fn check_kept_bytes(model: &CompiledModel, settings: &RunSettings) -> Result<(),
     use std::mem::size_of;
     let per_replication = size_of::<ReplicationStats>()
         + model.classes.len() * size_of::<ClassStats>()
-        + model.stations.len() * size_of::<StationStats>()
+        + model.stations.len() * (size_of::<StationStats>() + model.classes.len() * size_of::<ClassAtStationStats>())
         + model.resources.len() * size_of::<ResourceStats>();
     let most = (MAX_KEPT_BYTES / per_replication).max(1);
     if settings.replications as usize > most {

@@ -267,7 +267,7 @@ impl Simulation {
         let now = self.now;
         loop {
             let jobs = &self.jobs;
-            let Some((victim, moved)) = self.stations[station as usize].hand_back(|job| jobs[job].server_slot, now) else {
+            let Some((victim, moved)) = self.stations[station as usize].hand_back(|job| jobs[job].server_slot, |job| jobs[job].class, now) else {
                 return;
             };
             if let Some(moved) = moved {
@@ -281,8 +281,8 @@ impl Simulation {
                 Remaining::Left(left) => left,
                 Remaining::Anew => self.classes[j.class as usize].steps[j.step as usize].serve().draw_service(&mut self.rng),
             };
-            let (key, work, seq) = (self.classes[j.class as usize].priority_key, j.work, j.seq);
-            self.stations[station as usize].requeue_in_line(job, key, work, seq, now);
+            let (class, key, work, seq) = (j.class, self.classes[j.class as usize].priority_key, j.work, j.seq);
+            self.stations[station as usize].requeue_in_line(job, class, key, work, seq, now);
             // It waits again, and may run out of patience again (a new draw).
             let serve = self.classes[self.jobs[job].class as usize].steps[self.jobs[job].step as usize].serve();
             if let Some(at) = patience_ends(serve, now, &mut self.rng) {
@@ -468,10 +468,10 @@ impl Simulation {
     /// Moves a job from where it is to its `next` step (or out of the system).
     fn depart(&mut self, job: u32) {
         let j = &self.jobs[job];
-        let (station, next, sojourn, slot) = (j.station, j.next, self.now - j.entered_station, j.server_slot);
+        let (station, next, sojourn, slot, class) = (j.station, j.next, self.now - j.entered_station, j.server_slot, j.class);
         if station != OUTSIDE {
             let s = &mut self.stations[station as usize];
-            if let Some(moved) = s.leave(slot, sojourn, self.now, self.measurement.measuring()) {
+            if let Some(moved) = s.leave(slot, class, sojourn, self.now, self.measurement.measuring()) {
                 self.jobs[moved.job].server_slot = moved.slot;
             }
             self.deferred.left(station);
@@ -607,9 +607,10 @@ impl Simulation {
         j.entered_station = self.now;
         j.work = work;
         j.seq = seq;
+        let class_index = j.class;
         let station = &mut self.stations[serve.station as usize];
         let plain = station.plain;
-        station.arrive(job, class.priority_key, work, seq, self.now);
+        station.arrive(job, class_index, class.priority_key, work, seq, self.now);
         // Before the job can start: starting renews the job, which makes this
         // timer stale.
         if let Some(at) = (!serve.plain).then(|| patience_ends(serve, self.now, &mut self.rng)).flatten() {
@@ -631,7 +632,7 @@ impl Simulation {
         let class = &self.classes[j.class as usize];
         let station = j.station;
         let s = &mut self.stations[station as usize];
-        let withdrawn = s.withdraw(class.priority_key, j.work, j.seq, self.now);
+        let withdrawn = s.withdraw(j.class, class.priority_key, j.work, j.seq, self.now);
         debug_assert!(withdrawn, "a current patience timer names a waiting job");
         // With resources a job may wait beside a free server: leaving, it frees it for a shared queue.
         self.deferred.left(station);
@@ -712,7 +713,8 @@ impl Simulation {
     }
 
     fn sharing_end(&mut self, station: u32) {
-        let (job, next) = self.stations[station as usize].sharing_end(self.now);
+        let jobs = &self.jobs;
+        let (job, next) = self.stations[station as usize].sharing_end(|job| jobs[job].class, self.now);
         if let Some(next) = next {
             self.events.schedule(next.at, Event::SharingEnd { station, version: next.version });
         }
@@ -769,7 +771,7 @@ impl Simulation {
             let Some(head) = s.head() else { return };
             let key = self.classes[self.jobs[head].class as usize].priority_key;
             let jobs = &self.jobs;
-            let Some((victim, moved)) = self.stations[station as usize].displace(key, |job| jobs[job].server_slot, now) else {
+            let Some((victim, moved)) = self.stations[station as usize].displace(key, |job| jobs[job].server_slot, |job| jobs[job].class, now) else {
                 return;
             };
             if let Some(moved) = moved {
@@ -784,8 +786,8 @@ impl Simulation {
                 Remaining::Left(work) => work,
                 Remaining::Anew => self.classes[j.class as usize].steps[j.step as usize].serve().draw_service(&mut self.rng),
             };
-            let seq = j.seq;
-            self.stations[station as usize].requeue(victim.job, victim.key, seq, now);
+            let (class, seq) = (j.class, j.seq);
+            self.stations[station as usize].requeue(victim.job, class, victim.key, seq, now);
             while let Some(start) = starts::at(self, station) {
                 self.start_service(station, start);
             }
@@ -828,7 +830,7 @@ impl Simulation {
             self.jobs.renew(job);
         }
         self.resources.take(&serve.uses, now);
-        match self.stations[station as usize].serve(job, start.server_type, work, now) {
+        match self.stations[station as usize].serve(job, class, start.server_type, work, now) {
             Started::OnServer { slot } => {
                 self.jobs[job].server_slot = slot;
                 self.events.schedule(now + work, Event::ServiceEnd { job: self.jobs.timer(job) });

@@ -144,7 +144,7 @@ mod tests {
     fn waiting(floor: &mut Fixture, step: u32, seq: u64) -> u32 {
         let job = floor.jobs.admit(0, 0.0);
         (floor.jobs[job].step, floor.jobs[job].seq) = (step, seq);
-        floor.stations[step as usize].arrive(job, 0.0, 1.0, seq, 0.0);
+        floor.stations[step as usize].arrive(job, 0, 0.0, 1.0, seq, 0.0);
         job
     }
 
@@ -168,7 +168,7 @@ mod tests {
         assert_eq!(at(&floor, 0), None);
         let job = waiting(&mut floor, 0, 1);
         floor.stations[0].take_head(0.0);
-        floor.stations[0].serve(job, 0, 1.0, 0.0);
+        floor.stations[0].serve(job, 0, 0, 1.0, 0.0);
         waiting(&mut floor, 0, 2);
         assert_eq!(at(&floor, 0), None, "its one server is busy");
     }

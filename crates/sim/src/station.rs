@@ -7,6 +7,7 @@ use crate::model::{Discipline, Preempt, Station};
 use crate::plan::Occupancy;
 use crate::rota::{Rota, Shift};
 use crate::service::{Departure, Moved, Preempted, Preemption, Service, Started, TypedServers, UNBOUNDED};
+use crate::class_at_station::{ClassAtStation, ClassAtStationStats};
 use crate::stats::{StationStats, TimeAverage};
 use crate::wait_queue::{Ticket, WaitQueue};
 
@@ -30,6 +31,9 @@ pub struct StationState {
     waiting_average: TimeAverage,
     departures: u64,
     response_sum: f64,
+    /// The same figures per class, indexed by class, in a model of several
+    /// classes (with one, its figures are the station's: none kept twice).
+    by_class: Vec<ClassAtStation>,
 }
 
 impl StationState {
@@ -55,6 +59,7 @@ impl StationState {
             waiting_average: TimeAverage::default(),
             departures: 0,
             response_sum: 0.0,
+            by_class: if classes > 1 { vec![ClassAtStation::default(); classes] } else { Vec::new() },
         }
     }
 
@@ -101,14 +106,18 @@ impl StationState {
         Ticket { key, seq }
     }
 
-    /// A job arrives and waits, at its place by `ticket`.
+    /// A job of `class` arrives and waits, at its place by `ticket`.
     #[inline]
-    pub fn arrive(&mut self, job: u32, priority_key: f64, work: f64, seq: u64, now: f64) {
+    pub fn arrive(&mut self, job: u32, class: u32, priority_key: f64, work: f64, seq: u64, now: f64) {
         self.present += 1;
         self.present_average.change(1.0, now);
         let Ticket { key, seq } = self.ticket(priority_key, work, seq);
         self.queue.push(job, key, seq);
         self.waiting_average.change(1.0, now);
+        if let Some(mine) = self.by_class.get_mut(class as usize) {
+            mine.present(1, now);
+            mine.waiting(1, now);
+        }
     }
 
     /// Jobs waiting in the queue (not in service, not blocked).
@@ -117,20 +126,25 @@ impl StationState {
         self.queue.len()
     }
 
-    /// A waiting job (its place by `ticket`) leaves the queue and the
-    /// station without being served (its patience ran out); false if it no
+    /// A waiting job of `class` (its place by `ticket`) leaves the queue and
+    /// the station without being served (its patience ran out); false if it no
     /// longer waits.
-    pub fn withdraw(&mut self, priority_key: f64, work: f64, seq: u64, now: f64) -> bool {
+    pub fn withdraw(&mut self, class: u32, priority_key: f64, work: f64, seq: u64, now: f64) -> bool {
         if self.queue.remove(self.ticket(priority_key, work, seq)).is_none() {
             return false;
         }
         self.present -= 1;
         self.present_average.change(-1.0, now);
         self.waiting_average.change(-1.0, now);
+        if let Some(mine) = self.by_class.get_mut(class as usize) {
+            mine.present(-1, now);
+            mine.waiting(-1, now);
+        }
         true
     }
 
-    /// The head of the queue leaves it to start service (`serve`).
+    /// The head of the queue leaves it to start service (`serve`, which
+    /// counts it out of its class's waiting jobs).
     #[inline]
     pub fn take_head(&mut self, now: f64) -> u32 {
         let job = self.queue.pop().expect("take_head only when a job waits");
@@ -138,18 +152,46 @@ impl StationState {
         job
     }
 
-    /// `job` starts a service of `work` (at typed servers on one of `server_type`).
+    /// `job` of `class`, just taken from the queue (`take_head`, `take`),
+    /// starts a service of `work` (at typed servers on one of `server_type`).
     #[inline]
-    pub fn serve(&mut self, job: u32, server_type: u32, work: f64, now: f64) -> Started {
+    pub fn serve(&mut self, job: u32, class: u32, server_type: u32, work: f64, now: f64) -> Started {
         let before = self.busy_servers();
         let started = self.service.start(job, server_type, work, now);
-        let busier = match started {
-            // A pool job always occupies one more server.
-            Started::OnServer { .. } => 1.0,
-            Started::Shared(_) => self.busy_servers() - before,
-        };
-        self.busy_average.change(busier, now);
+        match started {
+            Started::OnServer { .. } => {
+                // A pool job always occupies one more server.
+                self.busy_average.change(1.0, now);
+                if let Some(mine) = self.by_class.get_mut(class as usize) {
+                    mine.waiting(-1, now);
+                    mine.serving(1, now);
+                }
+            }
+            Started::Shared(_) => {
+                self.busy_average.change(self.busy_servers() - before, now);
+                if let Some(mine) = self.by_class.get_mut(class as usize) {
+                    mine.waiting(-1, now);
+                    mine.sharing(1);
+                }
+                self.reshare(now);
+            }
+        }
         started
+    }
+
+    /// Under processor sharing, after the sharers changed: each class's share of the busy servers.
+    #[inline]
+    fn reshare(&mut self, now: f64) {
+        if !self.by_class.is_empty() {
+            self.share_busy(now);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn share_busy(&mut self, now: f64) {
+        let (busy, sharers) = (self.busy_servers(), self.service.serving());
+        self.by_class.iter_mut().for_each(|mine| mine.share(busy, sharers, now));
     }
 
     /// A service of `class` in server `slot` ends; its job holds the server
@@ -170,6 +212,9 @@ impl StationState {
             Service::Sharing(_) => unreachable!("sharing stations end services by SharingEnd"),
         }
         self.busy_average.change(-1.0, now);
+        if let Some(mine) = self.by_class.get_mut(class as usize) {
+            mine.serving(-1, now);
+        }
     }
 
     /// Whether the station preempts.
@@ -201,8 +246,9 @@ impl StationState {
 
     /// After a rota took servers off that hand their jobs back (off_shift:
     /// resume or restart): the next job handed back, taken off its server
-    /// (in `slot_of(job)`), and the job moved into that slot, if one did.
-    pub fn hand_back(&mut self, slot_of: impl Fn(u32) -> u32, now: f64) -> Option<(Preempted, Option<Moved>)> {
+    /// (in `slot_of(job)`; its class `class_of(job)`), and the job moved into
+    /// that slot, if one did.
+    pub fn hand_back(&mut self, slot_of: impl Fn(u32) -> u32, class_of: impl Fn(u32) -> u32, now: f64) -> Option<(Preempted, Option<Moved>)> {
         let Service::Pool(pool) = &mut self.service else { return None };
         let stints = self.rota.as_mut()?.stints.as_mut()?;
         if !pool.over_staffed() {
@@ -211,6 +257,9 @@ impl StationState {
         let victim = stints.hand_back(now)?;
         let moved = pool.evict(slot_of(victim.job));
         self.busy_average.change(-1.0, now);
+        if let Some(mine) = self.by_class.get_mut(class_of(victim.job) as usize) {
+            mine.serving(-1, now);
+        }
         Some((victim, moved))
     }
 
@@ -229,8 +278,9 @@ impl StationState {
 
     /// At a preempting station with no free server: the job in service that
     /// a waiting job of priority `key` displaces, taken off its server (in
-    /// `slot`), if any; the job moved into that slot, if one did.
-    pub fn displace(&mut self, key: f64, slot_of: impl Fn(u32) -> u32, now: f64) -> Option<(Preempted, Option<Moved>)> {
+    /// `slot_of(job)`; its class `class_of(job)`), if any; the job moved into
+    /// that slot, if one did.
+    pub fn displace(&mut self, key: f64, slot_of: impl Fn(u32) -> u32, class_of: impl Fn(u32) -> u32, now: f64) -> Option<(Preempted, Option<Moved>)> {
         let preemption = self.preemption.as_mut()?;
         if self.service.has_free_server() {
             return None;
@@ -241,23 +291,32 @@ impl StationState {
         };
         let moved = pool.evict(slot_of(victim.job));
         self.busy_average.change(-1.0, now);
+        if let Some(mine) = self.by_class.get_mut(class_of(victim.job) as usize) {
+            mine.serving(-1, now);
+        }
         Some((victim, moved))
     }
 
-    /// A displaced job waits again, at its place by `key` and `seq` (its
-    /// arrival at the station).
-    pub fn requeue(&mut self, job: u32, key: f64, seq: u64, now: f64) {
+    /// A displaced job of `class` waits again, at its place by `key` and `seq`
+    /// (its arrival at the station).
+    pub fn requeue(&mut self, job: u32, class: u32, key: f64, seq: u64, now: f64) {
         self.queue.push(job, key, seq);
         self.waiting_average.change(1.0, now);
+        if let Some(mine) = self.by_class.get_mut(class as usize) {
+            mine.waiting(1, now);
+        }
     }
 
-    /// A job handed back by a server going off shift waits again, at its
-    /// place by its ticket (by its arrival under first come first served:
-    /// ahead of those who came after it).
-    pub fn requeue_in_line(&mut self, job: u32, priority_key: f64, work: f64, seq: u64, now: f64) {
+    /// A job of `class` handed back by a server going off shift waits again,
+    /// at its place by its ticket (by its arrival under first come first
+    /// served: ahead of those who came after it).
+    pub fn requeue_in_line(&mut self, job: u32, class: u32, priority_key: f64, work: f64, seq: u64, now: f64) {
         let Ticket { key, seq } = self.ticket(priority_key, work, seq);
         self.queue.push_in_line(job, key, seq);
         self.waiting_average.change(1.0, now);
+        if let Some(mine) = self.by_class.get_mut(class as usize) {
+            mine.waiting(1, now);
+        }
     }
 
     /// The typed servers, if the station's servers are typed.
@@ -293,26 +352,33 @@ impl StationState {
         matches!(&self.service, Service::Sharing(sharing) if sharing.is_current(version))
     }
 
-    /// The due sharing departure: returns the job whose service ended and the
-    /// station's next departure, if any.
-    pub fn sharing_end(&mut self, now: f64) -> (u32, Option<Departure>) {
+    /// The due sharing departure: returns the job whose service ended (its
+    /// class `class_of(job)`) and the station's next departure, if any.
+    pub fn sharing_end(&mut self, class_of: impl Fn(u32) -> u32, now: f64) -> (u32, Option<Departure>) {
         let before = self.busy_servers();
         let Service::Sharing(sharing) = &mut self.service else {
             unreachable!("sharing departures are scheduled only at sharing stations");
         };
         let ended = sharing.finish_next(now);
         self.busy_average.change(self.busy_servers() - before, now);
+        if let Some(mine) = self.by_class.get_mut(class_of(ended.0) as usize) {
+            mine.sharing(-1);
+        }
+        self.reshare(now);
         ended
     }
 
-    /// A job whose service ended leaves the station, and its server (`slot`).
+    /// A job of `class` whose service ended leaves the station, and its server (`slot`).
     #[inline]
-    pub fn leave(&mut self, slot: u32, sojourn: f64, now: f64, measuring: bool) -> Option<Moved> {
+    pub fn leave(&mut self, slot: u32, class: u32, sojourn: f64, now: f64, measuring: bool) -> Option<Moved> {
         self.present -= 1;
         self.present_average.change(-1.0, now);
         if measuring {
             self.departures += 1;
             self.response_sum += sojourn;
+        }
+        if let Some(mine) = self.by_class.get_mut(class as usize) {
+            mine.left(sojourn, now, measuring);
         }
         self.service.leave(slot, now)
     }
@@ -343,16 +409,31 @@ impl StationState {
         if let Service::Typed(typed) = &mut self.service {
             typed.restart_stats(now);
         }
+        self.by_class.iter_mut().for_each(|mine| mine.restart_stats(now));
     }
 
+    // Once a replication, out of line: inlined, its per-class list made the
+    // event loop around it slower (cachegrind on bench/engine-speed).
+    #[inline(never)]
     pub fn stats(&self, now: f64) -> StationStats {
+        let (departures, response_sum) = (self.departures, self.response_sum);
+        let busy_area = self.busy_average.area(self.busy_now(), now);
+        let present_area = self.present_average.area(self.present as f64, now);
+        let waiting_area = self.waiting_average.area(self.queue.len() as f64, now);
+        let classes = if self.by_class.is_empty() {
+            // The one class of the model: the station's figures are its own.
+            vec![ClassAtStationStats { departures, response_sum, busy_area, present_area, waiting_area }]
+        } else {
+            self.by_class.iter().map(|mine| mine.stats(now)).collect()
+        };
         StationStats {
-            departures: self.departures,
-            response_sum: self.response_sum,
-            busy_area: self.busy_average.area(self.busy_now(), now),
-            present_area: self.present_average.area(self.present as f64, now),
-            waiting_area: self.waiting_average.area(self.queue.len() as f64, now),
+            departures,
+            response_sum,
+            busy_area,
+            present_area,
+            waiting_area,
             server_types: self.typed().map(|typed| typed.stats(now)).unwrap_or_default(),
+            classes,
         }
     }
 }
@@ -391,19 +472,19 @@ mod tests {
         let anyone = |_, _| true;
         assert!(station.has_unclaimed_server(anyone));
         // Two jobs wait (for their tokens) beside the two free servers.
-        station.arrive(7, 0.0, 1.0, 1, 0.0);
+        station.arrive(7, 0, 0.0, 1.0, 1, 0.0);
         assert!(station.has_unclaimed_server(anyone));
-        station.arrive(8, 0.0, 1.0, 2, 0.0);
+        station.arrive(8, 0, 0.0, 1.0, 2, 0.0);
         assert!(!station.has_unclaimed_server(anyone));
         station.take_head(0.0);
-        station.serve(7, 0, 1.0, 0.0);
+        station.serve(7, 0, 0, 1.0, 0.0);
         assert!(!station.has_unclaimed_server(anyone), "one serving, one waiting");
         station.service_end(7, 0, 0, 1.0, false);
-        station.leave(0, 1.0, 1.0, false);
+        station.leave(0, 0, 1.0, 1.0, false);
         assert!(station.has_unclaimed_server(anyone));
         let sharing = Station { name: "ps".into(), servers: Some(1), discipline: Discipline::Ps, ..Default::default() };
         let mut ps = StationState::new(&sharing, 1);
-        ps.arrive(7, 0.0, 1.0, 1, 0.0);
+        ps.arrive(7, 0, 0.0, 1.0, 1, 0.0);
         assert!(ps.has_unclaimed_server(anyone), "processor sharing always admits one more");
     }
 }

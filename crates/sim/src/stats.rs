@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::asked::{Answers, Asked};
+pub use crate::class_at_station::ClassAtStationStats;
 use crate::giving_up::LOSS_REASONS;
 use crate::histogram::LogHistogram;
 use crate::intervals::IntervalStats;
@@ -116,6 +117,8 @@ pub struct StationStats {
     pub waiting_area: f64,
     /// Per server type, at a typed station; empty otherwise.
     pub server_types: Vec<ServerTypeStats>,
+    /// The same figures per class, indexed by class.
+    pub classes: Vec<ClassAtStationStats>,
 }
 
 /// One server type's figures at a typed station.

@@ -188,6 +188,22 @@ pub struct StationSummary {
     /// Per server type, at a typed station; empty otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub server_types: Vec<ServerTypeSummary>,
+    /// Per class with a step at the station, in the classes' order: its part of the figures.
+    pub classes: Vec<ClassAtStationSummary>,
+}
+
+/// One class's figures at a station (docs/results.md, "Per class at each station").
+#[derive(Debug, Clone, Serialize)]
+pub struct ClassAtStationSummary {
+    pub name: String,
+    /// Its share of the station's utilization; `None` for infinitely many servers.
+    pub utilization: Option<Estimate>,
+    pub queue_length: Estimate,
+    pub waiting: Estimate,
+    /// Mean time per visit, of the visits that ended.
+    pub response_time: Estimate,
+    /// Visits ended per time unit.
+    pub throughput: Estimate,
 }
 
 /// One server type's figures at a typed station.
@@ -263,18 +279,30 @@ impl Summary {
         }).collect();
         let stations = model.stations.iter().enumerate().map(|(s, station)| {
             let per_time = |f: &dyn Fn(&ReplicationStats) -> f64| over(&|r| ratio(f(r), r.duration));
+            // Busy servers per server, of the `busy` area.
+            let utilization = |busy: &dyn Fn(&ReplicationStats) -> f64| station.servers.map(|c| match intervals::rota_area(station, model.day.as_ref(), 1.0) {
+                // A rota's servers change: busy servers per server on over the run.
+                Some(_) => over(&|r| ratio(busy(r), intervals::rota_area(station, model.day.as_ref(), r.duration).unwrap_or(0.0))),
+                None => per_time(&|r| busy(r) / c as f64),
+            });
             StationSummary {
                 name: station.name.clone(),
-                utilization: station.servers.map(|c| match intervals::rota_area(station, model.day.as_ref(), 1.0) {
-                    // A rota's servers change: busy servers per server on over the run.
-                    Some(_) => over(&|r| ratio(r.stations[s].busy_area, intervals::rota_area(station, model.day.as_ref(), r.duration).unwrap_or(0.0))),
-                    None => per_time(&|r| r.stations[s].busy_area / c as f64),
-                }),
+                utilization: utilization(&|r| r.stations[s].busy_area),
                 busy_servers: per_time(&|r| r.stations[s].busy_area),
                 queue_length: per_time(&|r| r.stations[s].present_area),
                 waiting: per_time(&|r| r.stations[s].waiting_area),
                 response_time: over(&|r| ratio(r.stations[s].response_sum, r.stations[s].departures as f64)),
                 throughput: per_time(&|r| r.stations[s].departures as f64),
+                classes: model.classes.iter().enumerate().filter(|(_, class)| class.steps.iter().any(|step| step.station == Some(s as u32))).map(|(c, class)| {
+                    ClassAtStationSummary {
+                        name: class.name.clone(),
+                        utilization: utilization(&|r| r.stations[s].classes[c].busy_area),
+                        queue_length: per_time(&|r| r.stations[s].classes[c].present_area),
+                        waiting: per_time(&|r| r.stations[s].classes[c].waiting_area),
+                        response_time: over(&|r| ratio(r.stations[s].classes[c].response_sum, r.stations[s].classes[c].departures as f64)),
+                        throughput: per_time(&|r| r.stations[s].classes[c].departures as f64),
+                    }
+                }).collect(),
                 server_types: station.server_types.iter().enumerate().map(|(t, kind)| ServerTypeSummary {
                     name: kind.name.clone(),
                     utilization: per_time(&|r| r.stations[s].server_types[t].busy_area / kind.count as f64),
@@ -320,7 +348,7 @@ mod tests {
         let (same, plain) = (Estimate::ratio(&[1.0, 3.0, 2.0], &[4.0, 4.0, 4.0]), Estimate::from_samples(&[0.25, 0.75, 0.5]));
         assert!((same.mean - plain.mean).abs() < 1e-15 && (same.ci.unwrap()[0] - plain.ci.unwrap()[0]).abs() < 1e-12);
     }
-    use crate::stats::{ClassStats, StationStats};
+    use crate::stats::{ClassAtStationStats, ClassStats, StationStats};
 
     #[test]
     fn interval_matches_a_hand_computed_t_interval() {
@@ -357,6 +385,7 @@ mod tests {
                 present_area: 1.0,
                 waiting_area: 0.0,
                 server_types: vec![],
+                classes: vec![ClassAtStationStats { departures: 1, response_sum: 1.0, busy_area: 1.0, present_area: 1.0, waiting_area: 0.0 }],
             };
             ReplicationStats { duration: 1.0, events: 1, classes: vec![class], stations: vec![station], resources: vec![], intervals: vec![] }
         };

@@ -99,7 +99,8 @@ def _tables(data: ChartData, out: Path) -> str:
               "p95_latency": f"p95 latency ({data.units.time})",
               "figures": f"{data.rate_label()}; latencies in {data.units.time}"}
     html = ["<h2>Tables</h2>",
-            '<p>Every figure of every scenario, one row per scenario and class, station or resource, in the '
+            '<p>Every figure of every scenario, one row per scenario and class, station, resource or class at a '
+            'station, in the '
             'models\' own time units: <a href="tables/results.csv">tables/results.csv</a>.</p>']
     for name, frame in figure_tables(data).items():
         frame.to_csv(out / "tables" / f"{name}.csv", index=False)
