@@ -38,7 +38,9 @@ def test_the_tidy_table_of_one_result_holds_every_figure_with_its_interval_and_u
                                   "ci_high", "unit"]
     expected = [(kind, name, figure, value, ci)
                 for key, kind in (("classes", "class"), ("stations", "station"), ("resources", "resource"))
-                for name, figures in res[key].items() for figure, value, ci in leaves(figures)]
+                for name, figures in res[key].items()
+                # a station's classes block: with one class it is the station's own figures, not repeated
+                for figure, value, ci in leaves({k: v for k, v in figures.items() if k != "classes"})]
     assert len(tidy) == len(expected)
     for row, (kind, name, figure, value, ci) in zip(tidy.itertuples(), expected):
         assert (row.kind, row.name, row.figure, row.value) == (kind, name, figure, value)

@@ -273,3 +273,21 @@ def test_simulate_one_class_is_the_station_bit_for_bit():
     station = res["stations"]["desk"]
     keys = [k for name in CLASS_AT_STATION_FIGURES for k in (name, f"{name}_ci")]
     assert station["classes"]["call"] == {k: station[k] for k in keys}
+
+
+def test_tables_hold_a_row_per_class_at_each_station_with_several_classes(tmp_path):
+    res = brewput.simulate(closed_network(), customers=20_000, replications=2)
+    tidy = brewput.table(res)
+    rows = tidy[tidy.kind == "class at station"]
+    assert set(rows.name) == {"cpu · a", "cpu · b", "disk · a", "disk · b"}
+    cpu_b = rows[rows.name == "cpu · b"].set_index("figure")
+    at = class_at(res, "cpu", "b")
+    for key in CLASS_AT_STATION_FIGURES:
+        assert cpu_b.loc[key, "value"] == at[key] and [cpu_b.loc[key, "ci_low"], cpu_b.loc[key, "ci_high"]] == at[f"{key}_ci"]
+    assert cpu_b.loc["response_time", "unit"] == "s" and cpu_b.loc["throughput", "unit"] == "/s"
+    flat = brewput.table(res, tidy=False)
+    assert not any(column.startswith("classes_") for column in flat.columns), "the block is rows, not columns"
+    assert len(flat[flat.kind == "class at station"]) == 4
+    one = brewput.table(brewput.simulate(small_chain_model() | {"classes": {"a": small_chain_model()["classes"]["a"]}},
+                                         customers=2_000, replications=2))
+    assert "class at station" not in set(one.kind), "with one class the station's rows are the class's"

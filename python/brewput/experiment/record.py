@@ -191,11 +191,14 @@ def flat_table(record_or_results: dict) -> "pandas.DataFrame":
 
 def elements(results: dict) -> Iterator[Tuple[str, str, dict]]:
     """(kind, name, figures) of each class, station and resource of one results dict,
-    then of each class at each station it visits (kind `class at station`, named
-    `station · class`: docs/results.md, "Per class at each station")."""
+    then, in a model of several classes, of each class at each station it visits (kind
+    `class at station`, named `station · class`: docs/results.md, "Per class at each
+    station"; with one class they are the station's)."""
     for key, kind in KINDS:
         for name, figures in results.get(key, {}).items():
             yield kind, name, {k: v for k, v in figures.items() if not (key == "stations" and k == "classes")}
+    if len(results.get("classes", {})) < 2:
+        return
     for station, figures in results.get("stations", {}).items():
         for name, at in (figures.get("classes") or {}).items():
             yield CLASS_AT_STATION, f"{station} · {name}", at
