@@ -12,6 +12,7 @@
 //! the first time it is raised and keeps it; building the error needs no GIL,
 //! so it is done where the engine returns, with the GIL still released.
 
+use brewput_chain::WalkError;
 use brewput_load::LoadError;
 use brewput_sim::SimError;
 use pyo3::import_exception;
@@ -31,6 +32,9 @@ import_exception!(brewput.errors, UnreachableError);
 import_exception!(brewput.errors, BindError);
 import_exception!(brewput.errors, OutputError);
 import_exception!(brewput.errors, LoadSystemError);
+// The walk's two refusals are caught by the chain's Python code, which defines them.
+import_exception!(brewput.analytic.chain.generate, TooManyStates);
+import_exception!(brewput.analytic.chain.generate, NoRoom);
 
 pub fn from_sim(e: SimError) -> PyErr {
     let message = e.to_string();
@@ -60,6 +64,13 @@ pub fn from_load(e: LoadError) -> PyErr {
         LoadError::Bind(_) => BindError::new_err(message),
         LoadError::Output(_) => OutputError::new_err(message),
         LoadError::System(_) => LoadSystemError::new_err(message),
+    }
+}
+
+pub fn from_walk(e: WalkError) -> PyErr {
+    match e {
+        WalkError::TooManyStates(_) => TooManyStates::new_err(e.to_string()),
+        WalkError::NoRoom(station) => NoRoom::new_err(station),
     }
 }
 

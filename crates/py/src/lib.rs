@@ -1,10 +1,11 @@
-//! `brewput._native`: the Python face of the Rust engine. Conversion only: JSON
+//! `brewput._native`: the Python face of the Rust engine and the chain's walk. Conversion only: JSON
 //! strings in, a JSON string out, each engine error as its own exception class
 //! of brewput.errors (errors.rs), the engine's percentile lists and Student-t
 //! quantile, and one handle to watch or cancel a run of any engine
 //! (control.rs). The GIL is released while an engine runs, so a Python thread
 //! can show progress and turn Ctrl-C into a cancel.
 
+mod chain;
 mod control;
 mod errors;
 mod guard;
@@ -56,6 +57,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     #[cfg(target_os = "linux")]
     lab::register(m)?;
+    chain::register(m)?;
     load::register(m)?;
     vocabulary::register(m)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)

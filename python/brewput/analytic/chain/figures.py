@@ -13,7 +13,7 @@ from typing import Dict
 import numpy as np
 
 from .floor import Floor
-from .generate import OUTSIDE, Chain
+from .generate import Chain
 
 
 @dataclass
@@ -38,31 +38,11 @@ class Averages:
 
 
 def averages(floor: Floor, chain: Chain, pi: np.ndarray) -> Averages:
-    n_classes, n_stations = len(floor.classes), len(floor.stations)
-    present = np.zeros((n_classes, n_stations))
-    busy = np.zeros((n_classes, n_stations))
-    blocked = np.zeros((n_classes, n_stations))
-    waiting = np.zeros((n_classes, n_stations))
-    outside = np.zeros(n_classes)
-    in_use = np.zeros(len(floor.tokens))
-    for p, (_, queue, serving, lines) in zip(pi, chain.states):
-        if p == 0:
-            continue
-        for m, c, _ in queue:
-            waiting[c, m] += p
-        for m, entries in enumerate(serving):
-            for c, step, _ in entries:
-                busy[c, m] += p
-                for r in floor.classes[c].steps[step].uses:
-                    in_use[r] += p
-        for line in lines:
-            for source, c, _ in line:
-                if source == OUTSIDE:
-                    outside[c] += p
-                else:
-                    blocked[c, source] += p
+    shape = (len(floor.classes), len(floor.stations))
+    waiting, busy, blocked = ((pi @ counts).reshape(shape) for counts in (chain.waiting, chain.busy, chain.blocked))
     present = waiting + busy + blocked
-    return Averages(pi @ chain.completions, pi @ chain.losses, present, busy, blocked, waiting, outside, in_use)
+    return Averages(pi @ chain.completions, pi @ chain.losses, present, busy, blocked, waiting, pi @ chain.outside,
+                    pi @ chain.in_use)
 
 
 def resource_figures(floor: Floor, names, avg: Averages) -> Dict[str, dict]:

@@ -3,7 +3,7 @@ stations (the helpdesk at 9 am with 12 calls waiting), followed over [0, T]: the
 expected figures at each point of a grid, and the time until the backlog clears.
 
 The start is the state the simulator is in with those jobs present, placed as a
-day's `at_start` places them (generate.placed_state): each station's jobs are of the
+day's `at_start` places them (generate.generate_placed): each station's jobs are of the
 first class (in file order) that visits it (a closed class's out of its population),
 they take the free servers and the rest wait; a service started draws its first phase
 as the simulator does (the start is a law over states where it is drawn at random).
@@ -34,7 +34,7 @@ from scipy.sparse.linalg import expm_multiply
 from ...errors import BrewputError, Field, OptionError
 from ...steps import told
 from .floor import Floor, floor_of
-from .generate import OUTSIDE, Chain, NoRoom, TooManyStates, generate, placed_state
+from .generate import Chain, NoRoom, TooManyStates, generate_placed
 from .passage import PhaseTypeLaw
 from .sizing import DEFAULT_MAX_STATES, state_bound, too_large
 from .solve import FIRST_OPEN_LIMIT, TRUNCATION, TooLarge, doubled, fitted_rungs, truncation_told
@@ -81,26 +81,13 @@ def _shown(state: Mapping[str, int]) -> str:
     return ",".join(f"{name}={jobs}" for name, jobs in state.items())
 
 
-def _per_state(floor: Floor, chain: Chain) -> Dict[str, np.ndarray]:
+def _per_state(chain: Chain) -> Dict[str, np.ndarray]:
     """(S, M) per state and station, the jobs present (waiting, in service, blocked on a
     server there), in service and waiting; (S,) those waiting outside a full station:
     counted as figures.averages counts them."""
-    n, n_stations = len(chain.states), len(floor.stations)
-    present, busy, waiting = (np.zeros((n, n_stations)) for _ in range(3))
-    outside = np.zeros(n)
-    for s, (_, queue, serving, lines) in enumerate(chain.states):
-        for m, _, _ in queue:
-            waiting[s, m] += 1
-        for m, entries in enumerate(serving):
-            busy[s, m] += len(entries)
-        for line in lines:
-            for source, _, _ in line:
-                if source == OUTSIDE:
-                    outside[s] += 1
-                else:
-                    present[s, source] += 1  # blocked on its server
-    present += waiting + busy
-    return {"present": present, "busy": busy, "waiting": waiting, "outside": outside}
+    waiting, busy = chain.by_station(chain.waiting), chain.by_station(chain.busy)
+    present = chain.by_station(chain.blocked) + waiting + busy
+    return {"present": present, "busy": busy, "waiting": waiting, "outside": np.asarray(chain.outside.sum(axis=1)).ravel()}
 
 
 def without_steady_state(model, problem: str) -> dict:
@@ -210,22 +197,18 @@ def _followed(floor: Floor, placed, over: float, steps: int, max_states: int, wh
     """The chain from the placed jobs, its curves and its clearing times (where it
     `settles`); TooLarge beyond `max_states`."""
     try:
-        starts = placed_state(floor, placed)
+        chain = generate_placed(floor, placed, max_states)
     except NoRoom as room:
         m = room.args[0]
         raise OptionError("from_state", f"station '{floor.stations[m]}' holds at most {floor.capacity[m]} jobs "
                                         "(its servers and buffer)",
                           value=",".join(f"{floor.stations[floor.classes[c].steps[i].station]}={n}"
                                          for c, i, n in placed)) from None
-    try:
-        chain = generate(floor, max_states, starts=[s for _, s in starts])
     except TooManyStates:
         raise TooLarge(floor) from None
-    index = {s: i for i, s in enumerate(chain.states)}
     p0 = np.zeros(len(chain.states))
-    for p, s in starts:
-        p0[index[s]] += p
-    counts = _per_state(floor, chain)
+    p0[:len(chain.start)] = chain.start
+    counts = _per_state(chain)
     in_system = counts["present"].sum(axis=1) + counts["outside"]
     curves = _curves(floor, chain, p0, counts, in_system, over, steps)
     told(f"--from: {len(chain.states):,} states followed" + truncation_told(floor))

@@ -7,19 +7,19 @@ class of its own, `Floor.tagged`, so that the state says where it is; its comple
 absorbs. The state it arrives into is the model's chain as its class's arrivals see it:
 a state s weighted by pi(s) times the rate of those arrivals in s (PASTA for a Poisson
 class, counting only the arrivals admitted; the arrival theorem for a closed class),
-and the arrival carried out by the simulator's rules (generate.py) with the arriving
-customer tagged. Where nobody arriving after it can reach it, arrivals are left out.
+and the arrival carried out by the simulator's rules (the walk's, generate.py) with the
+arriving customer tagged. Where nobody arriving after it can reach it, arrivals are left out.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Dict, Iterator, Optional, Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from .floor import Floor, JobClass
-from .generate import OUTSIDE, Chain, _open_jobs, _Work, generate
+from .generate import Chain, generate_arrivals
 
 
 @dataclass
@@ -78,70 +78,13 @@ def passage(floor: Floor, chain: Chain, pi: np.ndarray, c: int, max_states: int)
     """Class c's passage chain from the model's chain and its stationary law, or
     TooManyStates beyond `max_states` states."""
     tagged = tagged_floor(floor, c)
-    weights: Dict[tuple, float] = {}
-    for s in np.flatnonzero(pi > 0):
-        state = _with_tagged(chain.states[s])
-        for rate, work in _arrivals(tagged, c, state):
-            work.settle()
-            for p, arrived in work.outcomes():
-                weights[arrived] = weights.get(arrived, 0.0) + pi[s] * rate * p
-    starts = list(weights)
-    walked = generate(tagged, max_states, starts=starts)
+    walked = generate_arrivals(tagged, chain, pi, c, max_states)
     start = np.zeros(len(walked.states))
-    start[:len(starts)] = [weights[s] for s in starts]
+    start[:len(walked.start)] = walked.start
     absorbed = walked.completions[:, tagged.tagged]
     generator = (walked.generator - sp.diags(absorbed)).tocsr()
-    waiting = np.array([_waits(state, tagged.tagged) for state in walked.states])
+    # waiting: in a queue, or outside a full station
+    stations = len(floor.stations)
+    queued = walked.waiting[:, tagged.tagged * stations:(tagged.tagged + 1) * stations].sum(axis=1)
+    waiting = np.asarray(queued).ravel() + walked.outside[:, tagged.tagged].toarray().ravel() > 0
     return Passage(start / start.sum(), generator, waiting)
-
-
-def _with_tagged(state: tuple) -> tuple:
-    """A state of the model's chain as a state of the tagged chain (no tagged customer yet)."""
-    thinking, queue, serving, lines = state
-    return thinking + ((),), queue, serving, lines
-
-
-def _arrivals(floor: Floor, c: int, state: tuple) -> Iterator[Tuple[float, _Work]]:
-    """(rate, work) per way class c's customer arrives in `state`, the arrival carried out
-    with the arriving customer tagged (its first phases are drawn by work.outcomes)."""
-    job, tagged = floor.classes[c], floor.tagged
-    thinking, _, serving, _ = state
-    if job.is_open:
-        work = _Work(floor, state)
-        at_limit = floor.open_limit is not None and _open_jobs(floor, state) >= floor.open_limit
-        if not at_limit and work.has_room(work.station_of(c, 0), False):  # only the admitted are timed
-            work.depart(OUTSIDE, tagged, 0)
-            yield job.rate, work
-        return
-    if job.think is not None:
-        for p, n in enumerate(thinking[c]):
-            for target, rate in job.think.moves[p] if n else ():
-                if target is None:
-                    work = _Work(floor, state)
-                    work.thinking[c][p] -= 1
-                    work.closed_arrival(tagged)
-                    yield n * rate, work
-        return
-    # No think: a customer arrives again the moment it completes its cycle.
-    for m, entries in enumerate(serving):
-        for entry in sorted(set(entries)):
-            owner, step, phase = entry
-            if owner != c:
-                continue
-            plan = job.steps[step]
-            n = entries.count(entry)
-            for target, rate in plan.service.moves[phase]:
-                if target is not None:
-                    continue
-                for next_step, p in plan.routes:
-                    if next_step is None:
-                        work = _Work(floor, state)
-                        work.arrives_as[c] = tagged
-                        work.finish(m, entry, None)
-                        yield n * rate * p, work
-
-
-def _waits(state: tuple, tagged: int) -> bool:
-    _, queue, _, lines = state
-    return (any(c == tagged for _, c, _ in queue)
-            or any(c == tagged and source == OUTSIDE for line in lines for source, c, _ in line))

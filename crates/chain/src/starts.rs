@@ -1,0 +1,150 @@
+//! Where a walk begins: the simulator's start, jobs placed at the start (a day's
+//! `at_start`, `solve --from`), or a tagged customer arriving into the states of
+//! the model's chain (python/brewput/analytic/chain/tagged.py's passage). Each is
+//! a list of states with their weights, carried out by the simulator's moves.
+
+use crate::floor::Floor;
+use crate::state::{Served, State, OUTSIDE};
+use crate::work::Work;
+use crate::WalkError;
+
+/// The simulator's start, before first phases are drawn: every closed customer
+/// begins a cycle, in class order (but those `held_back` per class, placed elsewhere).
+fn starting<'a>(floor: &'a Floor, held_back: &[u64]) -> Work<'a> {
+    let mut work = Work::new(floor, &State::empty(floor));
+    for (c, job) in floor.classes.iter().enumerate() {
+        for _ in 0..job.population.saturating_sub(held_back[c]) {
+            work.complete(c);
+            work.completed.pop();
+        }
+    }
+    work
+}
+
+/// The simulator's start: where first phases are drawn at random it is one of
+/// several states, and the first will do (the steady state does not depend on it).
+pub fn simulator(floor: &Floor) -> Vec<(f64, State)> {
+    let mut work = starting(floor, &vec![0; floor.classes.len()]);
+    work.settle();
+    work.outcomes().into_iter().take(1).map(|(_, state)| (1.0, state)).collect()
+}
+
+/// The simulator's state with jobs placed at the start, as a day's `at_start` places
+/// them (crates/sim/src/simulation.rs, start_day): every closed customer not placed
+/// begins a cycle, then each (class, step, jobs) enters its step from outside, in
+/// order, taking a free server or else waiting (a closed class's placed jobs are of
+/// its population); NoRoom where a station cannot hold them.
+pub fn placed(floor: &Floor, placed: &[(usize, usize, u64)]) -> Result<Vec<(f64, State)>, WalkError> {
+    let mut held_back = vec![0; floor.classes.len()];
+    for &(c, _, jobs) in placed {
+        if !floor.classes[c].is_open() {
+            held_back[c] += jobs;
+        }
+    }
+    let mut work = starting(floor, &held_back);
+    work.settle();
+    for &(c, step, jobs) in placed {
+        let m = floor.station_of(c, step);
+        for _ in 0..jobs {
+            if !work.has_room(m, false) {
+                return Err(WalkError::NoRoom(m));
+            }
+            work.depart(OUTSIDE, c, Some(step));
+        }
+    }
+    work.settle();
+    Ok(work.outcomes())
+}
+
+/// The states class c's tagged customer (the floor's tagged class) arrives into,
+/// weighted by pi(s) times the rate of its arrivals from each state s of the model's
+/// chain (`model`, in order, pi over them), the arrival carried out with the
+/// arriving customer tagged: each told to `arrived` as it is found.
+pub fn arrivals(
+    floor: &Floor,
+    model: impl Iterator<Item = State>,
+    pi: &[f64],
+    c: usize,
+    mut arrived: impl FnMut(f64, &State),
+) {
+    for (state, &p) in model.zip(pi) {
+        if p > 0.0 {
+            for (rate, mut work) in arriving(floor, c, &state) {
+                work.settle();
+                for (q, next) in work.outcomes() {
+                    arrived(p * rate * q, &next);
+                }
+            }
+        }
+    }
+}
+
+/// (rate, work) per way class c's customer arrives in `state`, the arrival carried
+/// out with the arriving customer tagged (its first phases drawn by `outcomes`).
+fn arriving<'a>(floor: &'a Floor, c: usize, state: &State) -> Vec<(f64, Work<'a>)> {
+    let job = &floor.classes[c];
+    let tagged = floor.tagged.expect("a tagged floor");
+    let mut ways = Vec::new();
+    if let Some(rate) = job.rate {
+        let mut work = Work::new(floor, state);
+        let at_limit = floor.open_limit.is_some_and(|limit| state.open_jobs(floor) >= limit);
+        if !at_limit && work.has_room(floor.station_of(c, 0), false) {
+            // only the admitted are timed
+            work.depart(OUTSIDE, tagged, Some(0));
+            ways.push((rate, work));
+        }
+        return ways;
+    }
+    if let Some(think) = &job.think {
+        for (p, &n) in state.thinking[c].iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            for &(target, rate) in &think.moves[p] {
+                if target.is_none() {
+                    let mut work = Work::new(floor, state);
+                    work.state.thinking[c][p] -= 1;
+                    work.closed_arrival(tagged);
+                    ways.push((n as f64 * rate, work));
+                }
+            }
+        }
+        return ways;
+    }
+    // No think: a customer arrives again the moment it completes its cycle.
+    for (m, entries) in state.serving.iter().enumerate() {
+        for (entry, n) in distinct(entries) {
+            if entry.class as usize != c {
+                continue;
+            }
+            let plan = &job.steps[entry.step as usize];
+            for &(target, rate) in &plan.service.moves[entry.phase as usize] {
+                if target.is_some() {
+                    continue;
+                }
+                for &(next, p) in &plan.routes {
+                    if next.is_none() {
+                        let mut work = Work::new(floor, state);
+                        work.arrives_as[c] = Some(tagged);
+                        work.finish(m, entry, None);
+                        ways.push((n as f64 * rate * p, work));
+                    }
+                }
+            }
+        }
+    }
+    ways
+}
+
+/// A station's jobs in service (sorted, as a state keeps them), each distinct one
+/// with how many there are.
+pub fn distinct(entries: &[Served]) -> Vec<(Served, usize)> {
+    let mut out: Vec<(Served, usize)> = Vec::new();
+    for &entry in entries {
+        match out.last_mut() {
+            Some((last, n)) if *last == entry => *n += 1,
+            _ => out.push((entry, 1)),
+        }
+    }
+    out
+}
