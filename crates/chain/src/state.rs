@@ -62,23 +62,22 @@ impl State {
         }
     }
 
-    /// The state as integers: the thinking counts, then the queue's length and its
-    /// jobs, then per station its jobs in service and its line (each a length, then
-    /// three numbers a job).
+    /// The state as integers: the thinking counts, then the queue, then per station its
+    /// jobs in service, then per station its line, each list of jobs as runs of equal
+    /// jobs (a count of runs, then per run the job's three numbers and how many): a
+    /// station's queue is mostly jobs alike, so a state takes a few dozen integers
+    /// however many jobs it holds.
     pub fn encode(&self, out: &mut Vec<i32>) {
         out.clear();
         for phases in &self.thinking {
             out.extend(phases.iter().map(|&n| n as i32));
         }
-        out.push(self.queue.len() as i32);
-        out.extend(self.queue.iter().flat_map(|q| [q.station, q.class, q.step]));
+        runs(out, self.queue.iter().map(|q| [q.station, q.class, q.step]));
         for serving in &self.serving {
-            out.push(serving.len() as i32);
-            out.extend(serving.iter().flat_map(|s| [s.class, s.step, s.phase]));
+            runs(out, serving.iter().map(|s| [s.class, s.step, s.phase]));
         }
         for line in &self.lines {
-            out.push(line.len() as i32);
-            out.extend(line.iter().flat_map(|b| [b.source, b.class, b.step]));
+            runs(out, line.iter().map(|b| [b.source, b.class, b.step]));
         }
     }
 
@@ -86,26 +85,20 @@ impl State {
     /// stations say where each part begins).
     pub fn decode(floor: &Floor, code: &[i32]) -> State {
         let mut at = 0;
-        let mut take = |n: usize| {
-            let part = &code[at..at + n];
-            at += n;
-            part
-        };
-        let thinking =
-            floor.classes.iter().map(|c| take(c.think_phases()).iter().map(|&n| n as i64).collect()).collect();
-        let n = take(1)[0] as usize;
-        let queue = take(3 * n).chunks(3).map(|j| Queued { station: j[0], class: j[1], step: j[2] }).collect();
-        let serving = (0..floor.stations())
-            .map(|_| {
-                let n = take(1)[0] as usize;
-                take(3 * n).chunks(3).map(|j| Served { class: j[0], step: j[1], phase: j[2] }).collect()
+        let thinking = floor
+            .classes
+            .iter()
+            .map(|c| {
+                at += c.think_phases();
+                code[at - c.think_phases()..at].iter().map(|&n| n as i64).collect()
             })
             .collect();
+        let queue = unruns(code, &mut at).map(|j| Queued { station: j[0], class: j[1], step: j[2] }).collect();
+        let serving = (0..floor.stations())
+            .map(|_| unruns(code, &mut at).map(|j| Served { class: j[0], step: j[1], phase: j[2] }).collect())
+            .collect();
         let lines = (0..floor.stations())
-            .map(|_| {
-                let n = take(1)[0] as usize;
-                take(3 * n).chunks(3).map(|j| Blocked { source: j[0], class: j[1], step: j[2] }).collect()
-            })
+            .map(|_| unruns(code, &mut at).map(|j| Blocked { source: j[0], class: j[1], step: j[2] }).collect())
             .collect();
         State { thinking, queue, serving, lines }
     }
@@ -117,4 +110,29 @@ impl State {
             + self.serving.iter().flatten().map(|s| open(s.class)).sum::<u64>()
             + self.lines.iter().flatten().map(|b| open(b.class)).sum::<u64>()
     }
+}
+
+/// Writes `jobs` as runs of equal jobs: how many runs, then each run's job and count.
+fn runs(out: &mut Vec<i32>, jobs: impl Iterator<Item = [i32; 3]>) {
+    let count_at = out.len();
+    out.push(0);
+    let mut last: Option<[i32; 3]> = None;
+    for job in jobs {
+        if last == Some(job) {
+            *out.last_mut().expect("a run is open") += 1;
+        } else {
+            out.extend(job);
+            out.push(1);
+            out[count_at] += 1;
+            last = Some(job);
+        }
+    }
+}
+
+/// The jobs `runs` wrote from `at` (moved past them), one by one.
+fn unruns<'a>(code: &'a [i32], at: &mut usize) -> impl Iterator<Item = [i32; 3]> + 'a {
+    let n = code[*at] as usize;
+    let part = &code[*at + 1..*at + 1 + 4 * n];
+    *at += 1 + 4 * n;
+    part.chunks(4).flat_map(|r| std::iter::repeat_n([r[0], r[1], r[2]], r[3] as usize))
 }

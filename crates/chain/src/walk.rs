@@ -204,3 +204,47 @@ pub fn walk(floor: &Floor, max_states: usize, start: Start) -> Result<Chain, Wal
     let (codes, bounds) = store.into_flat();
     Ok(Chain { codes, bounds, start: weights, indptr, indices, rates, completions, losses, truncated, counts })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::floor::{JobClass, PhaseType, Step};
+
+    /// An M/M/1 holding at most `capacity` jobs.
+    fn mm1(lam: f64, mu: f64, capacity: u64) -> Floor {
+        let service = PhaseType { start: vec![1.0], moves: vec![vec![(None, mu)]] };
+        let step = Step { station: 0, service, uses: vec![], routes: vec![(None, 1.0)] };
+        let class = JobClass { priority: 0, rate: Some(lam), population: 0, think: None, steps: vec![step] };
+        Floor {
+            servers: vec![Some(1)],
+            capacity: vec![Some(capacity)],
+            priority: vec![false],
+            tokens: vec![],
+            classes: vec![class],
+            open_limit: None,
+            tagged: None,
+            arrivals: true,
+            tokens_bind: false,
+            token_station: vec![false],
+        }
+    }
+
+    #[test]
+    fn an_mm1k_is_a_birth_death_chain_in_the_order_found() {
+        let chain = walk(&mm1(0.5, 2.0, 3), 10, Start::Simulator).unwrap();
+        assert_eq!(chain.bounds.len() - 1, 4);
+        assert_eq!(chain.indptr, vec![0, 1, 3, 5, 6]);
+        assert_eq!(chain.indices, vec![1, 2, 0, 3, 1, 2]);
+        assert_eq!(chain.rates, vec![0.5, 0.5, 2.0, 0.5, 2.0, 2.0]);
+        assert_eq!(chain.completions, vec![0.0, 2.0, 2.0, 2.0]);
+        assert_eq!(chain.losses, vec![0.0, 0.0, 0.0, 0.5]);
+        assert_eq!(chain.counts.waiting.data, vec![1.0, 2.0]);
+    }
+
+    #[test]
+    fn beyond_the_limit_the_walk_is_refused_and_placed_jobs_beyond_room_too() {
+        assert_eq!(walk(&mm1(0.5, 2.0, 3), 3, Start::Simulator).unwrap_err(), WalkError::TooManyStates(3));
+        assert_eq!(walk(&mm1(0.5, 2.0, 3), 10, Start::Placed(&[(0, 0, 4)])).unwrap_err(), WalkError::NoRoom(0));
+        assert_eq!(WalkError::TooManyStates(1_000_000).to_string(), "more than 1,000,000 states");
+    }
+}
