@@ -249,7 +249,9 @@ impl<'a> Work<'a> {
         // Across stations the order of arrival matters only to who takes a freed token:
         // kept among the stations whose steps hold tokens, where tokens can run short.
         let mut by_station = self.state.queue.clone();
-        by_station.sort_by_key(|q| q.station); // stable: each station's own order kept
+        if !by_station.is_sorted_by_key(|q| q.station) {
+            by_station.sort_by_key(|q| q.station); // stable: each station's own order kept
+        }
         let queue: Vec<Queued> = if floor.tokens_bind {
             let holds = |q: &&Queued| floor.token_station[q.station as usize];
             let first = self.state.queue.iter().filter(holds);

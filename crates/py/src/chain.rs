@@ -134,47 +134,44 @@ impl ChainStates {
     }
 }
 
-/// Values as native-endian bytes, which numpy reads as they are.
-fn bytes<'py, T: Copy, const N: usize>(
-    py: Python<'py>,
-    values: &[T],
-    to_bytes: fn(T) -> [u8; N],
-) -> Bound<'py, PyByteArray> {
-    let raw: Vec<u8> = values.iter().flat_map(|&v| to_bytes(v)).collect();
-    PyByteArray::new(py, &raw)
+/// Values as native-endian bytes, which numpy reads as they are, written straight
+/// into Python's buffer; `values` is dropped then (the walk's arrays are handed over
+/// one at a time, not all copied at once).
+fn bytes<T: Copy, const N: usize>(py: Python<'_>, values: Vec<T>, to_bytes: fn(T) -> [u8; N]) -> PyResult<Bound<'_, PyByteArray>> {
+    PyByteArray::new_with(py, values.len() * N, |buffer| {
+        for (chunk, &v) in buffer.chunks_exact_mut(N).zip(&values) {
+            chunk.copy_from_slice(&to_bytes(v));
+        }
+        Ok(())
+    })
 }
 
-fn floats<'py>(py: Python<'py>, values: &[f64]) -> Bound<'py, PyByteArray> {
+fn floats(py: Python<'_>, values: Vec<f64>) -> PyResult<Bound<'_, PyByteArray>> {
     bytes(py, values, f64::to_ne_bytes)
 }
 
-fn sparse<'py>(
-    py: Python<'py>,
-    rows: &SparseRows,
-) -> (Bound<'py, PyByteArray>, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>) {
-    (bytes(py, &rows.indptr, i64::to_ne_bytes), bytes(py, &rows.indices, i32::to_ne_bytes), floats(py, &rows.data))
+type Buffers<'py> = (Bound<'py, PyByteArray>, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>);
+
+fn sparse(py: Python<'_>, rows: SparseRows) -> PyResult<Buffers<'_>> {
+    Ok((bytes(py, rows.indptr, i64::to_ne_bytes)?, bytes(py, rows.indices, i32::to_ne_bytes)?, floats(py, rows.data)?))
 }
 
 /// The chain as a dict of buffers (generate.py reads it), its states a `ChainStates`.
-fn chain_dict<'py>(py: Python<'py>, floor: Floor, chain: Chain) -> PyResult<Bound<'py, PyDict>> {
+fn chain_dict(py: Python<'_>, floor: Floor, chain: Chain) -> PyResult<Bound<'_, PyDict>> {
     let out = PyDict::new(py);
-    out.set_item("start", floats(py, &chain.start))?;
-    out.set_item("indptr", bytes(py, &chain.indptr, i64::to_ne_bytes))?;
-    out.set_item("indices", bytes(py, &chain.indices, i32::to_ne_bytes))?;
-    out.set_item("rates", floats(py, &chain.rates))?;
-    out.set_item("completions", floats(py, &chain.completions))?;
-    out.set_item("losses", floats(py, &chain.losses))?;
-    out.set_item("truncated", floats(py, &chain.truncated))?;
-    let counts = &chain.counts;
-    for (name, rows) in [
-        ("waiting", &counts.waiting),
-        ("busy", &counts.busy),
-        ("blocked", &counts.blocked),
-        ("outside", &counts.outside),
-        ("in_use", &counts.in_use),
-    ] {
-        out.set_item(name, sparse(py, rows))?;
-    }
+    out.set_item("start", floats(py, chain.start)?)?;
+    out.set_item("indptr", bytes(py, chain.indptr, i64::to_ne_bytes)?)?;
+    out.set_item("indices", bytes(py, chain.indices, i32::to_ne_bytes)?)?;
+    out.set_item("rates", floats(py, chain.rates)?)?;
+    out.set_item("completions", floats(py, chain.completions)?)?;
+    out.set_item("losses", floats(py, chain.losses)?)?;
+    out.set_item("truncated", floats(py, chain.truncated)?)?;
+    let counts = chain.counts;
+    out.set_item("waiting", sparse(py, counts.waiting)?)?;
+    out.set_item("busy", sparse(py, counts.busy)?)?;
+    out.set_item("blocked", sparse(py, counts.blocked)?)?;
+    out.set_item("outside", sparse(py, counts.outside)?)?;
+    out.set_item("in_use", sparse(py, counts.in_use)?)?;
     out.set_item("states", ChainStates { floor, codes: chain.codes, bounds: chain.bounds })?;
     Ok(out)
 }

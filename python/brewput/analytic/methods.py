@@ -7,9 +7,10 @@ from ..errors import OptionError
 #: Markov chain (analytic/chain/).
 METHODS = ("auto", "exact", "approx", "mva", "mva-exact", "convolution", "bard-schweitzer", "linearizer", "ctmc")
 CHAIN = "ctmc"
-#: The most states `auto` builds a chain of unless --max-states says more: the walk is
-#: Python yet (about 100 us a state, more where tokens keep an order across stations),
-#: and auto should answer in seconds; --method ctmc builds up to 1,000,000.
+#: The most states `auto` builds a chain of unless --max-states says more: auto should
+#: answer in seconds (set when the walk was Python, about 100 us a state; it is Rust now,
+#: about 10 us, bench/RESULTS.md "The chain's walk", so the solve decides); --method ctmc
+#: builds up to 1,000,000.
 AUTO_MAX_STATES = 20_000
 #: A model with a day (analytic/timevarying/day_model.py), each as the results name it:
 #: auto and exact are the exact transient, approx is MOL.

@@ -53,8 +53,8 @@ TRUNCATION = 1e-12
 FIRST_OPEN_LIMIT = 16
 #: The most Erlang phases a constant is given.
 MAX_PHASES = 64
-#: The most states of a tagged customer's chain (passage.py), within --max-states: the
-#: walk is Python (60 to 300 us a state), and it is walked once per class.
+#: The most states of a tagged customer's chain (passage.py), within --max-states: it is
+#: walked and its laws followed once per class.
 PASSAGE_STATES = 200_000
 LAST_PERCENTILE = max(percent for _, percent in NAMED_PERCENTILES) / 100
 
@@ -177,8 +177,8 @@ def _solved(floor: Floor, limit: int, where: str) -> Solved:
 def doubled(floor: Floor, open_limit: int, sizes: List[int], limit: int) -> int:
     """Twice `open_limit`, the truncation's next try; TooLarge where the chain's growth
     over the last doubling (`sizes`, the states of each try so far) says the next would
-    pass `limit` states. Walking there to find out would take minutes and gigabytes: the
-    walk keeps every state, each as long as the queue it holds."""
+    pass `limit` states. Walking there to find out would take the walk to the limit (a
+    million states: about 8 s and 550 MB, bench/RESULTS.md) for a chain refused."""
     if len(sizes) >= 2 and sizes[-1] * sizes[-1] / max(sizes[-2], 1) > limit:
         raise TooLarge(replace(floor, open_limit=2 * open_limit))
     return 2 * open_limit
