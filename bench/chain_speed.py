@@ -3,7 +3,7 @@ walk of a commit before crates/chain) and after (the Rust walk): states per seco
 the memory it takes, on examples/tandem.yaml's open tandem truncated at a number of jobs
 (a lattice of about 10^4, 10^5 and 10^6 states), each walk alone in a fresh process; then
 `brewput solve examples/tandem.yaml --method ctmc` end to end, before and after. Prints
-a markdown section for bench/RESULTS.md.
+a markdown section for bench/RESULTS.md (under `brewput solve` speed).
 
     .venv/bin/python bench/chain_speed.py --before d0d7633
 
@@ -107,7 +107,7 @@ def main() -> None:
             new = walk(jobs, after)
             rows.append((jobs, old, new))
         solves = None if args.no_solve else (solve(before), solve(after))
-    print("## The chain's walk: Python before, Rust after (issue 25)\n")
+    print("### The chain's walk: Python before, Rust after (issue 25)\n")
     print(f"`{' '.join(['.venv/bin/python', 'bench/chain_speed.py', '--before', args.before])}` on this machine "
           "(2 cores, shared): examples/tandem.yaml's open tandem truncated at a number of open jobs, its chain "
           "walked alone in a fresh process (states per second of wall time, and of CPU time, as the machine is "
@@ -135,6 +135,7 @@ def main() -> None:
               f"366,145 states): before {old_wall:.0f} s wall, {old_cpu:.0f} s CPU; after {new_wall:.0f} s wall, "
               f"{new_cpu:.0f} s CPU ({old_cpu / new_cpu:.1f}x in CPU); its class line before `{old_line}`, after "
               f"`{new_line}`.")
+    print(f"\n(machine load average {os.getloadavg()[0]:.2f} at the end)")
 
 
 if __name__ == "__main__":
