@@ -9,7 +9,7 @@ METHODS = ("auto", "exact", "approx", "mva", "mva-exact", "convolution", "bard-s
 CHAIN = "ctmc"
 #: The most states `auto` builds a chain of unless --max-states says more: auto should
 #: answer in seconds (set when the walk was Python, about 100 us a state; it is Rust now,
-#: about 10 us, bench/RESULTS.md "The chain's walk", so the solve decides); --method ctmc
+#: under 10 us, bench/RESULTS.md "The chain's walk", so the solve decides); --method ctmc
 #: builds up to 1,000,000.
 AUTO_MAX_STATES = 20_000
 #: A model with a day (analytic/timevarying/day_model.py), each as the results name it:

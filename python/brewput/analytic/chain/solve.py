@@ -178,7 +178,7 @@ def doubled(floor: Floor, open_limit: int, sizes: List[int], limit: int) -> int:
     """Twice `open_limit`, the truncation's next try; TooLarge where the chain's growth
     over the last doubling (`sizes`, the states of each try so far) says the next would
     pass `limit` states. Walking there to find out would take the walk to the limit (a
-    million states: about 8 s and 550 MB, bench/RESULTS.md) for a chain refused."""
+    million states: about 7 s of CPU and 500 MB, bench/RESULTS.md) for a chain refused."""
     if len(sizes) >= 2 and sizes[-1] * sizes[-1] / max(sizes[-2], 1) > limit:
         raise TooLarge(replace(floor, open_limit=2 * open_limit))
     return 2 * open_limit
