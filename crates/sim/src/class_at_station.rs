@@ -1,8 +1,8 @@
 //! One class's part of a station's figures (docs/results.md, "Per class at each
 //! station"): the same time averages and departures as the station's totals,
 //! changed where they change (station.rs), for the jobs of that class alone.
-//! Kept only in a model of several classes; its changes are out of line (cold),
-//! so that a model of one class pays a test of an empty list at each change.
+//! Kept only in a model of several classes, so that a model of one class pays a
+//! test of an empty list at each change (its figures are the station's).
 
 use serde::Serialize;
 
@@ -37,24 +37,21 @@ pub struct ClassAtStationStats {
 
 impl ClassAtStation {
     /// A job of the class arrives, or leaves without service (`delta` -1).
-    #[cold]
-    #[inline(never)]
+    #[inline]
     pub fn present(&mut self, delta: i32, now: f64) {
         self.present = self.present.wrapping_add_signed(delta);
         self.present_average.change(delta as f64, now);
     }
 
     /// A job of the class starts waiting, or stops (`delta` -1).
-    #[cold]
-    #[inline(never)]
+    #[inline]
     pub fn waiting(&mut self, delta: i32, now: f64) {
         self.waiting = self.waiting.wrapping_add_signed(delta);
         self.waiting_average.change(delta as f64, now);
     }
 
     /// A job of the class starts service on a server, or leaves it (`delta` -1).
-    #[cold]
-    #[inline(never)]
+    #[inline]
     pub fn serving(&mut self, delta: i32, now: f64) {
         self.serving = self.serving.wrapping_add_signed(delta);
         self.busy_average.change(delta as f64, now);
@@ -63,15 +60,13 @@ impl ClassAtStation {
 
     /// Under processor sharing: a job of the class joins the sharers, or leaves
     /// them (`delta` -1); its busy servers are then set by `share`.
-    #[cold]
-    #[inline(never)]
+    #[inline]
     pub fn sharing(&mut self, delta: i32) {
         self.serving = self.serving.wrapping_add_signed(delta);
     }
 
     /// Under processor sharing, the class's share of the `busy` servers the `sharers` keep busy.
-    #[cold]
-    #[inline(never)]
+    #[inline]
     pub fn share(&mut self, busy: f64, sharers: u32, now: f64) {
         let mine = if sharers == 0 { 0.0 } else { self.serving as f64 * busy / sharers as f64 };
         self.busy_average.change(mine - self.busy, now);
@@ -79,8 +74,7 @@ impl ClassAtStation {
     }
 
     /// A job of the class leaves the station after `sojourn` there.
-    #[cold]
-    #[inline(never)]
+    #[inline]
     pub fn left(&mut self, sojourn: f64, now: f64, measuring: bool) {
         self.present(-1, now);
         if measuring {
