@@ -291,3 +291,23 @@ def test_tables_hold_a_row_per_class_at_each_station_with_several_classes(tmp_pa
     one = brewput.table(brewput.simulate(small_chain_model() | {"classes": {"a": small_chain_model()["classes"]["a"]}},
                                          customers=2_000, replications=2))
     assert "class at station" not in set(one.kind), "with one class the station's rows are the class's"
+
+
+def test_simulate_agrees_with_the_chain_under_blocking():
+    """An open and a closed class through a buffer of one and a station with no room
+    but its server: jobs blocked after service at the first station are present there
+    but neither served nor waiting, per class as the chain counts them."""
+    blocking = model({"a": {"servers": 1, "buffer": 1}, "b": {"servers": 1, "buffer": 0}},
+                     {"c": {"rate": 0.4, "route": [{"station": "a", "service": "exp(1)"},
+                                                   {"station": "b", "service": "exp(1.2)"}]},
+                      "d": {"population": 2, "think": "exp(2)",
+                            "route": [{"station": "a", "service": "exp(0.5)"}, {"station": "b", "service": "exp(0.4)"}]}})
+    solved = brewput.solve(blocking, method="ctmc")
+    a = solved["stations"]["a"]["classes"]
+    assert all(c["queue_length"] - c["utilization"] - c["waiting"] > 0.01 for c in a.values()), "some are blocked"
+    assert_adds_up(solved, 1e-12)
+    res = brewput.simulate(blocking, customers=200_000, replications=5, seed=2)
+    for station, s in solved["stations"].items():
+        for c, figures in s["classes"].items():
+            assert_within_ci(class_at(res, station, c), {k: figures[k] for k in CLASS_AT_STATION_FIGURES},
+                             f"{station} {c}")
