@@ -453,7 +453,25 @@ def _make_records() -> Dict[str, str]:
         done = subprocess.run([sys.executable, "-m", "brewput", "solve", "m.yaml", "--json"], cwd=folder,
                               capture_output=True, text=True, check=True)
         _RECORDS["results.json"] = done.stdout
+        # the other pages report draws again from what was saved beside them
+        (folder / "day.yaml").write_text(_dump(DAY_MODEL))
+        (folder / "two-sites.yaml").write_text((EXAMPLES / "helpdesk/two-sites.yaml").read_text())
+        saved = {"from-results.json": (["solve", "m.yaml", "--from", "desk=5", "--over", "10", "-o", "out.json"],
+                                       "out.json"),
+                 "rota-record.json": (["plan", "day.yaml", "--slo", "P(wait<=1min)>=80%", "--rota", "sipp",
+                                       "--shift", "30min", "--cost", "bar=20", "--no-confirm", "--report", "page"],
+                                      "page/record.json"),
+                 "whatif.json": (["whatif", "two-sites.yaml", "--merge", "desk_a,desk_b", "-o", "out.json"],
+                                 "out.json")}
+        for name, (argv, written) in saved.items():
+            subprocess.run([sys.executable, "-m", "brewput", *argv], cwd=folder, capture_output=True, check=True)
+            _RECORDS[name] = (folder / written).read_text()
     return _RECORDS
+
+
+DAY_MODEL = {"brewput": 1, "time_unit": "min", "day": {"start": "08:00", "length": "1h", "interval": "15min"},
+             "stations": {"bar": {"servers": [1, 1, 1, 1]}},
+             "classes": {"c": {"rate": [0.5, 2.0, 1.0, 0.5], "route": [{"station": "bar", "service": "exp(1)"}]}}}
 
 
 def _record_setup(folder: Path) -> None:
