@@ -311,3 +311,20 @@ def test_simulate_agrees_with_the_chain_under_blocking():
         for c, figures in s["classes"].items():
             assert_within_ci(class_at(res, station, c), {k: figures[k] for k in CLASS_AT_STATION_FIGURES},
                              f"{station} {c}")
+
+
+def test_compare_puts_each_class_at_each_station_beside_the_simulation():
+    from brewput.compare import compare_results
+
+    res = brewput.simulate(closed_network(), customers=100_000, replications=5, seed=8)
+    rows = {row.figure: row for row in compare_results(brewput.solve(closed_network()), res)}
+    for station in ("cpu", "disk"):
+        for c in "ab":
+            for key in CLASS_AT_STATION_FIGURES:
+                row = rows[f"{station} {c} {key.replace('_', ' ')}"]
+                assert row.simulated == class_at(res, station, c)[key] and row.exact
+                assert row.inside, row
+    one = {"brewput": 1, "name": "one", "time_unit": "s", "stations": {"desk": {"servers": 2}},
+           "classes": {"call": {"rate": 1.5, "route": [{"station": "desk", "service": "exp(1)"}]}}}
+    figures = [row.figure for row in compare_results(brewput.solve(one), brewput.simulate(one, customers=2_000))]
+    assert not any(f.startswith("desk call") for f in figures), "one class: the station's rows are the class's"

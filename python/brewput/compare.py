@@ -9,7 +9,7 @@ from typing import Iterator, List, Optional, Tuple
 from . import _native
 from .errors import BrewputError, EngineInputError
 from .percentiles import name as percentile_name, share_at
-from .results import TIME_FIGURES
+from .results import CLASS_AT_STATION_FIGURES, TIME_FIGURES
 
 CLASS_FIGURES = ("throughput", "loss_probability")
 STATION_FIGURES = ("utilization", "busy_servers", "queue_length", "response_time", "throughput")
@@ -72,6 +72,11 @@ def _pairs(analytic: dict, simulated: dict) -> Iterator[Tuple[str, dict, dict, s
             for label, value in figures["served"].items():  # completions of each class by this type
                 holder = {"value": served.get(label), "value_ci": served_ci.get(label)}
                 yield f"{name} {kind} served {label}", {"value": value}, holder, "value", a
+        if len(analytic["classes"]) > 1:  # each class at the station (with one, the station's own figures)
+            for label, figures in (a.get("classes") or {}).items():
+                simulated_class = (s.get("classes") or {}).get(label) or {}
+                for key in CLASS_AT_STATION_FIGURES:
+                    yield f"{name} {label} {key.replace('_', ' ')}", figures, simulated_class, key, a
 
 
 def asked_keys(results: dict) -> List[str]:
