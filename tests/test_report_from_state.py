@@ -4,7 +4,6 @@ and P(empty) against the time since the start, and the times until the backlog c
 table. The numbers drawn are the results' and, for the helpdesk (M/M/4 from 12 calls), the
 birth-death chain's, built here by hand."""
 import json
-import re
 import subprocess
 import sys
 from html import unescape
@@ -16,6 +15,7 @@ from scipy.linalg import expm
 from scipy.optimize import brentq
 
 from brewput.figures import number
+from page_charts import charts
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE_A = ROOT / "examples" / "helpdesk" / "site-a.yaml"   # M/M/4: calls at 0.08 a minute, 30 minutes each
@@ -40,14 +40,7 @@ def brewput(*args, cwd):
 
 def traces(page: Path) -> dict:
     """Each chart's plotly traces on the page, by name: (trace name, x axis) -> trace."""
-    text = (page / "index.html").read_text()
-    decoder = json.JSONDecoder()
-    charts = {}
-    for call in re.finditer(r"Plotly\.newPlot\(\s*", text):
-        name, end = decoder.raw_decode(text, call.end())
-        data = decoder.raw_decode(text, text.index("[", end))[0]
-        charts[name.removeprefix("chart-")] = {(t["name"], t["xaxis"]): t for t in data if t.get("name")}
-    return charts
+    return {name: {(t["name"], t["xaxis"]): t for t in data if t.get("name")} for name, data in charts(page).items()}
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from brewput.figures import number
+from page_charts import charts
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -81,17 +82,6 @@ def shown(page: Path) -> str:
     return re.sub(r"(made (it|these results):</p>\n<pre>)[^<]*(</pre>)", r"\1\3", text)
 
 
-def traces(page: Path) -> dict:
-    """Each chart's plotly traces on the page, by its name: what the reader hovers over."""
-    text = (page / "index.html").read_text()
-    decoder = json.JSONDecoder()
-    charts = {}
-    for call in re.finditer(r"Plotly\.newPlot\(\s*", text):
-        name, end = decoder.raw_decode(text, call.end())
-        charts[name.removeprefix("chart-")] = decoder.raw_decode(text, text.index("[", end))[0]
-    return charts
-
-
 @pytest.mark.parametrize("page", list(PAGES))
 def test_the_page_drawn_again_is_the_page_drawn_then(folder, page):
     at, again = drawn_and_redrawn(folder, PAGES[page])
@@ -102,15 +92,15 @@ def test_the_page_drawn_again_is_the_page_drawn_then(folder, page):
     assert pngs and pngs == sorted(p.name for p in (again / "charts").glob("*.png"))
     for name in pngs:
         assert (again / "charts" / name).read_bytes() == (at / "charts" / name).read_bytes(), name
-    assert traces(again) and traces(again) == traces(at)
+    assert charts(again) and charts(again) == charts(at)
 
 
 def test_the_rota_redrawn_holds_the_plans_servers_shifts_and_table(folder):
     printed = brewput(*ROTA, "--shift", "45min", "--json", cwd=folder)
     plan = json.loads(printed.stdout)
     _, again = drawn_and_redrawn(folder, ROTA + ["--shift", "45min"])
-    charts = traces(again)
-    rota = {(t["name"], t["xaxis"]): t["y"] for t in charts["rota"] if t.get("name")}
+    drawn = charts(again)
+    rota = {(t["name"], t["xaxis"]): t["y"] for t in drawn["rota"] if t.get("name")}
     servers = [i["servers"] for i in plan["intervals"]]
     covered = plan["shifts"]["covered"]
     assert servers == [5, 14, 5, 5]
@@ -122,7 +112,7 @@ def test_the_rota_redrawn_holds_the_plans_servers_shifts_and_table(folder):
     broken = [n for n, i in zip(servers, plan["intervals"]) if not i["held"]]
     assert [y for y in rota["sipp: broken (transient)", "x2"] if y is not None] == broken
     # each objective's figure per interval, as the plan judged it (a share in percent)
-    figures = {t["xaxis"]: t["y"] for t in charts["rota_objectives"]}
+    figures = {t["xaxis"]: t["y"] for t in drawn["rota_objectives"]}
     assert figures["x"] == pytest.approx([100 * i["figures"]["P(wait<=30s)>=80%"] for i in plan["intervals"]],
                                          rel=1e-12)
     assert figures["x2"] == pytest.approx([i["figures"]["wait_mean<=1min"] for i in plan["intervals"]], rel=1e-12)
@@ -161,7 +151,7 @@ def test_the_busiest_centre_redrawn_holds_its_figures_and_its_seeds_chart(folder
     assert f"<td>exact (quadrature)</td><td>{number(figures['exact']['e_max'])}</td>" in page
     top = 0.75 + 0.1 * figures["exact"]["e_max"]   # E[max of 1024 normals] = 3.2: over 100 %
     assert top > 1 and f"The busiest centre is expected {top:.1%} busy: overloaded, though the mean is 75.0%." in page
-    exact = {t["name"]: t for t in traces(again)["busiest"] if t.get("name") == "exact"}["exact"]
+    exact = {t["name"]: t for t in charts(again)["busiest"] if t.get("name") == "exact"}["exact"]
     assert exact["x"][-1] == 1024
     from brewput.planning.balance import expected_max
     assert exact["y"] == pytest.approx([expected_max(m) for m in exact["x"]], rel=1e-12)
