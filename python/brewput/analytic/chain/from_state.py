@@ -79,6 +79,22 @@ def placements(floor: Floor, state: Mapping[str, int]) -> List[Tuple[int, int, i
     return placed
 
 
+def placed_jobs(floor: Floor, state: Mapping[str, int], max_states: int) -> List[Tuple[int, int, int]]:
+    """placements(), with the jobs' count checked against what a chain can hold: what is
+    refused of a state before any chain is walked (the steady state's either)."""
+    placed = placements(floor, state)
+    jobs = sum(n for _, _, n in placed)
+    if jobs > MOST_JOBS:
+        raise OptionError("from_state", f"from {jobs:,} jobs: the state-space engine follows at most "
+                          f"{MOST_JOBS:,} (its memory grows as their square); use brewput simulate with a day that "
+                          "starts with them (day: at_start)")
+    if jobs >= max_states:  # a state for each count of jobs left as they go, at least: refused before placing them
+        raise OptionError("from_state", f"from {jobs:,} jobs its Markov chain has more than {jobs:,} "
+                          f"states, beyond ", Field("max_states"), f" {max_states:,}; use brewput simulate, or a "
+                          "larger ", Field("max_states"))
+    return placed
+
+
 def _shown(state: Mapping[str, int]) -> str:
     return ",".join(f"{name}={jobs}" for name, jobs in state.items())
 
@@ -144,16 +160,7 @@ def solve_from(floor: Floor, state: Mapping[str, int], over: float, steps: int, 
     """The `from` block of the results (docs/results.md): the figures at `steps` + 1
     evenly spaced times over [0, over] and the time until the backlog clears (null
     unless the model `settles`)."""
-    placed = placements(floor, state)
-    jobs = sum(n for _, _, n in placed)
-    if jobs > MOST_JOBS:
-        raise OptionError("from_state", f"from {jobs:,} jobs: the state-space engine follows at most "
-                          f"{MOST_JOBS:,} (its memory grows as their square); use brewput simulate with a day that "
-                          "starts with them (day: at_start)")
-    if jobs >= max_states:  # a state for each count of jobs left as they go, at least: refused before placing them
-        raise OptionError("from_state", f"from {jobs:,} jobs its Markov chain has more than {jobs:,} "
-                          f"states, beyond ", Field("max_states"), f" {max_states:,}; use brewput simulate, or a "
-                          "larger ", Field("max_states"))
+    placed = placed_jobs(floor, state, max_states)
     if not floor.unbounded:
         chain, curves, clears = _followed(floor, placed, over, steps, max_states, where, settles)
         notes = []
