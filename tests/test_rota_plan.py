@@ -54,7 +54,7 @@ def test_sipp_staffs_each_interval_alone_and_falls_short_after_the_peak():
 def test_a_rota_needs_a_day_and_a_known_method():
     model = brewput.Model.from_dict(RUSH)
     objective = parse_objective("P(wait<=30s)>=80%", model)
-    with pytest.raises(BrewputError, match="--rota: expected one of sipp, lag-sipp, psa, mol, exact"):
+    with pytest.raises(BrewputError, match="--rota: expected one of sipp, lag-sipp, psa, mol, simulate, exact"):
         plan_rota(model, [objective], "guess")
 
 
@@ -63,9 +63,10 @@ def test_the_simulation_confirms_where_sipp_falls_short():
 
     model = brewput.Model.from_dict(RUSH)
     objective = parse_objective(f"P(wait<=30s)>={TARGET:.0%}", model)
-    verdicts = confirm(model, "bar", [objective], [5, 14, 5, 5], replications=20, seed=1)
+    verdicts, figures = confirm(model, "bar", [objective], [5, 14, 5, 5], replications=20, seed=1)
     assert verdicts[2] == "broken"  # the transient says 0.389 of those served within 30 s, far below 0.8
-    exact = confirm(model, "bar", [objective], [4, 11, 9, 5], replications=20, seed=1)
+    assert figures[2][objective.text] == pytest.approx(0.389, abs=0.06)
+    exact, _ = confirm(model, "bar", [objective], [4, 11, 9, 5], replications=20, seed=1)
     assert "broken" not in exact
 
 

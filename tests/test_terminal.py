@@ -36,6 +36,8 @@ COMMANDS = [
                                    "--slo", "wait_mean<=20s", "--slo", "utilization<=85%", "--slo", "wait_p90<=1min"]),
     ("plan --rota", "held", ["plan", "examples/rush/coffee-bar.yaml", "--slo", "P(wait<=1min)>=80%", "--rota", "exact",
                              "--shift", "2h"]),
+    ("plan --rota simulate", "held", ["plan", "examples/rush/call-centre-day.yaml", "--slo", "P(wait<=20s)>=80%",
+                                      "--rota", "simulate"]),
     ("whatif", "pooled", ["whatif", "examples/helpdesk/two-sites.yaml", "--merge", "desk_a,desk_b"]),
     ("doe", "Coefficients", ["doe", "examples/coffee/linearpipe-1.yaml", "--factor", "cpus=1,4",
                              "--factor", "noise=0,0.5", "--customers", "2000", "--replications", "2"]),
@@ -138,4 +140,18 @@ def test_a_rota_planned_in_a_pipe_says_each_day_it_solved(folder):
     tried = lines[:-1]
     assert tried and all(re.fullmatch(r"planning \d+: exact: a rota of \d+ server-intervals, \d+ of 20 intervals "
                                       r"short \(\d+\.\d s\)", line) for line in tried), done.stderr
+    assert re.fullmatch(r"planning \d+: the rota confirmed: the day simulated 20 times \(\d+\.\d s\)", lines[-1])
+
+
+def test_a_rota_simulated_in_a_pipe_says_each_iteration(folder):
+    """plan --rota simulate simulates the day once per iteration: piped, a line each
+    (after the quiet first second), what changed, until nothing does."""
+    done = subprocess.run([BREWPUT, "plan", "examples/rush/call-centre-day.yaml", "--slo", "P(wait<=20s)>=80%",
+                           "--rota", "simulate"], cwd=folder, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("planning ")]
+    iterations = [re.fullmatch(r"planning \d+: simulate: iteration (\d+), (\d+) of 24 intervals changed "
+                               r"\(\d+\.\d s\)", line) for line in lines[:-1]]
+    assert iterations and all(iterations), done.stderr
+    assert iterations[-1].group(2) == "0" or "went round" in done.stdout  # settled, or said why not
     assert re.fullmatch(r"planning \d+: the rota confirmed: the day simulated 20 times \(\d+\.\d s\)", lines[-1])

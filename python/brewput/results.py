@@ -100,8 +100,12 @@ INTERVAL_STATION_FIGURES = ("busy_servers", "utilization", "queue_length", "wait
 def _interval(summary: dict, label: str) -> dict:
     classes = {}
     for c in summary["classes"]:
-        classes[c["name"]] = {**_figures(c, INTERVAL_CLASS_FIGURES), "waiting_time": _times(c["waiting_time"])}
-    stations = {s["name"]: {"servers": s["servers"], **_figures(s, INTERVAL_STATION_FIGURES)}
+        figures = _figures(c, INTERVAL_CLASS_FIGURES)
+        # also by the whole run's name for it, as solve's intervals give it (plan's loss objective reads it)
+        _put(figures, "loss_probability", c["abandonment"])
+        classes[c["name"]] = {**figures, "waiting_time": _times(c["waiting_time"])}
+    stations = {s["name"]: {"servers": s["servers"], **_figures(s, INTERVAL_STATION_FIGURES),
+                            **({"found": s["found"]} if "found" in s else {})}
                 for s in summary["stations"]}
     return {"start": summary["start"], "end": summary["end"], "label": label, "classes": classes,
             "stations": stations}

@@ -287,6 +287,7 @@ mod tests {
             distribution: false,
             asked: Default::default(),
             bins: None,
+            found: false,
         };
         let summary = crate::run(model, &settings).expect("the run ends");
         let class = &summary.classes[0];

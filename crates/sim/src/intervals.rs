@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use crate::asked::Asked;
 use crate::day::report_edges;
+use crate::found::{self, Found};
 use crate::model::{CompiledModel, Day, Station};
 use crate::stats::{TimeRecorder, TimeSummary, PERCENTILES, SPECTRUM};
 use crate::summary::{Estimate, TimesEstimate};
@@ -47,14 +48,18 @@ pub struct IntervalRecorder {
     totals: Vec<Totals>,
     /// The quantiles and service levels the run asked for, of each interval's waits too.
     asked: Asked,
+    /// What arrivals at each station found there, where the run asked (found.rs).
+    found: Option<Found>,
 }
 
 impl IntervalRecorder {
     /// The running totals start from zero at `origin` (measurement starts there).
-    pub fn new(origin: f64, length: f64, width: f64, classes: usize, stations: usize, asked: Asked) -> Self {
+    /// `found`: also keep what arrivals at each station find there.
+    pub fn new(origin: f64, length: f64, width: f64, classes: usize, stations: usize, asked: Asked, found: bool) -> Self {
         let edges = report_edges(length, width);
         let first = Totals { classes: vec![[0; 3]; classes], stations: vec![[0.0; 4]; stations] };
         IntervalRecorder {
+            found: found.then(|| Found::new(edges.len() - 1, stations)),
             arrived: vec![vec![Arrived::default(); classes]; edges.len() - 1],
             origin,
             edges,
@@ -91,6 +96,17 @@ impl IntervalRecorder {
         }
     }
 
+    /// A customer arriving at `station` at `t` found `present` there; recorded
+    /// where the run asked, for the measured day's arrivals.
+    pub fn found(&mut self, station: u32, present: u32, t: f64) {
+        if self.found.is_some() && self.is_measured(t) {
+            let i = self.interval_of(t);
+            if let Some(found) = &mut self.found {
+                found.record(i, station, present);
+            }
+        }
+    }
+
     /// The running totals at the end of the next interval.
     pub fn close(&mut self, totals: Totals) {
         self.totals.push(totals);
@@ -102,7 +118,8 @@ impl IntervalRecorder {
             .windows(2)
             .zip(&self.arrived)
             .zip(self.edges.windows(2))
-            .map(|((t, arrived), edges)| IntervalStats {
+            .enumerate()
+            .map(|(i, ((t, arrived), edges))| IntervalStats {
                 classes: arrived
                     .iter()
                     .enumerate()
@@ -119,6 +136,7 @@ impl IntervalRecorder {
                     .collect(),
                 stations: t[0].stations.iter().zip(&t[1].stations).map(|(a, b)| std::array::from_fn(|k| b[k] - a[k])).collect(),
                 width: edges[1] - edges[0],
+                found: self.found.as_ref().map(|f| (0..t[0].stations.len()).map(|s| f.at(i, s).to_vec()).collect()),
             })
             .collect()
     }
@@ -131,6 +149,8 @@ pub struct IntervalStats {
     pub classes: Vec<IntervalClassStats>,
     /// Per station, over the interval: busy area, present area, waiting area, departures.
     pub stations: Vec<[f64; 4]>,
+    /// Per station, what its arrivals found (found.rs), where the run asked.
+    pub found: Option<Vec<Vec<u64>>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -177,6 +197,10 @@ pub struct IntervalStationSummary {
     pub queue_length: Estimate,
     pub waiting: Estimate,
     pub completions: Estimate,
+    /// The share of the interval's arrivals who found n present, n = 0, 1, ...
+    /// (found.rs), where the run asked and someone arrived.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found: Option<Vec<f64>>,
 }
 
 /// The area under the servers `station` has on from the day's start to
@@ -322,6 +346,7 @@ pub fn summarise(model: &CompiledModel, reps: &[&[IntervalStats]]) -> Vec<Interv
                         queue_length: per_time(1),
                         waiting: per_time(2),
                         completions: over(&|x| x.stations[s][3]),
+                        found: found::pooled(reps.iter().filter_map(|r| r[i].found.as_ref()).map(|f| f[s].as_slice())),
                     }
                 })
                 .collect();

@@ -14,6 +14,7 @@ mod error;
 mod dispatch;
 mod event;
 mod fork;
+mod found;
 mod giving_up;
 mod histogram;
 mod intervals;

@@ -32,7 +32,6 @@ pub fn is_step(target: u32) -> bool {
 /// themselves.
 pub trait Occupancy {
     /// Jobs at `station`: waiting, in service and blocked after service.
-    #[allow(dead_code)] // for policies counting jobs at a station rather than in a branch
     fn present(&self, station: u32) -> u32;
     /// Jobs waiting in `station`'s queue.
     #[allow(dead_code)] // as `present`

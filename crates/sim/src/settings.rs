@@ -24,6 +24,10 @@ pub struct RunSettings {
     /// the model's own intervals).
     #[serde(default)]
     pub bins: Option<f64>,
+    /// In a model with a day: also the law of what arrivals at each station
+    /// find there, per interval (found.rs).
+    #[serde(default)]
+    pub found: bool,
 }
 
 /// When a replication ends, counted from the end of the warm-up.

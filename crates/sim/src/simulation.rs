@@ -29,7 +29,7 @@ use crate::job::{Jobs, OUTSIDE};
 use crate::marks::MarkTimes;
 use crate::measurement::{Measurement, Milestone, WarmupPlan};
 use crate::model::{CompiledModel, MARK_DONE};
-use crate::plan::{is_step, plan_classes, ClassPlan, DaySource, SourcePlan, StepKind, END_BRANCH, EXIT};
+use crate::plan::{is_step, plan_classes, ClassPlan, DaySource, Occupancy, SourcePlan, StepKind, END_BRANCH, EXIT};
 use crate::progress::Customers;
 use crate::resources::Resources;
 use crate::service::{Preempted, Remaining, Start, Started};
@@ -99,7 +99,7 @@ impl Simulation {
                 let (origin, classes, stations) = (plan.origin, model.classes.len(), model.stations.len());
                 Some(Box::new(DayRun {
                     plan,
-                    intervals: IntervalRecorder::new(origin, day.length, width, classes, stations, settings.asked.clone()),
+                    intervals: IntervalRecorder::new(origin, day.length, width, classes, stations, settings.asked.clone(), settings.found),
                     at_start: day.at_start.iter().map(|a| (a.class, a.step, a.jobs)).collect(),
                 }))
             }
@@ -589,6 +589,9 @@ impl Simulation {
             StepKind::Fork(_) => return self.fork(job, step),
             StepKind::Dispatch(_) => return self.take_branch(job, step),
         };
+        if let Some(day) = &mut self.day {
+            day.intervals.found(serve.station, self.stations.present(serve.station), self.now);
+        }
         if !serve.plain {
             let station = &self.stations[serve.station as usize];
             if admission(serve, || station.waiting(), &mut self.rng) == Admission::Balk {

@@ -26,6 +26,7 @@ fn settings(customers: u64, replications: u32, threads: Option<usize>) -> RunSet
         distribution: false,
         asked: Default::default(),
         bins: None,
+        found: false,
     }
 }
 

@@ -37,6 +37,7 @@ fn settings() -> RunSettings {
         distribution: false,
         asked: Default::default(),
         bins: None,
+        found: false,
     }
 }
 

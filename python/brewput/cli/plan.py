@@ -52,7 +52,7 @@ def plan_command(
                                                      "[default: the model's params]"),
     confirm: bool = typer.Option(True, "--confirm/--no-confirm",
                                  help="Simulate the chosen option and the one below it, with 95 % intervals."),
-    seed: int = WholeOption(1, "--seed", help="Seed of the confirming simulations."),
+    seed: int = WholeOption(1, "--seed", help="Seed of the confirming simulations (and of --rota simulate's)."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE.json",
                                           help="Write the plan, every option, as JSON.  [default: none]"),
     report: Optional[Path] = PageOption,
@@ -61,7 +61,8 @@ def plan_command(
     rota: Optional[str] = typer.Option(None, "--rota", metavar="METHOD",
                                        help="For a model with a day: the fewest servers per interval of its one "
                                             "station meeting every objective in every interval, by sipp, "
-                                            "lag-sipp, psa, mol or exact (planning/rota.py).  [default: none]"),
+                                            "lag-sipp, psa, mol, simulate (the iterative staffing algorithm) or "
+                                            "exact (planning/rota.py).  [default: none]"),
     shift: Optional[str] = typer.Option(None, "--shift", metavar="TIME",
                                         help="With --rota: servers come on for shifts of this length (4h, a "
                                              "whole number of intervals), the fewest that cover the rota "
@@ -92,15 +93,17 @@ def plan_command(
     if shift is not None and rota is None:
         raise BrewputError("--shift: covers a planned rota with shifts; give --rota METHOD too")
     if rota is not None:
-        from ..planning.rota import confirm as confirm_rota, judge, plan_rota, rota_station, server_hour_price
+        from ..planning.rota import (confirm as confirm_rota, judge, plan_rota, rota_objectives, rota_station,
+                                     server_hour_price)
         from ..planning.rota_shifts import shifts_of, shifts_that_hold
         from ..report.day_table import rota_table
 
         price = server_hour_price(cost, rota_station(loaded))
+        objectives = rota_objectives(objectives, rota_station(loaded))
 
         # each rota tried is a day solved: dozens of them, seconds to a minute
         with progress_bar(enabled=not as_json, label="planning", quiet=QUICK) as progress, telling(progress):
-            planned = plan_rota(loaded, objectives, rota)
+            planned = plan_rota(loaded, objectives, rota, seed=seed)
             planned.price = price
             shifts = None
             if shift is not None and rota == "exact":  # shifts that hold, as the exact rota does
@@ -110,7 +113,9 @@ def plan_command(
                 shifts.held = [held for held, _ in judge(loaded, planned.station, objectives, shifts.covered)]
             if confirm:  # the day simulated on the rota that will be worked
                 worked = planned.counts if shifts is None else shifts.covered
-                planned.simulated = confirm_rota(loaded, planned.station, objectives, worked, seed=seed)
+                planned.simulated, figures = confirm_rota(loaded, planned.station, objectives, worked, seed=seed)
+                if shifts is None and all(held is None for held in planned.held):  # no transient's to show
+                    planned.worst = figures
         plan_json = planned.as_dict(shifts)
         if as_json:
             print(json.dumps(plan_json, indent=2))

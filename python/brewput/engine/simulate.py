@@ -45,6 +45,7 @@ def simulate(
     quantiles: Sequence[float] = (),
     within: Sequence[float] = (),
     bins: Optional[Union[float, str]] = None,
+    found: bool = False,
 ) -> dict:
     """Simulates `model` (a Model or a model file) and returns the results dict
     (docs/results.md).
@@ -66,6 +67,9 @@ def simulate(
     time in the model's time_unit, or with a unit: "15min"). A day that
     repeats runs `warmup` whole days (default WARMUP_DAYS) before the one
     measured, from `at_start`; its figures are the measured day's.
+    `found=True` adds each interval's `found` at each station: the share of its
+    arrivals there who found n present, n = 0, 1, ... (what a rota is staffed
+    from: planning/rota_simulated.py).
     Ctrl-C (KeyboardInterrupt) cancels the run. A run that cannot finish raises
     an EngineError: DeadlockError, UnstableError, CancelledError, ...
     """
@@ -76,6 +80,10 @@ def simulate(
     extra = percentiles.asked(quantiles, within)
     if extra["quantiles"] or extra["within"]:
         settings["asked"] = extra
+    if found:
+        if model.day is None:
+            raise OptionError("found", "is kept per interval of a day; this model has no day: block")
+        settings["found"] = True
     check_run_ends(model, settings["stop"].get("time"), settings["warmup"].get("time"), MAX_CUSTOMERS)
     warnings = instability_warnings(model) + no_effect_warnings(model)
     try:

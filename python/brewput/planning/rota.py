@@ -4,6 +4,9 @@ arrived in it, and of its time), by a method of solve's for a day:
 
 - sipp, lag-sipp, psa, mol: each interval on its own (the method's figures of an
   interval depend on its servers alone): the smallest count meeting the objectives;
+- simulate: the iterative staffing algorithm (rota_simulated.py), for any model the
+  simulator runs: the rota staffed from what arrivals found in the day simulated on the
+  last rota, until it stops moving;
 - exact: the transient, where an interval's waits depend on the servers before it (the
   backlog they leave) and during the waits: from the lagged-SIPP rota, a server is
   added where an interval breaks an objective until none does, then one is taken away
@@ -12,7 +15,7 @@ arrived in it, and of its time), by a method of solve's for a day:
   one fewer; it need not be the only minimal one.
 
 Every rota found is then judged interval by interval by the exact transient (held or
-broken), so that a user sees where an approximate rota falls short, and `confirm`
+broken; none where the transient does not solve the model, which simulate's may), so that a user sees where an approximate rota falls short, and `confirm`
 simulates the day on it (held, broken or undecided by the 95 % intervals).
 """
 from __future__ import annotations
@@ -22,11 +25,15 @@ from typing import Dict, List, Optional, Sequence
 
 from ..errors import BrewputError, OptionError
 from ..steps import told
+from .rota_simulated import iterate
 
 #: The methods a rota is planned by, as `plan --rota` names them.
-ROTA_METHODS = ("sipp", "lag-sipp", "psa", "mol", "exact")
+ROTA_METHODS = ("sipp", "lag-sipp", "psa", "mol", "simulate", "exact")
 #: The most servers an interval is given before the plan gives up.
 MOST_SERVERS = 1000
+#: The figures a rota is planned by (planning/slo.py's metrics): the wait at the station,
+#: what a day's solve gives per interval and the ISA's chain steers by.
+PLANNED_BY = ("P(wait)", "wait_mean", "loss", "utilization")
 
 
 @dataclass
@@ -35,7 +42,7 @@ class RotaPlan:
     station: str
     labels: List[str]
     counts: List[int]
-    held: List[bool]                 # each interval by the exact transient
+    held: List[Optional[bool]]       # each interval by the exact transient (None: not solved)
     worst: List[Dict[str, Optional[float]]] = field(default_factory=list)  # objective -> its figure, per interval
     interval_hours: float = 0.0
     simulated: Optional[List[str]] = None  # held, broken or undecided per interval, when confirmed
@@ -81,27 +88,36 @@ class RotaPlan:
                    saved["price_per_server_hour"])
 
 
-def plan_rota(model, objectives: Sequence, method: str = "exact") -> RotaPlan:
-    """The rota for `model`'s one station with a day, meeting `objectives` (planning/slo.py)."""
+def plan_rota(model, objectives: Sequence, method: str = "exact", seed: int = 1) -> RotaPlan:
+    """The rota for `model`'s one station with a day, meeting `objectives` (planning/slo.py);
+    `seed` the simulations' of method simulate."""
     from ..units import time_factor
 
     if method not in ROTA_METHODS:
         raise BrewputError(f"--rota: expected one of {', '.join(ROTA_METHODS)}, got {method!r}")
     station = rota_station(model)
+    objectives = rota_objectives(objectives, station)
     day = model.day.timeline
     def judged(counts: List[int], by: str):
         return judge(model, station, objectives, counts, by)
 
+    notes: List[str] = []
     if method == "exact":
         counts = _exact(judged, _per_interval(judged, "lag-sipp", day.intervals))
+    elif method == "simulate":
+        counts, notes = iterate(model, station, objectives, MOST_SERVERS, seed=seed)
     else:
         counts = _per_interval(judged, method, day.intervals)
     solved = _solved(model, station, objectives, counts, "exact")
     verdicts = _verdicts(objectives, solved, len(counts))
-    return RotaPlan(method=method, station=station, labels=day.labels, counts=counts,
-                    held=[held for held, _ in verdicts], worst=[figures for _, figures in verdicts],
+    held: List[Optional[bool]] = [held for held, _ in verdicts]
+    if solved is None and method == "simulate":
+        held = [None] * len(counts)
+        notes.append("the exact transient does not solve this model's day: the rota is judged by simulation alone")
+    return RotaPlan(method=method, station=station, labels=day.labels, counts=counts, held=held,
+                    worst=[figures for _, figures in verdicts],
                     interval_hours=day.interval * time_factor(model.time_unit, "h"),
-                    notes=[] if solved is None else list(solved.get("notes", ())))
+                    notes=notes + ([] if solved is None else list(solved.get("notes", ()))))
 
 
 def rota_station(model) -> str:
@@ -113,6 +129,19 @@ def rota_station(model) -> str:
         raise BrewputError(f"--rota: plans the rota of one station; the model has {len(queues)} that queue "
                            f"({', '.join(queues) or 'none'})")
     return queues[0]
+
+
+def rota_objectives(objectives: Sequence, station: str) -> list:
+    """The objectives as a rota is planned by them (a wait's percentile as its service
+    level: Objective.as_service_level), each one of PLANNED_BY at `station`, else
+    refused in one line."""
+    planned = [objective.as_service_level() for objective in objectives]
+    for objective in planned:
+        if objective.metric not in PLANNED_BY or (objective.metric == "utilization"
+                                                  and objective.scope not in (None, station)):
+            raise OptionError("slo", f"--rota staffs {station} by the wait there: P(wait<=T), wait_pNN<=T, "
+                                     f"wait_mean, loss and {station}'s utilization", value=objective.text)
+    return planned
 
 
 def server_hour_price(options: Sequence[str], station: str) -> Optional[float]:
@@ -162,23 +191,25 @@ def _verdicts(objectives, solved: Optional[dict], intervals: int):
     return [_holds(objectives, interval) for interval in solved["intervals"]]
 
 
-def confirm(model, station: str, objectives, counts: List[int], replications: int = 20, seed: int = 1) -> List[str]:
+def confirm(model, station: str, objectives, counts: List[int], replications: int = 20, seed: int = 1):
     """Each interval of `counts` servers at `station` simulated (the whole day, with its
     backlogs): held, broken or undecided, as each objective's 95 % interval lies wholly
     on one side of its bound or across it (planning/slo.py's verdict); broken if any
-    objective is, else undecided if any is."""
+    objective is, else undecided if any is. Also each interval's figures (objective ->
+    its worst figure simulated), as `judge` gives the transient's."""
     from ..engine.simulate import simulate
     from .slo import asked_by
 
     edited = model.with_edits({f"stations.{station}.servers": [int(c) for c in counts]})
     res = simulate(edited, seed=seed, replications=replications, **asked_by(objectives))
-    verdicts = []
+    verdicts, figures = [], []
     for interval in res["intervals"]:
         found = [objective.verdict(value, objective.interval(interval, name))
                  for objective in objectives for name, value in objective.figures(interval)]
         verdicts.append("broken" if "broken" in found else "undecided" if "undecided" in found else "held")
+        figures.append(_holds(objectives, interval)[1])
     told(f"the rota confirmed: the day simulated {replications} times")
-    return verdicts
+    return verdicts, figures
 
 
 def _holds(objectives, interval: dict):

@@ -125,6 +125,15 @@ class Objective(Figure):
     def holds(self, value: float) -> bool:
         return _OPERATORS[self.op](value, self.value)
 
+    def as_service_level(self) -> "Objective":
+        """A bound on a wait's percentile as the service level it is: `wait_p90<=1min` is
+        P(wait<=1min) >= 90 % (what a day's figures give); the same objective otherwise."""
+        percent = percent_of(self.metric[len("wait_"):]) if self.metric.startswith("wait_") else None
+        if percent is None or self.op not in ("<", "<="):
+            return self
+        return Objective(scope=self.scope, metric="P(wait)", at=self.value, text=self.text,
+                         op=">=" if self.op == "<=" else ">", value=percent / 100, unit="%")
+
     def verdict(self, value: Optional[float], interval: Optional[Tuple[float, float]]) -> str:
         """held, broken, or undecided: the interval wholly on one side of the
         bound, or across it (without an interval, the figure alone decides)."""

@@ -83,15 +83,19 @@ def rota_table(plan, slos: Sequence[str], shifts=None) -> object:
 
     hours = "" if shifts is None else (f", in shifts {plan.hours(shifts.covered):g} server-hours"
                                        f"{costing(shifts.covered)} ({shifts.over} server-intervals over the needs)")
+    judged = "each interval judged by the exact transient"
+    if all(h is None for h in plan.held):
+        simulated = plan.simulated and any(v is not None for figures in plan.worst for v in figures.values())
+        judged = "the exact transient does not solve this day" + (": figures simulated" if simulated else "")
     table = _table(f"rota for {plan.station} by {plan.method}: {plan.server_hours:g} server-hours"
-                   f"{costing(plan.counts)}{hours}, each "
-                   "interval judged by the exact transient", ["interval", "servers",
+                   f"{costing(plan.counts)}{hours}, {judged}", ["interval", "servers",
                                                               *slos, "held",
                                                               *(["shifts starting", "on in shifts", "held in shifts"]
                                                                 if shifts else []),
                                                               *(["simulated"] if plan.simulated else [])])
     for i, (label, count, held, figures) in enumerate(zip(plan.labels, plan.counts, plan.held, plan.worst)):
-        table.add_row(label, str(count), *(number(figures[slo]) for slo in slos), "held" if held else "broken",
+        table.add_row(label, str(count), *(number(figures[slo]) for slo in slos),
+                      "" if held is None else "held" if held else "broken",
                       *([str(shifts.starts[i]), str(shifts.covered[i]),
                          "" if shifts.held is None else "held" if shifts.held[i] else "broken"] if shifts else []),
                       *([plan.simulated[i]] if plan.simulated else []))
