@@ -590,7 +590,7 @@ impl Simulation {
             StepKind::Dispatch(_) => return self.take_branch(job, step),
         };
         if let Some(day) = &mut self.day {
-            day.intervals.found(serve.station, self.stations.present(serve.station), self.now);
+            found_on_arrival(day, &self.stations, serve.station, self.now);
         }
         if !serve.plain {
             let station = &self.stations[serve.station as usize];
@@ -857,6 +857,14 @@ impl Simulation {
 
 /// The whole days a repeating day runs before the one measured: its warm-up
 /// time (Python sends a whole number of days); none unless the day repeats.
+/// In a day: what an arrival at `station` finds there at `now` (intervals.rs
+/// keeps it where the run asked). Out of line: a model without a day pays one test.
+#[cold]
+#[inline(never)]
+fn found_on_arrival(day: &mut DayRun, stations: &[StationState], station: u32, now: f64) {
+    day.intervals.found(station, stations.present(station), now);
+}
+
 fn warmup_days(day: &crate::model::Day, settings: &RunSettings) -> Result<u32, SimError> {
     if !day.repeat {
         return Ok(0);
