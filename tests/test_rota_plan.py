@@ -84,3 +84,25 @@ def test_a_rota_that_falls_says_where_the_transient_judges_approximately():
     steady = brewput.Model.from_dict(dict(RUSH, classes={"customer": {"rate": 0.5, "route": [
         {"station": "bar", "service": "exp(5)"}]}}))
     assert plan_rota(steady, [parse_objective("P(wait<=30s)>=80%", steady)], "exact").notes == []
+
+
+def test_an_interval_nobody_arrives_in_breaks_no_objective():
+    # Nobody's wait in an interval nobody arrives in can break a bound on waits: every
+    # method holds there (exact staffs it with none), where each judged it broken and
+    # exact added servers to it up to its limit of 1,000 (hours of transients).
+    quiet_rates = [0.0, *RATES[1:]]
+    quiet = brewput.Model.from_dict({**RUSH, "classes": {"customer": {"rate": quiet_rates, "route": [
+        {"station": "bar", "service": "exp(5)"}]}}})
+    objective = parse_objective(f"P(wait<=30s)>={TARGET:.0%}", quiet)
+    for method in ("sipp", "simulate", "exact"):
+        plan = plan_rota(quiet, [objective], method)
+        assert plan.held[0] and plan.worst[0] == {objective.text: None}, (method, plan.counts)
+    day = Day(60, 15, time_unit="min")
+    served = solve_transient(Steps(day.edges, quiet_rates), 5.0, day.rota(plan.counts),
+                             targets=[WITHIN]).service_level[WITHIN]
+    assert plan.counts[0] == 0 and all(plan.held) and all(served[1:] >= TARGET), (plan.counts, served)
+    # a class nobody arrived at has no figure; one that arrived and has none still breaks
+    assert objective.worst({"classes": {"customer": {"arrivals": 0.0, "waiting_time": {"within": [[0.5, None]]}}}}) \
+        == (None, None, True)
+    assert objective.worst({"classes": {"customer": {"arrivals": 3.0, "waiting_time": {"within": [[0.5, None]]}}}}) \
+        == ("customer", None, False)

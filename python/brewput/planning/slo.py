@@ -7,7 +7,9 @@ each optionally for one class or station (`checkout.p99<1s`,
 
 An objective is parsed against the model before anything runs (an unknown
 metric, class or station is a usage error) and judged on a results dict of
-any engine; a figure the engine did not give breaks it rather than passing.
+any engine; a figure the engine did not give breaks it rather than passing, except
+where nobody arrived (an interval of a day with no arrivals): its waits and losses break
+nothing, as no count of servers could give them.
 """
 from __future__ import annotations
 
@@ -88,13 +90,19 @@ class Figure:
         return part.get(figure), part.get(f"{figure}_ci")
 
     def figures(self, results: dict) -> List[Tuple[str, Optional[float]]]:
-        """(class or station, figure) for each part the objective covers."""
+        """(class or station, figure) for each part the objective covers, but a class
+        nobody arrived at (in an interval of a day), which has no figure to judge."""
         names = [self.scope] if self.scope is not None else list(results[_where(self.metric)[0]])
         found = []
         for name in names:
             value = self._found(results, name)[0]
+            if not isinstance(value, (int, float)) and self._nobody_arrived(results, name):
+                continue
             found.append((name, value if isinstance(value, (int, float)) else None))
         return found
+
+    def _nobody_arrived(self, results: dict, name: str) -> bool:
+        return self.owner == "classes" and results["classes"][name].get("arrivals") == 0
 
     def interval(self, results: dict, name: str) -> Optional[Tuple[float, float]]:
         """The figure's confidence interval at class or station `name`, where the engine gives one."""
@@ -114,11 +122,14 @@ class Objective(Figure):
 
     def worst(self, results: dict) -> Tuple[Optional[str], Optional[float], bool]:
         """The part that holds the objective least well, its figure and whether
-        every part held (a missing figure breaks it)."""
+        every part held (a missing figure breaks it; with nobody arrived, none is judged
+        and it holds)."""
         figures = self.figures(results)
         missing = [name for name, value in figures if value is None]
         if missing:
             return missing[0], None, False
+        if not figures:
+            return None, None, True
         name, value = (max if self.op.startswith("<") else min)(figures, key=lambda nv: nv[1])
         return name, value, self.holds(value)
 
@@ -180,8 +191,9 @@ def parse_objective(text: str, model) -> Objective:
         scope, which, time_text, op, value_text = level.groups()
         seconds, _ = _time(time_text, text)
         figure = _checked(scope, f"P({which})", model, "slo", str(text), at=seconds / SECONDS[model.time_unit])
-        return Objective(scope=figure.scope, metric=figure.metric, at=figure.at, text=str(text).strip(), op=op,
-                         value=_share(value_text, text), unit="%" if value_text.endswith("%") else "fraction")
+        return _satisfiable(Objective(scope=figure.scope, metric=figure.metric, at=figure.at, text=str(text).strip(),
+                                      op=op, value=_share(value_text, text),
+                                      unit="%" if value_text.endswith("%") else "fraction"))
     match = _FORM.match(str(text))
     if not match:
         raise OptionError("slo", "expected [CLASS.|STATION.]METRIC OP VALUE, e.g. p95<200ms, wait_p80<=20s, "
@@ -195,8 +207,20 @@ def parse_objective(text: str, model) -> Objective:
         value, unit = _share(value_text, text), "%" if value_text.endswith("%") else "fraction"
     else:
         value, unit = _number(value_text, text) * SECONDS[model.time_unit], "/s"  # typed per second
-    return Objective(scope=figure.scope, metric=figure.metric, text=str(text).strip(), op=op, value=value,
-                     unit=unit)
+    return _satisfiable(Objective(scope=figure.scope, metric=figure.metric, text=str(text).strip(), op=op,
+                                  value=value, unit=unit))
+
+
+def _satisfiable(objective: Objective) -> Objective:
+    """The objective, refused where no figure could meet it (`loss<0%`: no figure is
+    below 0, no share above 100 %), before a plan searches every option for one."""
+    if objective.op == "<" and objective.value <= 0:
+        raise OptionError("slo", "no figure is below 0: nothing could meet it",
+                          value=objective.text)
+    if objective.op == ">" and objective.kind == "share" and objective.value >= 1:
+        raise OptionError("slo", "no share is above 100 %: nothing could meet it",
+                          value=objective.text)
+    return objective
 
 
 def asked_by(objectives) -> dict:
