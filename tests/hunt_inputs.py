@@ -21,7 +21,9 @@ intervals): each must run or be refused in one line, within its time and memory.
 The signals family sends SIGINT or SIGTERM, to brewput alone or to its process
 group, early or late, to every long-running command: each must end within
 SIGNAL_GRACE seconds with 130 or 143 (or 0, having finished), print no traceback
-and leave no process it started behind. Failures are grouped by a normalised first
+and leave no process it started behind. The rota family plans the coffee bar's day by
+`plan --rota simulate` with every form of objective and option, and models the
+algorithm meets less kindly (quiet intervals, two queues, one interval). Failures are grouped by a normalised first
 stderr line, so that a class of failure shows once, with how many probes hit it.
 """
 from __future__ import annotations
@@ -534,7 +536,7 @@ def environment() -> Iterator[Probe]:
         if command in ("serve", "demo"):  # a server's loop; the demo's minute of simulation
             continue
         argv = ["café" if a == "desk" else a for a in base]
-        argv = [a.replace("stations.desk.", "stations.café.") for a in argv]
+        argv = [a.replace("stations.desk.", "stations.café.").replace("desk=", "café=") for a in argv]  # --from
         setup = _record_setup if "rec.json" in argv else None
         yield Probe("environment", f"{command} > /dev/full", argv, files, [], setup=setup, stdout="/dev/full")
         yield Probe("environment", f"{command} ascii", argv, files, [], setup=setup,
@@ -586,6 +588,75 @@ ENORMOUS: List[Tuple[str, List[str], Files]] = [
 def enormous() -> Iterator[Probe]:
     for label, argv, files in ENORMOUS:
         yield Probe("enormous", label, argv, files, [], timeout=60.0)
+
+
+# ---------------------------------------------------------------- plan --rota simulate
+
+def _coffee_bar() -> dict:
+    return yaml.safe_load((EXAMPLES / "rush/coffee-bar.yaml").read_text())
+
+
+def _rota_models() -> Dict[str, str]:
+    """The coffee bar as written, and as the iterative staffing algorithm meets it less
+    kindly: intervals nobody arrives in (at the start, the middle, the end, or all),
+    a second station that queues, one that does not (a door: its utilization is not the
+    bar's), a day of one interval, a bar whose service is not exponential."""
+    bar = _coffee_bar()
+    rates = bar["classes"]["customer"]["rate"]
+    models = {"bar.yaml": bar}
+    for label, zeroed in (("quiet-start", range(0, 4)), ("quiet-middle", range(8, 10)),
+                          ("quiet-end", range(16, 20)), ("quiet-all", range(20))):
+        models[f"{label}.yaml"] = _set(bar, ("classes", "customer", "rate"),
+                                       [0 if i in zeroed else r for i, r in enumerate(rates)])
+    two = _set(bar, ("stations", "till"), {"servers": 1})
+    models["two-queues.yaml"] = _set(two, ("classes", "customer", "route"),
+                                     [{"station": "till", "service": "exp(0.3)"}, *bar["classes"]["customer"]["route"]])
+    door = _set(bar, ("stations", "door"), {"servers": "inf"})
+    models["door.yaml"] = _set(door, ("classes", "customer", "route"),
+                               [{"station": "door", "service": "exp(0.1)"}, *bar["classes"]["customer"]["route"]])
+    one = _set(_set(bar, ("day",), {"start": "06:00", "length": "15min", "interval": "15min"}),
+               ("stations", "bar", "servers"), [2])
+    models["one-interval.yaml"] = _set(one, ("classes", "customer", "rate"), [2.0])
+    models["lognormal.yaml"] = _set(bar, ("classes", "customer", "route"),
+                                    [{"station": "bar", "service": "lognormal(1.2, 2)", "patience": "gamma(5, 0.5)"}])
+    return {name: _dump(model) for name, model in models.items()}
+
+
+ROTA_SLOS = ["p95<3min", "mean<=1min", "wait_p80<=20s", "wait_p99<=1min", "wait_p0<=1s", "wait_p100<=1min",
+             "wait_p80<20s", "wait_p80>=20s", "P(wait<=20s)>=80%", "P(wait<=0s)>=50%", "P(wait<=20s)>=100%",
+             "P(wait<=20s)>=0%", "P(wait<=1e400s)>=80%", "wait_mean<=30s", "wait_mean<=0s", "loss<5%", "loss<0%",
+             "utilization<80%", "bar.utilization<80%", "door.utilization<80%", "till.utilization<80%",
+             "customer.wait_p80<=20s", "bar.wait_p80<=20s", "throughput>=1", "wait_p80<=20 parsecs",
+             "wait_p80<=nan", "wait_p80<=-1s", "wait_p80<=inf", "wait_p80<=20s;loss<5%"]
+ROTA_OPTIONS: List[Tuple[str, List[str]]] = [
+    *[(f"--seed {seed}", ["--seed", seed]) for seed in ("0", "-1", "1", "4294967295", "4294967296",
+                                                         "18446744073709551615", "18446744073709551616",
+                                                         HUGE_INT, "1e400", "abc", "1.5")],
+    *[(f"--shift {shift}", ["--shift", shift]) for shift in ("2h", "15min", "5h", "6h", "10min", "0", "-1h",
+                                                             "1e400h", "nan", "abc", "2 parsecs")],
+    ("--no-confirm", ["--no-confirm"]), ("--confirm", ["--confirm"]), ("--cost bar=20", ["--cost", "bar=20"]),
+    ("--cost bar=20 --shift 2h", ["--cost", "bar=20", "--shift", "2h"]), ("--shrinkage 30%", ["--shrinkage", "30%"]),
+    ("--json", ["--json"]), ("-o", ["-o", "out.json"]), ("--report", ["--report", "page"]),
+    ("--vary", ["--vary", "stations.bar.servers=1..3"]),
+]
+
+
+def rota() -> Iterator[Probe]:
+    """`plan MODEL --slo ... --rota simulate`: every objective with the coffee bar, every
+    option, every model the algorithm meets less kindly; each must plan or refuse in one line."""
+    models = _rota_models()
+    base = ["plan", "bar.yaml", "--rota", "simulate"]
+    for slo in ROTA_SLOS:
+        yield Probe("rota", f"simulate --slo {slo}", [*base, "--slo", slo, "--no-confirm"], models,
+                    ["--slo", slo], timeout=120.0)
+    for label, extra in ROTA_OPTIONS:
+        yield Probe("rota", f"simulate {label}", [*base, "--slo", "wait_p80<=20s", *extra], models,
+                    [extra[0], *extra[1:]], timeout=120.0)
+    for name in models:
+        for slo in ("wait_p80<=20s", "loss<5%", "utilization<80%"):
+            yield Probe("rota", f"simulate {name} --slo {slo}",
+                        ["plan", name, "--rota", "simulate", "--slo", slo, "--shift", "1h"], models,
+                        [name, "--slo", "--rota", "--shift", slo], timeout=120.0)
 
 
 # ---------------------------------------------------------------- signals
@@ -690,7 +761,7 @@ def _run_signalled(probe: Probe, folder: Path) -> Tuple[subprocess.CompletedProc
 FAMILIES: Dict[str, Callable[[], Iterator[Probe]]] = {
     "environment": environment, "enormous": enormous, "signals": signals,
     "options": options, "files": files, "dists": distributions, "params": params, "records": records,
-    "study-fields": study_fields, "model-fields": model_fields,
+    "study-fields": study_fields, "model-fields": model_fields, "rota": rota,
 }
 
 

@@ -225,3 +225,18 @@ def test_each_objective_is_shown_in_the_unit_it_was_written_in():
         assert occupancy.rsplit(" ", 1)[0] == number(truth["utilization"])
         assert throughput.rsplit(" ", 1)[0] == f"{number(per_minute / 60)}/s"
     assert rows["13"][0] == "17.12 s ok" and rows["13"][2].endswith("NO")  # not 0.2853 min beside 20 s
+
+
+@pytest.mark.parametrize("objective, problem", [("loss<0%", "no figure is below 0"),
+                                                ("throughput<0", "no figure is below 0"),
+                                                ("P(wait<=20s)>100%", "no share is above 100 %"),
+                                                ("utilization>1", "no share is above 100 %")])
+def test_an_objective_nothing_could_meet_is_refused_before_the_search(objective, problem):
+    from brewput.errors import OptionError
+
+    model = brewput.load(CALL_CENTRE)
+    with pytest.raises(OptionError, match=rf"{problem}: nothing could meet it") as refused:
+        parse_objective(objective, model)
+    assert refused.value.fields == ("slo",) and refused.value.value == objective
+    for reachable in ("loss<=0%", "P(wait<=20s)>=100%", "utilization<1"):  # at the bound: asked for, not refused
+        assert parse_objective(reachable, model).text == reachable

@@ -67,3 +67,22 @@ def test_shifts_for_an_exact_rota_hold_where_a_plain_cover_does_not():
     assert all(holding.held) and all(c >= n for c, n in zip(holding.covered, needs))
     assert holding.held == [held for held, _ in judge(model, "agents", objectives, holding.covered)]
     assert holding.over == sum(holding.covered) - sum(needs)
+
+
+def test_a_shift_of_no_finite_length_or_longer_than_the_day_is_refused_before_any_rota(tmp_path):
+    import subprocess
+    import sys
+
+    import brewput
+    from test_rota_plan import RUSH
+
+    model = brewput.Model.from_dict(RUSH)
+    with pytest.raises(BrewputError, match="--shift 1e400h: expected a time with its unit"):
+        shifts_of(model, [4, 11, 9, 5], "1e400h")  # an OverflowError's traceback
+    with pytest.raises(BrewputError, match="--shift 2h: a shift lasts at most the day: 4 intervals of 15 min"):
+        shifts_of(model, [4, 11, 9, 5], "2h")
+    day = Path(__file__).parent.parent / "examples" / "rush" / "coffee-bar.yaml"
+    done = subprocess.run([sys.executable, "-m", "brewput", "plan", str(day), "--slo", "wait_p80<=20s", "--rota",
+                           "simulate", "--shift", "1e400h"], capture_output=True, text=True, timeout=120)
+    # refused in one line before the rota is planned: no step of the plan told
+    assert done.returncode == 2 and done.stderr == "error: --shift 1e400h: expected a time with its unit, e.g. 4h\n"

@@ -95,11 +95,13 @@ def plan_command(
     if rota is not None:
         from ..planning.rota import (confirm as confirm_rota, judge, plan_rota, rota_objectives, rota_station,
                                      server_hour_price)
-        from ..planning.rota_shifts import shifts_of, shifts_that_hold
+        from ..planning.rota_shifts import shift_length, shifts_of, shifts_that_hold
         from ..report.day_table import rota_table
 
         price = server_hour_price(cost, rota_station(loaded))
         objectives = rota_objectives(objectives, rota_station(loaded))
+        if shift is not None:  # refused before the rota's minutes of work, not after
+            shift_length(loaded, shift)
 
         # each rota tried is a day solved: dozens of them, seconds to a minute
         with progress_bar(enabled=not as_json, label="planning", quiet=QUICK) as progress, telling(progress):

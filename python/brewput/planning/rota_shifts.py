@@ -66,19 +66,30 @@ def cover_with_shifts(needs: Sequence[int], length: int, repeat: bool = False) -
     return Shifts(starts=starts.tolist(), covered=covered.tolist(), over=int(covered.sum() - needs.sum()))
 
 
-def shifts_of(model, needs: Sequence[int], text: str) -> Shifts:
-    """`--shift TIME` (4h): the fewest shifts of that length covering `needs` on `model`'s day."""
+def shift_length(model, text: str) -> int:
+    """`--shift TIME` (4h) as a number of `model`'s day's intervals, checked before any
+    rota is planned: a time with its unit, a whole number of intervals, at most the day."""
+    import math
+
     from ..model.distributions import typed_time
 
     day = model.day.timeline
     length = typed_time(text, model.time_unit)
-    if length is None:
+    if length is None or not math.isfinite(length):
         raise BrewputError(f"--shift {text}: expected a time with its unit, e.g. 4h")
     intervals = length / day.interval
     if abs(intervals - round(intervals)) > 1e-9 * intervals or round(intervals) < 1:
         raise BrewputError(f"--shift {text}: expected a whole number of the day's intervals ({day.interval:g} "
                            f"{model.time_unit})")
-    return cover_with_shifts(needs, int(round(intervals)), day.repeat)
+    if round(intervals) > day.intervals:
+        raise BrewputError(f"--shift {text}: a shift lasts at most the day: {day.intervals} interval"
+                           f"{'s' if day.intervals != 1 else ''} of {day.interval:g} {model.time_unit}")
+    return int(round(intervals))
+
+
+def shifts_of(model, needs: Sequence[int], text: str) -> Shifts:
+    """`--shift TIME` (4h): the fewest shifts of that length covering `needs` on `model`'s day."""
+    return cover_with_shifts(needs, shift_length(model, text), model.day.timeline.repeat)
 
 
 #: Rounds of raising the needs where the shifts' servers break an objective.

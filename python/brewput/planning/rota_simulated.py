@@ -162,7 +162,8 @@ def _fewest(objectives: Sequence, interval: dict, station: str, current: int, wa
         figures = [_figure(objective, law, servers, waits, part) for objective in objectives]
         if all(f is not None and o.holds(_scaled(o, f, ratio)) for o, f, ratio in zip(objectives, figures, ratios)):
             return servers
-    raise BrewputError(f"--rota simulate: no count up to {most} servers meets the objectives in every interval")
+    raise BrewputError(f"--rota simulate: no count up to {most} servers meets --slo "
+                       f"{', '.join(o.text for o in objectives)} in {interval['label']}")
 
 
 def _shortfall(objective, figure: float) -> float:
