@@ -262,7 +262,8 @@ def _solution(model: Model, net: Network, solved: Solved, notes: List[str], laws
     response, waiting = _means(avg)
     if any(job.is_open and floor.capacity[job.steps[0].station] is not None for job in floor.classes):
         offered = np.array([job.rate or 0.0 for job in floor.classes])
-        loss = np.where(offered > 0, avg.lost / np.where(offered > 0, offered, 1), 0.0)
+        # a share: a station always full loses every arrival, which sums to 1 + rounding
+        loss = np.clip(np.where(offered > 0, avg.lost / np.where(offered > 0, offered, 1), 0.0), 0.0, 1.0)
     return Solution(
         method=METHOD,
         throughput=x,
