@@ -38,6 +38,20 @@ def exit_code() -> int:
     return 128 + (_received or signal.SIGINT)
 
 
+def became(error: BaseException) -> bool:
+    """Whether `error` is a stopping signal's exception that a library caught and
+    raised as its own: scipy's VODE turns an exception raised in its Fortran callback
+    into SystemError and then ValueError ('Function to integrate must not return a
+    tuple'), the interrupt only in their chain of causes."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
+
+
 def _raise(signum, frame) -> None:
     note(signum)
     raise interrupt(signum)

@@ -154,6 +154,11 @@ def user_errors(command):
         except KeyboardInterrupt:
             err.print("interrupted")
             raise typer.Exit(shutdown.exit_code())
+        except Exception as e:
+            if not shutdown.became(e):
+                raise
+            err.print("interrupted")
+            raise typer.Exit(shutdown.exit_code()) from None
     return wrapper
 
 
