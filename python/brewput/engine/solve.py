@@ -141,9 +141,9 @@ def _solve_from(model, params, method: str, max_states: Optional[int], asked, fr
     where = model.file or model.name
     floor = floor_of(model.compile(), where, constant_phases=1)  # what the chain does not follow, refused first
     from ..analytic.chain.from_state import follow, placed_jobs, without_steady_state
-    from ..analytic.chain.sizing import DEFAULT_MAX_STATES
+    from ..analytic.chain.sizing import state_limit
 
-    placed_jobs(floor, state, DEFAULT_MAX_STATES if max_states is None else max_states)  # before any chain is walked
+    placed_jobs(floor, state, state_limit(max_states))  # before any chain is walked
     from ..analytic.chain.solve import _check_stable
     from ..analytic.network import network
 

@@ -36,7 +36,7 @@ from ...steps import told
 from .floor import Floor, floor_of
 from .generate import Chain, NoRoom, TooManyStates, generate_placed
 from .passage import PhaseTypeLaw
-from .sizing import DEFAULT_MAX_STATES, state_bound, too_large
+from .sizing import state_bound, state_limit, too_large
 from .solve import FIRST_OPEN_LIMIT, TRUNCATION, TooLarge, doubled, fitted_rungs, truncation_told
 
 #: The quantiles of the clearing time reported (keys p50, p90, p99).
@@ -125,7 +125,7 @@ def follow(compiled: dict, where: str, state: Mapping[str, int], over: float, st
     Erlang-k, k doubling from 2 while the chain stays within FIT_STATES, the change from
     the k before in the notes. Unsupported beyond `max_states`. Where the model does not
     `settle` (overloaded), the passage times are null: it may never empty."""
-    limit = DEFAULT_MAX_STATES if max_states is None else max_states
+    limit = state_limit(max_states)
     floor = floor_of(compiled, where, constant_phases=1)
     if floor.exact:
         return _sized(floor, state, over, steps, limit, where, settles)

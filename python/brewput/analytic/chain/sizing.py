@@ -33,6 +33,11 @@ from .floor import Floor
 DEFAULT_MAX_STATES = 1_000_000
 
 
+def state_limit(max_states: Optional[int]) -> int:
+    """The most states a chain may have: `--max-states`, else the default."""
+    return DEFAULT_MAX_STATES if max_states is None else max_states
+
+
 #: Where a count stops growing: far beyond any limit, and far below a float's range.
 _HUGE = 1e300
 

@@ -33,7 +33,7 @@ from .floor import Floor, floor_of
 from .generate import Chain, TooManyStates, generate
 from .passage import passage_laws
 from .tagged import passage
-from .sizing import DEFAULT_MAX_STATES, state_bound, too_large
+from .sizing import state_bound, state_limit, too_large
 from .steady import stationary
 
 T = TypeVar("T")
@@ -87,7 +87,7 @@ def solve_chain(model: Model, net: Network, max_states: Optional[int] = None, tr
     could pile up without end is not followed. With `passages`, each class's response-
     and waiting-time laws too (tagged.py, passage.py): asked for, as they cost a chain
     per class larger than the model's."""
-    limit = DEFAULT_MAX_STATES if max_states is None else max_states
+    limit = state_limit(max_states)
     where = model.file or model.name
     compiled = model.compile()
 
