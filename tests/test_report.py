@@ -12,6 +12,7 @@ import pytest
 from report_records import (EXAMPLES, coffee_record, mixed_no_sweep_record, mixed_record, no_sweep_record,
                             two_params_record)
 
+from brewput.figures import number
 from brewput.report.charts import NAMES, SPECTRUM_TICKS, charts
 from brewput.report.html import write_report
 from brewput.report.png import write_png
@@ -298,3 +299,25 @@ def test_cli_report_bad_input_is_one_line_and_exit_2(tmp_path, content, message)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_the_page_tables_each_station_and_each_class_at_it_with_intervals(tmp_path):
+    import csv
+
+    import brewput
+    from brewput.experiment.record import as_record
+
+    results = brewput.simulate(EXAMPLES / "multiclass.yaml", customers=20_000, replications=3, seed=1)
+    html = write_report(as_record(results), tmp_path).read_text()
+    assert "<h3>Stations, in the models' time units" in html and "<h3>Classes at each station" in html
+    rows = list(csv.DictReader((tmp_path / "tables" / "classes_at_stations.csv").open()))
+    expected = {f"{station} · {name}": figures for station, s in results["stations"].items()
+                for name, figures in (s.get("classes") or {}).items()}
+    assert {row["name"] for row in rows} == set(expected) and len(expected) >= 3
+    for row in rows:
+        figures = expected[row["name"]]
+        low, high = figures["utilization_ci"]
+        assert row["utilization"] == f"{number(figures['utilization'])} [{number(low)}, {number(high)}]"
+        assert f"<td>{row['response_time']}</td>" in html
+    stations = list(csv.DictReader((tmp_path / "tables" / "stations.csv").open()))
+    assert [row["name"] for row in stations] == list(results["stations"])

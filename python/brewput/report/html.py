@@ -106,7 +106,47 @@ def _tables(data: ChartData, out: Path) -> str:
         frame.to_csv(out / "tables" / f"{name}.csv", index=False)
         html.append(f'<h3>{escape(labels.get(name, name))} <a href="tables/{name}.csv">CSV</a></h3>')
         html.append(_table(frame))
+    flat = flat_table(data.record)
+    for kind, title, name in ELEMENT_TABLES:
+        frame = _element_table(flat[flat["kind"] == kind], list(data.record["sweep"]))
+        if frame is not None:
+            frame.to_csv(out / "tables" / f"{name}.csv", index=False)
+            html.append(f'<h3>{escape(title)}, in the models\' time units, 95 % intervals in brackets '
+                        f'<a href="tables/{name}.csv">CSV</a></h3>')
+            html.append(_table(frame))
     return "\n".join(html)
+
+
+#: The element tables under the class figures: (kind of flat_table row, title, file).
+ELEMENT_TABLES = (("station", "Stations", "stations"), ("class at station", "Classes at each station",
+                                                        "classes_at_stations"))
+#: Their figures, where some scenario has them.
+ELEMENT_FIGURES = ("utilization", "queue_length", "waiting", "response_time", "throughput")
+
+
+def _element_table(rows, swept):
+    """A row per scenario and station (or class at a station): its figures, each with its
+    interval where the engine gave one (simulated); None where there are no such rows."""
+    if rows.empty:
+        return None
+
+    def column(name):
+        return rows[name] if name in rows else [None] * len(rows)
+
+    shown = rows[["model", "engine", *swept, "name"]].reset_index(drop=True)
+    for figure in ELEMENT_FIGURES:
+        if figure in rows and rows[figure].notna().any():
+            shown[figure] = [_with_interval(*cells) for cells in
+                             zip(column(figure), column(f"{figure}_ci_low"), column(f"{figure}_ci_high"))]
+    return shown
+
+
+def _with_interval(value, low, high) -> str:
+    if value is None or value != value:
+        return "-"
+    if low is None or high is None or low != low or high != high:
+        return number(value)
+    return f"{number(value)} [{number(low)}, {number(high)}]"
 
 
 def _reproduce(record: dict, out: Path) -> str:
