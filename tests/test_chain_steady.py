@@ -12,14 +12,9 @@ JOBS = 64  # 47,905 states: a lattice in three dimensions
 ARRIVAL, SERVICE = 1.0, np.array([2.0, 1.25, 1.0 / 0.6])
 
 
-def tandem_generator():
-    states = np.array([(a, b, c) for a in range(JOBS + 1) for b in range(JOBS + 1 - a)
-                       for c in range(JOBS + 1 - a - b)])
+def generator_of(states: np.ndarray, moves) -> sparse.csr_matrix:
+    """The generator on `states` (rows) of `moves`: (the change of state, its rate per state)."""
     index = {tuple(s): i for i, s in enumerate(states.tolist())}
-    moves = [(np.array([1, 0, 0]), lambda s: np.where(s.sum(axis=1) < JOBS, ARRIVAL, 0.0))]
-    moves += [(np.eye(3, dtype=int)[m + 1] - np.eye(3, dtype=int)[m], lambda s, m=m: np.where(s[:, m] > 0, SERVICE[m], 0.0))
-              for m in range(2)]
-    moves += [(np.array([0, 0, -1]), lambda s: np.where(s[:, 2] > 0, SERVICE[2], 0.0))]
     rows, cols, rates = [], [], []
     for step, rate in moves:
         r = rate(states)
@@ -28,7 +23,17 @@ def tandem_generator():
             cols.append(index[tuple((states[i] + step).tolist())])
             rates.append(r[i])
     q = sparse.coo_matrix((rates, (rows, cols)), shape=(len(states),) * 2).tocsr()
-    return q - sparse.diags(np.asarray(q.sum(axis=1)).ravel()), states
+    return q - sparse.diags(np.asarray(q.sum(axis=1)).ravel())
+
+
+def tandem_generator():
+    states = np.array([(a, b, c) for a in range(JOBS + 1) for b in range(JOBS + 1 - a)
+                       for c in range(JOBS + 1 - a - b)])
+    moves = [(np.array([1, 0, 0]), lambda s: np.where(s.sum(axis=1) < JOBS, ARRIVAL, 0.0))]
+    moves += [(np.eye(3, dtype=int)[m + 1] - np.eye(3, dtype=int)[m], lambda s, m=m: np.where(s[:, m] > 0, SERVICE[m], 0.0))
+              for m in range(2)]
+    moves += [(np.array([0, 0, -1]), lambda s: np.where(s[:, 2] > 0, SERVICE[2], 0.0))]
+    return generator_of(states, moves), states
 
 
 def test_a_chain_beyond_lu_is_solved_iteratively_to_the_product_form():
@@ -52,21 +57,12 @@ def central_server_generator():
     whose weight is far below the mode's (most waiting at the CPU, the bottleneck)."""
     states = np.array([(t, c, a, USERS - t - c - a) for t in range(USERS, -1, -1) for c in range(USERS + 1 - t)
                        for a in range(USERS + 1 - t - c)])
-    index = {tuple(s): i for i, s in enumerate(states.tolist())}
     unit = np.eye(4, dtype=int)
     moves = [(unit[1] - unit[0], lambda s: s[:, 0] / THINK),
              (unit[0] - unit[1], lambda s: np.where(s[:, 1] > 0, (1 - TO_DISK.sum()) / CPU, 0.0))]
     moves += [(unit[2 + d] - unit[1], lambda s, d=d: np.where(s[:, 1] > 0, TO_DISK[d] / CPU, 0.0)) for d in range(2)]
     moves += [(unit[1] - unit[2 + d], lambda s, d=d: np.where(s[:, 2 + d] > 0, 1 / DISKS[d], 0.0)) for d in range(2)]
-    rows, cols, rates = [], [], []
-    for step, rate in moves:
-        r = rate(states)
-        for i in np.flatnonzero(r):
-            rows.append(i)
-            cols.append(index[tuple((states[i] + step).tolist())])
-            rates.append(r[i])
-    q = sparse.coo_matrix((rates, (rows, cols)), shape=(len(states),) * 2).tocsr()
-    return q - sparse.diags(np.asarray(q.sum(axis=1)).ravel()), states
+    return generator_of(states, moves), states
 
 
 def test_a_closed_chain_beyond_lu_is_solved_to_the_product_form_from_near_its_mode():
