@@ -32,7 +32,9 @@ def test_piped_it_prints_the_curves_the_clearing_times_and_the_steady_state():
     # M/M/4, 8 waiting, served at 4/30 a minute while 0.08 arrive: (12 - 4) / (4/30 - 0.08) = 150 min.
     assert "no job waits any more after 150 min on average" in words
     assert "Then, in the steady state:" in words and "35.38" in out  # Erlang C's response time
-    assert "\x1b[" not in out and done.stderr == ""
+    # a pipe gets no escape codes; its steps may be told, a line each, where the run
+    # outlasts the quiet first second (a loaded machine)
+    assert "\x1b[" not in out and "\x1b[" not in done.stderr and "Traceback" not in done.stderr
 
 
 def test_the_python_api_gives_the_same_numbers():

@@ -1,11 +1,13 @@
 """The stationary law of a chain too large for LU (analytic/chain/steady.py: GMRES
-preconditioned by an incomplete LU beyond DIRECT_STATES) against the product form:
+preconditioned by multigrid beyond DIRECT_STATES, by an incomplete LU where multigrid
+fails) against the product form:
 an open tandem of three exponential single servers whose arrivals are turned away while
 `JOBS` are in it is a closed Jackson network (the outside a server of rate lambda), so
 its law is prod_m rho_m^(n_m) over the states with at most JOBS present."""
 import numpy as np
 import scipy.sparse as sparse
 
+import brewput
 from brewput.analytic.chain import steady
 
 JOBS = 64  # 47,905 states: a lattice in three dimensions
@@ -79,3 +81,27 @@ def test_a_closed_chain_beyond_lu_is_solved_to_the_product_form_from_near_its_mo
     pi = steady.stationary(generator)
     assert np.max(np.abs(pi - truth)) < 1e-12
     assert np.allclose(states.T @ pi, states.T @ truth, rtol=1e-9, atol=0)
+
+
+def test_a_chain_multigrid_cannot_coarsen_is_solved_by_the_incomplete_lu_to_lus_answer(monkeypatch):
+    # Five customers, a station of no buffer blocking the one before it, constant services
+    # as Erlang phases (4,160 states): multigrid's coarsest level is singular there, or
+    # its answer off balance.
+    model = {"brewput": 1, "stations": {"a": {"buffer": 0}, "b": {}},
+             "classes": {"c": {"population": 5, "route": [{"station": "a", "service": 1},
+                                                          {"station": "b", "service": 1}]}}}
+    by_lu = brewput.solve(model, method="ctmc")
+    answered_by = []
+    incomplete_lu = steady._by_incomplete_lu
+
+    def watched(*args):
+        answered_by.append("incomplete LU")
+        return incomplete_lu(*args)
+
+    monkeypatch.setattr(steady, "DIRECT_STATES", 400)
+    monkeypatch.setattr(steady, "_by_incomplete_lu", watched)
+    iterated = brewput.solve(model, method="ctmc")
+    assert answered_by
+    for name, station in by_lu["stations"].items():
+        for figure in ("queue_length", "utilization", "response_time"):
+            assert abs(iterated["stations"][name][figure] - station[figure]) <= 1e-9 * abs(station[figure]), figure

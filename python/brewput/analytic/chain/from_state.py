@@ -68,6 +68,8 @@ def placements(floor: Floor, state: Mapping[str, int]) -> List[Tuple[int, int, i
         if first is None:
             raise OptionError("from_state", f"no class visits station '{name}', so its jobs would have nowhere "
                                             "to go", value=_shown(state))
+        if floor.capacity[m] is not None and jobs > floor.capacity[m]:
+            raise _no_room(floor, m, _shown(state))
         c, step = first
         if jobs:
             placed.append((c, step, jobs))
@@ -93,6 +95,11 @@ def placed_jobs(floor: Floor, state: Mapping[str, int], max_states: int) -> List
                           f"states, beyond ", Field("max_states"), f" {max_states:,}; use brewput simulate, or a "
                           "larger ", Field("max_states"))
     return placed
+
+
+def _no_room(floor: Floor, m: int, shown: str) -> OptionError:
+    return OptionError("from_state", f"station '{floor.stations[m]}' holds at most {floor.capacity[m]} jobs "
+                                     "(its servers and buffer)", value=shown)
 
 
 def _shown(state: Mapping[str, int]) -> str:
@@ -207,12 +214,9 @@ def _followed(floor: Floor, placed, over: float, steps: int, max_states: int, wh
     `settles`); TooLarge beyond `max_states`."""
     try:
         chain = generate_placed(floor, placed, max_states)
-    except NoRoom as room:
-        m = room.args[0]
-        raise OptionError("from_state", f"station '{floor.stations[m]}' holds at most {floor.capacity[m]} jobs "
-                                        "(its servers and buffer)",
-                          value=",".join(f"{floor.stations[floor.classes[c].steps[i].station]}={n}"
-                                         for c, i, n in placed)) from None
+    except NoRoom as room:  # placements() refuses this first; the walk's own guard
+        raise _no_room(floor, room.args[0], ",".join(f"{floor.stations[floor.classes[c].steps[i].station]}={n}"
+                                                     for c, i, n in placed)) from None
     except TooManyStates:
         raise TooLarge(floor) from None
     p0 = np.zeros(len(chain.states))

@@ -1,25 +1,35 @@
 """The stationary distribution of a generator, by scipy's sparse LU for a chain of up
-to DIRECT_STATES states, else by BiCGSTAB or GMRES preconditioned by an incomplete LU;
-its residual checked either way.
+to DIRECT_STATES states, else by GMRES preconditioned by algebraic multigrid (pyamg's
+Ruge-Stuben hierarchy), falling back to BiCGSTAB or GMRES preconditioned by an
+incomplete LU; its residual checked either way.
 
 Why not LU throughout: a chain of several stations is a lattice in as many dimensions,
 whose LU fills in far beyond the generator. An open tandem of three stations truncated
-at 64 jobs (48,000 states) takes 14 s and 770 MB by LU, 4 s and 110 MB by GMRES; at 128
-jobs (366,000 states) LU ran out of 4 GB and crashed the process, GMRES took 67 s and
-450 MB, both to a residual below 1e-14. Why not GMRES throughout: on a chain of two
-dimensions LU is fast and exact, and GMRES can stall (a closed cycle of 13,000 states
-needed a finer incomplete LU than a tandem's).
+at 37 jobs (9,880 states) takes 1.8 s by LU, 0.3 s by multigrid; at 50 jobs (23,426)
+10.4 s against 0.6 s; at 128 jobs (366,000 states) LU ran out of 4 GB and crashed the
+process. Why not multigrid throughout: on a small chain LU is as fast, exact and never
+fails to converge, and a chain of two dimensions keeps it fast longer (a closed pair of
+stations of 39,621 states: 0.6 s by LU, 0.9 s by multigrid, which is the bound's cost).
+
+Why multigrid: an incomplete LU is SuperLU's, whose setup alone took 6 to 9 s on a
+closed central-server chain of 91,881 states (80 users), and the solve 10 s more;
+the multigrid hierarchy is set up in 0.4 s and its preconditioned GMRES converges in
+about 15 cycles, 1.5 s in all (the open tandem of 98,770 states: 41 s before, 1.2 s).
+Its coarse levels are built from the matrix alone (no geometry), so any chain walked
+gets one; where it does not converge (a chain it coarsens badly), the incomplete LU
+still answers, slower.
 
 Which state's weight is fixed matters to the iterations, not to LU: the others are
 solved relative to it, so a state of weight 1e-37 (a closed network's 80 customers all
 at its fastest station) leaves them to find numbers up to 1e37 to a relative tolerance,
 which they do not (80 users of the central-server model: a residual of 3e-3 after
-385 s). Fixed at a state near the mode, the same chain solves to 1e-16: the mode is
+385 s). Fixed at a state near the mode, the same chain solves to 1e-12: the mode is
 found by a few hundred steps of the uniformized chain from the uniform law, and where
-the solution shows the fixed state far below its mode, fixed there and solved again.
-BiCGSTAB first (8 s there, against 41 s for GMRES, whose restarts scipy runs in
-Python), GMRES where BiCGSTAB breaks down (an open tandem's truncated lattice does)."""
+the solution shows the fixed state far below its mode, fixed there and solved again."""
 from __future__ import annotations
+
+import warnings
+from typing import Optional
 
 import numpy as np
 import scipy.sparse as sp
@@ -29,8 +39,14 @@ from ...errors import BrewputError
 
 #: The most the balance equations may be off, relative to the fastest rate out of a state.
 RESIDUAL = 1e-9
-#: Chains up to this many states are solved by LU.
-DIRECT_STATES = 40_000
+#: Chains up to this many states are solved by LU (beyond, a lattice of three dimensions
+#: takes seconds by LU and a fraction of one by multigrid).
+DIRECT_STATES = 5_000
+#: The multigrid's GMRES stops at this residual relative to the right-hand side's: the
+#: balance residual checked after it is then 1e-11 or below on the chains measured.
+_MULTIGRID_TOLERANCE, _MULTIGRID_CYCLES = 1e-12, 300
+#: Its relaxation: a forward Gauss-Seidel sweep, in the walk's order of the states.
+_SMOOTHER = ("gauss_seidel", {"sweep": "forward"})
 #: The incomplete LU: entries below this (relative) dropped, and at most this many times
 #: the generator's entries kept (memory bounded).
 _DROP, _FILL = 1e-7, 20
@@ -76,13 +92,28 @@ def _residual(generator: sp.csr_matrix, balance: sp.csc_matrix, pi: np.ndarray) 
 
 
 def _iterated(generator: sp.csr_matrix, balance: sp.csc_matrix) -> np.ndarray:
-    """The weights, relative to a state near the mode (fixed again once if it was not)."""
+    """The weights, relative to a state near the mode (fixed again once if it was not),
+    by multigrid, or by an incomplete LU where multigrid leaves them off balance."""
+    def balanced(weights: np.ndarray) -> bool:
+        return _residual(generator, balance, _normalized(weights)) <= RESIDUAL
+
     fixed = _near_mode(generator)
-    weights = _fixed_at(balance, fixed)
+    for solver in (_by_multigrid, _by_incomplete_lu):
+        weights = _pinned(solver, balance, fixed, balanced)
+        if weights is not None and balanced(weights):
+            break
+    return weights
+
+
+def _pinned(solver, balance: sp.csc_matrix, fixed: int, balanced) -> Optional[np.ndarray]:
+    """The weights by `solver` relative to state `fixed`, or to the mode that solution
+    shows where `fixed` is far below it or the solution is off balance."""
+    weights = solver(*_fixed_at(balance, fixed))
+    if weights is None:
+        return None
     mode = int(np.argmax(weights))
-    if weights[fixed] < _FAR_FROM_MODE * weights[mode] or not _residual(
-            generator, balance, _normalized(weights)) <= RESIDUAL:
-        weights = _fixed_at(balance, mode)
+    if weights[fixed] < _FAR_FROM_MODE * weights[mode] or not balanced(weights):
+        weights = solver(*_fixed_at(balance, mode))
     return weights
 
 
@@ -98,11 +129,33 @@ def _near_mode(generator: sp.csr_matrix) -> int:
     return int(np.argmax(law))
 
 
-def _fixed_at(balance: sp.csc_matrix, fixed: int) -> np.ndarray:
-    """The balance equations of every state but `fixed`, its weight 1 moved to the right."""
+def _fixed_at(balance: sp.csc_matrix, fixed: int):
+    """The balance equations of every state but `fixed` (its weight 1 moved to the right):
+    (matrix, right-hand side, fixed)."""
     n = balance.shape[0]
     keep = np.r_[0:fixed, fixed + 1:n]
-    matrix, right = balance[keep][:, keep].tocsc(), -balance[keep, fixed].toarray().ravel()
+    return balance[keep][:, keep].tocsr(), -balance[keep, fixed].toarray().ravel(), fixed
+
+
+def _by_multigrid(matrix: sp.csr_matrix, right: np.ndarray, fixed: int) -> Optional[np.ndarray]:
+    """None where the hierarchy cannot be built: coarsening that isolates a state (its
+    interpolation divides by zero, a warning) or leaves a coarse level singular."""
+    from pyamg import ruge_stuben_solver  # imported here: 0.7 s, paid only by chains this large
+    with warnings.catch_warnings():
+        # pyamg warns where it coarsens badly (a zero diagonal, a level no smaller): the
+        # incomplete LU answers such a chain instead
+        warnings.simplefilter("error")
+        try:
+            hierarchy = ruge_stuben_solver(matrix, max_coarse=300, coarse_solver="splu",
+                                           presmoother=_SMOOTHER, postsmoother=_SMOOTHER)
+            rest = hierarchy.solve(right, tol=_MULTIGRID_TOLERANCE, accel="gmres", maxiter=_MULTIGRID_CYCLES)
+        except (Warning, RuntimeError, ArithmeticError, np.linalg.LinAlgError):
+            return None
+    return np.insert(rest, fixed, 1.0)
+
+
+def _by_incomplete_lu(matrix: sp.csr_matrix, right: np.ndarray, fixed: int) -> np.ndarray:
+    matrix = matrix.tocsc()
     preconditioner = spla.LinearOperator(matrix.shape, spla.spilu(matrix, drop_tol=_DROP, fill_factor=_FILL).solve)
     rest, broke = spla.bicgstab(matrix, right, M=preconditioner, rtol=1e-13, atol=0.0, maxiter=_BICGSTAB_STEPS)
     if broke or not np.linalg.norm(matrix @ rest - right) <= 1e-10 * np.linalg.norm(right):
