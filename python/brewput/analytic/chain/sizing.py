@@ -24,7 +24,7 @@ from collections import Counter
 from typing import List, Optional
 
 import numpy as np
-from scipy import signal, special
+from scipy import special
 
 from ..support import Unsupported
 from .floor import Floor
@@ -94,8 +94,11 @@ def _times(ways: np.ndarray, place: np.ndarray) -> np.ndarray:
     """The product of two generating functions, to the power `jobs` (FFT where long: a bound
     needs no more than its leading digits)."""
     size = ways.size
-    product = np.convolve(ways, place[:size])[:size] if size * place.size < 10**7 else \
-        signal.fftconvolve(ways, place[:size])[:size]
+    if size * place.size < 10**7:
+        product = np.convolve(ways, place[:size])[:size]
+    else:
+        from scipy.signal import fftconvolve  # imported here: 0.3 s and more, for the rare long product
+        product = fftconvolve(ways, place[:size])[:size]
     return np.minimum(np.maximum(product, 0.0), _HUGE)
 
 
