@@ -8,10 +8,10 @@ from ..errors import OptionError
 METHODS = ("auto", "exact", "approx", "mva", "mva-exact", "convolution", "bard-schweitzer", "linearizer", "ctmc")
 CHAIN = "ctmc"
 #: The most states `auto` builds a chain of unless --max-states says more: auto should
-#: answer in seconds (set when the walk was Python, about 100 us a state; it is Rust now,
-#: under 10 us, bench/RESULTS.md "The chain's walk", so the solve decides); --method ctmc
-#: builds up to 1,000,000.
-AUTO_MAX_STATES = 20_000
+#: answer in seconds, and a chain of 10^5 states is walked and solved in about 2
+#: (bench/RESULTS.md, "A chain of 10^5 states, beside LINE"); --method ctmc builds up to
+#: 1,000,000.
+AUTO_MAX_STATES = 100_000
 #: A model with a day (analytic/timevarying/day_model.py), each as the results name it:
 #: auto and exact are the exact transient, approx is MOL.
 DAY_METHODS = {"auto": "transient", "exact": "transient", "transient": "transient", "approx": "mol",
