@@ -15,7 +15,7 @@ def calibration_table(calibration):
     table = Table(title=title, title_justify="left")
     unit = c.time_unit
     columns = ("scenario", f"throughput (per {unit})", f"measured R ({unit})", f"predicted R ({unit})", "error",
-               "measured U", "predicted U", "used in fit")
+               "measured U", "predicted U", "fitted")
     for k, column in enumerate(columns):
         table.add_column(column, justify="left" if k == 0 else "right")
     for row in c.predictions():
