@@ -138,3 +138,18 @@ def test_objectives_a_rota_is_not_planned_by_are_refused_in_one_line(method):
     assert done.stderr.strip().splitlines() == [
         "error: --slo p95<3min: --rota staffs bar by the wait there: P(wait<=T), wait_pNN<=T, wait_mean, loss "
         "and bar's utilization"]
+
+
+def test_no_loss_is_met_where_nobody_gives_up_as_the_exact_rota_meets_it(tmp_path):
+    # loss<=0 is met by any rota where nobody gives up or balks (exact's holds everyone
+    # for the last interval's one server), so the ISA's fewest, one each; the chain's share
+    # served summed to a rounding short of 1 once read as a loss (2e-16) no count removed
+    model = brewput.Model.from_dict({
+        "brewput": 1, "name": "rush", "time_unit": "min",
+        "day": {"start": "08:00", "length": "60min", "interval": "15min"},
+        "stations": {"bar": {"servers": [1, 1, 1, 1]}},
+        "classes": {"customer": {"rate": [0.5, 2.0, 0.5, 0.5], "route": [{"station": "bar", "service": "exp(5)"}]}}})
+    objectives = [parse_objective("loss<=0%", model)]
+    assert all(plan_rota(model, objectives, "exact").held)
+    simulated = plan_rota(model, objectives, "simulate")
+    assert simulated.counts == [1, 1, 1, 1] and all(simulated.held)

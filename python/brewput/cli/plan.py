@@ -99,7 +99,7 @@ def plan_command(
         from ..report.day_table import rota_table
 
         price = server_hour_price(cost, rota_station(loaded))
-        objectives = rota_objectives(objectives, rota_station(loaded))
+        objectives = rota_objectives(objectives, loaded)
         if shift is not None:  # refused before the rota's minutes of work, not after
             shift_length(loaded, shift)
 

@@ -20,6 +20,7 @@ simulates the day on it (held, broken or undecided by the 95 % intervals).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
@@ -96,18 +97,21 @@ def plan_rota(model, objectives: Sequence, method: str = "exact", seed: int = 1)
     if method not in ROTA_METHODS:
         raise BrewputError(f"--rota: expected one of {', '.join(ROTA_METHODS)}, got {method!r}")
     station = rota_station(model)
-    objectives = rota_objectives(objectives, station)
+    objectives = rota_objectives(objectives, model)
     day = model.day.timeline
     def judged(counts: List[int], by: str):
         return judge(model, station, objectives, counts, by)
 
+    def climb():
+        return Climb(objectives, day.labels, model.time_unit)
+
     notes: List[str] = []
     if method == "exact":
-        counts = _exact(judged, _per_interval(judged, "lag-sipp", day.intervals))
+        counts = _exact(judged, _per_interval(judged, "lag-sipp", climb()), climb())
     elif method == "simulate":
         counts, notes = iterate(model, station, objectives, MOST_SERVERS, seed=seed)
     else:
-        counts = _per_interval(judged, method, day.intervals)
+        counts = _per_interval(judged, method, climb())
     solved = _solved(model, station, objectives, counts, "exact")
     verdicts = _verdicts(objectives, solved, len(counts))
     held: List[Optional[bool]] = [held for held, _ in verdicts]
@@ -131,17 +135,50 @@ def rota_station(model) -> str:
     return queues[0]
 
 
-def rota_objectives(objectives: Sequence, station: str) -> list:
-    """The objectives as a rota is planned by them (a wait's percentile as its service
-    level: Objective.as_service_level), each one of PLANNED_BY at `station`, else
-    refused in one line."""
+def rota_objectives(objectives: Sequence, model) -> list:
+    """The objectives as a rota of `model`'s station is planned by them (a wait's
+    percentile as its service level: Objective.as_service_level), each one of PLANNED_BY
+    at the station and one some count of servers could meet, else refused in one line."""
+    station = rota_station(model)
     planned = [objective.as_service_level() for objective in objectives]
     for objective in planned:
         if objective.metric not in PLANNED_BY or (objective.metric == "utilization"
                                                   and objective.scope not in (None, station)):
             raise OptionError("slo", f"--rota staffs {station} by the wait there: P(wait<=T), wait_pNN<=T, "
                                      f"wait_mean, loss and {station}'s utilization", value=objective.text)
+        _reachable(objective, model, station)
     return planned
+
+
+def _reachable(objective, model, station: str) -> None:
+    """Refuse the objectives no count of servers meets, which a search would otherwise
+    chase for ever: the figure comes ever nearer its bound (a loss towards 0, a service
+    level towards 100 %) and never reaches it, until it rounds there and a rota is claimed
+    to meet it. Arrivals of a day come at random (a Poisson process per interval), so any
+    number can come at once:
+    - loss<=0 where a class can be lost at the station (patience, a balk that turns
+      someone away, a finite buffer): some are, whatever the servers;
+    - P(wait<=T)>=100 % where nobody balks and any patience is exponential: some find
+      every server busy and a queue that takes longer than T to clear, and may wait it
+      out, whatever the servers (a balk or a patience with a most can bound the wait,
+      so there Climb's stop decides)."""
+    steps = [step for name, job_class in model.classes.items() if objective.scope in (None, name)
+             for step in job_class.route if getattr(step, "station", None) == station]
+    if not steps:
+        return
+    turned_away = [step.balk for step in steps if step.balk is not None
+                   and (not isinstance(step.balk, list) or any(p > 0 for p in step.balk))]
+    gives_up = [step for step in steps if step.patience is not None]
+    finite = math.isfinite(model.stations[station].buffer)
+    if objective.metric == "loss" and objective.value <= 0 and (turned_away or gives_up or finite):
+        why = "give up waiting (patience)" if gives_up else "balk" if turned_away else "find the buffer full"
+        raise OptionError("slo", f"customers at {station} {why}, so some are lost whatever the servers: "
+                                 "no rota meets it; bound the loss above 0, e.g. loss<=1%", value=objective.text)
+    bounded = turned_away or any(not step.patience.is_exponential for step in gives_up)
+    if objective.metric == "P(wait)" and objective.value >= 1 and not bounded:
+        raise OptionError("slo", f"arrivals come at random, so some find every server at {station} busy and wait "
+                                 "longer whatever the servers: no rota meets it; ask for a share below 100 %",
+                          value=objective.text)
 
 
 def server_hour_price(options: Sequence[str], station: str) -> Optional[float]:
@@ -222,12 +259,68 @@ def _holds(objectives, interval: dict):
     return held, figures
 
 
-def _per_interval(judged, method: str, intervals: int) -> List[int]:
+class Climb:
+    """The stop of a search that adds servers where an interval breaks an objective.
+    Each figure a rota is planned by (PLANNED_BY) comes nearer its bound with every
+    server more, in the interval and before it (a wait, a loss or a service level, as
+    the queue shortens; a utilization, as the work is shared), so where STALL servers
+    more bring a broken objective no nearer (`utilization>=90%`, which more servers move
+    away from; a figure already as near as rounding lets it), no count will meet it and
+    the search is refused in one line, rather than climbing to MOST_SERVERS solving
+    ever larger days."""
+
+    #: Servers added to an interval still short before the figures are compared: more
+    #: than one, so that a transient's numerical wobble at one count is not read as a stop.
+    STALL = 3
+
+    def __init__(self, objectives: Sequence, labels: Sequence[str], time_unit: str):
+        self.objectives, self.labels, self.time_unit = objectives, labels, time_unit
+        self.short: Dict[int, list] = {}  # interval -> (servers, figures) at each count it has broken at, in turn
+
+    def check(self, counts: Sequence[int], verdicts) -> None:
+        """Note each interval's verdict on `counts` servers; refuse if an interval short
+        for STALL servers more has an objective they brought no nearer."""
+        for i, (held, figures) in enumerate(verdicts):
+            if held:
+                self.short.pop(i, None)
+                continue
+            tried = self.short.setdefault(i, [])
+            tried.append((counts[i], figures))
+            if len(tried) <= self.STALL:
+                continue
+            (fewer, before), (more, after) = tried[-1 - self.STALL], tried[-1]
+            for objective in self.objectives:
+                stalled(objective, self.labels[i], (fewer, before[objective.text]), (more, after[objective.text]),
+                        self.time_unit)
+
+
+def stalled(objective, label: str, before, after, time_unit: str) -> None:
+    """Refuse `objective` (Climb's rule) if the servers and figure `after`, broken, are
+    no nearer its bound than `before`, STALL servers fewer (a figure None: not known)."""
+    from .show import in_unit
+
+    (fewer, was), (more, now) = before, after
+    if was is None or now is None or objective.holds(now) or objective.nearer(was, now):
+        return
+    # with the digits that tell the two figures apart (99.99999999999% is not 100 %)
+    (a, unit), (b, _) = in_unit(objective.kind, was, time_unit, objective.unit), \
+        in_unit(objective.kind, now, time_unit, objective.unit)
+    digits = next((d for d in (4, 8, 12) if f"{a:.{d}g}" != f"{b:.{d}g}"), 16)
+    space = " " if objective.kind == "time" else ""
+    raise OptionError("slo", f"servers added bring {label} no nearer it: {a:.{digits}g}{space}{unit} with "
+                             f"{fewer:,} server{'' if fewer == 1 else 's'}, {b:.{digits}g}{space}{unit} with {more:,}, "
+                             "and more will not; no rota is planned", value=objective.text)
+
+
+def _per_interval(judged, method: str, climb: Climb) -> List[int]:
     """The smallest count meeting every objective in each interval, for a method whose
     figures of an interval depend on its own servers only."""
+    intervals = len(climb.labels)
     counts: List[Optional[int]] = [None] * intervals
     for servers in range(1, MOST_SERVERS + 1):
         verdicts = judged([servers] * intervals, method)
+        climb.check([servers] * intervals, [(held or found is not None, figures)
+                                            for (held, figures), found in zip(verdicts, counts)])
         for i, (held, _) in enumerate(verdicts):
             if counts[i] is None and held:
                 counts[i] = servers
@@ -236,10 +329,12 @@ def _per_interval(judged, method: str, intervals: int) -> List[int]:
     raise BrewputError(f"--rota: no count up to {MOST_SERVERS} servers meets the objectives in every interval")
 
 
-def _exact(judged, start: List[int]) -> List[int]:
+def _exact(judged, start: List[int], climb: Climb) -> List[int]:
     counts = list(start)
     while True:  # up: a server more wherever an interval breaks an objective
-        broken = [i for i, (held, _) in enumerate(judged(counts, "exact")) if not held]
+        verdicts = judged(counts, "exact")
+        climb.check(counts, verdicts)
+        broken = [i for i, (held, _) in enumerate(verdicts) if not held]
         if not broken:
             break
         for i in broken:

@@ -55,7 +55,7 @@ def iterate(model, station: str, objectives: Sequence, most_servers: int, seed: 
         edited = model.with_edits({f"stations.{station}.servers": counts})
         results = simulate(edited, seed=seed, replications=replications, found=True, **asked_by(objectives))
         waits = _WaitChain(*_service_and_patience(model, station, results, notes if iteration == 1 else []))
-        proposed = [_fewest(objectives, interval, station, current, waits, most_servers)
+        proposed = [_fewest(objectives, interval, station, current, waits, most_servers, model.time_unit)
                     for interval, current in zip(results["intervals"], counts)]
         following = proposed if iteration == 1 else [_toward(c, p) for c, p in zip(counts, proposed)]
         told(f"simulate: iteration {iteration}, {sum(a != b for a, b in zip(counts, following))} of "
@@ -141,7 +141,8 @@ class _WaitChain:
         return self._within[key]
 
 
-def _fewest(objectives: Sequence, interval: dict, station: str, current: int, waits: _WaitChain, most: int) -> int:
+def _fewest(objectives: Sequence, interval: dict, station: str, current: int, waits: _WaitChain, most: int,
+            time_unit: str) -> int:
     """The fewest servers (at least one) with which an interval's arrivals, finding what
     its station's `found` says, meet every objective: the chain's figure for s servers;
     where the chain is not the station's, its shortfall scaled by the simulation's on
@@ -150,6 +151,8 @@ def _fewest(objectives: Sequence, interval: dict, station: str, current: int, wa
     simulation's noise). A ratio rather than a difference: a shortfall the chain
     overstates (exponential patience gives up early, gamma's seldom) it overstates at
     every s alike, and an offset would carry it from 4 servers to 3 unscaled."""
+    from .rota import Climb, stalled
+
     part = interval["stations"][station]
     law = np.asarray(part.get("found") or [1.0])
     ratios = []
@@ -158,10 +161,15 @@ def _fewest(objectives: Sequence, interval: dict, station: str, current: int, wa
         exact = waits.exact or objective.metric == "utilization"  # busy per server on: nothing to miss
         short = None if exact or measured is None or chained is None else _shortfall(objective, chained)
         ratios.append(1.0 if not short else _shortfall(objective, measured) / short)
+    tried = []  # each count's figures, scaled
     for servers in range(1, most + 1):
         figures = [_figure(objective, law, servers, waits, part) for objective in objectives]
-        if all(f is not None and o.holds(_scaled(o, f, ratio)) for o, f, ratio in zip(objectives, figures, ratios)):
+        tried.append([None if f is None else _scaled(o, f, ratio) for o, f, ratio in zip(objectives, figures, ratios)])
+        if all(f is not None and o.holds(f) for o, f in zip(objectives, tried[-1])):
             return servers
+        if servers > Climb.STALL:  # planning/rota.py's stop where more servers bring a figure no nearer
+            for o, was, now in zip(objectives, tried[-1 - Climb.STALL], tried[-1]):
+                stalled(o, interval["label"], (servers - Climb.STALL, was), (servers, now), time_unit)
     raise BrewputError(f"--rota simulate: no count up to {most} servers meets --slo "
                        f"{', '.join(o.text for o in objectives)} in {interval['label']}")
 
@@ -183,8 +191,8 @@ def _figure(objective, law: np.ndarray, servers: int, waits: _WaitChain, part: d
     size = law.size
     wait, served = waits.rewards(size, servers)
     served_share = float(law @ served)
-    if objective.metric == "loss":
-        return 1.0 - served_share
+    if objective.metric == "loss":  # none where nobody gives up: not 1 - P(served) summed to a rounding short of 1
+        return 1.0 - served_share if waits.theta > 0 else 0.0
     if served_share <= 0:
         return None
     if objective.metric == "wait_mean":

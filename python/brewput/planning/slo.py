@@ -136,6 +136,13 @@ class Objective(Figure):
     def holds(self, value: float) -> bool:
         return _OPERATORS[self.op](value, self.value)
 
+    def nearer(self, before: float, after: float) -> bool:
+        """Whether the figure `after` is nearer the bound than `before` by more than
+        rounding (a trillionth of the larger figure or bound): the test by which a plan
+        stops adding servers that bring a figure no nearer (planning/rota.py)."""
+        step = before - after if self.op.startswith("<") else after - before
+        return step > 1e-12 * max(abs(before), abs(after), abs(self.value))
+
     def as_service_level(self) -> "Objective":
         """A bound on a wait's percentile as the service level it is: `wait_p90<=1min` is
         P(wait<=1min) >= 90 % (what a day's figures give); the same objective otherwise."""
