@@ -100,7 +100,7 @@ def plan_rota(model, objectives: Sequence, method: str = "exact", seed: int = 1)
     objectives = rota_objectives(objectives, model)
     day = model.day.timeline
     def judged(counts: List[int], by: str):
-        return judge(model, station, objectives, counts, by)
+        return judge(model, station, objectives, counts, by, searching=True)
 
     def climb():
         return Climb(objectives, day.labels, model.time_unit)
@@ -112,7 +112,7 @@ def plan_rota(model, objectives: Sequence, method: str = "exact", seed: int = 1)
         counts, notes = iterate(model, station, objectives, MOST_SERVERS, seed=seed)
     else:
         counts = _per_interval(judged, method, climb())
-    solved = _solved(model, station, objectives, counts, "exact")
+    solved = _answer(model, station, objectives, counts, "exact")
     verdicts = _verdicts(objectives, solved, len(counts))
     held: List[Optional[bool]] = [held for held, _ in verdicts]
     if solved is None and method == "simulate":
@@ -200,24 +200,38 @@ def server_hour_price(options: Sequence[str], station: str) -> Optional[float]:
     return cost.purchase
 
 
-def judge(model, station: str, objectives, counts: List[int], by: str = "exact"):
+def judge(model, station: str, objectives, counts: List[int], by: str = "exact", searching: bool = False):
     """(held, figures) per interval of `counts` servers at `station`, solved by `by`;
     every interval broken where the rota has no answer (no server ever on, or a queue
-    that never settles)."""
-    verdicts = _verdicts(objectives, _solved(model, station, objectives, counts, by), len(counts))
+    that never settles). `searching`: a rota a search tried, where solve's refusal of a
+    rota with a server in every interval is the answer (the method does not solve the
+    model: its service, or its states at this many servers), raised, not read as a
+    rota short everywhere that more servers might mend up to MOST_SERVERS."""
+    try:
+        solved = _solved(model, station, objectives, counts, by)
+    except BrewputError:
+        if searching and min(counts) >= 1:
+            raise
+        solved = None
+    verdicts = _verdicts(objectives, solved, len(counts))
     short = sum(not held for held, _ in verdicts)
     told(f"{by}: a rota of {sum(counts):,} server-intervals, {short} of {len(counts)} intervals short")
     return verdicts
 
 
-def _solved(model, station: str, objectives, counts: List[int], by: str) -> Optional[dict]:
-    """solve's results for `counts` servers at `station` by `by`, None where it has none."""
+def _solved(model, station: str, objectives, counts: List[int], by: str) -> dict:
+    """solve's results for `counts` servers at `station` by `by` (its BrewputError where it has none)."""
     from ..engine.solve import solve
     from .slo import asked_by
 
+    edited = model.with_edits({f"stations.{station}.servers": [int(c) for c in counts]})
+    return solve(edited, method="transient" if by == "exact" else by, **asked_by(objectives))
+
+
+def _answer(model, station: str, objectives, counts: List[int], by: str) -> Optional[dict]:
+    """_solved's results, None where solve has none."""
     try:
-        edited = model.with_edits({f"stations.{station}.servers": [int(c) for c in counts]})
-        return solve(edited, method="transient" if by == "exact" else by, **asked_by(objectives))
+        return _solved(model, station, objectives, counts, by)
     except BrewputError:
         return None
 
