@@ -275,13 +275,13 @@ def _holds(objectives, interval: dict):
 
 class Climb:
     """The stop of a search that adds servers where an interval breaks an objective.
-    Each figure a rota is planned by (PLANNED_BY) comes nearer its bound with every
-    server more, in the interval and before it (a wait, a loss or a service level, as
-    the queue shortens; a utilization, as the work is shared), so where STALL servers
-    more bring a broken objective no nearer (`utilization>=90%`, which more servers move
-    away from; a figure already as near as rounding lets it), no count will meet it and
-    the search is refused in one line, rather than climbing to MOST_SERVERS solving
-    ever larger days."""
+    Each figure a rota is planned by (PLANNED_BY) moves one way with every server more,
+    in the interval and before it (a wait and a loss fall and a service level rises as
+    the queue shortens; a utilization falls as the work is shared), so where STALL
+    servers more bring a broken objective no nearer its bound (`utilization>=90%`, which
+    they move away from; a figure already as near as rounding lets it), no count will
+    meet it and the search is refused in one line, rather than climbing to MOST_SERVERS
+    solving ever larger days."""
 
     #: Servers added to an interval still short before the figures are compared: more
     #: than one, so that a transient's numerical wobble at one count is not read as a stop.
