@@ -46,8 +46,7 @@ def run_controlled(engine: str, call: Callable[[Any], T], *, watch: Optional[Cal
     control = _native.Control(engine)
     tick = None if watch is None else (lambda: watch(json.loads(control.progress())))
     finished = threading.Event()
-    interrupted = threading.Event()
-    stopped_by: list = []   # the signal that stopped the run
+    stopped_by: list = []   # the signals that stopped the run, the first first
     outcome: dict = {}
 
     def run() -> None:
@@ -59,19 +58,21 @@ def run_controlled(engine: str, call: Callable[[Any], T], *, watch: Optional[Cal
             finished.set()
 
     def on_signal(signum, frame) -> None:
+        # A second signal can run this again on top of the first one's run (a
+        # group's SIGTERM, then the parent's SIGINT to its workers), so nothing here
+        # may take a lock: an Event's, taken twice by this thread, hung a worker.
         shutdown.note(signum)
         stopped_by.append(signum)
-        interrupted.set()
         control.cancel()
 
     with _signal_handler(on_signal):
         threading.Thread(target=run, name="brewput-native", daemon=True).start()
         while not finished.wait(interval):
-            if _stop_requested is not None and not interrupted.is_set() and _stop_requested():
+            if _stop_requested is not None and not stopped_by and _stop_requested():
                 on_signal(signal.SIGINT, None)
             if tick is not None:
                 tick()
-    if interrupted.is_set():
+    if stopped_by:
         raise shutdown.interrupt(stopped_by[0])
     if tick is not None:
         tick()
