@@ -59,16 +59,23 @@ def test_an_unreachable_dask_scheduler_is_one_line():
     assert len(run_.stderr.strip().splitlines()) == 1, run_.stderr
 
 
+def _ask(flag, asked) -> None:
+    while True:
+        flag.is_set()
+        asked.value += 1
+
+
 def _ask_while_interrupted(flag, asked) -> None:
     """A worker asking whether to stop, interrupted again and again as a signal would."""
     def interrupt(signum, frame):
-        raise KeyboardInterrupt
+        while frame is not None and frame.f_code is not _ask.__code__:
+            frame = frame.f_back
+        if frame is not None:  # only while asking: one landing where the asking resumes would end the worker
+            raise KeyboardInterrupt
     signal.signal(signal.SIGUSR1, interrupt)
     while True:
         try:
-            while True:
-                flag.is_set()
-                asked.value += 1
+            _ask(flag, asked)
         except KeyboardInterrupt:
             pass
 
