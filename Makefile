@@ -36,7 +36,7 @@ rust-test:
 	cargo test --workspace --release
 
 py-test:
-	$(PYTHON) -m pytest -q
+	$(PYTHON) -m pytest -q --durations=30
 
 # The release wheel, linked by zig against manylinux2014's glibc 2.17 (no docker), so
 # that it installs on older Linux; auditwheel shows the symbols it needs.
