@@ -103,6 +103,11 @@ PARENT_POLL = 0.5  # seconds
 
 
 def _stop(signum, frame) -> None:
+    # Once: a worker gets two signals (its group's, then its parent's), and the second
+    # would raise again wherever the first one's unwinding is, even sending the result
+    # back under the queue's lock, which every other worker then waits for.
+    for each in shutdown.SIGNALS:
+        signal.signal(each, signal.SIG_IGN)
     raise shutdown.interrupt(signum)
 
 
