@@ -243,3 +243,54 @@ def test_workers_end_when_brewput_is_killed_outright(tmp_path):
     proc.kill()
     proc.wait()
     assert_none_left(proc.pid)
+
+
+# The parent waits for its workers while a signal is handed to another of its threads
+# (the kernel does so while the main thread blocks it, as it does while starting a
+# worker): Python only marks the main thread's handler as due.
+SIGNAL_TO_ANOTHER_THREAD = r'''
+import signal, sys, threading, time
+from brewput.experiment.executors import LocalProcesses
+
+def elsewhere():
+    time.sleep(1.5)
+    signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+started = time.monotonic()
+try:
+    with LocalProcesses(1) as pool:
+        threading.Thread(target=elsewhere, daemon=True).start()
+        for _ in pool.map_unordered(time.sleep, [60]):
+            pass
+except KeyboardInterrupt:
+    print(f"stopped after {time.monotonic() - started:.1f} s")
+'''
+
+
+def test_a_signal_handed_to_another_thread_stops_the_parent_waiting_for_its_workers():
+    run = subprocess.run([sys.executable, "-c", SIGNAL_TO_ANOTHER_THREAD], capture_output=True, text=True,
+                         timeout=90)
+    # an untimed wait is woken only by the scenario's end, 60 s on
+    assert run.returncode == 0 and run.stdout.startswith("stopped after "), run.stdout + run.stderr
+    assert float(run.stdout.split()[2]) < 20, run.stdout
+
+
+def test_signals_held_while_a_worker_starts_are_raised_after_not_inside():
+    import threading
+
+    from brewput import shutdown
+
+    other = threading.Thread(target=time.sleep, args=(2,), daemon=True)
+    other.start()
+    finished_inside = False
+    with pytest.raises(KeyboardInterrupt):
+        with shutdown.held():
+            signal.pthread_kill(other.ident, signal.SIGINT)  # another thread's: due in the main thread
+            os.kill(os.getpid(), signal.SIGINT)  # the process's, pending or handed to the other thread
+            deadline = time.monotonic() + 0.5
+            while time.monotonic() < deadline:  # bytecodes, where a due handler would run
+                pass
+            finished_inside = True
+    assert finished_inside
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert not signal.pthread_sigmask(signal.SIG_BLOCK, set())  & set(shutdown.SIGNALS)

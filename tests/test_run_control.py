@@ -81,7 +81,11 @@ def test_ctrl_c_while_the_workers_start_is_one_line_from_the_parent_alone(tmp_pa
         estimate = run.stderr.readline()
         time.sleep(delay)
         os.killpg(run.pid, signal.SIGINT)
-        _, rest = run.communicate(timeout=30)
+        try:
+            _, rest = run.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(run.pid, signal.SIGKILL)  # nothing may outlive a failed test
+            raise AssertionError(f"the sweep went on after Ctrl-C (delay {delay} s)") from None
         assert run.returncode == 130, (delay, estimate + rest)
         assert estimate.startswith("warning: 2 scenarios needs about "), (delay, estimate + rest)
         # one line, from the parent alone (what finished is said once the sweep has begun)

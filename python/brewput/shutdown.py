@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import Optional
+from contextlib import contextmanager
+from typing import Iterator, Optional
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -63,3 +64,34 @@ def install() -> None:
     if threading.current_thread() is threading.main_thread():
         for signum in SIGNALS:
             signal.signal(signum, _raise)
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """The stopping signals held back meanwhile, then acted on as they would have been.
+
+    Blocked in this thread, so that a process started meanwhile is born with them
+    blocked. Blocking is not enough in the main thread: a signal the kernel hands to
+    another thread (any that does not block it) still runs the main thread's Python
+    handler at its next bytecode, which would raise inside the code held. So the
+    handlers only note a signal meanwhile, and the first noted is raised again
+    afterwards, to the handler that was there before."""
+    if threading.current_thread() is not threading.main_thread():
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, set(SIGNALS))
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        return
+    came: list = []
+    # no lock in a handler (CONTRIBUTING.md): a list's append is one bytecode
+    previous = {signum: signal.signal(signum, lambda signum, frame: came.append(signum)) for signum in SIGNALS}
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, set(SIGNALS))
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # one pending meanwhile is noted here
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if came:
+            signal.raise_signal(came[0])

@@ -100,6 +100,7 @@ def _exit_with(parent: int) -> None:
 
 
 PARENT_POLL = 0.5  # seconds
+SIGNAL_POLL = 0.2  # seconds: how late a signal handed to another thread may be handled
 
 
 def _stop(signum, frame) -> None:
@@ -158,21 +159,23 @@ class LocalProcesses:
     def _submit(self, fn: Callable, item: Any) -> concurrent.futures.Future:
         call = pickled((fn, item))  # here, so that what a worker could not unpickle is refused here
         # A submit may start a worker, which inherits this thread's signal mask:
-        # with the signals blocked meanwhile, a Ctrl-C cannot reach a worker still
-        # importing (a traceback, and a pool that could hang shutting down); this
-        # process gets its own as soon as the mask is restored.
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, set(shutdown.SIGNALS))
-        try:
+        # with the signals held meanwhile, a Ctrl-C cannot reach a worker still
+        # importing (a traceback, and a pool that could hang shutting down), nor
+        # raise here halfway through starting one; this process gets its own once
+        # the submit is done.
+        with shutdown.held():
             return self._pool.submit(_unless_stopping, call)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
     def map_unordered(self, fn: Callable, items: Iterable) -> Iterator[Tuple[int, Any]]:
         # A few scenarios per worker in flight, not all of them: a million
         # scenarios would otherwise be a million futures and pickled models.
+        # The wait is timed: a signal the kernel hands to another of this process's
+        # threads (one not blocking it) only marks the main thread's handler as due,
+        # which runs once the main thread runs Python again; an untimed wait would not
+        # until a scenario finished (a sweep that ignored Ctrl-C, CI).
         return _bounded(lambda item: self._submit(fn, item), items, 2 * self.workers,
                         lambda pending: concurrent.futures.wait(
-                            pending, return_when=concurrent.futures.FIRST_COMPLETED)[0])
+                            pending, timeout=SIGNAL_POLL, return_when=concurrent.futures.FIRST_COMPLETED)[0])
 
 
 def _bounded(submit: Callable, items: Iterable, window: int,
