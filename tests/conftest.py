@@ -15,6 +15,7 @@ from scipy.stats import t as student_t
 import brewput
 from brewput.errors import ModelError
 import brewput.bundled
+import leftovers
 
 # Tests send Ctrl-C to the commands they start. A shell that runs the suite in the
 # background (`make test &`) starts it with SIGINT ignored, which every child would
@@ -98,3 +99,16 @@ def error_of(call, *args, **kwargs):
     message = str(caught.value)
     assert "\n" not in message and len(message) < 300
     return message
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Every test leaves nothing running behind it (tests/leftovers.py says why)."""
+    started = leftovers.uptime()
+    yield
+    left = leftovers.killed_after_grace(started)
+    if left:
+        import warnings
+
+        warnings.warn(pytest.PytestWarning(f"{item.nodeid} left {len(left)} process(es) running, killed: "
+                                           + "; ".join(f"{pid} {command[:120]}" for pid, command in left.items())))
