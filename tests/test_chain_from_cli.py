@@ -71,7 +71,7 @@ classes:
     route:
       - {station: desk, service: exp(1)}
 """
-PATIENCE = BUFFERED.replace("exp(1)}", "exp(1), patience: exp(3)}")
+PATIENCE = BUFFERED.replace("exp(1)}", "exp(1), patience: uniform(1, 5)}")
 DAY = BUFFERED.replace("stations:", "day: {length: 1h, interval: 30min}\nstations:").replace("buffer: 2", "buffer: 5")
 
 
@@ -84,8 +84,9 @@ DAY = BUFFERED.replace("stations:", "day: {length: 1h, interval: 30min}\nstation
     (SITE_A, ["--from", "desk=1,desk=2", "--over", "1h"], "--from desk=1,desk=2: station 'desk' given twice"),
     ("buffered.yaml", ["--from", "desk=4", "--over", "10"], "--from desk=4: station 'desk' holds at most 3 jobs "
                                                             "(its servers and buffer)"),
-    ("patience.yaml", ["--from", "desk=2", "--over", "10"], "patience.yaml: classes.call.route[0]: balking and "
-                                                            "patience is not in the state-space engine"),
+    ("patience.yaml", ["--from", "desk=2", "--over", "10"], "patience.yaml: classes.call.route[0].patience: a "
+                                                            "patience other than exponential (uniform) is not in "
+                                                            "the state-space engine"),
     ("day.yaml", ["--from", "desk=2", "--over", "10"], "--from desk=2: follows a model without a day"),
     (SITE_A, ["--from", "desk=99999999999", "--over", "1h"], "--from: from 99,999,999,999 jobs: the "
                                                                "state-space engine follows at most 4,000"),

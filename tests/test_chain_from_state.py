@@ -242,8 +242,9 @@ def test_models_the_chain_cannot_follow_are_refused():
                                            r"population of 3$"):
         brewput.solve(repairman(3, 5.0, 1.0), from_state={"desk": 4}, over=10)
     patience = queue(0.5, 1, 1.0)
-    patience["classes"]["call"]["route"][0]["patience"] = "exp(3)"
-    with pytest.raises(BrewputError, match=r"balking and patience is not in the state-space engine"):
+    patience["classes"]["call"]["route"][0]["patience"] = "uniform(1, 5)"
+    with pytest.raises(BrewputError, match=r"patience: a patience other than exponential \(uniform\) is not in the "
+                                           r"state-space engine"):
         brewput.solve(patience, from_state={"desk": 2}, over=10)
     with pytest.raises(BrewputError, match=r"^tandem: its Markov chain has up to .* beyond --max-states 20 "):
         brewput.solve(TANDEM, from_state={"a": 3}, over=10, max_states=20)  # the steady state's, first

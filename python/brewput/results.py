@@ -224,7 +224,7 @@ def _solved_station(net, sol, m: int) -> dict:
     per_class_busy = sol.utilization[:, m]
     busy = float(per_class_busy.sum()) if delay else float(per_class_busy.sum() * net.servers[m])
     present = float(sol.queue_length[:, m].sum())
-    throughput = float((sol.throughput * net.visits[:, m]).sum())
+    throughput = float((sol.throughput * net.visits[:, m]).sum() if sol.served is None else sol.served[:, m].sum())
     served_time = sol.station_response_time[m] if sol.station_response_time else None
     figures = {
         "utilization": None if delay else float(per_class_busy.sum()),
@@ -255,7 +255,7 @@ def _solved_class_at(net, sol, r: int, m: int) -> dict:
         "queue_length": present,
         "utilization": None if delay else float(sol.utilization[r, m]),
         "response_time": float(sol.residence_time[r, m] / net.visits[r, m]),
-        "throughput": float(sol.throughput[r] * net.visits[r, m]),
+        "throughput": float(sol.throughput[r] * net.visits[r, m] if sol.served is None else sol.served[r, m]),
         "waiting": waiting,
     }
 

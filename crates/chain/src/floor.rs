@@ -1,6 +1,8 @@
 //! The floor as the walk reads it: python/brewput/analytic/chain/floor.py's
 //! `Floor`, field for field, in plain numbers (the binding converts it once).
 
+use crate::giving_up::Balk;
+
 /// A time law as phases: start in phase i with probability `start[i]`; from
 /// phase i move by `moves[i]`, each to another phase or out of the law (None)
 /// at its rate.
@@ -25,6 +27,10 @@ pub struct Step {
     pub uses: Vec<usize>,
     /// (next step or None for the exit, probability above 0).
     pub routes: Vec<(Option<usize>, f64)>,
+    /// Whether a job entering the step balks at the queue it sees; None: it always joins.
+    pub balk: Option<Balk>,
+    /// The rate at which a job waiting at the step runs out of patience (exponential); None: never.
+    pub patience: Option<f64>,
 }
 
 #[derive(Clone, Debug)]

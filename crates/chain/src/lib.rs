@@ -10,8 +10,10 @@
 //! state (in Python 60 to 300 us and 2 to 4 KB a state); its input is the floor's
 //! plain numbers, so it moved here behind the same Python interface (generate.py).
 
+mod chance;
 mod counts;
 mod floor;
+mod giving_up;
 mod starts;
 mod state;
 mod store;
@@ -22,6 +24,7 @@ use std::fmt;
 
 pub use counts::{Counts, SparseRows};
 pub use floor::{Floor, JobClass, PhaseType, Step};
+pub use giving_up::{Balk, GaveUp};
 pub use state::{Blocked, Queued, Served, State, OUTSIDE};
 pub use walk::{walk, Chain, Start};
 

@@ -3,15 +3,17 @@
 //! the model's chain (python/brewput/analytic/chain/tagged.py's passage). Each is
 //! a list of states with their weights, carried out by the simulator's moves.
 
+use crate::chance::{each_way, Chances};
 use crate::floor::Floor;
 use crate::state::{Served, State, OUTSIDE};
 use crate::work::Work;
 use crate::WalkError;
 
 /// The simulator's start, before first phases are drawn: every closed customer
-/// begins a cycle, in class order (but those `held_back` per class, placed elsewhere).
-fn starting<'a>(floor: &'a Floor, held_back: &[u64]) -> Work<'a> {
-    let mut work = Work::new(floor, &State::empty(floor));
+/// begins a cycle, in class order (but those `held_back` per class, placed elsewhere),
+/// its chances (a customer balking) falling by `chances`.
+fn starting<'a>(floor: &'a Floor, held_back: &[u64], chances: Chances) -> Work<'a> {
+    let mut work = Work::new(floor, &State::empty(floor), chances);
     for (c, job) in floor.classes.iter().enumerate() {
         for _ in 0..job.population.saturating_sub(held_back[c]) {
             work.complete(c);
@@ -21,10 +23,11 @@ fn starting<'a>(floor: &'a Floor, held_back: &[u64]) -> Work<'a> {
     work
 }
 
-/// The simulator's start: where first phases are drawn at random it is one of
-/// several states, and the first will do (the steady state does not depend on it).
+/// The simulator's start: where first phases are drawn at random (or a customer
+/// balks by chance) it is one of several states, and the first will do (the steady
+/// state does not depend on it).
 pub fn simulator(floor: &Floor) -> Vec<(f64, State)> {
-    let mut work = starting(floor, &vec![0; floor.classes.len()]);
+    let mut work = starting(floor, &vec![0; floor.classes.len()], Chances::default());
     work.settle();
     work.outcomes().into_iter().take(1).map(|(_, state)| (1.0, state)).collect()
 }
@@ -41,19 +44,25 @@ pub fn placed(floor: &Floor, placed: &[(usize, usize, u64)]) -> Result<Vec<(f64,
             held_back[c] += jobs;
         }
     }
-    let mut work = starting(floor, &held_back);
-    work.settle();
-    for &(c, step, jobs) in placed {
-        let m = floor.station_of(c, step);
-        for _ in 0..jobs {
-            if !work.has_room(m, false) {
-                return Err(WalkError::NoRoom(m));
+    let mut states = Vec::new();
+    each_way(|chances| {
+        let mut work = starting(floor, &held_back, chances);
+        work.settle();
+        for &(c, step, jobs) in placed {
+            let m = floor.station_of(c, step);
+            for _ in 0..jobs {
+                if !work.has_room(m, false) {
+                    return Err(WalkError::NoRoom(m));
+                }
+                work.depart(OUTSIDE, c, Some(step));
             }
-            work.depart(OUTSIDE, c, Some(step));
         }
-    }
-    work.settle();
-    Ok(work.outcomes())
+        work.settle();
+        let p = work.chances.probability();
+        states.extend(work.outcomes().into_iter().map(|(q, state)| (p * q, state)));
+        Ok(work.chances)
+    })?;
+    Ok(states)
 }
 
 /// The states class c's tagged customer (the floor's tagged class) arrives into,
@@ -67,31 +76,65 @@ pub fn arrivals(
     c: usize,
     mut arrived: impl FnMut(f64, &State),
 ) {
+    let tagged = floor.tagged.expect("a tagged floor");
     for (state, &p) in model.zip(pi) {
         if p > 0.0 {
-            for (rate, mut work) in arriving(floor, c, &state) {
-                work.settle();
-                for (q, next) in work.outcomes() {
-                    arrived(p * rate * q, &next);
-                }
+            for (rate, arrival) in arriving(floor, c, &state) {
+                let ways = each_way::<()>(|chances| {
+                    let mut work = Work::new(floor, &state, chances);
+                    arrival.carry_out(&mut work, c, tagged);
+                    work.settle();
+                    // one who balks at once is not timed: it never waits nor completes
+                    if !work.gave_up.iter().any(|&(who, _)| who == tagged) {
+                        let chance = work.chances.probability();
+                        for (q, next) in work.outcomes() {
+                            arrived(p * rate * chance * q, &next);
+                        }
+                    }
+                    Ok(work.chances)
+                });
+                ways.expect("an arrival is never refused");
             }
         }
     }
 }
 
-/// (rate, work) per way class c's customer arrives in `state`, the arrival carried
-/// out with the arriving customer tagged (its first phases drawn by `outcomes`).
-fn arriving<'a>(floor: &'a Floor, c: usize, state: &State) -> Vec<(f64, Work<'a>)> {
+/// A way class c's customer arrives, to be carried out with it tagged.
+enum Arrival {
+    /// An open class's arrival.
+    Open,
+    /// A closed customer's think ends in its phase.
+    Thought(usize),
+    /// A closed customer without a think completes the service of `entry` at a station.
+    Back(usize, Served),
+}
+
+impl Arrival {
+    fn carry_out(&self, work: &mut Work, c: usize, tagged: usize) {
+        match *self {
+            Arrival::Open => work.depart(OUTSIDE, tagged, Some(0)),
+            Arrival::Thought(p) => {
+                work.state.thinking[c][p] -= 1;
+                work.closed_arrival(tagged);
+            }
+            Arrival::Back(m, entry) => {
+                work.arrives_as[c] = Some(tagged);
+                work.finish(m, entry, None);
+            }
+        }
+    }
+}
+
+/// (rate, arrival) per way class c's customer arrives in `state` (its first phases
+/// drawn by `outcomes` once carried out).
+fn arriving(floor: &Floor, c: usize, state: &State) -> Vec<(f64, Arrival)> {
     let job = &floor.classes[c];
-    let tagged = floor.tagged.expect("a tagged floor");
     let mut ways = Vec::new();
     if let Some(rate) = job.rate {
-        let mut work = Work::new(floor, state);
         let at_limit = floor.open_limit.is_some_and(|limit| state.open_jobs(floor) >= limit);
-        if !at_limit && work.has_room(floor.station_of(c, 0), false) {
+        if !at_limit && Work::new(floor, state, Chances::default()).has_room(floor.station_of(c, 0), false) {
             // only the admitted are timed
-            work.depart(OUTSIDE, tagged, Some(0));
-            ways.push((rate, work));
+            ways.push((rate, Arrival::Open));
         }
         return ways;
     }
@@ -102,10 +145,7 @@ fn arriving<'a>(floor: &'a Floor, c: usize, state: &State) -> Vec<(f64, Work<'a>
             }
             for &(target, rate) in &think.moves[p] {
                 if target.is_none() {
-                    let mut work = Work::new(floor, state);
-                    work.state.thinking[c][p] -= 1;
-                    work.closed_arrival(tagged);
-                    ways.push((n as f64 * rate, work));
+                    ways.push((n as f64 * rate, Arrival::Thought(p)));
                 }
             }
         }
@@ -124,10 +164,7 @@ fn arriving<'a>(floor: &'a Floor, c: usize, state: &State) -> Vec<(f64, Work<'a>
                 }
                 for &(next, p) in &plan.routes {
                     if next.is_none() {
-                        let mut work = Work::new(floor, state);
-                        work.arrives_as[c] = Some(tagged);
-                        work.finish(m, entry, None);
-                        ways.push((n as f64 * rate * p, work));
+                        ways.push((n as f64 * rate * p, Arrival::Back(m, entry)));
                     }
                 }
             }

@@ -1,9 +1,12 @@
 //! The walk: breadth first from its start, every transition the simulator can
 //! make from each state found (an arrival, the end of a phase of a service or
-//! think time), each carried out by the simulator's rules (work.rs).
+//! think time, a waiting job's patience), each carried out by the simulator's
+//! rules (work.rs), once per way its chances fall (chance.rs).
 
+use crate::chance::{each_way, Chances};
 use crate::counts::Counts;
 use crate::floor::Floor;
+use crate::giving_up::GaveUp;
 use crate::starts::{self, distinct};
 use crate::state::State;
 use crate::store::Store;
@@ -42,8 +45,24 @@ pub struct Chain {
     pub losses: Vec<f64>,
     /// (S * R) per state, the rate at which arrivals of each open class are cut off by the truncation.
     pub truncated: Vec<f64>,
+    /// (S * R) per state, the rate at which customers of each class balk, and renege.
+    pub balked: Vec<f64>,
+    pub reneged: Vec<f64>,
+    /// (S * R * M) per state, the rate at which services of class c end at station m
+    /// (column c * M + m): where customers give up, not their completions times visits.
+    pub served: Vec<f64>,
     /// What each state holds.
     pub counts: Counts,
+}
+
+/// The rates out of one state, per class, of what is counted rather than followed.
+struct Rates {
+    done: Vec<f64>,
+    lost: Vec<f64>,
+    cut: Vec<f64>,
+    balked: Vec<f64>,
+    reneged: Vec<f64>,
+    served: Vec<f64>,
 }
 
 struct Walker<'a> {
@@ -70,24 +89,43 @@ impl Walker<'_> {
         Ok(())
     }
 
-    /// An event that changes more than a phase, at `rate`: carried out, its
-    /// completions counted, and its outcomes added (unless it ends the tagged passage).
-    fn event(&mut self, rate: f64, mut work: Work, done: &mut [f64]) -> Result<(), WalkError> {
-        work.settle();
-        for &c in &work.completed {
-            done[c] += rate;
-        }
-        if self.floor.tagged.is_some_and(|t| work.completed.contains(&t)) {
-            return Ok(());
-        }
-        for (p, state) in work.outcomes() {
-            self.edge(&state, rate * p)?;
-        }
-        Ok(())
+    /// An event that changes more than a phase, at `rate`, from `state`: carried out by
+    /// `carry_out` once per way its chances fall, each way's completions and givings up
+    /// counted, and its outcomes added (unless it ends the tagged passage).
+    fn event(
+        &mut self,
+        rate: f64,
+        state: &State,
+        carry_out: impl Fn(&mut Work),
+        out: &mut Rates,
+    ) -> Result<(), WalkError> {
+        let floor = self.floor;
+        each_way(|chances| {
+            let mut work = Work::new(floor, state, chances);
+            carry_out(&mut work);
+            work.settle();
+            let rate = rate * work.chances.probability();
+            for &c in &work.completed {
+                out.done[c] += rate;
+            }
+            for &(c, why) in &work.gave_up {
+                match why {
+                    GaveUp::Balked => out.balked[c] += rate,
+                    GaveUp::Reneged => out.reneged[c] += rate,
+                }
+            }
+            let ends = |c: usize| floor.tagged == Some(c);
+            if !(work.completed.iter().any(|&c| ends(c)) || work.gave_up.iter().any(|&(c, _)| ends(c))) {
+                for (p, next) in work.outcomes() {
+                    self.edge(&next, rate * p)?;
+                }
+            }
+            Ok(work.chances)
+        })
     }
 
     /// Every transition out of `state`, in the order of the simulator's events.
-    fn expand(&mut self, state: &State, done: &mut [f64], lost: &mut [f64], cut: &mut [f64]) -> Result<(), WalkError> {
+    fn expand(&mut self, state: &State, out: &mut Rates) -> Result<(), WalkError> {
         let floor = self.floor;
         for (c, phases) in state.thinking.iter().enumerate() {
             for (p, &n) in phases.iter().enumerate() {
@@ -104,10 +142,11 @@ impl Walker<'_> {
                             self.edge(&moved, n as f64 * rate)?;
                         }
                         None => {
-                            let mut work = Work::new(floor, state);
-                            work.state.thinking[c][p] -= 1;
-                            work.closed_arrival(c);
-                            self.event(n as f64 * rate, work, done)?;
+                            let arrive = |work: &mut Work| {
+                                work.state.thinking[c][p] -= 1;
+                                work.closed_arrival(c);
+                            };
+                            self.event(n as f64 * rate, state, arrive, out)?;
                         }
                     }
                 }
@@ -120,16 +159,24 @@ impl Walker<'_> {
                 continue;
             }
             if at_limit {
-                cut[c] += rate;
+                out.cut[c] += rate;
                 continue;
             }
-            let mut work = Work::new(floor, state);
-            if !work.has_room(floor.station_of(c, 0), false) {
-                lost[c] += rate;
+            if !Work::new(floor, state, Chances::default()).has_room(floor.station_of(c, 0), false) {
+                out.lost[c] += rate;
                 continue;
             }
-            work.depart(crate::state::OUTSIDE, c, Some(0));
-            self.event(rate, work, done)?;
+            self.event(rate, state, |work| work.depart(crate::state::OUTSIDE, c, Some(0)), out)?;
+        }
+        let mut i = 0;
+        while i < state.queue.len() {
+            // a run of equal waiting jobs: any of them leaving leaves the same state
+            let q = state.queue[i];
+            let run = state.queue[i..].iter().take_while(|&&other| other == q).count();
+            if let Some(rate) = floor.classes[q.class as usize].steps[q.step as usize].patience {
+                self.event(run as f64 * rate, state, |work| work.renege(i), out)?;
+            }
+            i += run;
         }
         for (m, entries) in state.serving.iter().enumerate() {
             for (entry, n) in distinct(entries) {
@@ -145,10 +192,9 @@ impl Walker<'_> {
                         self.edge(&moved, n as f64 * rate)?;
                         continue;
                     }
+                    out.served[entry.class as usize * floor.stations() + m] += n as f64 * rate;
                     for &(next, p) in &plan.routes {
-                        let mut work = Work::new(floor, state);
-                        work.finish(m, entry, next);
-                        self.event(n as f64 * rate * p, work, done)?;
+                        self.event(n as f64 * rate * p, state, |work| work.finish(m, entry, next), out)?;
                     }
                 }
             }
@@ -160,7 +206,8 @@ impl Walker<'_> {
 /// The chain of `floor` walked from `start`, or TooManyStates once more than
 /// `max_states` are found (the starts themselves always count), NoRoom where jobs
 /// are placed beyond what a station holds. Where the floor has a tagged class, its
-/// completion ends the walk's paths there (its `completions` are the rates of absorption).
+/// completion or giving up ends the walk's paths there (its `completions`, `balked`
+/// and `reneged` are the rates of absorption).
 pub fn walk(floor: &Floor, max_states: usize, start: Start) -> Result<Chain, WalkError> {
     if floor.classes.iter().any(|c| c.population > i32::MAX as u64) {
         return Err(WalkError::TooManyStates(max_states)); // a customer count per state beyond its encoding
@@ -186,34 +233,58 @@ pub fn walk(floor: &Floor, max_states: usize, start: Start) -> Result<Chain, Wal
     }
     let n_classes = floor.classes.len();
     let (mut completions, mut losses, mut truncated) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut balked, mut reneged, mut served) = (Vec::new(), Vec::new(), Vec::new());
     let mut indptr = vec![0i64];
     let mut counts = Counts::new(floor);
     let mut s = 0;
     while s < walker.store.len() {
         let state = State::decode(floor, walker.store.get(s));
-        let (mut done, mut lost, mut cut) = (vec![0.0; n_classes], vec![0.0; n_classes], vec![0.0; n_classes]);
-        walker.expand(&state, &mut done, &mut lost, &mut cut)?;
+        let zero = || vec![0.0; n_classes];
+        let cells = vec![0.0; n_classes * floor.stations()];
+        let mut out = Rates { done: zero(), lost: zero(), cut: zero(), balked: zero(), reneged: zero(), served: cells };
+        walker.expand(&state, &mut out)?;
         indptr.push(walker.indices.len() as i64);
-        completions.extend(done);
-        losses.extend(lost);
-        truncated.extend(cut);
+        completions.extend(out.done);
+        losses.extend(out.lost);
+        truncated.extend(out.cut);
+        balked.extend(out.balked);
+        reneged.extend(out.reneged);
+        served.extend(out.served);
         counts.add(floor, &state);
         s += 1;
     }
     let Walker { store, indices, rates, .. } = walker;
     let (codes, bounds) = store.into_flat();
-    Ok(Chain { codes, bounds, start: weights, indptr, indices, rates, completions, losses, truncated, counts })
+    Ok(Chain {
+        codes,
+        bounds,
+        start: weights,
+        indptr,
+        indices,
+        rates,
+        completions,
+        losses,
+        truncated,
+        balked,
+        reneged,
+        served,
+        counts,
+    })
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::VecDeque;
+
     use super::*;
     use crate::floor::{JobClass, PhaseType, Step};
+    use crate::giving_up::Balk;
+    use crate::state::{Blocked, Queued, Served};
 
     /// An M/M/1 holding at most `capacity` jobs.
     fn mm1(lam: f64, mu: f64, capacity: u64) -> Floor {
         let service = PhaseType { start: vec![1.0], moves: vec![vec![(None, mu)]] };
-        let step = Step { station: 0, service, uses: vec![], routes: vec![(None, 1.0)] };
+        let step = Step { station: 0, service, uses: vec![], routes: vec![(None, 1.0)], balk: None, patience: None };
         let class = JobClass { priority: 0, rate: Some(lam), population: 0, think: None, steps: vec![step] };
         Floor {
             servers: vec![Some(1)],
@@ -239,6 +310,72 @@ mod tests {
         assert_eq!(chain.completions, vec![0.0, 2.0, 2.0, 2.0]);
         assert_eq!(chain.losses, vec![0.0, 0.0, 0.0, 0.5]);
         assert_eq!(chain.counts.waiting.data, vec![1.0, 2.0]);
+    }
+
+    #[test]
+    fn a_departure_admits_blocked_jobs_in_a_cascade_each_balking_by_chance() {
+        // Station 0 (two servers) feeds station 1 (one server, at most 3 jobs), whose step
+        // balks with probability 0.4 at one job or more waiting. Station 1 is full (one in
+        // service, two waiting) and both of station 0's servers are blocked on it.
+        let service = PhaseType { start: vec![1.0], moves: vec![vec![(None, 1.0)]] };
+        let routes = vec![(Some(1), 1.0)];
+        let first = Step { station: 0, service: service.clone(), uses: vec![], routes, balk: None, patience: None };
+        let balking = Balk(vec![0.0, 0.4]);
+        let routes = vec![(None, 1.0)];
+        let second = Step { station: 1, service, uses: vec![], routes, balk: Some(balking), patience: None };
+        let class = JobClass { priority: 0, rate: Some(1.0), population: 0, think: None, steps: vec![first, second] };
+        let mut floor = mm1(1.0, 1.0, 3);
+        floor.servers = vec![Some(2), Some(1)];
+        floor.capacity = vec![Some(2), Some(3)];
+        floor.priority = vec![false, false];
+        floor.token_station = vec![false, false];
+        floor.classes = vec![class];
+        let waiting = Queued { station: 1, class: 0, step: 1 };
+        let served = Served { class: 0, step: 1, phase: 0 };
+        let blocked = Blocked { source: 0, class: 0, step: 1 };
+        let state = State {
+            thinking: vec![vec![]],
+            queue: vec![waiting, waiting],
+            serving: vec![vec![], vec![served]],
+            lines: vec![VecDeque::new(), VecDeque::from([blocked, blocked])],
+        };
+        let (store, code, indices, rates) = (Store::default(), Vec::new(), Vec::new(), Vec::new());
+        let mut walker = Walker { floor: &floor, max_states: 10, store, code, indices, rates };
+        let zero = || vec![0.0];
+        let ends = vec![0.0; 2];
+        let mut out = Rates { done: zero(), lost: zero(), cut: zero(), balked: zero(), reneged: zero(), served: ends };
+        walker.event(1.0, &state, |work| work.finish(1, served, None), &mut out).unwrap();
+        // The first admitted balks (0.4) or joins (0.6, and the second stays blocked: no room);
+        // after a balk the second, seeing one waiting still, balks (0.4) or joins (0.6).
+        let found = |i: i32| State::decode(&floor, walker.store.get(i as usize));
+        let reached: Vec<(f64, State)> =
+            walker.indices.iter().zip(&walker.rates).map(|(&i, &p)| (p, found(i))).collect();
+        let lines = vec![VecDeque::new(); 2];
+        let both_balk = State { queue: vec![waiting], serving: vec![vec![], vec![served]], lines, ..state.clone() };
+        let second_joins = State { queue: vec![waiting, waiting], ..both_balk.clone() };
+        let first_joins = State { lines: vec![VecDeque::new(), VecDeque::from([blocked])], ..second_joins.clone() };
+        assert_eq!(reached.len(), 3);
+        let expected = [(0.16, both_balk), (0.24, second_joins), (0.6, first_joins)];
+        for ((p, reached), (q, expected)) in reached.iter().zip(expected) {
+            assert!((p - q).abs() < 1e-15, "{p} against {q}");
+            assert_eq!(*reached, expected);
+        }
+        assert_eq!(out.done, vec![1.0]);
+        assert!((out.balked[0] - (2.0 * 0.16 + 0.24)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn a_waiting_job_reneges_at_its_patience_and_is_counted() {
+        // M/M/1 with at most 2 jobs, patience at rate 0.25: from one in service and one
+        // waiting, the waiting one leaves at 0.25.
+        let mut floor = mm1(0.5, 2.0, 2);
+        floor.classes[0].steps[0].patience = Some(0.25);
+        let chain = walk(&floor, 10, Start::Simulator).unwrap();
+        assert_eq!(chain.bounds.len() - 1, 3);
+        assert_eq!(chain.reneged, vec![0.0, 0.0, 0.25]);
+        assert_eq!(chain.indptr, vec![0, 1, 3, 5]);
+        assert_eq!(chain.indices, vec![1, 2, 0, 1, 1]);
+        assert_eq!(chain.rates, vec![0.5, 0.5, 2.0, 0.25, 2.0]);
     }
 
     #[test]

@@ -4,8 +4,14 @@
 //! room are settled, the stations last listed first, then, with tokens, the
 //! oldest startable jobs start: starts.rs). New services and thinks draw their
 //! first phase at the end (`outcomes`), so one event may lead to several states.
+//! A job entering a step that balks decides on the jobs waiting in the station's
+//! queue, after the room check, by its `chances` (chance.rs: the event is carried out
+//! once per way they fall); a job whose patience runs out leaves the queue (`renege`).
+//! Either gives up: an open customer is lost, a closed one thinks again.
 
+use crate::chance::Chances;
 use crate::floor::Floor;
+use crate::giving_up::GaveUp;
 use crate::state::{Blocked, Queued, Served, State, OUTSIDE, UNDRAWN};
 
 pub struct Work<'a> {
@@ -15,6 +21,10 @@ pub struct Work<'a> {
     starts_due: bool,
     /// The classes whose customers completed, in order.
     pub completed: Vec<usize>,
+    /// The classes whose customers gave up, and why, in order.
+    pub gave_up: Vec<(usize, GaveUp)>,
+    /// The decisions of this run of the event where it meets a chance.
+    pub chances: Chances,
     new_thinkers: Vec<usize>,
     uses_tokens: bool,
     /// Per closed class, the class its next customer back from its cycle arrives as:
@@ -23,13 +33,15 @@ pub struct Work<'a> {
 }
 
 impl<'a> Work<'a> {
-    pub fn new(floor: &'a Floor, state: &State) -> Work<'a> {
+    pub fn new(floor: &'a Floor, state: &State, chances: Chances) -> Work<'a> {
         Work {
             floor,
             state: state.clone(),
             to_admit: Vec::new(),
             starts_due: false,
             completed: Vec::new(),
+            gave_up: Vec::new(),
+            chances,
             new_thinkers: Vec::new(),
             uses_tokens: floor.uses_tokens(),
             arrives_as: vec![None; floor.classes.len()],
@@ -114,6 +126,12 @@ impl<'a> Work<'a> {
 
     fn enter(&mut self, c: usize, step: usize) {
         let m = self.floor.station_of(c, step);
+        if let Some(balk) = &self.floor.classes[c].steps[step].balk {
+            let waiting = self.state.queue.iter().filter(|q| q.station == m as i32).count();
+            if self.chances.happens(balk.chance(waiting)) {
+                return self.give_up(c, GaveUp::Balked);
+            }
+        }
         self.state.queue.push(Queued { station: m as i32, class: c as i32, step: step as i32 });
         self.dispatch(m);
     }
@@ -135,6 +153,28 @@ impl<'a> Work<'a> {
 
     pub fn complete(&mut self, c: usize) {
         self.completed.push(c);
+        self.cycle_ends(c);
+    }
+
+    /// The waiting job at `i` in the queue runs out of patience: it leaves the queue,
+    /// which may make room for the station's line and free a server, and gives up.
+    pub fn renege(&mut self, i: usize) {
+        let q = self.state.queue.remove(i);
+        let m = q.station as usize;
+        if !self.state.lines[m].is_empty() {
+            self.to_admit.push(m);
+        }
+        self.dispatch(m);
+        self.give_up(q.class as usize, GaveUp::Reneged);
+    }
+
+    fn give_up(&mut self, c: usize, why: GaveUp) {
+        self.gave_up.push((c, why));
+        self.cycle_ends(c);
+    }
+
+    /// Class c's customer is done with its visit: a closed one begins its next cycle.
+    fn cycle_ends(&mut self, c: usize) {
         if Some(c) == self.floor.tagged {
             return; // the tagged customer's passage ends here: it does not come back
         }

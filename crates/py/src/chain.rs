@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 
-use brewput_chain::{walk, Chain, Floor, JobClass, PhaseType, SparseRows, Start, State, Step};
+use brewput_chain::{walk, Balk, Chain, Floor, JobClass, PhaseType, SparseRows, Start, State, Step};
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict, PyTuple};
@@ -28,6 +28,8 @@ struct StepOf {
     service: Phases,
     uses: Vec<usize>,
     routes: Vec<(Option<usize>, f64)>,
+    balk: Option<Vec<f64>>,
+    patience: Option<f64>,
 }
 
 #[derive(FromPyObject)]
@@ -79,7 +81,14 @@ impl From<FloorOf> for Floor {
                     steps: c
                         .steps
                         .into_iter()
-                        .map(|s| Step { station: s.station, service: s.service.into(), uses: s.uses, routes: s.routes })
+                        .map(|s| Step {
+                            station: s.station,
+                            service: s.service.into(),
+                            uses: s.uses,
+                            routes: s.routes,
+                            balk: s.balk.map(Balk),
+                            patience: s.patience,
+                        })
                         .collect(),
                 })
                 .collect(),
@@ -166,6 +175,9 @@ fn chain_dict(py: Python<'_>, floor: Floor, chain: Chain) -> PyResult<Bound<'_, 
     out.set_item("completions", floats(py, chain.completions)?)?;
     out.set_item("losses", floats(py, chain.losses)?)?;
     out.set_item("truncated", floats(py, chain.truncated)?)?;
+    out.set_item("balked", floats(py, chain.balked)?)?;
+    out.set_item("reneged", floats(py, chain.reneged)?)?;
+    out.set_item("served", floats(py, chain.served)?)?;
     let counts = chain.counts;
     out.set_item("waiting", sparse(py, counts.waiting)?)?;
     out.set_item("busy", sparse(py, counts.busy)?)?;

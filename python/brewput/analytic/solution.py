@@ -40,6 +40,9 @@ class Solution:
     #: reneging), the (R,) probability an arrival is lost for it; None when only
     #: full stations lose customers (all of loss_probability is then `full`).
     loss_by: Optional[Dict[str, np.ndarray]] = None
+    #: (R, M) jobs of each class served at each station per time unit, where customers give
+    #: up inside a network (then not throughput x visits); None elsewhere.
+    served: Optional[np.ndarray] = None
     #: (M,) mean time at each station of the jobs it serves, where some leave it
     #: unserved (reneging), so that jobs present / throughput is not that time; None elsewhere.
     station_response_time: List[Optional[float]] = field(default_factory=list)

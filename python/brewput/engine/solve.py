@@ -90,8 +90,8 @@ def _solve_by_formula(model: Model, method: str, asked) -> dict:
     except MemoryError:  # sizing.py estimates every method first; this is the last line of defence
         raise OptionError("method", f"{model.file or model.name} does not fit in this machine's memory; "
                                     "use a smaller model or brewput simulate", value=method) from None
-    # A closed class with a loss probability has customers who balk or renege.
-    gives_up = None if sol.loss_probability is None else ~net.is_open
+    # Reasons of loss come where customers balk or renege (a closed one's bounds then loosen).
+    gives_up = None if sol.loss_by is None else ~net.is_open
     return solution_results(model, net, sol, network_bounds(net, gives_up), asked)
 
 
@@ -112,7 +112,9 @@ def _solve_chain(model: Model, max_states: Optional[int], asked, truncate: bool 
 
     net = network(model)
     sol = solve_chain(model, net, max_states, truncate, passages=bool(asked["quantiles"] or asked["within"]))
-    return solution_results(model, net, sol, network_bounds(net), asked)
+    # Reasons of loss come where customers balk or renege (a closed one's bounds then loosen).
+    gives_up = None if sol.loss_by is None else ~net.is_open
+    return solution_results(model, net, sol, network_bounds(net, gives_up), asked)
 
 
 def _solve_from(model, params, method: str, max_states: Optional[int], asked, from_state, over, bins) -> dict:

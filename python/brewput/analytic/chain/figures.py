@@ -23,6 +23,11 @@ class Averages:
     throughput: np.ndarray
     #: (R,) arrivals turned away per time unit (open classes at a full first station).
     lost: np.ndarray
+    #: (R,) customers who balk, and who renege, per time unit.
+    balked: np.ndarray
+    reneged: np.ndarray
+    #: (R, M) services ended per time unit.
+    served: np.ndarray
     #: (R, M) jobs present: waiting, in service and blocked.
     present: np.ndarray
     #: (R, M) jobs in service.
@@ -41,7 +46,8 @@ def averages(floor: Floor, chain: Chain, pi: np.ndarray) -> Averages:
     shape = (len(floor.classes), len(floor.stations))
     waiting, busy, blocked = ((pi @ counts).reshape(shape) for counts in (chain.waiting, chain.busy, chain.blocked))
     present = waiting + busy + blocked
-    return Averages(pi @ chain.completions, pi @ chain.losses, present, busy, blocked, waiting, pi @ chain.outside,
+    return Averages(pi @ chain.completions, pi @ chain.losses, pi @ chain.balked, pi @ chain.reneged,
+                    (pi @ chain.served).reshape(shape), present, busy, blocked, waiting, pi @ chain.outside,
                     pi @ chain.in_use)
 
 

@@ -27,6 +27,24 @@ class Step:
     uses: Tuple[int, ...]
     #: (next step or None for the exit, probability), probabilities above 0.
     routes: Tuple[Tuple[Optional[int], float], ...]
+    #: Per number of jobs seen waiting in the station's queue, the probability a job
+    #: entering the step balks (the last holds beyond; a threshold of n is n zeros, a
+    #: one); None: it always joins.
+    balk: Optional[Tuple[float, ...]] = None
+    #: The rate at which a job waiting at the step runs out of patience (exponential);
+    #: None: it waits for ever.
+    patience: Optional[float] = None
+
+    @property
+    def gives_up(self) -> bool:
+        return self.balk is not None or self.patience is not None
+
+    @property
+    def waits_at_most(self) -> Optional[int]:
+        """The most jobs it joins a queue behind: where it balks for sure beyond a queue
+        (a threshold), that queue; None where it joins any queue."""
+        sure = [n for n, p in enumerate(self.balk or ()) if p >= 1]
+        return sure[0] if sure else None
 
 
 @dataclass(frozen=True)
@@ -44,6 +62,16 @@ class JobClass:
     @property
     def is_open(self) -> bool:
         return self.rate is not None
+
+    @property
+    def gives_up_inside(self) -> bool:
+        """Whether its customer can give up after spending time in the system (patience
+        anywhere, or a balk at a step it comes to from another): then the mean times of
+        those who complete, which simulate reports, are not its jobs present over its
+        throughput."""
+        entered = {target for step in self.steps for target, _ in step.routes if target is not None}
+        return any(step.patience is not None or (step.balk is not None and i in entered)
+                   for i, step in enumerate(self.steps))
 
 
 @dataclass(frozen=True)
@@ -70,8 +98,21 @@ class Floor:
     @cached_property
     def unbounded(self) -> bool:
         """Whether an open class can pile up without end (it needs `open_limit`)."""
-        return any(job.is_open and any(self.capacity[step.station] is None for step in job.steps)
-                   for job in self.classes)
+        return any(job.is_open and any(self.holds(step) is None for step in job.steps) for job in self.classes)
+
+    def holds(self, step: Step) -> Optional[int]:
+        """The most jobs of a step at its station: its buffer, else its servers and the
+        queue beyond which it balks for sure; None where they can pile up without end."""
+        if self.capacity[step.station] is not None:
+            return self.capacity[step.station]
+        if self.servers[step.station] is None or step.waits_at_most is None:
+            return None
+        return self.servers[step.station] + step.waits_at_most
+
+    @property
+    def gives_up(self) -> bool:
+        """Whether any customer can balk or renege."""
+        return any(step.gives_up for job in self.classes for step in job.steps)
 
     @property
     def laws(self):
@@ -138,25 +179,25 @@ def floor_of(compiled: dict, where: str, constant_phases: int, truncate: bool = 
         for i, step in enumerate(c["steps"]):
             if "kind" in step:
                 raise refuse(f"{field}.route", f"a {step['kind']} step")
-            if "balk" in step or "patience" in step:
-                raise refuse(f"{field}.route[{i}]", "balking and patience")
+            patience = step.get("patience")
+            if patience is not None and patience["kind"] != "exp":
+                raise refuse(f"{field}.route[{i}].patience", f"a patience other than exponential ({patience['kind']})")
             service = phase_type(step["service"], constant_phases)
             if service is None:
                 raise refuse(f"{field}.route[{i}].service", "a service time of 0")
             routes = tuple((target, p) for target, p in step["next"] if p > 0)
-            steps.append(Step(step["station"], service, tuple(step["uses"]), routes))
+            steps.append(Step(step["station"], service, tuple(step["uses"]), routes, _balk(step.get("balk")),
+                              None if patience is None else 1 / patience["mean"]))
         if source["kind"] == "open":
             law = source["interarrival"]
             if law["kind"] != "exp":
                 raise refuse(f"{field}.arrivals", "arrivals other than Poisson")
-            if not truncate and any(stations[st.station]["capacity"] is None for st in steps):
-                raise refuse(f"{field}.route", "an open class at a station of unbounded buffer, unasked")
             rate, population, think = 1 / law["mean"], 0, None
         else:
             rate, population = None, source["population"]
             think = phase_type(source["think"], constant_phases)
         classes.append(JobClass(c["name"], c["priority"], rate, population, think, tuple(steps)))
-    return Floor(
+    floor = Floor(
         stations=tuple(s["name"] for s in stations),
         servers=tuple(s["servers"] for s in stations),
         capacity=tuple(s["capacity"] for s in stations),
@@ -164,3 +205,16 @@ def floor_of(compiled: dict, where: str, constant_phases: int, truncate: bool = 
         tokens=tuple(r["tokens"] for r in compiled["resources"]),
         classes=tuple(classes),
     )
+    for job in floor.classes:
+        if not truncate and job.is_open and any(floor.holds(step) is None for step in job.steps):
+            raise refuse(f"classes.{job.name}.route", "an open class at a station of unbounded buffer, unasked")
+    return floor
+
+
+def _balk(balk: Optional[dict]) -> Optional[Tuple[float, ...]]:
+    """A compiled step's `balk` as the chance of balking per number of jobs seen waiting."""
+    if balk is None:
+        return None
+    if "threshold" in balk:
+        return (0.0,) * int(balk["threshold"]) + (1.0,)
+    return tuple(float(p) for p in balk["probabilities"])

@@ -18,7 +18,13 @@ service or think time) carried out by the simulator's own rules, in its order
 blocks it until there is room, tokens go back, the lines for room are settled
 (the stations last listed first), then, with tokens, the oldest startable jobs
 start. New services and thinks draw their first phase at the end, so one event
-may lead to several states.
+may lead to several states. A job entering a step that balks decides on the jobs
+waiting in that station's queue (after the room check); where it balks by a chance
+strictly between 0 and 1, the event is carried out once per way its chances fall
+(crates/chain/src/chance.rs), each way weighted by its probability. A waiting job at
+a step with (exponential) patience leaves the queue at its rate, the station's line
+for room admitted. One who balks or reneges gives up: an open customer is lost, a
+closed one thinks again.
 
 Why Rust behind a function of a `Floor` returning arrays: the walk is the one step
 that costs per state (in Python 60 to 300 us and 2 to 4 KB a state; bench/RESULTS.md,
@@ -64,6 +70,12 @@ class Chain:
     #: (S, R) per state, the rate at which arrivals of each open class are cut off by the
     #: truncation (Floor.open_limit): not the model's losses, the chain's error.
     truncated: np.ndarray
+    #: (S, R) per state, the rate at which customers of each class balk, and renege.
+    balked: np.ndarray
+    reneged: np.ndarray
+    #: (S, R * M) per state, the rate at which services of class c end at station m
+    #: (column c * M + m): where customers give up, not their completions times visits.
+    served: np.ndarray
     #: (S, R * M) per state, the jobs of class c at station m (column c * M + m): waiting
     #: for a server, in service, blocked after service on a server there.
     waiting: sp.csr_matrix
@@ -87,8 +99,8 @@ def generate(floor: Floor, max_states: int) -> Chain:
     """The chain of `floor` from the simulator's start (where first phases are drawn at
     random, the first of its states: the steady state does not depend on it), or
     TooManyStates once more than `max_states` are found. Where the floor has a tagged
-    class, its completion ends the walk's paths there (the chain's `completions` of
-    that class are its rates of absorption)."""
+    class, its completion or giving up ends the walk's paths there (the chain's
+    `completions`, `balked` and `reneged` of that class are its rates of absorption)."""
     return _chain(floor, _native.chain_walk(floor, max_states))
 
 
@@ -130,7 +142,9 @@ def _chain(floor: Floor, walked: dict) -> Chain:
                        np.frombuffer(walked["indptr"], dtype=np.int64)), shape=(n, n))
     q.sum_duplicates()
     q.setdiag(q.diagonal() - np.asarray(q.sum(axis=1)).ravel())
-    per_class = [floats(name).reshape(n, n_classes) for name in ("completions", "losses", "truncated")]
+    names = ("completions", "losses", "truncated", "balked", "reneged")
+    per_class = [floats(name).reshape(n, n_classes) for name in names]
     cells = n_classes * n_stations
-    return Chain(states, q.tocsr(), *per_class, rows("waiting", cells), rows("busy", cells), rows("blocked", cells),
+    return Chain(states, q.tocsr(), *per_class, floats("served").reshape(n, cells), rows("waiting", cells),
+                 rows("busy", cells), rows("blocked", cells),
                  rows("outside", n_classes), rows("in_use", len(floor.tokens)), floats("start"))

@@ -48,7 +48,8 @@ def state_bound(floor: Floor) -> int:
         if job.is_open and floor.unbounded:
             jobs = floor.open_limit
         elif job.is_open:
-            jobs = sum(floor.capacity[m] for m in {step.station for step in job.steps})
+            stations = {step.station for step in job.steps}
+            jobs = sum(max(floor.holds(step) for step in job.steps if step.station == m) for m in stations)
         else:
             jobs = job.population
         bound = min(bound * _placements(floor, c, jobs), _HUGE)

@@ -32,7 +32,7 @@ from .figures import Averages, averages, resource_figures
 from .floor import Floor, floor_of
 from .generate import Chain, TooManyStates, generate
 from .passage import passage_laws
-from .tagged import passage
+from .tagged import CompletedTimes, completed_times, passage
 from .sizing import state_bound, state_limit, too_large
 from .steady import stationary
 
@@ -104,7 +104,7 @@ def solve_chain(model: Model, net: Network, max_states: Optional[int] = None, tr
             raise refused(e, limit) from None
         notes = _notes(solved)
         laws = _passage_laws(model, solved, min(limit, PASSAGE_STATES), notes) if passages else {}
-        return _solution(model, net, solved, notes, laws)
+        return _solution(model, net, solved, notes, laws, min(limit, PASSAGE_STATES))
     def attempt(floor: Floor, budget: int) -> Solved:
         try:
             return _solved(floor, budget, where)
@@ -122,7 +122,7 @@ def solve_chain(model: Model, net: Network, max_states: Optional[int] = None, tr
         if passages:  # the tails move most: a constant's Erlang-k is less spread out as k grows
             change += _percentile_change(model, _passage_laws(model, last, min(limit, PASSAGE_STATES), []), laws)
         notes.insert(1, f"from Erlang-{before} to Erlang-{phases}: {change}")
-    return _solution(model, net, solved, notes, laws)
+    return _solution(model, net, solved, notes, laws, min(limit, PASSAGE_STATES))
 
 
 def fitted_rungs(compiled: dict, where: str, limit: int, attempt: Callable[[Floor, int], T]) -> List[Tuple[int, Floor, T]]:
@@ -149,12 +149,17 @@ def fitted_rungs(compiled: dict, where: str, limit: int, attempt: Callable[[Floo
 def _check_stable(floor: Floor, net: Network) -> None:
     """Refuses an open model that piles up without end, where no finite buffer can turn
     its customers away: its open load at some station is all its servers or more (the
-    truncated chain would never hold, up to the limit on states)."""
+    truncated chain would never hold, up to the limit on states), where some open job
+    would wait there for ever (no patience, and no queue it balks at for sure)."""
     if not floor.unbounded or any(floor.capacity[step.station] is not None
                                   for job in floor.classes if job.is_open for step in job.steps):
         return
     load = (net.arrival_rate[:, None] * net.demand).sum(axis=0) / net.servers
+    waits_for_ever = {step.station for job in floor.classes if job.is_open for step in job.steps
+                      if step.patience is None and step.waits_at_most is None}
     for m in np.flatnonzero(load >= 1):
+        if m not in waits_for_ever:
+            continue
         raise BrewputError(f"station {net.stations[m]}: utilization {load[m]:.4g} >= 1, the open model is "
                            f"unstable; no steady state exists")
 
@@ -249,7 +254,8 @@ def _means(avg: Averages) -> Tuple[np.ndarray, np.ndarray]:
     return np.array([_response(avg, c) for c in range(len(x))]), (avg.waiting.sum(axis=1) + avg.outside) * per
 
 
-def _solution(model: Model, net: Network, solved: Solved, notes: List[str], laws: Dict[int, Laws]) -> Solution:
+def _solution(model: Model, net: Network, solved: Solved, notes: List[str], laws: Dict[int, Laws],
+              passage_limit: int) -> Solution:
     floor, avg = solved.floor, solved.averages
     n_classes, n_stations = avg.present.shape
     x = avg.throughput
@@ -258,10 +264,23 @@ def _solution(model: Model, net: Network, solved: Solved, notes: List[str], laws
     servers = np.array([np.inf if s is None else s for s in floor.servers])
     utilization = np.where(np.isinf(servers), avg.busy, avg.busy / np.where(np.isinf(servers), 1, servers))
     exact = floor.exact
-    loss = None
+    loss = loss_by = None
     response, waiting = _means(avg)
-    if any(job.is_open and floor.capacity[job.steps[0].station] is not None for job in floor.classes):
-        offered = np.array([job.rate or 0.0 for job in floor.classes])
+    residence = avg.present * per[:, None]
+    served = station_response = None
+    completers = _completers(model, solved, passage_limit, notes)
+    for c, times in completers.items():
+        response[c], waiting[c] = times.response, times.waiting
+    if floor.gives_up:
+        served, residence, station_response = _per_visit(floor, net, avg, completers)
+    offered = np.array([job.rate or 0.0 for job in floor.classes])
+    if floor.gives_up:
+        # per arrival: an open class's offered, a closed one's cycles (each completes or gives up)
+        arrivals = np.where(offered > 0, offered, x + avg.balked + avg.reneged)
+        loss_by = {reason: np.clip(np.divide(rate, arrivals, out=np.zeros_like(rate), where=arrivals > 0), 0.0, 1.0)
+                   for reason, rate in (("full", avg.lost), ("balked", avg.balked), ("reneged", avg.reneged))}
+        loss = sum(loss_by.values())
+    elif any(job.is_open and floor.capacity[job.steps[0].station] is not None for job in floor.classes):
         # a share: a station always full loses every arrival, which sums to 1 + rounding
         loss = np.clip(np.where(offered > 0, avg.lost / np.where(offered > 0, offered, 1), 0.0), 0.0, 1.0)
     return Solution(
@@ -270,17 +289,63 @@ def _solution(model: Model, net: Network, solved: Solved, notes: List[str], laws
         response_time=response,
         utilization=utilization,
         queue_length=avg.present,
-        residence_time=avg.present * per[:, None],
+        residence_time=residence,
         exact_class=np.full(n_classes, exact),
         exact_station=np.full(n_stations, exact),
         station_method=[METHOD] * n_stations,
         loss_probability=loss,
+        loss_by=loss_by,
+        served=served,
+        station_response_time=station_response or [],
         waiting_time=waiting,
         laws=laws,
         waiting_number=avg.waiting,
         notes=notes,
         resources=resource_figures(floor, list(model.resources), avg),
     )
+
+
+def _per_visit(floor: Floor, net: Network, avg: Averages, completers: Dict[int, CompletedTimes]):
+    """Where customers give up: (served, residence, station response), the services per
+    time unit of each class at each station (not its completions times its visits), its
+    time there per customer as visits times the time of a visit served, and each station's
+    time per visit served, as simulate measures them. A visit served spends its wait, its
+    service and its blocking there; where nobody of the class reneges at the station every
+    job present there is served (Little's law), else its wait is from the tagged chain."""
+    served = avg.served
+    with np.errstate(divide="ignore", invalid="ignore"):
+        visit = np.where(served > 0, avg.present / served, 0.0)
+        for c, job in enumerate(floor.classes):
+            for m in {step.station for step in job.steps if step.patience is not None}:
+                if served[c, m] > 0:
+                    after_wait = (avg.busy[c, m] + avg.blocked[c, m]) / served[c, m]
+                    visit[c, m] = completers[c].served_wait[m] + after_wait if c in completers else math.nan
+        total = served.sum(axis=0)
+        station = [float((served[:, m] * visit[:, m]).sum() / total[m]) if total[m] > 0 else None
+                   for m in range(served.shape[1])]
+    return served, visit * net.visits, station
+
+
+def _completers(model: Model, solved: Solved, limit: int, notes: List[str]) -> Dict[int, CompletedTimes]:
+    """Per class whose customers can give up after spending time in the system, the mean
+    times of those who complete (as simulate measures them) and of its visits served at
+    each station, from its tagged customer's chain; a class whose chain is beyond `limit`
+    states is named in `notes`, its times null."""
+    means = {}
+    for c, name in enumerate(model.classes):
+        if not solved.floor.classes[c].gives_up_inside or solved.averages.throughput[c] <= 0:
+            continue
+        try:
+            chain = passage(solved.floor, solved.chain, solved.pi, c, limit)
+        except TooManyStates:
+            notes.append(f"{name}: no response or waiting time: those who complete are timed on its tagged "
+                         f"customer's chain, which has more than {limit:,} states")
+            stations = len(solved.floor.stations)
+            means[c] = CompletedTimes(math.nan, math.nan, np.full(stations, np.nan))
+            continue
+        means[c] = completed_times(chain)
+        told(f"ctmc: {name}'s times of those who complete, {chain.start.size:,} states")
+    return means
 
 
 def _passage_laws(model: Model, solved: Solved, limit: int, notes: List[str]) -> Dict[int, Laws]:
@@ -290,6 +355,10 @@ def _passage_laws(model: Model, solved: Solved, limit: int, notes: List[str]) ->
     response, waiting = _means(solved.averages)
     for c, name in enumerate(model.classes):
         if solved.averages.throughput[c] <= 0:
+            continue
+        if solved.floor.classes[c].gives_up_inside:
+            notes.append(f"{name}: no percentiles or service levels: its customers may give up after they wait, "
+                         f"and the chain's laws of those who complete are not computed yet")
             continue
         try:
             chain = passage(solved.floor, solved.chain, solved.pi, c, limit)

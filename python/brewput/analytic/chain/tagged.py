@@ -9,6 +9,9 @@ a state s weighted by pi(s) times the rate of those arrivals in s (PASTA for a P
 class, counting only the arrivals admitted; the arrival theorem for a closed class),
 and the arrival carried out by the simulator's rules (the walk's, generate.py) with the
 arriving customer tagged. Where nobody arriving after it can reach it, arrivals are left out.
+A tagged customer who balks or reneges is absorbed too, without completing: one who
+balks on arrival is no passage at all (it is not timed, as simulate times only those who
+complete), one who gives up later ends a passage that `completed_means` leaves out.
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from .floor import Floor, JobClass
 from .generate import Chain, generate_arrivals
@@ -24,13 +28,31 @@ from .generate import Chain, generate_arrivals
 
 @dataclass
 class Passage:
-    """The tagged customer's chain: transient states only, absorption at its completion."""
+    """The tagged customer's chain: transient states only, absorption at its completion
+    (or where it gives up)."""
     #: (S,) where the tagged customer's passage starts (sums to 1).
     start: np.ndarray
     #: (S, S) the transient generator: its rows sum to minus the rate of absorption.
     generator: sp.csr_matrix
     #: (S,) whether the tagged customer is waiting (in a queue, or outside a full station).
     waiting: np.ndarray
+    #: (S,) the rate at which it completes from each state (the rest of the absorption,
+    #: where there is any, is its giving up).
+    completing: np.ndarray
+    #: (S, M) whether it waits in each station's queue.
+    waiting_at: np.ndarray
+    #: (S, M) the rate at which its service at each station ends.
+    served_at: np.ndarray
+
+
+@dataclass
+class CompletedTimes:
+    """The mean times simulate reports where customers give up: of those who complete,
+    and per station of the visits served there."""
+    response: float
+    waiting: float
+    #: (M,) the mean wait at each station of the visits that end in service there (NaN where none).
+    served_wait: np.ndarray
 
 
 def tagged_floor(floor: Floor, c: int) -> Floor:
@@ -81,10 +103,43 @@ def passage(floor: Floor, chain: Chain, pi: np.ndarray, c: int, max_states: int)
     walked = generate_arrivals(tagged, chain, pi, c, max_states)
     start = np.zeros(len(walked.states))
     start[:len(walked.start)] = walked.start
-    absorbed = walked.completions[:, tagged.tagged]
-    generator = (walked.generator - sp.diags(absorbed)).tocsr()
+    t = tagged.tagged
+    completing = walked.completions[:, t]
+    generator = (walked.generator - sp.diags(completing + walked.balked[:, t] + walked.reneged[:, t])).tocsr()
     # waiting: in a queue, or outside a full station
     stations = len(floor.stations)
     queued = walked.waiting[:, tagged.tagged * stations:(tagged.tagged + 1) * stations].sum(axis=1)
-    waiting = np.asarray(queued).ravel() + walked.outside[:, tagged.tagged].toarray().ravel() > 0
-    return Passage(start / start.sum(), generator, waiting)
+    waiting_at = walked.waiting[:, t * stations:(t + 1) * stations].toarray() > 0
+    waiting = np.asarray(queued).ravel() + walked.outside[:, t].toarray().ravel() > 0
+    served_at = walked.served[:, t * stations:(t + 1) * stations]
+    return Passage(start / start.sum(), generator, waiting, completing, waiting_at, served_at)
+
+
+def completed_times(chain: Passage) -> CompletedTimes:
+    """The mean times of the tagged customers who complete, and of the visits served at
+    each station, as simulate measures them. With N = (-T)^-1 (T the transient
+    generator), alpha the start and r the rates of completion: P(complete) = alpha N r,
+    E[T; complete] = alpha N N r, E[W; complete] = alpha N diag(w) N r (w: the waiting
+    states), the time in each state counted for the paths that go on to complete (N r).
+    At a station m, a wait in its queue W_m ends in service there with probability h,
+    (-T_WW) h = T_W,rest 1 (every way out of W_m but giving up starts its service): the
+    waits of the visits served are alpha N (w_m h), over the services there alpha N s_m."""
+    lu = spla.splu((-chain.generator).tocsc())
+    ahead = lu.solve(chain.completing.astype(float))  # N r: from each state, P(it completes)
+    seen = lu.solve(chain.start.astype(float), trans="T")  # alpha N: the time spent in each state
+    completes = float(seen @ chain.completing)
+    served_wait = np.full(chain.waiting_at.shape[1], np.nan)
+    for m in range(len(served_wait)):
+        services = float(seen @ chain.served_at[:, m])
+        w = chain.waiting_at[:, m]
+        if services <= 0:
+            continue
+        if not w.any():
+            served_wait[m] = 0.0
+            continue
+        at = np.flatnonzero(w)
+        starts = chain.generator[at] @ (~w).astype(float)
+        h = spla.splu((-chain.generator[at][:, at]).tocsc()).solve(np.asarray(starts, dtype=float).ravel())
+        served_wait[m] = float(seen[at] @ h) / services
+    return CompletedTimes(float(seen @ ahead) / completes, float(seen @ (chain.waiting * ahead)) / completes,
+                          served_wait)
