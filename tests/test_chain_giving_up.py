@@ -205,3 +205,8 @@ def test_percentiles_of_a_class_that_reneges_are_refused_with_a_note_never_a_wro
     res = brewput.solve(FORMULAS["erlang-a"], method="ctmc", quantiles=[90])
     assert any("no percentiles" in note for note in res["notes"])
     assert np.isfinite(res["classes"]["c"]["response_time"]["mean"])
+
+
+def test_a_model_where_everyone_balks_is_refused_as_the_formulas_and_simulate_refuse_it():
+    with pytest.raises(brewput.BrewputError, match=r"classes\.c\.route\[0\]\.balk turns every arrival away"):
+        brewput.solve(one_station(1, {"balk": 0}, rate=0.5), method="ctmc")

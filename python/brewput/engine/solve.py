@@ -8,7 +8,7 @@ from .. import percentiles
 from ..errors import BrewputError, Field, OptionError
 from ..model import Model, as_model
 from ..results import solution_results
-from ..analytic.feasibility import check_cycles_take_time
+from ..analytic.feasibility import check_cycles_take_time, turned_away_at
 from ..analytic.methods import AUTO_MAX_STATES, CHAIN, check_max_states, check_method
 from ..analytic.support import ChainDoesNotFollow, Unsupported, check_measures, check_supported
 
@@ -101,6 +101,10 @@ def _solve_chain(model: Model, max_states: Optional[int], asked, truncate: bool 
         check_measures(model)
     except Unsupported as e:
         raise ChainDoesNotFollow(str(e)) from None
+    turned_away = turned_away_at(model)
+    if turned_away is not None:  # as the formulas and simulate refuse it: no customer would ever complete
+        raise ChainDoesNotFollow(f"{model.file or model.name}: {turned_away} turns every arrival away: nobody is ever "
+                                 f"served")
     from ..analytic.chain.floor import floor_of
 
     # What the chain does not follow is refused here, before numpy and scipy are imported
