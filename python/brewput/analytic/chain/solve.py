@@ -356,10 +356,6 @@ def _passage_laws(model: Model, solved: Solved, limit: int, notes: List[str]) ->
     for c, name in enumerate(model.classes):
         if solved.averages.throughput[c] <= 0:
             continue
-        if solved.floor.classes[c].gives_up_inside:
-            notes.append(f"{name}: no percentiles or service levels: its customers may give up after they wait, "
-                         f"and the chain's laws of those who complete are not computed yet")
-            continue
         try:
             chain = passage(solved.floor, solved.chain, solved.pi, c, limit)
         except TooManyStates:

@@ -43,6 +43,8 @@ class Passage:
     waiting_at: np.ndarray
     #: (S, M) the rate at which its service at each station ends.
     served_at: np.ndarray
+    #: Whether it may give up (absorbed without completing).
+    gives_up: bool
 
 
 @dataclass
@@ -112,7 +114,8 @@ def passage(floor: Floor, chain: Chain, pi: np.ndarray, c: int, max_states: int)
     waiting_at = walked.waiting[:, t * stations:(t + 1) * stations].toarray() > 0
     waiting = np.asarray(queued).ravel() + walked.outside[:, t].toarray().ravel() > 0
     served_at = walked.served[:, t * stations:(t + 1) * stations]
-    return Passage(start / start.sum(), generator, waiting, completing, waiting_at, served_at)
+    gives_up = bool((walked.balked[:, t] + walked.reneged[:, t]).any())
+    return Passage(start / start.sum(), generator, waiting, completing, waiting_at, served_at, gives_up)
 
 
 def completed_times(chain: Passage) -> CompletedTimes:
