@@ -173,6 +173,22 @@ def test_a_tandem_giving_up_at_its_second_station_is_inside_the_simulators_inter
     assert {"c response time p99", "c waiting time p90", "b response time", "b throughput"} <= figures
 
 
+def test_tokens_priorities_buffers_and_phases_with_giving_up_are_inside_the_simulators_intervals():
+    # closed classes by priority sharing a token, reneging at a, balking by chance at b's finite buffer
+    m = {"brewput": 1, "name": "m", "resources": {"r": 1},
+         "stations": {"a": {"servers": 2, "discipline": "priority"}, "b": {"servers": 1, "buffer": 2}},
+         "classes": {"hi": {"population": 3, "think": "exp(2)", "priority": 2, "route": [
+                         {"station": "a", "service": "exp(0.5)", "uses": ["r"], "patience": "exp(1)"},
+                         {"station": "b", "service": "exp(0.4)", "balk": [0, 0.3]}]},
+                     "lo": {"population": 2, "think": "exp(1)", "route": [
+                         {"station": "a", "service": "erlang(2, 0.6)", "uses": ["r"], "patience": "exp(2)"}]}}}
+    res = brewput.solve(m, quantiles=[50, 90])
+    assert res["method"] == "ctmc" and res["classes"]["lo"]["exact"]
+    assert res["classes"]["hi"]["loss_probability_by"]["balked"] > 0
+    figures = within(res, brewput.simulate(m, seed=12, replications=5, customers=400_000))
+    assert {"hi response time p90", "lo waiting time mean", "a hi response time", "hi loss probability balked"} <= figures
+
+
 def test_the_cli_prints_the_reasons_and_auto_answers_patience_across_two_stations(tmp_path):
     path = tmp_path / "m.yaml"
     path.write_text("""brewput: 1

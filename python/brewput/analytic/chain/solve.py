@@ -15,7 +15,7 @@ class's arrivals are cut off, and the notes say where it stopped.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Tuple, TypeVar
 
 import numpy as np
@@ -32,7 +32,7 @@ from .figures import Averages, averages, resource_figures
 from .floor import Floor, floor_of
 from .generate import Chain, TooManyStates, generate
 from .passage import passage_laws
-from .tagged import CompletedTimes, completed_times, passage
+from .tagged import CompletedTimes, Passage, completed_times, passage
 from .sizing import state_bound, state_limit, too_large
 from .steady import stationary
 
@@ -71,6 +71,18 @@ class Solved:
     #: The chain and its stationary law, from which the passage times are followed.
     chain: Optional[Chain] = None
     pi: Optional[np.ndarray] = None
+    #: Per class, its tagged customer's chain once walked (None: beyond the limit), walked
+    #: once for both the times of those who complete and the laws.
+    passages: Dict[int, Optional[Passage]] = field(default_factory=dict)
+
+    def passage(self, c: int, limit: int) -> Optional[Passage]:
+        """Class c's tagged customer's chain, None beyond `limit` states."""
+        if c not in self.passages:
+            try:
+                self.passages[c] = passage(self.floor, self.chain, self.pi, c, limit)
+            except TooManyStates:
+                self.passages[c] = None
+        return self.passages[c]
 
 
 class TooLarge(Exception):
@@ -335,9 +347,8 @@ def _completers(model: Model, solved: Solved, limit: int, notes: List[str]) -> D
     for c, name in enumerate(model.classes):
         if not solved.floor.classes[c].gives_up_inside or solved.averages.throughput[c] <= 0:
             continue
-        try:
-            chain = passage(solved.floor, solved.chain, solved.pi, c, limit)
-        except TooManyStates:
+        chain = solved.passage(c, limit)
+        if chain is None:
             notes.append(f"{name}: no response or waiting time: those who complete are timed on its tagged "
                          f"customer's chain, which has more than {limit:,} states")
             stations = len(solved.floor.stations)
@@ -356,9 +367,8 @@ def _passage_laws(model: Model, solved: Solved, limit: int, notes: List[str]) ->
     for c, name in enumerate(model.classes):
         if solved.averages.throughput[c] <= 0:
             continue
-        try:
-            chain = passage(solved.floor, solved.chain, solved.pi, c, limit)
-        except TooManyStates:
+        chain = solved.passage(c, limit)
+        if chain is None:
             notes.append(f"{name}: no percentiles or service levels: its tagged customer's chain has more than "
                          f"{limit:,} states")
             continue
