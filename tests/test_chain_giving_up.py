@@ -35,6 +35,8 @@ FORMULAS = {
     "mmck": one_station(2, {"balk": 3}),
     "birth-death": one_station(2, {"balk": [0.1, 0.3, 0.6], "patience": "exp(4)"}),
     "balking chances": one_station(1, {"balk": [0, 0.2, 0.5]}, rate=0.8),
+    # more work offered than the servers do, but those who join beyond a queue bring less
+    "balking chances, overloaded": one_station(2, {"balk": [0, 0.5]}, rate=3.0),
     "finite-source": one_station(1, {"patience": "exp(3)", "balk": [0, 0.5]}, population=5),
 }
 

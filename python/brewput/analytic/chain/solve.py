@@ -160,13 +160,18 @@ def fitted_rungs(compiled: dict, where: str, limit: int, attempt: Callable[[Floo
 
 def _check_stable(floor: Floor, net: Network) -> None:
     """Refuses an open model that piles up without end, where no finite buffer can turn
-    its customers away: its open load at some station is all its servers or more (the
-    truncated chain would never hold, up to the limit on states), where some open job
-    would wait there for ever (no patience, and no queue it balks at for sure)."""
+    its customers away: the open load of those who join at some station, beyond any
+    queue (a balk's last chance held), is all its servers or more (the truncated chain
+    would never hold, up to the limit on states), where some open job would wait there
+    for ever (no patience, and no queue it balks at for sure)."""
     if not floor.unbounded or any(floor.capacity[step.station] is not None
                                   for job in floor.classes if job.is_open for step in job.steps):
         return
-    load = (net.arrival_rate[:, None] * net.demand).sum(axis=0) / net.servers
+    joins = np.ones_like(net.demand)
+    for c, job in enumerate(floor.classes):
+        for m in {step.station for step in job.steps}:
+            joins[c, m] = max(1.0 - (step.balk[-1] if step.balk else 0.0) for step in job.steps if step.station == m)
+    load = (net.arrival_rate[:, None] * net.demand * joins).sum(axis=0) / net.servers
     waits_for_ever = {step.station for job in floor.classes if job.is_open for step in job.steps
                       if step.patience is None and step.waits_at_most is None}
     for m in np.flatnonzero(load >= 1):
