@@ -212,6 +212,33 @@ classes:
     assert auto["method"] == "ctmc" and auto["classes"]["c"]["loss_probability_by"]["reneged"] > 0
 
 
+AUTO_BY_THE_CHAIN = {
+    # the formulas' refusals of tests/test_corpus_solve_floor.py (its FORMULAS cases), answered by auto's chain
+    "closed, no think": model({"s": {}}, {"c": {"population": 3, "route": [
+        {"station": "s", "service": "exp(1)", "patience": "exp(2)"}]}}),
+    "closed, constant think": model({"s": {}}, {"c": {"population": 3, "think": "const(2)", "route": [
+        {"station": "s", "service": "exp(1)", "balk": 1}]}}),
+    "closed beside open": model({"s": {"buffer": 2}}, {
+        "c": {"population": 3, "think": "exp(2)", "route": [{"station": "s", "service": "exp(1)", "balk": 1}]},
+        "d": {"rate": 0.1, "route": [{"station": "s", "service": "exp(1)", "balk": 1}]}}),
+    "closed at a buffer": model({"s": {"buffer": 1}}, {"c": {"population": 5, "think": "exp(2)", "route": [
+        {"station": "s", "service": "exp(1)", "patience": "exp(1)"}]}}),
+    "two classes, their own patience, a buffer": model({"s": {"servers": 2, "buffer": 3}}, {
+        "a": {"rate": 0.5, "route": [{"station": "s", "service": "exp(1)", "patience": "exp(1)"}]},
+        "b": {"rate": 0.5, "route": [{"station": "s", "service": "exp(2)", "patience": "exp(2)"}]}}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AUTO_BY_THE_CHAIN))
+def test_auto_answers_by_the_chain_what_the_formulas_refuse(name):
+    res = brewput.solve(AUTO_BY_THE_CHAIN[name])
+    assert res["method"] == "ctmc"
+    for figures in res["classes"].values():
+        by = figures["loss_probability_by"]
+        assert figures["loss_probability"] == pytest.approx(sum(by.values()), rel=1e-12)
+        assert by["balked"] + by["reneged"] > 0 and figures["throughput"] > 0
+
+
 def test_a_patience_that_is_not_exponential_is_refused_by_field():
     m = one_station(1, {"patience": "uniform(1, 5)"}, rate=0.5)
     with pytest.raises(brewput.BrewputError, match=r"classes\.c\.route\[0\]\.patience: a patience other than "

@@ -53,18 +53,22 @@ def cpu(station=None, hi=None, lo=None, lo_service="exp(1)") -> dict:
 
 
 SOLVE = ["solve", "m.yaml"]
+#: The formulas asked for: where they refuse a model of customers who give up that the chain
+#: follows, auto answers it by the chain (tests/test_chain_giving_up.py), and their refusal
+#: is seen only when they are asked for.
+FORMULAS = SOLVE + ["--method", "exact"]
 STEP = "classes.c.route[0]"
 
 GIVING_UP = [
-    Case("floor-patience-closed-no-think", SOLVE, model({"s": {}}, {"c": {"population": 3, "route": [
+    Case("floor-patience-closed-no-think", FORMULAS, model({"s": {}}, {"c": {"population": 3, "route": [
         {"station": "s", "service": "exp(1)", "patience": "exp(2)"}]}}),
         names=["m.yaml", f"{STEP}.patience", PATIENCE, ONE_STATION, "one closed class",
                "classes.c.think is not exponential of positive mean", "brewput simulate"]),
-    Case("floor-balk-closed-const-think", SOLVE, model({"s": {}}, {"c": {"population": 3, "think": "const(2)",
+    Case("floor-balk-closed-const-think", FORMULAS, model({"s": {}}, {"c": {"population": 3, "think": "const(2)",
                                                                          "route": [{"station": "s", "service": "exp(1)",
                                                                                     "balk": 1}]}}),
          names=[f"{STEP}.balk", "classes.c.think is not exponential"]),
-    Case("floor-balk-closed-beside-open", SOLVE, model({"s": {}}, {
+    Case("floor-balk-closed-beside-open", FORMULAS, model({"s": {}}, {
         "c": {"population": 3, "think": "exp(2)", "route": [{"station": "s", "service": "exp(1)", "balk": 1}]},
         "d": {"rate": 0.1, "route": [{"station": "s", "service": "exp(1)", "balk": 1}]}}),
         names=[f"{STEP}.balk", "classes.c is closed beside other classes"]),
@@ -72,7 +76,7 @@ GIVING_UP = [
         "population": 10_000_000, "think": "exp(1e6)",
         "route": [{"station": "s", "service": "exp(1)", "patience": "exp(1)"}]}}),
         names=["station s", "10,000,001 states", "would take"], memory_mb=1500, timeout=30),
-    Case("floor-patience-closed-buffer", SOLVE, model({"s": {"buffer": 1}}, {"c": {
+    Case("floor-patience-closed-buffer", FORMULAS, model({"s": {"buffer": 1}}, {"c": {
         "population": 5, "think": "exp(2)", "route": [{"station": "s", "service": "exp(1)", "patience": "exp(1)"}]}}),
         names=[f"{STEP}.patience", "stations.s.buffer can be full", "wait outside"]),
     Case("floor-balk-non-poisson", SOLVE, one({"balk": 3}, job={"rate": None, "arrivals": "const(1)"}),
@@ -80,7 +84,7 @@ GIVING_UP = [
     Case("floor-patience-two-steps", SOLVE, model({"s": {}, "t": {}}, {"c": {"rate": 0.5, "route": [
         {"station": "s", "service": "exp(1)", "patience": "exp(2)"}, {"station": "t", "service": "exp(1)"}]}}),
         names=[f"{STEP}.patience", "classes.c.route has 2 steps"]),
-    Case("floor-balk-comes-back", SOLVE, one({"id": "a", "balk": 2, "next": {"a": 0.2, "exit": 0.8}}),
+    Case("floor-balk-comes-back", FORMULAS, one({"id": "a", "balk": 2, "next": {"a": 0.2, "exit": 0.8}}),
          names=[f"{STEP}.balk", "classes.c.route[0].next comes back"]),
     Case("floor-balk-two-stations", SOLVE, model({"s": {}, "t": {}}, {
         "a": {"rate": 0.2, "route": [{"station": "s", "service": "exp(1)", "balk": [0, 0.5]}]},
@@ -90,13 +94,13 @@ GIVING_UP = [
          names=[f"{STEP}.balk", "at a fifo station of untyped servers", "stations.s.discipline is lifo"]),
     Case("floor-patience-priority", SOLVE, one({"patience": "exp(3)"}, station={"discipline": "priority"}),
          names=[f"{STEP}.patience", "stations.s.discipline is priority"]),
-    Case("floor-balk-uniform-service", SOLVE, one({"balk": 2, "service": "uniform(0, 2)"}),
+    Case("floor-balk-uniform-service", FORMULAS, one({"balk": 2, "service": "uniform(0, 2)"}),
          names=[f"{STEP}.balk", f"{STEP}.service is not exponential"]),
     Case("floor-patience-const", SOLVE, one({"patience": "const(2)"}),
          names=[f"{STEP}.patience", f"{STEP}.patience is not exponential"]),
-    Case("floor-give-up-different-means", SOLVE, two({"balk": 3}, {"balk": 3, "service": "exp(2)"}),
+    Case("floor-give-up-different-means", FORMULAS, two({"balk": 3}, {"balk": 3, "service": "exp(2)"}),
          names=["classes.a.route[0].balk", "classes.b.route[0].service has mean 2"]),
-    Case("floor-give-up-different-balks", SOLVE, two({"balk": 3}, {"balk": 4}),
+    Case("floor-give-up-different-balks", FORMULAS, two({"balk": 3}, {"balk": 4}),
          names=["classes.a.route[0].balk", "classes.b.route[0].balk differs"]),
     Case("floor-give-up-one-balks", SOLVE, two({}, {"balk": 4}),
          names=["classes.b.route[0].balk", "classes.b.route[0].balk differs"]),
