@@ -288,10 +288,9 @@ def _solution(model: Model, net: Network, solved: Solved, notes: List[str], laws
     completers = _completers(model, solved, passage_limit, notes)
     for c, times in completers.items():
         response[c], waiting[c] = times.response, times.waiting
-    if floor.gives_up:
-        served, residence, station_response = _per_visit(floor, net, avg, completers)
     offered = np.array([job.rate or 0.0 for job in floor.classes])
     if floor.gives_up:
+        served, residence, station_response = _per_visit(floor, net, avg, completers)
         # per arrival: an open class's offered, a closed one's cycles (each completes or gives up)
         arrivals = np.where(offered > 0, offered, x + avg.balked + avg.reneged)
         loss_by = {reason: np.clip(np.divide(rate, arrivals, out=np.zeros_like(rate), where=arrivals > 0), 0.0, 1.0)
