@@ -3,8 +3,9 @@
 //! customer's arrivals), with every transition the simulator can make, by the
 //! simulator's own rules and in its order (crates/sim/src/simulation.rs,
 //! deferred.rs, starts.rs). The result is plain arrays: the transitions as
-//! compressed sparse rows, the completions, losses and truncation per state,
-//! what each state holds, and the states themselves encoded.
+//! compressed sparse rows, the completions, losses, truncation, balking and
+//! reneging per state, the services ended per station, what each state holds,
+//! and the states themselves encoded.
 //!
 //! Why Rust: the walk is the one step of `solve --method ctmc` that costs per
 //! state (in Python 60 to 300 us and 2 to 4 KB a state); its input is the floor's
