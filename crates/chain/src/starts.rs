@@ -132,7 +132,7 @@ fn arriving(floor: &Floor, c: usize, state: &State) -> Vec<(f64, Arrival)> {
     let mut ways = Vec::new();
     if let Some(rate) = job.rate {
         let at_limit = floor.open_limit.is_some_and(|limit| state.open_jobs(floor) >= limit);
-        if !at_limit && Work::new(floor, state, Chances::default()).has_room(floor.station_of(c, 0), false) {
+        if !at_limit && state.has_room(floor, floor.station_of(c, 0), false) {
             // only the admitted are timed
             ways.push((rate, Arrival::Open));
         }

@@ -103,6 +103,25 @@ impl State {
         State { thinking, queue, serving, lines }
     }
 
+    /// The jobs blocked after service on a server of station m.
+    pub fn blocked_on(&self, m: usize) -> usize {
+        self.lines.iter().flatten().filter(|b| b.source == m as i32).count()
+    }
+
+    /// Whether station m has room for one more job (`already_here`: one of its own,
+    /// counted among those present, moving on to it again).
+    pub fn has_room(&self, floor: &Floor, m: usize, already_here: bool) -> bool {
+        match floor.capacity[m] {
+            None => true,
+            Some(capacity) => {
+                let present = self.queue.iter().filter(|q| q.station == m as i32).count()
+                    + self.serving[m].len()
+                    + self.blocked_on(m);
+                ((present - already_here as usize) as u64) < capacity
+            }
+        }
+    }
+
     /// The jobs of open classes in the system.
     pub fn open_jobs(&self, floor: &Floor) -> u64 {
         let open = |c: i32| floor.classes[c as usize].is_open() as u64;

@@ -3,7 +3,7 @@
 //! think time, a waiting job's patience), each carried out by the simulator's
 //! rules (work.rs), once per way its chances fall (chance.rs).
 
-use crate::chance::{each_way, Chances};
+use crate::chance::each_way;
 use crate::counts::Counts;
 use crate::floor::Floor;
 use crate::giving_up::GaveUp;
@@ -162,7 +162,7 @@ impl Walker<'_> {
                 out.cut[c] += rate;
                 continue;
             }
-            if !Work::new(floor, state, Chances::default()).has_room(floor.station_of(c, 0), false) {
+            if !state.has_room(floor, floor.station_of(c, 0), false) {
                 out.lost[c] += rate;
                 continue;
             }

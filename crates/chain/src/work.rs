@@ -49,28 +49,15 @@ impl<'a> Work<'a> {
     }
 
     // -- what the stations hold
-    fn blocked_on(&self, m: usize) -> usize {
-        self.state.lines.iter().flatten().filter(|b| b.source == m as i32).count()
-    }
-
-    fn present(&self, m: usize) -> usize {
-        self.state.queue.iter().filter(|q| q.station == m as i32).count()
-            + self.state.serving[m].len()
-            + self.blocked_on(m)
-    }
-
     fn has_free_server(&self, m: usize) -> bool {
         match self.floor.servers[m] {
             None => true,
-            Some(servers) => (servers as usize) > self.state.serving[m].len() + self.blocked_on(m),
+            Some(servers) => (servers as usize) > self.state.serving[m].len() + self.state.blocked_on(m),
         }
     }
 
     pub fn has_room(&self, m: usize, already_here: bool) -> bool {
-        match self.floor.capacity[m] {
-            None => true,
-            Some(capacity) => ((self.present(m) - already_here as usize) as u64) < capacity,
-        }
+        self.state.has_room(self.floor, m, already_here)
     }
 
     /// The index in the queue of the job station m serves next.
