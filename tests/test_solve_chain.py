@@ -6,7 +6,10 @@ import math
 import pytest
 
 import brewput
+from brewput import Model
 from brewput.analytic.support import Unsupported
+from brewput.analytic.chain import sizing
+from brewput.analytic.chain.floor import floor_of
 from brewput.errors import BrewputError
 from brewput.compare import compare_results
 from markov import stationary
@@ -210,6 +213,23 @@ def test_beyond_max_states_one_line_names_the_size_and_the_fields():
         brewput.solve(CENTRAL, method="ctmc", max_states=50)
     message = str(refused.value)
     assert "beyond --max-states 50" in message and "classes.job.population 6" in message and "\n" not in message
+
+
+def test_an_open_class_that_may_hold_millions_is_refused_from_the_count_of_its_jobs_alone():
+    # 10,000,001 numbers of jobs at the station already pass the limit; counting the ways
+    # of the rest for millions of jobs took seconds (found by the floor's random models).
+    model = Model.from_dict({
+        "brewput": 1, "name": "wide", "stations": {"s": {"servers": 10_000_000, "buffer": 0}},
+        "classes": {"walk_in": {"rate": 5.0, "route": [{"station": "s", "service": "exp(1)", "balk": [0.5]}]},
+                    "regular": {"population": 1, "think": "exp(1)",
+                                "route": [{"station": "s", "service": "exp(1)", "balk": [0.5]}]}}})
+    with pytest.raises(Unsupported) as refused:
+        brewput.solve(model, method="ctmc", max_states=1000)
+    assert str(refused.value) == (
+        "wide: its Markov chain has more than 1,000 states (counted from the model), beyond --max-states 1,000 "
+        "(large by stations.s.servers 10,000,000, classes.regular.population 1); use brewput simulate, "
+        "or a larger --max-states")
+    assert sizing.state_bound(floor_of(model.compile(), "wide", constant_phases=1), beyond=1000) == math.inf
 
 
 def test_what_the_chain_does_not_follow_is_refused_by_field():

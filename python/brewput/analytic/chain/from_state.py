@@ -36,7 +36,7 @@ from ...steps import told
 from .floor import Floor, floor_of
 from .generate import Chain, NoRoom, TooManyStates, generate_placed
 from .passage import PhaseTypeLaw
-from .sizing import state_bound, state_limit, too_large
+from .sizing import state_limit, too_large
 from .solve import FIRST_OPEN_LIMIT, TRUNCATION, TooLarge, doubled, fitted_rungs, truncation_told
 
 #: The quantiles of the clearing time reported (keys p50, p90, p99).
@@ -159,7 +159,7 @@ def _sized(floor: Floor, state: Mapping[str, int], over: float, steps: int, limi
     try:
         return solve_from(floor, state, over, steps, limit, where, settles)
     except TooLarge as e:
-        raise too_large(where, e.floor, state_bound(e.floor), limit, found=True) from None
+        raise too_large(where, e.floor, limit) from None
 
 
 def solve_from(floor: Floor, state: Mapping[str, int], over: float, steps: int, max_states: int,

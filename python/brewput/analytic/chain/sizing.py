@@ -20,6 +20,7 @@ in service. Counted in floats (a bound, compared with limits), held below _HUGE.
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import List, Optional
 
@@ -42,7 +43,10 @@ def state_limit(max_states: Optional[int]) -> int:
 _HUGE = 1e300
 
 
-def state_bound(floor: Floor) -> int:
+def state_bound(floor: Floor, beyond: float = _HUGE) -> float:
+    """The bound, or infinity as soon as it is known to pass `beyond`: an open class that
+    may hold n jobs has n + 1 ways at least (one for each number of them), and counting
+    the ways of millions of jobs takes seconds (a station of 10^7 servers)."""
     bound = 1.0
     for c, job in enumerate(floor.classes):
         if job.is_open and floor.unbounded:
@@ -52,8 +56,10 @@ def state_bound(floor: Floor) -> int:
             jobs = sum(max(floor.holds(step) for step in job.steps if step.station == m) for m in stations)
         else:
             jobs = job.population
+        if job.is_open and bound * (jobs + 1) > beyond:
+            return math.inf
         bound = min(bound * _placements(floor, c, jobs), _HUGE)
-    return int(bound)
+    return float(int(bound))
 
 
 def _placements(floor: Floor, c: int, jobs: int) -> float:
@@ -112,6 +118,10 @@ def what_makes_it_large(floor: Floor) -> List[str]:
     for name, capacity, servers in zip(floor.stations, floor.capacity, floor.servers):
         if capacity is not None and capacity - servers > 0:
             sizes.append((capacity - servers, f"stations.{name}.buffer {capacity - servers}"))
+    open_stations = {step.station for job in floor.classes if job.is_open for step in job.steps}
+    for m in sorted(open_stations):
+        if floor.capacity[m] is not None and floor.servers[m] is not None and floor.servers[m] > 1:
+            sizes.append((floor.servers[m], f"stations.{floor.stations[m]}.servers {floor.servers[m]:,}"))
     if floor.open_limit is not None:
         sizes.append((floor.open_limit, f"the open arrivals (truncated at {floor.open_limit} jobs)"))
     phases = max((law.phases for law in floor.laws), default=1)
@@ -121,8 +131,15 @@ def what_makes_it_large(floor: Floor) -> List[str]:
     return [text for _, text in sorted(sizes, key=lambda s: -s[0])]
 
 
-def too_large(where: str, floor: Floor, states: int, limit: int, found: bool = False) -> Unsupported:
-    size = f"more than {limit:,} states (found while building it)" if found else f"up to {states:,} states"
+def too_large(where: str, floor: Floor, limit: int, bound: Optional[float] = None) -> Unsupported:
+    """The refusal of a chain beyond `limit` states: by its `bound` (infinite: known only
+    to pass the limit), or (None) found while building it."""
+    if bound is None:
+        size = f"more than {limit:,} states (found while building it)"
+    elif math.isinf(bound):
+        size = f"more than {limit:,} states (counted from the model)"
+    else:
+        size = f"up to {int(bound):,} states"
     fields = ", ".join(what_makes_it_large(floor)) or "its classes and stations"
     return Unsupported(f"{where}: its Markov chain has {size}, beyond --max-states {limit:,} "
                        f"(large by {fields}); use brewput simulate, or a larger --max-states")

@@ -86,10 +86,12 @@ class Solved:
 
 
 class TooLarge(Exception):
-    """The chain of `floor` has more states than the limit."""
+    """The chain of `floor` has more states than the limit: by its `bound` (sizing.py),
+    or (None) found while building it."""
 
-    def __init__(self, floor: Floor):
+    def __init__(self, floor: Floor, bound: Optional[int] = None):
         self.floor = floor
+        self.bound = bound
 
 
 def solve_chain(model: Model, net: Network, max_states: Optional[int] = None, truncate: bool = True,
@@ -104,8 +106,7 @@ def solve_chain(model: Model, net: Network, max_states: Optional[int] = None, tr
     compiled = model.compile()
 
     def refused(e: TooLarge, states: int) -> Unsupported:
-        bound = state_bound(e.floor)
-        return too_large(where, e.floor, bound, states, found=bound <= states)
+        return too_large(where, e.floor, states, e.bound)
 
     floor = floor_of(compiled, where, constant_phases=1, truncate=truncate)
     _check_stable(floor, net)
@@ -209,12 +210,13 @@ def doubled(floor: Floor, open_limit: int, sizes: List[int], limit: int) -> int:
 def _solved_once(floor: Floor, limit: int, where: str) -> Solved:
     # A truncated chain's bound counts every open job in every place at once, far above
     # what one station's line reaches: the walk, stopped at the limit, decides there.
-    if floor.open_limit is None and state_bound(floor) > limit * BOUND_SLACK:
-        raise TooLarge(floor)
+    bound = state_bound(floor, beyond=limit * BOUND_SLACK) if floor.open_limit is None else None
+    if bound is not None and bound > limit * BOUND_SLACK:
+        raise TooLarge(floor, bound)
     try:
         chain = generate(floor, limit)
-    except TooManyStates:
-        raise TooLarge(floor) from None
+    except TooManyStates:  # the bound says how far, where it is above the limit
+        raise TooLarge(floor, bound if bound is not None and bound > limit else None) from None
     if len(chain.states) > 1 and (chain.generator.diagonal() == 0).any():
         # The simulator stops there too (DeadlockError); the balance equations would be singular.
         raise BrewputError(f"{where}: the model deadlocks: its Markov chain reaches a state no event leaves "
