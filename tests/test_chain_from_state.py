@@ -329,3 +329,14 @@ def test_an_overloaded_model_is_followed_over_the_span_with_no_steady_state():
     assert curve(res, "empty") == pytest.approx(p[:, 0], rel=1e-9, abs=1e-12)
     none = {"mean": None, "p50": None, "p90": None, "p99": None}
     assert res["from"]["clears"] == {**none, "waiting": none}  # it may never empty
+
+
+def test_a_span_too_long_for_the_chain_is_refused_before_the_steady_state_is_solved(monkeypatch):
+    from brewput.engine import solve as engine
+
+    def steady_state_solved(*args, **kwargs):
+        raise AssertionError("the steady state was solved before the span was refused")
+
+    monkeypatch.setattr(engine, "_solve_chain", steady_state_solved)
+    with pytest.raises(BrewputError, match=r"the chain's fastest events come about .* times over the span"):
+        brewput.solve(queue(0.5, 1, 1.0, buffer=2), from_state={"desk": 2}, over=1e9)

@@ -158,9 +158,11 @@ def _solve_from(model, params, method: str, max_states: Optional[int], asked, fr
         problem = None
     except BrewputError as unstable:  # its one line says where: the load of all the servers or more
         problem = str(unstable)
-    # An overloaded model has no steady state, but its next hours are still asked for.
-    res = without_steady_state(model, problem) if problem else _solve_chain(model, max_states, asked)
+    # Followed first: a span too long for the chain is refused before the steady state's
+    # solve (seconds for a large chain) is spent. An overloaded model has no steady
+    # state, but its next hours are still asked for.
     block = follow(model.compile(), where, state, span, steps, max_states, settles=not problem)
+    res = without_steady_state(model, problem) if problem else _solve_chain(model, max_states, asked)
     res["notes"] = res["notes"] + block.pop("notes")
     res["from"] = block
     return res
