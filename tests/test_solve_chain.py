@@ -262,6 +262,20 @@ ONCE_REFUSED = {  # refused before the chain (tests/test_corpus_solve.py, test_c
 }
 
 
+def test_auto_names_the_truncated_chain_where_it_alone_would_answer(tmp_path):
+    # One token between two servers: an M/M/1 in all but name, open at an unbounded station.
+    path = tmp_path / "m.yaml"
+    path.write_text("brewput: 1\nresources: {cpu: 1}\nstations:\n  a: {servers: 2}\n"
+                    "classes:\n  c:\n    rate: 0.5\n    route: [{station: a, service: exp(1), uses: [cpu]}]\n")
+    with pytest.raises(Unsupported) as refused:
+        brewput.solve(path)
+    assert str(refused.value).endswith("(simultaneous possession) has no exact analytic solution here; use brewput "
+                                       "simulate, or --method ctmc: its Markov chain, truncated where the open "
+                                       "arrivals could pile up")
+    res = brewput.solve(path, method="ctmc")
+    assert res["classes"]["c"]["response_time"]["mean"] == pytest.approx(1 / (1 - 0.5), rel=1e-9)
+
+
 @pytest.mark.parametrize("name", sorted(ONCE_REFUSED))
 def test_what_solve_refused_the_chain_answers(name, tmp_path):
     path = tmp_path / "m.yaml"

@@ -143,6 +143,12 @@ def test_a_feature_solve_does_not_know_is_refused_by_name(monkeypatch):
     monkeypatch.setattr(Model, "features", lambda self: frozenset({"fifo", "open-class", "teleportation"}))
     with pytest.raises(Unsupported, match=r"^m: the feature teleportation has no exact analytic solution here; "
                                           r"use brewput simulate$"):
+        brewput.solve(example, method="exact")
+    # auto: the formulas' refusal, and the chain (which does not read features) named, since
+    # it would follow this open queue truncated
+    with pytest.raises(Unsupported, match=r"^m: the feature teleportation has no exact analytic solution here; "
+                                          r"use brewput simulate, or --method ctmc: its Markov chain, truncated "
+                                          r"where the open arrivals could pile up$"):
         brewput.solve(example)
 
 

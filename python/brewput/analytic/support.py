@@ -21,6 +21,11 @@ class ChainDoesNotFollow(Unsupported):
     """A model feature the state-space engine (analytic/chain/) does not follow yet."""
 
 
+class TruncationUnasked(ChainDoesNotFollow):
+    """An open class that could pile up without end, where `auto` builds no truncated
+    chain unasked: `--method ctmc` may answer it (truncated)."""
+
+
 def refusal(model: Model, feature: str, site: str, condition: str, problem: str) -> Unsupported:
     """`feature`, first used at `site`, refused: it is exact here only under
     `condition`, which the model breaks by `problem`."""

@@ -10,7 +10,7 @@ from ..model import Model, as_model
 from ..results import solution_results
 from ..analytic.feasibility import check_cycles_take_time, turned_away_at
 from ..analytic.methods import AUTO_MAX_STATES, CHAIN, check_max_states, check_method
-from ..analytic.support import ChainDoesNotFollow, Unsupported, check_measures, check_supported
+from ..analytic.support import ChainDoesNotFollow, TruncationUnasked, Unsupported, check_measures, check_supported
 
 def solve(
     model: Union[Model, str, os.PathLike],
@@ -65,6 +65,9 @@ def solve(
         try:  # unasked, a chain small enough to answer at once (generation is Python yet), untruncated
             return _solve_chain(model, AUTO_MAX_STATES if max_states is None else max_states, asked,
                                 truncate=False)
+        except TruncationUnasked:  # the chain follows all the rest: say how to ask for it
+            raise Unsupported(f"{refused}, or --method ctmc: its Markov chain, truncated where the open "
+                              "arrivals could pile up") from None
         except ChainDoesNotFollow:
             raise refused from None
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Optional, Tuple
 
-from ..support import ChainDoesNotFollow
+from ..support import ChainDoesNotFollow, TruncationUnasked
 from .phases import PhaseType, phase_type
 
 #: The disciplines whose order the chain follows (the head of a station's queue).
@@ -207,7 +207,8 @@ def floor_of(compiled: dict, where: str, constant_phases: int, truncate: bool = 
     )
     for job in floor.classes:
         if not truncate and job.is_open and any(floor.holds(step) is None for step in job.steps):
-            raise refuse(f"classes.{job.name}.route", "an open class at a station of unbounded buffer, unasked")
+            raise TruncationUnasked(f"{where}: classes.{job.name}.route: an open class at a station of unbounded "
+                                    "buffer is followed by a truncated chain only when asked (--method ctmc)")
     return floor
 
 
