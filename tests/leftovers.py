@@ -15,11 +15,22 @@ from pathlib import Path
 from typing import Dict
 
 GRACE = 2.0  # seconds a leftover may take to end by itself
+# pytest-xdist names each worker in its environment, which the processes a test starts
+# inherit: a worker looks after its own tests' leftovers, never the other's running work.
+WORKER = "PYTEST_XDIST_WORKER"
+
+
+def started_by_this_worker(process: Path) -> bool:
+    ours = os.environ.get(WORKER, "").encode()
+    environment = (process / "environ").read_bytes().split(b"\0")
+    theirs = next((v.split(b"=", 1)[1] for v in environment if v.startswith(WORKER.encode() + b"=")), b"")
+    return theirs == ours
 
 
 def orphans(since: float) -> Dict[int, str]:
     """The running processes adopted by init (or a subreaper) that started after
-    `since` (seconds since boot) and run Python or brewput: {pid: command line}."""
+    `since` (seconds since boot), run Python or brewput and were started by this
+    worker's tests: {pid: command line}."""
     found = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -30,6 +41,8 @@ def orphans(since: float) -> Dict[int, str]:
             if int(fields[1]) not in (0, 1) or started < since:
                 continue
             command = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+            if not started_by_this_worker(stat.parent):
+                continue
         except (OSError, IndexError, ValueError):  # gone meanwhile
             continue
         if "python" in command or "brewput" in command:

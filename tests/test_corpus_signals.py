@@ -17,6 +17,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from corpus import write_files  # noqa: E402
 from hunt_inputs import LONG, SIGNAL_GRACE, Probe, Signal, _run_signalled, signalled_codes  # noqa: E402
 
+pytestmark = pytest.mark.alone  # it measures this machine or holds signals to deadlines
+
 COMMANDS = {label: (argv, files) for label, argv, files in LONG}
 CASES = [
     ("simulate", signal.SIGTERM, 0.5, False),

@@ -168,6 +168,7 @@ def test_the_coffee_experiment_in_docs_planning_is_what_the_command_gives(respon
         assert means[(-1, -1, -1, -1)] == 0.25 and means[(1, -1, -1, -1)] == 1.0  # 0.25 per ms per CPU
 
 
+@pytest.mark.alone  # it measures this machine
 def test_the_lab_as_the_engine_gives_back_the_stage_times_it_burns():
     """The ideal kitchen on one CPU, one customer: a latte's median is the CPU its
     four stages burn, so grinding 1 -> 2 ms and pressing 1 -> 3 ms have the coded

@@ -15,6 +15,8 @@ import pytest
 from brewput.experiment.executors import DaskCluster, InProcess, LocalProcesses, cores, executor
 from brewput.experiment.runner import one_model, run
 
+pytestmark = pytest.mark.alone  # it measures this machine or holds signals to deadlines
+
 ROOT = Path(__file__).resolve().parent.parent
 # Random arrivals and service: any difference in streams or seeds would show.
 SWEEP = {"c": [2, 3, 4], "rate": [1.0, 1.8]}

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.alone  # it measures this machine or holds signals to deadlines
+
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = ("--dur", "100ms", "--warmup", "20ms", "--repetitions", "1")
 MACHINE_CPUS = len(os.sched_getaffinity(0))

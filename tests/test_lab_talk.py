@@ -16,6 +16,8 @@ from brewput.errors import BrewputError
 from brewput.lab.talk import TABLES, TALK_DATA, go_duration_ms, read_table, talk_tables
 from brewput.lab.talk_compare import compare, has_model, predict, why_unmeasurable
 
+pytestmark = pytest.mark.alone  # it measures this machine or holds signals to deadlines
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -16,6 +16,8 @@ from brewput.loadtest import schedule_times
 from brewput.loadtest.day import day_load, day_schedule
 from load_server import serving
 
+pytestmark = pytest.mark.alone  # it measures this machine or holds signals to deadlines
+
 
 def brewput(*args, timeout=60):
     return subprocess.run([sys.executable, "-m", "brewput", *args], capture_output=True, text=True, timeout=timeout)

@@ -22,6 +22,8 @@ from brewput.measured import (BEYOND, FEWEST_BATCHES, LEVEL, batch_means, batch_
                               is_inside, over_repetitions, verdict)
 from load_server import serving
 
+pytestmark = pytest.mark.alone  # it measures this machine or holds signals to deadlines
+
 SEEDS = 400
 
 

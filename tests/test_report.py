@@ -270,9 +270,11 @@ def brewput(*args, cwd=None):
 def test_cli_report_from_a_record_and_from_single_results(tmp_path):
     record_file = tmp_path / "record.json"
     record_file.write_text(json.dumps(no_sweep_record()))
-    done = brewput("report", str(record_file), "-o", str(tmp_path / "a"))
+    folder = tmp_path / ("a-folder-whose-path-is-longer-than-a-pipe's-80-columns" * 2)
+    done = brewput("report", str(record_file), "-o", str(folder))
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "a" / "index.html").is_file() and "a/index.html" in done.stderr
+    # the path in one piece, to copy (rich wraps at 80 columns in a pipe unless told)
+    assert (folder / "index.html").is_file() and done.stderr == f"report: {folder / 'index.html'}\n"
     single = brewput("simulate", str(EXAMPLES / "mmc.yaml"), "--customers", "3000", "--json")
     (tmp_path / "single.json").write_text(single.stdout)
     done = brewput("report", str(tmp_path / "single.json"), "-o", str(tmp_path / "b"))

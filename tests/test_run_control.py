@@ -6,7 +6,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import brewput
+
+pytestmark = pytest.mark.alone  # it measures this machine or holds signals to deadlines
 
 MMC = Path(__file__).resolve().parent.parent / "examples" / "mmc.yaml"
 

@@ -6,6 +6,10 @@ its transients; when the signal lands there is chance, so the chain is built her
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.alone  # it measures this machine or holds signals to deadlines
+
 SCRIPT = """
 import signal
 import sys

@@ -16,6 +16,9 @@ import pytest
 from load_server import serving
 from terminal import run_on_terminal
 
+# (a command says its steps once it has run a second: a busy machine would print them where none are due)
+pytestmark = pytest.mark.alone  # it measures this machine or holds signals to deadlines
+
 BREWPUT = str(Path(sys.executable).parent / "brewput")
 
 # (what, expected text, arguments): the README's commands at sizes a test affords,

@@ -14,6 +14,8 @@ from brewput.engine.simulate import estimate
 from brewput.engine.work import EVENTS_PER_SECOND, REFUSE_BEYOND, SAY_BEYOND, check_work, Work
 from brewput.errors import BrewputError
 
+pytestmark = pytest.mark.alone  # it measures this machine or holds signals to deadlines
+
 MM1 = {"brewput": 1, "name": "mm1", "stations": {"s": {"servers": 1}},
        "classes": {"c": {"rate": 0.5, "route": [{"station": "s", "service": "exp(1)"}]}}}
 # A route that loops with probability 0.9999999: ten million visits per customer on average.

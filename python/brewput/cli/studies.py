@@ -135,4 +135,4 @@ def report(
     check_folder("-o", output)
     saved = read_saved(results)
     with writing(output, "-o "):
-        err.print(f"report: {saved.draw(output, command_line())}")
+        err.print(f"report: {saved.draw(output, command_line())}", soft_wrap=True)
