@@ -38,9 +38,10 @@ rust-test:
 # Two at a time (the tests spend half their time starting commands, and a machine has
 # two cores at least), a file's tests together so that what they share is computed
 # once; then the tests that measure this machine or race signals against deadlines,
-# alone. `pytest` by itself runs everything in order, one at a time.
+# alone. `pytest` by itself runs everything in order, one at a time. The docs' pages are
+# run by wheel-test, from the wheel (BREWPUT_DOCS_TESTS=wheel: not twice).
 py-test:
-	$(PYTHON) -m pytest -q --durations=30 -n 2 --dist loadfile -m "not alone"
+	BREWPUT_DOCS_TESTS=wheel $(PYTHON) -m pytest -q --durations=30 -n 2 --dist loadfile -m "not alone"
 	$(PYTHON) -m pytest -q --durations=15 -m alone
 
 # The release wheel, linked by zig against manylinux2014's glibc 2.17 (no docker), so

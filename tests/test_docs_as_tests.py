@@ -5,7 +5,7 @@ By default the runner's reading and checking are tested on pages written here, e
 page of README.md and docs/ is read (its markers and blocks well formed, no command
 block left unlabelled), and the quick pages are run. BREWPUT_DOCS_TESTS=all runs every
 page (about 10 minutes; `make test` runs them all from the installed wheel in
-tests/wheel_smoke.sh).
+tests/wheel_smoke.sh, and none here: BREWPUT_DOCS_TESTS=wheel).
 """
 import os
 import sys
@@ -177,6 +177,8 @@ def test_every_page_reads(path):
 
 @pytest.mark.parametrize("path", PAGES, ids=[p.name for p in PAGES])
 def test_every_command_of_the_page_runs_as_written(path):
+    if os.environ.get("BREWPUT_DOCS_TESTS") == "wheel":
+        pytest.skip("make test runs every page from the installed wheel (tests/wheel_smoke.sh)")
     if path.name not in QUICK and os.environ.get("BREWPUT_DOCS_TESTS") != "all":
         pytest.skip("a long page: BREWPUT_DOCS_TESTS=all runs it (make test runs every page from the wheel)")
     outcomes = runner.run_document(path, BIN, timeout=240, say=lambda _: None)

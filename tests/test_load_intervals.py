@@ -22,8 +22,6 @@ from brewput.measured import (BEYOND, FEWEST_BATCHES, LEVEL, batch_means, batch_
                               is_inside, over_repetitions, verdict)
 from load_server import serving
 
-pytestmark = pytest.mark.alone  # it measures this machine or holds signals to deadlines
-
 SEEDS = 400
 
 
@@ -188,6 +186,7 @@ def _settings(url, rate, duration, seed):
                         timeout_seconds=10.0)
 
 
+@pytest.mark.alone  # it measures this machine
 def test_a_load_runs_interval_covers_the_mmc_mean():
     # M/M/2 at 50 %: exp(5 ms) at 200/s on loopback for 4 s (~800 answers).
     # The interval is about the service time (from the send), which the
@@ -221,6 +220,7 @@ def test_a_load_runs_interval_covers_the_mmc_mean():
     assert rate_low * 1e3 <= 200.0 <= rate_high * 1e3, results["classes"]["request"]["throughput_ci"]
 
 
+@pytest.mark.alone  # it measures this machine
 def test_the_cpu_watch_counts_a_burning_process_among_the_others():
     # A child burning one of this process's CPUs for the whole window: at least
     # most of a CPU's time, of len(cpus) CPUs, is the others' (the child is
