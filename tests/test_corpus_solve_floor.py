@@ -53,9 +53,9 @@ def cpu(station=None, hi=None, lo=None, lo_service="exp(1)") -> dict:
 
 
 SOLVE = ["solve", "m.yaml"]
-#: The formulas asked for: where they refuse a model of customers who give up that the chain
-#: follows, auto answers it by the chain (tests/test_chain_giving_up.py), and their refusal
-#: is seen only when they are asked for.
+#: The formulas asked for: where they refuse a model of customers who give up, or of a
+#: dispatch, that the chain follows, auto answers it by the chain (tests/test_chain_giving_up.py,
+#: test_chain_dispatch.py), and their refusal is seen only when they are asked for.
 FORMULAS = SOLVE + ["--method", "exact"]
 STEP = "classes.c.route[0]"
 
@@ -263,7 +263,7 @@ BRANCHES = [
     Case("floor-shared-different-means", SOLVE, split("dispatch", {"policy": "shared"}, count=3) | {
         "m.yaml": split("dispatch", {"policy": "shared"}, count=3)["m.yaml"].replace("exp(1)", "exp(0.5)", 2)},
         names=["b2[0].service has mean 1, the first branch's 0.5"]),
-    Case("floor-power-of-d-closed", SOLVE, split("dispatch", {"policy": "power_of_d"}, count=3,
+    Case("floor-power-of-d-closed", FORMULAS, split("dispatch", {"policy": "power_of_d"}, count=3,
                                                  job={"rate": None, "population": 5}),
          names=["classes.c.route[0].policy", "classes.c is closed"]),
     Case("floor-shortest-queue", SOLVE, split("dispatch", {"policy": "shortest_queue"}),

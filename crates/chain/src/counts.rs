@@ -3,6 +3,7 @@
 //! the tokens held. The figures (figures.py, from_state.py) are their averages
 //! under a law over the states, so the states themselves need not leave Rust.
 
+use crate::dispatch::shared_queues;
 use crate::floor::Floor;
 use crate::state::{State, OUTSIDE};
 
@@ -41,7 +42,7 @@ pub struct Counts {
     pub busy: SparseRows,
     /// Blocked after service on a server at m (waiting for room at their next station).
     pub blocked: SparseRows,
-    /// Per class (column c): waiting outside a full station.
+    /// Per class (column c): waiting outside a full station, or in a shared dispatch queue.
     pub outside: SparseRows,
     /// Per resource (column r): tokens held.
     pub in_use: SparseRows,
@@ -88,6 +89,11 @@ impl Counts {
                 outside[b.class as usize] += 1.0;
             } else {
                 blocked[cell(b.class, b.source as usize)] += 1.0;
+            }
+        }
+        if floor.dispatch_slots > 0 {
+            for (c, slot) in shared_queues(floor) {
+                outside[c] += state.dispatchers[slot] as f64;
             }
         }
         self.waiting.push(waiting);

@@ -1,6 +1,7 @@
 //! The floor as the walk reads it: python/brewput/analytic/chain/floor.py's
 //! `Floor`, field for field, in plain numbers (the binding converts it once).
 
+use crate::dispatch::Dispatch;
 use crate::giving_up::Balk;
 
 /// A time law as phases: start in phase i with probability `start[i]`; from
@@ -31,6 +32,13 @@ pub struct Step {
     pub balk: Option<Balk>,
     /// The rate at which a job waiting at the step runs out of patience (exponential); None: never.
     pub patience: Option<f64>,
+    /// A dispatch step (dispatch.rs): it holds no job, and its `station` and `service`
+    /// are its first branch's first step's; its `routes` are where a job goes after
+    /// its branch. None for a station step.
+    pub dispatch: Option<Dispatch>,
+    /// The dispatch step and branch the step lies in; None outside any branch. Inside
+    /// a branch a route to None ends the branch, not the customer.
+    pub scope: Option<(usize, usize)>,
 }
 
 #[derive(Clone, Debug)]
@@ -76,6 +84,11 @@ pub struct Floor {
     pub tokens_bind: bool,
     /// Per station, whether a step there holds tokens (Floor.token_stations).
     pub token_station: Vec<bool>,
+    /// The numbers the dispatch steps remember in a state (dispatch.rs `number_slots`).
+    pub dispatch_slots: usize,
+    /// Per station, the shared dispatch steps (class, step) with a branch starting
+    /// there; empty without shared dispatch steps.
+    pub shared_at: Vec<Vec<(usize, usize)>>,
 }
 
 impl Floor {
@@ -85,6 +98,11 @@ impl Floor {
 
     pub fn station_of(&self, class: usize, step: usize) -> usize {
         self.classes[class].steps[step].station
+    }
+
+    /// Whether a shared dispatch queue waits for station m's servers.
+    pub fn feeds_shared(&self, m: usize) -> bool {
+        self.shared_at.get(m).is_some_and(|steps| !steps.is_empty())
     }
 
     pub fn uses_tokens(&self) -> bool {

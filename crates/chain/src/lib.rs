@@ -13,6 +13,7 @@
 
 mod chance;
 mod counts;
+mod dispatch;
 mod floor;
 mod giving_up;
 mod starts;
@@ -24,6 +25,7 @@ mod work;
 use std::fmt;
 
 pub use counts::{Counts, SparseRows};
+pub use dispatch::{number_slots, Dispatch, Policy};
 pub use floor::{Floor, JobClass, PhaseType, Step};
 pub use giving_up::{Balk, GaveUp};
 pub use state::{Blocked, Queued, Served, State, OUTSIDE};

@@ -5,6 +5,7 @@
 
 use std::collections::VecDeque;
 
+use crate::dispatch::shared_queues;
 use crate::floor::Floor;
 
 /// Where a job waiting for room comes from when it holds no server.
@@ -49,6 +50,8 @@ pub struct State {
     pub serving: Vec<Vec<Served>>,
     /// Per station, its line of jobs waiting for room there, first come first served.
     pub lines: Vec<VecDeque<Blocked>>,
+    /// What each remembering dispatch step remembers (dispatch.rs): none without them.
+    pub dispatchers: Vec<i32>,
 }
 
 impl State {
@@ -59,11 +62,13 @@ impl State {
             queue: Vec::new(),
             serving: vec![Vec::new(); floor.stations()],
             lines: vec![VecDeque::new(); floor.stations()],
+            dispatchers: vec![0; floor.dispatch_slots],
         }
     }
 
     /// The state as integers: the thinking counts, then the queue, then per station its
-    /// jobs in service, then per station its line, each list of jobs as runs of equal
+    /// jobs in service, then per station its line, then what the dispatch steps
+    /// remember (nothing without them), each list of jobs as runs of equal
     /// jobs (a count of runs, then per run the job's three numbers and how many): a
     /// station's queue is mostly jobs alike, so a state takes a few dozen integers
     /// however many jobs it holds.
@@ -79,6 +84,7 @@ impl State {
         for line in &self.lines {
             runs(out, line.iter().map(|b| [b.source, b.class, b.step]));
         }
+        out.extend(&self.dispatchers);
     }
 
     /// The state `encode` wrote, read back for `floor` (whose think phases and
@@ -100,7 +106,8 @@ impl State {
         let lines = (0..floor.stations())
             .map(|_| unruns(code, &mut at).map(|j| Blocked { source: j[0], class: j[1], step: j[2] }).collect())
             .collect();
-        State { thinking, queue, serving, lines }
+        let dispatchers = code[at..at + floor.dispatch_slots].to_vec();
+        State { thinking, queue, serving, lines, dispatchers }
     }
 
     /// The jobs blocked after service on a server of station m.
@@ -128,6 +135,15 @@ impl State {
         self.queue.iter().map(|q| open(q.class)).sum::<u64>()
             + self.serving.iter().flatten().map(|s| open(s.class)).sum::<u64>()
             + self.lines.iter().flatten().map(|b| open(b.class)).sum::<u64>()
+            + self.in_shared_queues(floor, open)
+    }
+
+    /// The jobs waiting in shared dispatch queues, each weighed by `weight` of its class.
+    fn in_shared_queues(&self, floor: &Floor, weight: impl Fn(i32) -> u64) -> u64 {
+        if floor.dispatch_slots == 0 {
+            return 0;
+        }
+        shared_queues(floor).map(|(c, slot)| weight(c as i32) * self.dispatchers[slot] as u64).sum()
     }
 }
 

@@ -162,7 +162,8 @@ impl Walker<'_> {
                 out.cut[c] += rate;
                 continue;
             }
-            if !state.has_room(floor, floor.station_of(c, 0), false) {
+            let first_full = job.steps[0].dispatch.is_none() && !state.has_room(floor, floor.station_of(c, 0), false);
+            if first_full {
                 out.lost[c] += rate;
                 continue;
             }
@@ -284,7 +285,7 @@ mod tests {
     /// An M/M/1 holding at most `capacity` jobs.
     fn mm1(lam: f64, mu: f64, capacity: u64) -> Floor {
         let service = PhaseType { start: vec![1.0], moves: vec![vec![(None, mu)]] };
-        let step = Step { station: 0, service, uses: vec![], routes: vec![(None, 1.0)], balk: None, patience: None };
+        let step = Step { station: 0, service, uses: vec![], routes: vec![(None, 1.0)], balk: None, patience: None, dispatch: None, scope: None };
         let class = JobClass { priority: 0, rate: Some(lam), population: 0, think: None, steps: vec![step] };
         Floor {
             servers: vec![Some(1)],
@@ -297,6 +298,8 @@ mod tests {
             arrivals: true,
             tokens_bind: false,
             token_station: vec![false],
+            dispatch_slots: 0,
+            shared_at: vec![],
         }
     }
 
@@ -319,10 +322,10 @@ mod tests {
         // service, two waiting) and both of station 0's servers are blocked on it.
         let service = PhaseType { start: vec![1.0], moves: vec![vec![(None, 1.0)]] };
         let routes = vec![(Some(1), 1.0)];
-        let first = Step { station: 0, service: service.clone(), uses: vec![], routes, balk: None, patience: None };
+        let first = Step { station: 0, service: service.clone(), uses: vec![], routes, balk: None, patience: None, dispatch: None, scope: None };
         let balking = Balk(vec![0.0, 0.4]);
         let routes = vec![(None, 1.0)];
-        let second = Step { station: 1, service, uses: vec![], routes, balk: Some(balking), patience: None };
+        let second = Step { station: 1, service, uses: vec![], routes, balk: Some(balking), patience: None, dispatch: None, scope: None };
         let class = JobClass { priority: 0, rate: Some(1.0), population: 0, think: None, steps: vec![first, second] };
         let mut floor = mm1(1.0, 1.0, 3);
         floor.servers = vec![Some(2), Some(1)];
@@ -338,6 +341,7 @@ mod tests {
             queue: vec![waiting, waiting],
             serving: vec![vec![], vec![served]],
             lines: vec![VecDeque::new(), VecDeque::from([blocked, blocked])],
+            dispatchers: vec![],
         };
         let (store, code, indices, rates) = (Store::default(), Vec::new(), Vec::new(), Vec::new());
         let mut walker = Walker { floor: &floor, max_states: 10, store, code, indices, rates };

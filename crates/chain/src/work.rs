@@ -10,6 +10,7 @@
 //! Either gives up: an open customer is lost, a closed one thinks again.
 
 use crate::chance::Chances;
+use crate::dispatch::{pick, Branches};
 use crate::floor::Floor;
 use crate::giving_up::GaveUp;
 use crate::state::{Blocked, Queued, Served, State, OUTSIDE, UNDRAWN};
@@ -112,6 +113,9 @@ impl<'a> Work<'a> {
     }
 
     fn enter(&mut self, c: usize, step: usize) {
+        if self.floor.classes[c].steps[step].dispatch.is_some() {
+            return self.take_branch(c, step);
+        }
         let m = self.floor.station_of(c, step);
         if let Some(balk) = &self.floor.classes[c].steps[step].balk {
             let waiting = self.state.queue.iter().filter(|q| q.station == m as i32).count();
@@ -123,14 +127,75 @@ impl<'a> Work<'a> {
         self.dispatch(m);
     }
 
+    /// The job reaches dispatch step `step`: it takes the branch the policy chooses, or
+    /// waits in the step's shared queue (behind others waiting there, or where no
+    /// branch's first station is open).
+    fn take_branch(&mut self, c: usize, step: usize) {
+        let dispatch = self.floor.classes[c].steps[step].dispatch.as_ref().expect("a dispatch step");
+        let queued = dispatch.slot.filter(|_| matches!(dispatch.policy, crate::dispatch::Policy::Shared));
+        if queued.is_some_and(|slot| self.state.dispatchers[slot] > 0) {
+            self.state.dispatchers[queued.expect("a shared queue")] += 1;
+            return;
+        }
+        match self.choose(c, step) {
+            Some(branch) => self.move_from_outside(c, Some(dispatch.branches[branch])),
+            None => self.state.dispatchers[queued.expect("only shared leaves a job waiting")] += 1,
+        }
+    }
+
+    /// The branch class c's dispatch step `step` chooses now, by the run's chances.
+    fn choose(&mut self, c: usize, step: usize) -> Option<usize> {
+        let mut dispatchers = std::mem::take(&mut self.state.dispatchers);
+        let branches = Branches { floor: self.floor, state: &self.state, class: c, step };
+        let branch = branches.choose(&mut dispatchers, &mut self.chances);
+        self.state.dispatchers = dispatchers;
+        branch
+    }
+
+    /// A job at no station goes to `step`: out of the system (None), a dispatch, or
+    /// a station, where it waits outside while there is no room.
+    fn move_from_outside(&mut self, c: usize, step: Option<usize>) {
+        match step {
+            Some(s) if self.floor.classes[c].steps[s].dispatch.is_none() => {
+                let m = self.floor.station_of(c, s);
+                if self.has_room(m, false) {
+                    self.enter(c, s);
+                } else {
+                    self.state.lines[m].push_back(Blocked { source: OUTSIDE, class: c as i32, step: s as i32 });
+                }
+            }
+            _ => self.depart(OUTSIDE, c, step),
+        }
+    }
+
+    /// Jobs of the shared queues fed by station m go, first come first served, each
+    /// queue in turn while a branch's first station is open.
+    fn admit_shared(&mut self, m: usize) {
+        let floor = self.floor;
+        for &(c, step) in &floor.shared_at[m] {
+            let dispatch = floor.classes[c].steps[step].dispatch.as_ref().expect("a dispatch step");
+            let slot = dispatch.slot.expect("a shared queue");
+            while self.state.dispatchers[slot] > 0 {
+                let Some(branch) = self.choose(c, step) else { break };
+                self.state.dispatchers[slot] -= 1;
+                self.move_from_outside(c, Some(dispatch.branches[branch]));
+            }
+        }
+    }
+
+    /// The job leaves station m: room there for its line and its shared queues, and a
+    /// server for its queue.
+    fn leave(&mut self, m: usize) {
+        if !self.state.lines[m].is_empty() || self.floor.feeds_shared(m) {
+            self.to_admit.push(m);
+        }
+        self.dispatch(m);
+    }
+
     /// The job leaves `source` (it no longer holds anything there) and goes on.
     pub fn depart(&mut self, source: i32, c: usize, step: Option<usize>) {
         if source != OUTSIDE {
-            let m = source as usize;
-            if !self.state.lines[m].is_empty() {
-                self.to_admit.push(m);
-            }
-            self.dispatch(m);
+            self.leave(source as usize);
         }
         match step {
             None => self.complete(c),
@@ -147,11 +212,7 @@ impl<'a> Work<'a> {
     /// which may make room for the station's line and free a server, and gives up.
     pub fn renege(&mut self, i: usize) {
         let q = self.state.queue.remove(i);
-        let m = q.station as usize;
-        if !self.state.lines[m].is_empty() {
-            self.to_admit.push(m);
-        }
-        self.dispatch(m);
+        self.leave(q.station as usize);
         self.give_up(q.class as usize, GaveUp::Reneged);
     }
 
@@ -177,6 +238,9 @@ impl<'a> Work<'a> {
     }
 
     pub fn closed_arrival(&mut self, c: usize) {
+        if self.floor.classes[c].steps[0].dispatch.is_some() {
+            return self.take_branch(c, 0);
+        }
         let m = self.floor.station_of(c, 0);
         let outside = Blocked { source: OUTSIDE, class: c as i32, step: 0 };
         if !self.state.lines[m].is_empty() {
@@ -198,7 +262,7 @@ impl<'a> Work<'a> {
         }
         let blocked = step.is_some_and(|next| {
             let there = self.floor.station_of(c, next);
-            !self.has_room(there, there == m)
+            self.floor.classes[c].steps[next].dispatch.is_none() && !self.has_room(there, there == m)
         });
         let serving = &mut self.state.serving[m];
         let at = serving.iter().position(|s| *s == entry).expect("the job finishing is in service");
@@ -208,12 +272,29 @@ impl<'a> Work<'a> {
                 let there = self.floor.station_of(c, next);
                 self.state.lines[there].push_back(Blocked { source: m as i32, class: c as i32, step: next as i32 });
             }
+            None if self.floor.classes[c].steps[entry.step as usize].scope.is_some() => {
+                self.leave(m);
+                self.end_branch(c, entry.step as usize);
+            }
             _ => self.depart(m as i32, c, step),
         }
     }
 
+    /// The job's step `step` routed to the end of its branch: it goes on by its
+    /// dispatch step's route, drawn by the run's chances.
+    fn end_branch(&mut self, c: usize, step: usize) {
+        let (dispatch, _) = self.floor.classes[c].steps[step].scope.expect("a step inside a branch");
+        let routes = &self.floor.classes[c].steps[dispatch].routes;
+        let weights: Vec<f64> = routes.iter().map(|&(_, p)| p).collect();
+        let next = routes[pick(&weights, &mut self.chances)].0;
+        self.move_from_outside(c, next);
+    }
+
     pub fn settle(&mut self) {
         while let Some(m) = self.to_admit.pop() {
+            if self.floor.feeds_shared(m) {
+                self.admit_shared(m);
+            }
             while let Some(&first) = self.state.lines[m].front() {
                 if !self.has_room(m, first.source == m as i32) {
                     break;
@@ -298,6 +379,7 @@ impl<'a> Work<'a> {
                 queue: queue.clone(),
                 serving: self.state.serving.clone(),
                 lines: self.state.lines.clone(),
+                dispatchers: self.state.dispatchers.clone(),
             };
             for ((draw, options), &pick) in choices.iter().zip(&picks) {
                 let (phase, p) = options[pick];

@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 
-use brewput_chain::{walk, Balk, Chain, Floor, JobClass, PhaseType, SparseRows, Start, State, Step};
+use brewput_chain::{number_slots, walk, Balk, Chain, Dispatch, Floor, JobClass, PhaseType, Policy, SparseRows, Start, State, Step};
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict, PyTuple};
@@ -30,6 +30,32 @@ struct StepOf {
     routes: Vec<(Option<usize>, f64)>,
     balk: Option<Vec<f64>>,
     patience: Option<f64>,
+    dispatch: Option<DispatchOf>,
+    scope: Option<(usize, usize)>,
+}
+
+/// floor.py's `Dispatch`.
+#[derive(FromPyObject)]
+struct DispatchOf {
+    policy: String,
+    branches: Vec<usize>,
+    weights: Vec<f64>,
+    d: usize,
+    tie_random: bool,
+}
+
+impl From<DispatchOf> for Dispatch {
+    fn from(d: DispatchOf) -> Dispatch {
+        let policy = match d.policy.as_str() {
+            "random" => Policy::Random(d.weights),
+            "round_robin" => Policy::RoundRobin,
+            "shortest_queue" => Policy::ShortestQueue,
+            "power_of_d" => Policy::PowerOfD(d.d),
+            "least_utilized" => Policy::LeastUtilized,
+            _ => Policy::Shared, // floor.py lets no other policy through
+        };
+        Dispatch { policy, branches: d.branches, tie_random: d.tie_random, slot: None }
+    }
 }
 
 #[derive(FromPyObject)]
@@ -65,38 +91,44 @@ impl From<Phases> for PhaseType {
 impl From<FloorOf> for Floor {
     fn from(f: FloorOf) -> Floor {
         let stations = f.servers.len();
+        let mut classes: Vec<JobClass> = f
+            .classes
+            .into_iter()
+            .map(|c| JobClass {
+                priority: c.priority,
+                rate: c.rate,
+                population: c.population,
+                think: c.think.map(PhaseType::from),
+                steps: c
+                    .steps
+                    .into_iter()
+                    .map(|s| Step {
+                        station: s.station,
+                        service: s.service.into(),
+                        uses: s.uses,
+                        routes: s.routes,
+                        balk: s.balk.map(Balk),
+                        patience: s.patience,
+                        dispatch: s.dispatch.map(Dispatch::from),
+                        scope: s.scope,
+                    })
+                    .collect(),
+            })
+            .collect();
+        let (dispatch_slots, shared_at) = number_slots(&mut classes, stations);
         Floor {
             servers: f.servers,
             capacity: f.capacity,
             priority: f.discipline.iter().map(|d| d == "priority").collect(),
             tokens: f.tokens,
-            classes: f
-                .classes
-                .into_iter()
-                .map(|c| JobClass {
-                    priority: c.priority,
-                    rate: c.rate,
-                    population: c.population,
-                    think: c.think.map(PhaseType::from),
-                    steps: c
-                        .steps
-                        .into_iter()
-                        .map(|s| Step {
-                            station: s.station,
-                            service: s.service.into(),
-                            uses: s.uses,
-                            routes: s.routes,
-                            balk: s.balk.map(Balk),
-                            patience: s.patience,
-                        })
-                        .collect(),
-                })
-                .collect(),
+            classes,
             open_limit: f.open_limit,
             tagged: f.tagged,
             arrivals: f.arrivals,
             tokens_bind: f.tokens_bind,
             token_station: (0..stations).map(|m| f.token_stations.contains(&m)).collect(),
+            dispatch_slots,
+            shared_at,
         }
     }
 }

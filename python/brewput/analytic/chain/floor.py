@@ -8,7 +8,8 @@ model yet is refused here, by field, before anything is built.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bisect import bisect_right
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Optional, Tuple
 
@@ -17,6 +18,20 @@ from .phases import PhaseType, phase_type
 
 #: The disciplines whose order the chain follows (the head of a station's queue).
 DISCIPLINES = ("fifo", "priority")
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """A dispatch step's choice: no station, a decision when a job reaches the step."""
+    policy: str
+    #: The first step of each branch, in file order.
+    branches: Tuple[int, ...]
+    #: `random`: each branch's weight (else empty).
+    weights: Tuple[float, ...] = ()
+    #: `power_of_d`: the branches drawn (else 0).
+    d: int = 0
+    #: Among branches found equal, one drawn at random (else the first in file order).
+    tie_random: bool = False
 
 
 @dataclass(frozen=True)
@@ -34,6 +49,13 @@ class Step:
     #: The rate at which a job waiting at the step runs out of patience (exponential);
     #: None: it waits for ever.
     patience: Optional[float] = None
+    #: A dispatch step: it holds no job; its station and service are its first branch's
+    #: first step's (a place a bound may count), its routes where a job goes after its
+    #: branch. None for a station step.
+    dispatch: Optional[Dispatch] = None
+    #: (the dispatch step, the branch) the step lies in; None outside any branch. Inside a
+    #: branch a route to None ends the branch.
+    scope: Optional[Tuple[int, int]] = None
 
     @property
     def gives_up(self) -> bool:
@@ -62,6 +84,15 @@ class JobClass:
     @property
     def is_open(self) -> bool:
         return self.rate is not None
+
+    @property
+    def served(self) -> Tuple[Step, ...]:
+        """Its station steps: the steps where its jobs are (not its dispatch steps)."""
+        return tuple(step for step in self.steps if step.dispatch is None)
+
+    @property
+    def dispatches(self) -> bool:
+        return any(step.dispatch is not None for step in self.steps)
 
     @property
     def gives_up_inside(self) -> bool:
@@ -97,8 +128,11 @@ class Floor:
 
     @cached_property
     def unbounded(self) -> bool:
-        """Whether an open class can pile up without end (it needs `open_limit`)."""
-        return any(job.is_open and any(self.holds(step) is None for step in job.steps) for job in self.classes)
+        """Whether an open class can pile up without end (it needs `open_limit`): at a station
+        of unbounded buffer, or after a dispatch step, which turns nobody away (its jobs
+        wait in its shared queue, or outside a full branch)."""
+        return any(job.is_open and (job.dispatches or any(self.holds(step) is None for step in job.served))
+                   for job in self.classes)
 
     def holds(self, step: Step) -> Optional[int]:
         """The most jobs of a step at its station: its buffer, else its servers and the
@@ -177,8 +211,12 @@ def floor_of(compiled: dict, where: str, constant_phases: int, truncate: bool = 
         source = c["source"]
         steps = []
         for i, step in enumerate(c["steps"]):
+            if step.get("kind") == "dispatch" and "scope" not in step:
+                steps.append(_dispatch(step))
+                continue
             if "kind" in step:
-                raise refuse(f"{field}.route", f"a {step['kind']} step")
+                inside = " inside a branch" if "scope" in step else ""
+                raise refuse(f"{field}.route", f"a {step['kind']} step{inside}")
             patience = step.get("patience")
             if patience is not None and patience["kind"] != "exp":
                 raise refuse(f"{field}.route[{i}].patience", f"a patience other than exponential ({patience['kind']})")
@@ -187,7 +225,9 @@ def floor_of(compiled: dict, where: str, constant_phases: int, truncate: bool = 
                 raise refuse(f"{field}.route[{i}].service", "a service time of 0")
             routes = tuple((target, p) for target, p in step["next"] if p > 0)
             steps.append(Step(step["station"], service, tuple(step["uses"]), routes, _balk(step.get("balk")),
-                              None if patience is None else 1 / patience["mean"]))
+                              None if patience is None else 1 / patience["mean"], scope=_scope(c["steps"], i)))
+        steps = [replace(steps[step.dispatch.branches[0]], dispatch=step.dispatch, routes=step.routes, balk=None,
+                         patience=None, uses=(), scope=None) if step.dispatch is not None else step for step in steps]
         if source["kind"] == "open":
             law = source["interarrival"]
             if law["kind"] != "exp":
@@ -206,10 +246,30 @@ def floor_of(compiled: dict, where: str, constant_phases: int, truncate: bool = 
         classes=tuple(classes),
     )
     for job in floor.classes:
-        if not truncate and job.is_open and any(floor.holds(step) is None for step in job.steps):
+        if not truncate and job.is_open and job.dispatches:
+            raise TruncationUnasked(f"{where}: classes.{job.name}.route: an open class after a dispatch step, where "
+                                    "its jobs may wait without end, is followed by a truncated chain only when asked "
+                                    "(--method ctmc)")
+        if not truncate and job.is_open and any(floor.holds(step) is None for step in job.served):
             raise TruncationUnasked(f"{where}: classes.{job.name}.route: an open class at a station of unbounded "
                                     "buffer is followed by a truncated chain only when asked (--method ctmc)")
     return floor
+
+
+def _dispatch(step: dict) -> Step:
+    """A compiled dispatch step, its station and service still to be taken from its first branch."""
+    choice = Dispatch(step["policy"], tuple(step["branches"]), tuple(step.get("weights", ())), step.get("d", 0),
+                      step.get("tie") == "random")
+    routes = tuple((target, p) for target, p in step["next"] if p > 0)
+    return Step(-1, None, (), routes, dispatch=choice)
+
+
+def _scope(steps: list, i: int) -> Optional[Tuple[int, int]]:
+    """(dispatch step, branch) of compiled step i: the branches' steps follow one another."""
+    scope = steps[i].get("scope")
+    if scope is None:
+        return None
+    return scope, bisect_right(steps[scope]["branches"], i) - 1
 
 
 def _balk(balk: Optional[dict]) -> Optional[Tuple[float, ...]]:

@@ -64,7 +64,7 @@ def placements(floor: Floor, state: Mapping[str, int]) -> List[Tuple[int, int, i
                               value=_shown(state))
         m = floor.stations.index(name)
         first = next(((c, i) for c, job in enumerate(floor.classes) for i, step in enumerate(job.steps)
-                      if step.station == m), None)
+                      if step.station == m and step.dispatch is None), None)
         if first is None:
             raise OptionError("from_state", f"no class visits station '{name}', so its jobs would have nowhere "
                                             "to go", value=_shown(state))

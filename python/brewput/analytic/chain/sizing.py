@@ -52,8 +52,8 @@ def state_bound(floor: Floor, beyond: float = _HUGE) -> float:
         if job.is_open and floor.unbounded:
             jobs = floor.open_limit
         elif job.is_open:
-            stations = {step.station for step in job.steps}
-            jobs = sum(max(floor.holds(step) for step in job.steps if step.station == m) for m in stations)
+            stations = {step.station for step in job.served}
+            jobs = sum(max(floor.holds(step) for step in job.served if step.station == m) for m in stations)
         else:
             jobs = job.population
         if job.is_open and bound * (jobs + 1) > beyond:
@@ -65,7 +65,7 @@ def state_bound(floor: Floor, beyond: float = _HUGE) -> float:
 def _placements(floor: Floor, c: int, jobs: int) -> float:
     """The ways of putting class c's `jobs` in its places (an open class's: at most so many)."""
     job = floor.classes[c]
-    visitors = Counter(step.station for other in floor.classes for step in other.steps)
+    visitors = Counter(step.station for other in floor.classes for step in other.served)
     ways = np.zeros(jobs + 1)
     ways[0] = 1.0
     for _ in range(job.think.phases if job.think is not None else 0):
@@ -73,13 +73,26 @@ def _placements(floor: Floor, c: int, jobs: int) -> float:
     first = floor.capacity[job.steps[0].station] if job.steps else None
     if job.is_open or first is not None:  # waiting outside for room, or (open) a slot left empty
         ways = _any_number(ways)
-    for step in job.steps:
+    for step in job.served:
         servers = floor.servers[step.station]
         alone = visitors[step.station] == 1 and not (step.uses and floor.tokens_bind)
         ways = _times(ways, _at_step(jobs, servers, step.service.phases, alone))
         for target, _ in step.routes:  # blocked after service on a server, for a full next station
             if target is not None and floor.capacity[job.steps[target].station] is not None:
                 ways = _times(ways, np.ones(min(jobs, servers if servers is not None else jobs) + 1))
+    for step in job.steps:
+        if step.dispatch is None:
+            continue
+        if step.dispatch.policy == "round_robin":  # its turn
+            ways = np.minimum(ways * len(step.dispatch.branches), _HUGE)
+        if step.dispatch.policy == "shared":  # its queue
+            ways = _any_number(ways)
+        # waiting outside for room: at a branch's first station, or after the branch
+        firsts = [job.steps[b].station for b in step.dispatch.branches]
+        afters = [job.steps[t].station for t, _ in step.routes if t is not None]
+        for m in set(firsts + afters):
+            if floor.capacity[m] is not None:
+                ways = _any_number(ways)
     return float(ways[jobs])
 
 
@@ -118,7 +131,7 @@ def what_makes_it_large(floor: Floor) -> List[str]:
     for name, capacity, servers in zip(floor.stations, floor.capacity, floor.servers):
         if capacity is not None and capacity - servers > 0:
             sizes.append((capacity - servers, f"stations.{name}.buffer {capacity - servers}"))
-    open_stations = {step.station for job in floor.classes if job.is_open for step in job.steps}
+    open_stations = {step.station for job in floor.classes if job.is_open for step in job.served}
     for m in sorted(open_stations):
         if floor.capacity[m] is not None and floor.servers[m] is not None and floor.servers[m] > 1:
             sizes.append((floor.servers[m], f"stations.{floor.stations[m]}.servers {floor.servers[m]:,}"))

@@ -76,13 +76,25 @@ class Solved:
     passages: Dict[int, Optional[Passage]] = field(default_factory=dict)
 
     def passage(self, c: int, limit: int) -> Optional[Passage]:
-        """Class c's tagged customer's chain, None beyond `limit` states."""
+        """Class c's tagged customer's chain, None beyond `limit` states or where a dispatch
+        step chooses (`why_no_passage`)."""
+        if c not in self.passages and any(job.dispatches for job in self.floor.classes):
+            self.passages[c] = None
         if c not in self.passages:
             try:
                 self.passages[c] = passage(self.floor, self.chain, self.pi, c, limit)
             except TooManyStates:
                 self.passages[c] = None
         return self.passages[c]
+
+
+def why_no_passage(floor: Floor, limit: int) -> str:
+    """Why `Solved.passage` gave no chain."""
+    if any(job.dispatches for job in floor.classes):
+        # the tagged customer would be a class of its own: not counted in its class's
+        # branches, nor in turn at round_robin, nor in its place in a shared queue
+        return "is not built where a dispatch step chooses"
+    return f"has more than {limit:,} states"
 
 
 class TooLarge(Exception):
@@ -166,14 +178,14 @@ def _check_stable(floor: Floor, net: Network) -> None:
     would never hold, up to the limit on states), where some open job would wait there
     for ever (no patience, and no queue it balks at for sure)."""
     if not floor.unbounded or any(floor.capacity[step.station] is not None
-                                  for job in floor.classes if job.is_open for step in job.steps):
+                                  for job in floor.classes if job.is_open for step in job.served):
         return
     joins = np.ones_like(net.demand)
     for c, job in enumerate(floor.classes):
-        for m in {step.station for step in job.steps}:
-            joins[c, m] = max(1.0 - (step.balk[-1] if step.balk else 0.0) for step in job.steps if step.station == m)
+        for m in {step.station for step in job.served}:
+            joins[c, m] = max(1.0 - (step.balk[-1] if step.balk else 0.0) for step in job.served if step.station == m)
     load = (net.arrival_rate[:, None] * net.demand * joins).sum(axis=0) / net.servers
-    waits_for_ever = {step.station for job in floor.classes if job.is_open for step in job.steps
+    waits_for_ever = {step.station for job in floor.classes if job.is_open for step in job.served
                       if step.patience is None and step.waits_at_most is None}
     for m in np.flatnonzero(load >= 1):
         if m not in waits_for_ever:
@@ -298,7 +310,8 @@ def _solution(model: Model, net: Network, solved: Solved, notes: List[str], laws
         loss_by = {reason: np.clip(np.divide(rate, arrivals, out=np.zeros_like(rate), where=arrivals > 0), 0.0, 1.0)
                    for reason, rate in (("full", avg.lost), ("balked", avg.balked), ("reneged", avg.reneged))}
         loss = sum(loss_by.values())
-    elif any(job.is_open and floor.capacity[job.steps[0].station] is not None for job in floor.classes):
+    elif any(job.is_open and job.steps[0].dispatch is None and floor.capacity[job.steps[0].station] is not None
+             for job in floor.classes):
         # a share: a station always full loses every arrival, which sums to 1 + rounding
         loss = np.clip(np.where(offered > 0, avg.lost / np.where(offered > 0, offered, 1), 0.0), 0.0, 1.0)
     return Solution(
@@ -334,7 +347,7 @@ def _per_visit(floor: Floor, net: Network, avg: Averages, completers: Dict[int, 
     with np.errstate(divide="ignore", invalid="ignore"):
         visit = np.where(served > 0, avg.present / served, 0.0)
         for c, job in enumerate(floor.classes):
-            for m in {step.station for step in job.steps if step.patience is not None}:
+            for m in {step.station for step in job.served if step.patience is not None}:
                 if served[c, m] > 0:
                     after_wait = (avg.busy[c, m] + avg.blocked[c, m]) / served[c, m]
                     visit[c, m] = completers[c].served_wait[m] + after_wait if c in completers else math.nan
@@ -356,7 +369,7 @@ def _completers(model: Model, solved: Solved, limit: int, notes: List[str]) -> D
         chain = solved.passage(c, limit)
         if chain is None:
             notes.append(f"{name}: no response or waiting time: those who complete are timed on its tagged "
-                         f"customer's chain, which has more than {limit:,} states")
+                         f"customer's chain, which {why_no_passage(solved.floor, limit)}")
             stations = len(solved.floor.stations)
             means[c] = CompletedTimes(math.nan, math.nan, np.full(stations, np.nan))
             continue
@@ -375,8 +388,8 @@ def _passage_laws(model: Model, solved: Solved, limit: int, notes: List[str]) ->
             continue
         chain = solved.passage(c, limit)
         if chain is None:
-            notes.append(f"{name}: no percentiles or service levels: its tagged customer's chain has more than "
-                         f"{limit:,} states")
+            notes.append(f"{name}: no percentiles or service levels: its tagged customer's chain "
+                         f"{why_no_passage(solved.floor, limit)}")
             continue
         laws[c] = passage_laws(chain, solved.floor.exact, response[c], waiting[c])
         told(f"ctmc: {name}'s response and waiting times, {chain.start.size:,} states")

@@ -92,7 +92,8 @@ def behind_never_matters(floor: Floor, c: int) -> bool:
 def _line(job: JobClass) -> Optional[Tuple[int, ...]]:
     """The stations of a route that goes step by step (each step to the next or out), each
     station once; None for any other route (a branch, a return, a station visited again)."""
-    if any(target not in (None, i + 1) for i, step in enumerate(job.steps) for target, _ in step.routes):
+    if job.dispatches or any(target not in (None, i + 1) for i, step in enumerate(job.steps)
+                             for target, _ in step.routes):
         return None
     stations = tuple(step.station for step in job.steps)
     return stations if len(set(stations)) == len(stations) else None
