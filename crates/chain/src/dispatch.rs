@@ -75,7 +75,7 @@ pub fn number_slots(classes: &mut [JobClass], stations: usize) -> (usize, Vec<Ve
 /// The shared dispatch queues of the floor: (class, slot) of each.
 pub fn shared_queues(floor: &Floor) -> impl Iterator<Item = (usize, usize)> + '_ {
     floor.classes.iter().enumerate().flat_map(|(c, job)| {
-        job.steps.iter().filter_map(move |step| match step.dispatch.as_ref() {
+        job.steps.iter().filter_map(move |step| match step.dispatch.as_deref() {
             Some(Dispatch { policy: Policy::Shared, slot: Some(slot), .. }) => Some((c, *slot)),
             _ => None,
         })

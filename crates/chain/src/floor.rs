@@ -32,10 +32,10 @@ pub struct Step {
     pub balk: Option<Balk>,
     /// The rate at which a job waiting at the step runs out of patience (exponential); None: never.
     pub patience: Option<f64>,
-    /// A dispatch step (dispatch.rs): it holds no job, and its `station` and `service`
-    /// are its first branch's first step's; its `routes` are where a job goes after
-    /// its branch. None for a station step.
-    pub dispatch: Option<Dispatch>,
+    /// A dispatch step (dispatch.rs; boxed, so that a station step stays small): it
+    /// holds no job, and its `station` and `service` are its first branch's first
+    /// step's; its `routes` are where a job goes after its branch. None for a station step.
+    pub dispatch: Option<Box<Dispatch>>,
     /// The dispatch step and branch the step lies in; None outside any branch. Inside
     /// a branch a route to None ends the branch, not the customer.
     pub scope: Option<(usize, usize)>,

@@ -109,7 +109,7 @@ impl From<FloorOf> for Floor {
                         routes: s.routes,
                         balk: s.balk.map(Balk),
                         patience: s.patience,
-                        dispatch: s.dispatch.map(Dispatch::from),
+                        dispatch: s.dispatch.map(|d| Box::new(Dispatch::from(d))),
                         scope: s.scope,
                     })
                     .collect(),
