@@ -239,3 +239,11 @@ def test_forks_and_nested_dispatch_are_refused_in_one_line_naming_the_field(rout
         brewput.solve(model, method="ctmc")
     message = str(refused.value)
     assert field in message and "\n" not in message, message
+
+
+def test_no_tagged_customer_is_followed_where_a_dispatch_chooses():
+    # the tagged customer would be a class of its own, outside its class's branch counts
+    res = brewput.solve(pipelines("shortest_queue"), method="ctmc", quantiles=[90])
+    assert res["classes"]["c"]["response_time"]["p90"] is None
+    assert "c: no percentiles or service levels: its tagged customer's chain is not built where a dispatch step " \
+           "chooses" in res["notes"]
