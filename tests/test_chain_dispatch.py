@@ -10,8 +10,12 @@ import numpy as np
 import pytest
 
 import brewput
+from brewput.analytic.chain.floor import floor_of
+from brewput.analytic.chain.generate import generate
+from brewput.analytic.chain.sizing import state_bound
 from brewput.analytic.dispatch import dispatch
 from brewput.errors import BrewputError
+from brewput.model import as_model
 from conftest import check
 from markov import stationary
 
@@ -103,10 +107,21 @@ def test_least_utilized_is_the_chain_by_hand():
     assert_chain_is(dispatched("least_utilized"), truth)
 
 
+def test_least_utilized_with_random_ties_is_the_chain_by_hand():
+    def choose(n):
+        idle = [i for i in (0, 1) if n[i] == 0]
+        return [(idle[0], 1.0)] if len(idle) == 1 else [(0, 0.5), (1, 0.5)]
+    truth = two_queues(choose, keep=250)
+    assert truth[1] == pytest.approx(LAM, rel=1e-13)
+    assert_chain_is(dispatched("least_utilized", tie="random"), truth)
+
+
 def test_round_robin_is_the_chain_by_hand():
+    keep = 200  # a sees every other arrival at 0.75 of its rate: its queue is kept long
+
     def moves(s):
         n, turn = s[:2], s[2]
-        out = [((n[0] + (turn == 0), n[1] + (turn == 1), 1 - turn), LAM)] if n[turn] < N else []
+        out = [((n[0] + (turn == 0), n[1] + (turn == 1), 1 - turn), LAM)] if n[turn] < keep else []
         for i, m in enumerate(("a", "b")):
             if n[i] > 0:
                 out.append((n[:i] + (n[i] - 1,) + n[i + 1:] + (turn,), MU[m]))
@@ -134,12 +149,15 @@ def test_power_of_two_of_three_is_the_chain_by_hand():
     assert_chain_is(dispatched("power_of_d", branches, d=2), truth)
 
 
-def test_shared_over_unlike_servers_is_the_chain_by_hand():
+@pytest.mark.parametrize("tie", ["first", "random"])
+def test_shared_over_unlike_servers_is_the_chain_by_hand(tie):
     # (a busy, b busy, jobs waiting in the shared queue): an arrival takes a free server, a
-    # first; a server freed takes the queue's head
+    # first (or either, tie random); a server freed takes the queue's head
     def moves(s):
         a, b, q = s
-        if q == 0 and not a:
+        if q == 0 and not a and not b and tie == "random":
+            out = [((1, 0, 0), LAM / 2), ((0, 1, 0), LAM / 2)]
+        elif q == 0 and not a:
             out = [((1, b, 0), LAM)]
         elif q == 0 and not b:
             out = [((a, 1, 0), LAM)]
@@ -152,7 +170,7 @@ def test_shared_over_unlike_servers_is_the_chain_by_hand():
         return out
     states, pi = by_hand((0, 0, 0), moves)
     truth = figures(states, pi, lambda s, i: s[i], sum)
-    assert_chain_is(dispatched("shared"), truth)
+    assert_chain_is(dispatched("shared", tie=tie), truth)
 
 
 def test_shared_over_like_servers_is_erlang_c():
@@ -222,6 +240,13 @@ def test_auto_answers_a_closed_dispatch_by_the_chain_where_the_formulas_refuse()
     auto, chain = brewput.solve(m), brewput.solve(m, method="ctmc")
     assert auto["method"] == "ctmc"
     assert auto["classes"]["c"]["throughput"] == chain["classes"]["c"]["throughput"] > 0
+
+
+@pytest.mark.parametrize("policy, fields", [("shortest_queue", {}), ("power_of_d", {"d": 2}), ("round_robin", {}),
+                                            ("shared", {}), ("least_utilized", {"tie": "random"})])
+def test_the_bound_on_states_holds_what_the_walk_finds(policy, fields):
+    floor = floor_of(as_model(pipelines(policy, **fields)).compile(), "test", constant_phases=1)
+    assert len(generate(floor, 10**6).states) <= state_bound(floor)
 
 
 @pytest.mark.parametrize("route, field", [
