@@ -278,6 +278,7 @@ mod tests {
     use std::collections::VecDeque;
 
     use super::*;
+    use crate::dispatch::{number_slots, Dispatch, Policy};
     use crate::floor::{JobClass, PhaseType, Step};
     use crate::giving_up::Balk;
     use crate::state::{Blocked, Queued, Served};
@@ -380,6 +381,37 @@ mod tests {
         assert_eq!(chain.indptr, vec![0, 1, 3, 5]);
         assert_eq!(chain.indices, vec![1, 2, 0, 1, 1]);
         assert_eq!(chain.rates, vec![0.5, 0.5, 2.0, 0.25, 2.0]);
+    }
+
+    #[test]
+    fn a_shared_dispatch_keeps_its_queue_as_a_count_and_a_freed_server_takes_its_head() {
+        // Two one-server stations behind a shared queue, at most 3 open jobs: (a busy, b busy,
+        // waiting) is 000, 100 (a first), 110, 111, 010 (a freed, nobody waiting), in the
+        // order found (arrivals first).
+        let mut floor = mm1(1.0, 1.0, 1);
+        floor.servers = vec![Some(1), Some(1)];
+        floor.capacity = vec![None, None];
+        floor.priority = vec![false, false];
+        floor.token_station = vec![false, false];
+        floor.open_limit = Some(3);
+        let serve = floor.classes[0].steps[0].clone();
+        let dispatch = Dispatch { policy: Policy::Shared, branches: vec![1, 2], tie_random: false, slot: None };
+        let choose = Step { dispatch: Some(Box::new(dispatch)), ..serve.clone() };
+        let a = Step { scope: Some((0, 0)), ..serve.clone() };
+        let b = Step { station: 1, scope: Some((0, 1)), ..serve };
+        floor.classes[0].steps = vec![choose, a, b];
+        (floor.dispatch_slots, floor.shared_at) = number_slots(&mut floor.classes, 2);
+        assert_eq!(floor.shared_at, vec![vec![(0, 0)], vec![(0, 0)]]);
+        let chain = walk(&floor, 10, Start::Simulator).unwrap();
+        let held = |i: usize| {
+            let s = State::decode(&floor, &chain.codes[chain.bounds[i] as usize..chain.bounds[i + 1] as usize]);
+            (s.serving[0].len(), s.serving[1].len(), s.dispatchers[0])
+        };
+        let found: Vec<_> = (0..chain.bounds.len() - 1).map(held).collect();
+        assert_eq!(found, vec![(0, 0, 0), (1, 0, 0), (1, 1, 0), (1, 1, 1), (0, 1, 0)]);
+        // from 111 either departure lets the head of the queue in: back to 110
+        assert_eq!(&chain.indices[chain.indptr[3] as usize..chain.indptr[4] as usize], &[2, 2]);
+        assert_eq!(chain.counts.outside.data, vec![1.0]);
     }
 
     #[test]

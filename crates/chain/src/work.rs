@@ -8,9 +8,12 @@
 //! queue, after the room check, by its `chances` (chance.rs: the event is carried out
 //! once per way they fall); a job whose patience runs out leaves the queue (`renege`).
 //! Either gives up: an open customer is lost, a closed one thinks again.
+//! A job reaching a dispatch step takes the branch its policy chooses (dispatch.rs)
+//! or waits in its shared queue, which a departure from a branch's first station
+//! lets go once the event is over, before that station's line (deferred.rs).
 
 use crate::chance::Chances;
-use crate::dispatch::{pick, Branches};
+use crate::dispatch::{pick, Branches, Policy};
 use crate::floor::Floor;
 use crate::giving_up::GaveUp;
 use crate::state::{Blocked, Queued, Served, State, OUTSIDE, UNDRAWN};
@@ -132,7 +135,7 @@ impl<'a> Work<'a> {
     /// branch's first station is open).
     fn take_branch(&mut self, c: usize, step: usize) {
         let dispatch = self.floor.classes[c].steps[step].dispatch.as_ref().expect("a dispatch step");
-        let queued = dispatch.slot.filter(|_| matches!(dispatch.policy, crate::dispatch::Policy::Shared));
+        let queued = dispatch.slot.filter(|_| matches!(dispatch.policy, Policy::Shared));
         if queued.is_some_and(|slot| self.state.dispatchers[slot] > 0) {
             self.state.dispatchers[queued.expect("a shared queue")] += 1;
             return;

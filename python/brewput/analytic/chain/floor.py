@@ -152,7 +152,7 @@ class Floor:
     def laws(self):
         """Every law of the model as phases: the services, then the thinks."""
         for job in self.classes:
-            yield from (step.service for step in job.steps)
+            yield from (step.service for step in job.served)
             if job.think is not None:
                 yield job.think
 
