@@ -230,6 +230,33 @@ def test_multi_step_branches_are_the_simulators(policy, fields):
         check(sim, ("stations", m, "utilization"), chain["stations"][m]["utilization"])
 
 
+def test_a_dispatch_mid_route_into_a_balking_branch_is_the_simulators():
+    # a door, then the least utilized of a (a buffer of 1) and b (whose customers balk at
+    # 0.3 behind one waiting), ties drawn, then a last station with a buffer
+    stations = {"door": {"servers": 1}, "a": {"servers": 1, "buffer": 1}, "b": {"servers": 1, "buffer": 2},
+                "out": {"servers": 1, "buffer": 1}}
+    branches = {"a": [{"station": "a", "service": "exp(1)"}],
+                "b": [{"station": "b", "service": "exp(1.5)", "balk": [0, 0.3]}]}
+    route = [{"station": "door", "service": "exp(0.5)"},
+             {"dispatch": branches, "policy": "least_utilized", "tie": "random"},
+             {"station": "out", "service": "exp(0.6)"}]
+    model = {"brewput": 1, "name": "mid", "stations": stations,
+             "classes": {"c": {"population": 6, "think": "exp(2)", "route": route}}}
+    chain = brewput.solve(model, method="ctmc")
+    sim = brewput.simulate(model, seed=3, replications=10, customers=40_000, warmup=4_000)
+    c = chain["classes"]["c"]
+    assert c["loss_probability_by"]["balked"] > 0.01
+    check(sim, ("classes", "c", "throughput"), c["throughput"])
+    check(sim, ("classes", "c", "loss_probability"), c["loss_probability"])
+    for m in stations:
+        check(sim, ("stations", m, "utilization"), chain["stations"][m]["utilization"])
+    # those who balk spent time at the door: the times of those who complete need the
+    # tagged customer's chain, not built where a dispatch chooses
+    assert np.isnan(c["response_time"]["mean"])
+    assert "c: no response or waiting time: those who complete are timed on its tagged customer's chain, which " \
+           "is not built where a dispatch step chooses" in chain["notes"]
+
+
 def test_auto_answers_a_closed_dispatch_by_the_chain_where_the_formulas_refuse():
     # tests/test_corpus_solve_floor.py's floor-power-of-d-closed, which the formulas refuse
     branches = {f"b{i}": [{"station": f"s{i}", "service": "exp(1)"}] for i in range(3)}

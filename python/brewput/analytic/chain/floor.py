@@ -97,10 +97,12 @@ class JobClass:
     @property
     def gives_up_inside(self) -> bool:
         """Whether its customer can give up after spending time in the system (patience
-        anywhere, or a balk at a step it comes to from another): then the mean times of
-        those who complete, which simulate reports, are not its jobs present over its
-        throughput."""
+        anywhere, or a balk at a step it comes to from another, or from a shared dispatch
+        queue): then the mean times of those who complete, which simulate reports, are not
+        its jobs present over its throughput."""
         entered = {target for step in self.steps for target, _ in step.routes if target is not None}
+        entered |= {first for i, step in enumerate(self.steps) if step.dispatch is not None
+                    and (i in entered or step.dispatch.policy == "shared") for first in step.dispatch.branches}
         return any(step.patience is not None or (step.balk is not None and i in entered)
                    for i, step in enumerate(self.steps))
 
