@@ -257,6 +257,13 @@ def test_a_dispatch_mid_route_into_a_balking_branch_is_the_simulators():
            "is not built where a dispatch step chooses" in chain["notes"]
 
 
+def test_jobs_are_placed_on_route_steps_only_as_the_simulator_places_them():
+    res = brewput.solve(pipelines("round_robin"), method="ctmc", from_state={"desk": 2}, over=5.0)
+    assert res["method"] == "ctmc"
+    with pytest.raises(BrewputError, match="station 'a1' is visited only inside a dispatch's branches"):
+        brewput.solve(pipelines("round_robin"), method="ctmc", from_state={"a1": 2}, over=5.0)
+
+
 def test_auto_answers_a_closed_dispatch_by_the_chain_where_the_formulas_refuse():
     # tests/test_corpus_solve_floor.py's floor-power-of-d-closed, which the formulas refuse
     branches = {f"b{i}": [{"station": f"s{i}", "service": "exp(1)"}] for i in range(3)}

@@ -63,8 +63,13 @@ def placements(floor: Floor, state: Mapping[str, int]) -> List[Tuple[int, int, i
             raise OptionError("from_state", f"unknown station '{name}' (stations: {', '.join(floor.stations)})",
                               value=_shown(state))
         m = floor.stations.index(name)
-        first = next(((c, i) for c, job in enumerate(floor.classes) for i, step in enumerate(job.steps)
-                      if step.station == m and step.dispatch is None), None)
+        visits = [(c, i, step) for c, job in enumerate(floor.classes) for i, step in enumerate(job.steps)
+                  if step.station == m and step.dispatch is None]
+        first = next(((c, i) for c, i, step in visits if step.scope is None), None)
+        if first is None and visits:
+            # as a day's at_start, which the simulator places on route steps only
+            raise OptionError("from_state", f"station '{name}' is visited only inside a dispatch's branches, where "
+                                            "no job is placed", value=_shown(state))
         if first is None:
             raise OptionError("from_state", f"no class visits station '{name}', so its jobs would have nowhere "
                                             "to go", value=_shown(state))
