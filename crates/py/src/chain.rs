@@ -52,7 +52,8 @@ impl From<DispatchOf> for Dispatch {
             "shortest_queue" => Policy::ShortestQueue,
             "power_of_d" => Policy::PowerOfD(d.d),
             "least_utilized" => Policy::LeastUtilized,
-            _ => Policy::Shared, // floor.py lets no other policy through
+            "shared" => Policy::Shared,
+            other => unreachable!("floor.py refuses policy {other}"),
         };
         Dispatch { policy, branches: d.branches, tie_random: d.tie_random, slot: None }
     }

@@ -18,6 +18,8 @@ from .phases import PhaseType, phase_type
 
 #: The disciplines whose order the chain follows (the head of a station's queue).
 DISCIPLINES = ("fifo", "priority")
+#: The dispatch policies whose choice the chain follows (crates/chain/src/dispatch.rs).
+POLICIES = ("random", "round_robin", "shortest_queue", "power_of_d", "least_utilized", "shared")
 
 
 @dataclass(frozen=True)
@@ -214,6 +216,8 @@ def floor_of(compiled: dict, where: str, constant_phases: int, truncate: bool = 
         steps = []
         for i, step in enumerate(c["steps"]):
             if step.get("kind") == "dispatch" and "scope" not in step:
+                if step["policy"] not in POLICIES:
+                    raise refuse(f"{field}.route[{i}].policy", f"policy {step['policy']}")
                 steps.append(_dispatch(step))
                 continue
             if "kind" in step:
