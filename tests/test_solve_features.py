@@ -111,6 +111,8 @@ def test_every_feature_has_an_example_using_it_where_said():
 
 #: Features no formula covers whose example here the state-space engine answers (analytic/chain/).
 ANSWERED_BY_THE_CHAIN = {"resource-tokens"}
+#: ... and those it answers truncated, when asked (--method ctmc): auto's refusal says so.
+ANSWERED_BY_THE_CHAIN_TRUNCATED = {"dispatch-least-utilized", "dispatch-shortest-queue", "tie-random"}
 
 
 @pytest.mark.parametrize("feature", sorted(FEATURES))
@@ -130,8 +132,13 @@ def test_solve_answers_or_refuses_each_feature_by_name(feature):
         refused = uncovered[0]
         with pytest.raises(Unsupported) as caught:
             brewput.solve(example)
+        hint = (", or --method ctmc: its Markov chain, truncated where the open arrivals could pile up"
+                if feature in ANSWERED_BY_THE_CHAIN_TRUNCATED else "")
         assert str(caught.value) == (f"m: {feature_sites(example)[refused]}: {FEATURES[refused]} has no exact "
-                                     f"analytic solution here; use brewput simulate")
+                                     f"analytic solution here; use brewput simulate{hint}")
+        if hint:
+            result = brewput.solve(example, method="ctmc")
+            assert result["method"] == "ctmc" and all(c["throughput"] > 0 for c in result["classes"].values())
 
 
 def test_the_allow_list_names_only_features_of_the_table():
