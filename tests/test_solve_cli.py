@@ -16,15 +16,16 @@ SOLVABLE = ["helpdesk/site-a.yaml", "helpdesk/site-b.yaml", "helpdesk/merged.yam
 # exact but for power of d (a many-server mean field, marked approximate)
 BALANCE = [f"balance/{size}/{policy}.yaml" for size in ("two", "ten") for policy in ("random", "round_robin", "shared")]
 APPROXIMATE = ["balance/ten/power_of_d.yaml"]
-# the talk's kitchens without forks: the state-space engine, their constant stages by Erlang-k
+# the talk's kitchens without forks (multipipe-2's two pipelines by its dispatch): the state-space
+# engine, their constant stages by Erlang-k
 # fits (marked approximate); and a call centre's day whose rota falls (off_shift: finish, exact through the day)
 FITTED = [f"coffee/{name}.yaml" for name in ("finelocking", "ideal", "linearpipe-0", "linearpipe-1",
-                                              "linearpipe-10", "locking", "multi-2", "multi-4")]
+                                              "linearpipe-10", "locking", "multi-2", "multi-4", "multipipe-2")]
 A_DAY = ["rush/call-centre-day.yaml", "rush/coffee-bar.yaml", "rush/web-day.yaml"]
 # the Starbucks counter behind its registers: typed servers with customers who give up
 COUNTERS = {f"starbucks/{name}.yaml" for name in ("fifo", "first-fit", "early-order")}
 # kitchens that fork, and a morning of two classes through several stations
-UNSOLVED = COUNTERS | {f"coffee/{name}.yaml" for name in ("multipipe-2", "parsteam", "splitpipe-1")} | \
+UNSOLVED = COUNTERS | {f"coffee/{name}.yaml" for name in ("parsteam", "splitpipe-1")} | \
     {f"balance/{size}/shortest_queue.yaml" for size in ("two", "ten")} | {"rush/coffee-morning.yaml"}
 
 
