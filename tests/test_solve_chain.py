@@ -208,6 +208,22 @@ def test_a_constant_is_erlang_k_named_with_its_change_from_the_last_k():
     assert res["resources"]["cpu"]["in_use"] == pytest.approx(4 * res["classes"]["latte"]["throughput"], rel=1e-9)
 
 
+def test_a_ladder_of_one_rung_says_the_next_was_not_tried():
+    # The talk's two pipelines behind one order channel: Erlang-4 would pass the ladder's
+    # 5,000 states, so there is no change to show, and the note says so rather than nothing.
+    from brewput.bundled import EXAMPLES
+
+    notes = brewput.solve(EXAMPLES / "coffee" / "multipipe-2.yaml")["notes"]
+    assert notes[1] == ("Erlang-4 would pass 5,000 states and was not tried: how far Erlang-2 is from the model's "
+                        "own laws is not known")
+    # A gamma of cv 2 is fitted by its own two moments (a hyperexponential) whatever k: the
+    # ladder ends at one rung with nothing more to try, and says nothing of it.
+    own_fit = brewput.solve(Model.from_dict({
+        "brewput": 1, "name": "g", "stations": {"s": {"servers": 1, "buffer": 3}},
+        "classes": {"c": {"rate": 0.5, "route": [{"station": "s", "service": "gamma(1, 2)"}]}}}), method="ctmc")
+    assert "hyperexponential" in own_fit["notes"][0] and not any("not tried" in n for n in own_fit["notes"])
+
+
 def test_beyond_max_states_one_line_names_the_size_and_the_fields():
     with pytest.raises(Unsupported) as refused:
         brewput.solve(CENTRAL, method="ctmc", max_states=50)

@@ -147,6 +147,11 @@ def solve_chain(model: Model, net: Network, max_states: Optional[int] = None, tr
         if passages:  # the tails move most: a constant's Erlang-k is less spread out as k grows
             change += _percentile_change(model, _passage_laws(model, last, min(limit, PASSAGE_STATES), []), laws)
         notes.insert(1, f"from Erlang-{before} to Erlang-{phases}: {change}")
+    elif phases < MAX_PHASES and (floor_of(compiled, where, constant_phases=2 * phases)
+                                  != floor_of(compiled, where, constant_phases=phases)):
+        # One rung only: no change to show, and the answer may yet be far from the model's laws.
+        notes.insert(1, f"Erlang-{2 * phases} would pass {min(limit, FIT_STATES):,} states and was not tried: "
+                        f"how far Erlang-{phases} is from the model's own laws is not known")
     return _solution(model, net, solved, notes, laws, min(limit, PASSAGE_STATES))
 
 
